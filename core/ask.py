@@ -1,0 +1,448 @@
+"""One question, in the brief's order: access -> intent -> when -> entity -> resolve -> expand -> envelope.
+
+Each step appends to the trace what it decided and by which rule.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+
+from . import lineage as lineage_mod
+from .catalog import Evidence, Kind
+from .entities import ROLE_PRIORITY, Entity, Match, bare_head_matches, build_entities, match_entities, rank
+from .envelope import (Behavior, Clarify, ClarifyOption, Conflict, Envelope, EvidenceRef, Lineage, SubPeriod,
+                       TraceStep)
+from .freshness import source_freshness
+from .intent import Intent, parse_intent
+from .resolve import (backing_model, by_version, conflict_candidates, conflict_for, governing_versions,
+                      in_effect, interval_text, overlapping, retrievable, segments, version_name)
+from .store import Store
+from .text import tokenize
+
+
+class UnknownRole(ValueError):
+    pass
+
+
+@dataclass
+class Question:
+    role: str
+    text: str
+    day: date | None = None
+    period: tuple[date, date] | None = None  # half-open
+    at: datetime | None = None
+
+
+@dataclass
+class _Run:
+    q: Question
+    visible: list[Evidence]
+    intent: Intent
+    revision: str
+    at: datetime
+    store: Store
+    trace: list[TraceStep] = field(default_factory=list)
+    day: date | None = None
+    period: tuple[date, date] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def step(self, rule: str, detail: str) -> None:
+        self.trace.append(TraceStep(rule=rule, detail=detail))
+
+    def envelope(self, behavior: Behavior, verdict: str, **kw) -> Envelope:
+        ignored = []
+        if self.intent.overrides:
+            ignored = [f"request to {o.replace('_', ' ')}: not followed" for o in self.intent.overrides]
+        return Envelope(behavior=behavior, role=self.q.role, reporting_date=self.day,
+                        period_start=self.period[0] if self.period else None,
+                        period_end=self.period[1] if self.period else None, evaluated_at=self.at,
+                        asked=sorted(self.intent.aspects), verdict=verdict, notes=self.notes,
+                        ignored_instructions=ignored, trace=self.trace, catalog_revision=self.revision, **kw)
+
+
+def ask(store: Store, q: Question, now: datetime | None = None) -> Envelope:
+    roles = [r.name for r in store.roles()]
+    if q.role not in roles:
+        raise UnknownRole(f"unknown role {q.role!r}; roles in this catalog: {', '.join(roles)}")
+    at = q.at or now or datetime.now(timezone.utc)
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=timezone.utc)
+    intent = parse_intent(q.text)
+    run = _Run(q=q, visible=[], intent=intent, revision=store.revision, at=at, store=store)
+
+    # 1. Authorization first: nothing after this line sees an object outside the role's ACL.
+    visible = store.visible_evidence(q.role)
+    run.step("authorization", f"{len(visible)} objects visible to role {q.role}")
+
+    # 2. When: reporting date or period, and the evaluation time for freshness.
+    clarify = _decide_when(run)
+    if clarify:
+        return clarify
+    check_day = run.day or (run.period[0] if run.period else run.at.date())
+    run.visible = [e for e in visible if retrievable(e, check_day)]
+
+    # 3. Which entity.
+    entities = build_entities(run.visible)
+    picked = _pick_entity(run, entities)
+    if isinstance(picked, Envelope):
+        return picked
+    primary, matches, toks = picked
+    return _resolve(run, entities, primary, matches, toks)
+
+
+def _decide_when(run: _Run) -> Envelope | None:
+    q, intent = run.q, run.intent
+    run.day, run.period = q.day, q.period
+    stamps = {d.at for d in intent.timestamps}
+    if len(stamps) > 1:
+        return _clarify(run, "The question names several evaluation times. Which one?",
+                        [ClarifyOption(label=s.isoformat()) for s in sorted(stamps)], "several timestamps in the text")
+    if stamps:
+        text_at = stamps.pop()
+        if q.at and q.at != text_at:
+            return _clarify(run, "The question's time differs from the form's. Which should freshness use?",
+                            [ClarifyOption(label=q.at.isoformat()), ClarifyOption(label=text_at.isoformat())],
+                            "text timestamp disagrees with --at")
+        run.at = text_at
+        run.step("evaluation time", f"freshness evaluated at {text_at.isoformat()} (from the question)")
+    mentions = intent.reporting
+    distinct = {(m.kind, m.start, m.end) for m in mentions}
+    if len(distinct) > 1:
+        return _clarify(run, "The question names several reporting dates. Which one should I use?",
+                        [ClarifyOption(label=_mention_label(m), date=m.start) for m in mentions],
+                        "several dates or periods in the text")
+    if not mentions:
+        if q.day or q.period:
+            run.step("reporting date", f"from the form: {_when_label(q.day, q.period)}")
+        return None
+    m = mentions[0]
+    text_day = m.start if m.kind == "date" else None
+    text_period = (m.start, m.end) if m.kind == "period" else None
+    form_day = q.day
+    agree = True
+    if form_day and text_day:
+        agree = form_day == text_day
+    elif form_day and text_period:
+        agree = text_period[0] <= form_day < text_period[1]
+    elif q.period and text_day:
+        agree = q.period[0] <= text_day < q.period[1]
+    elif q.period and text_period:
+        agree = q.period == text_period
+    if not agree:
+        form_label = _when_label(q.day, q.period)
+        return _clarify(run, f"The question says {_mention_label(m)} but the form says {form_label}. Which one?",
+                        [ClarifyOption(label=form_label, date=q.day or q.period[0]),
+                         ClarifyOption(label=_mention_label(m), date=m.start)],
+                        "the question's date disagrees with the form's date")
+    run.day, run.period = text_day, text_period
+    run.step("reporting date", f"from the question: {_mention_label(m)}"
+             + (f" (agrees with the form's {_when_label(q.day, q.period)})" if (q.day or q.period) else ""))
+    return None
+
+
+def _mention_label(m) -> str:
+    if m.kind == "date":
+        return str(m.start)
+    return f"{m.start} to {m.end - timedelta(days=1)}"
+
+
+def _when_label(day: date | None, period: tuple[date, date] | None) -> str:
+    if day:
+        return str(day)
+    if period:
+        return f"{period[0]} to {period[1] - timedelta(days=1)}"
+    return "no date"
+
+
+def _clarify(run: _Run, question: str, options: list[ClarifyOption], why: str, **kw) -> Envelope:
+    run.step("clarify", why)
+    return run.envelope(Behavior.clarify, question, clarify=Clarify(question=question, options=options), **kw)
+
+
+def _related(a: str, b: str, visible: list[Evidence]) -> bool:
+    """Two entities are one chain when links or lineage edges connect any of their versions."""
+    ent = {e.evidence_id: e.entity_id for e in visible}
+    graph: dict[str, set[str]] = {}
+
+    def join(x: str, y: str) -> None:
+        x, y = ent.get(x, x), ent.get(y, y)
+        graph.setdefault(x, set()).add(y)
+        graph.setdefault(y, set()).add(x)
+
+    for e in visible:
+        for _, target in e.link_targets():
+            join(e.evidence_id, target)
+        for edge in e.edges:
+            join(edge.upstream, edge.downstream)
+    seen, todo = {a}, [a]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return b in seen
+
+
+def _pick_entity(run: _Run, entities: dict[str, Entity]):
+    matches, toks = match_entities(run.q.text, entities, run.intent.excluded_spans)
+    topic = [m for m in matches if entities[m.entity_id].is_topic]
+    if not topic:
+        topic = [m for m in bare_head_matches(toks, entities, matches)]
+        if topic:
+            run.step("entity", "matched by the bare head noun of a visible metric name, with no qualifier")
+    ids = list(dict.fromkeys(m.entity_id for m in topic))
+    if not ids:
+        if run.intent.overrides:
+            run.step("refuse", "the request asks to step outside policy: " + ", ".join(run.intent.overrides))
+            return run.envelope(Behavior.refuse, _refusal(run))
+        run.step("entity", "no visible entity matches the question")
+        return run.envelope(Behavior.not_found_or_not_authorized,
+                            "I can't find that in the catalog you have access to. It may not exist, or it may not "
+                            "be shared with your role.")
+    ids = rank(run.q.text, entities, ids)
+    lead = min(ids, key=lambda i: ROLE_PRIORITY.get(entities[i].role, 9))
+    unrelated = [i for i in ids if i != lead and not _related(lead, i, run.visible)]
+    if unrelated:
+        options = [ClarifyOption(label=f"{entities[i].label} ({i})", entity_id=i) for i in ids]
+        return _clarify(run, "Your question matches several things. Which one do you mean?", options,
+                        "the question names several unrelated visible entities: " + ", ".join(ids))
+    run.step("entity", f"{lead} ({entities[lead].role}) named in the question"
+             + (f"; related: {', '.join(i for i in ids if i != lead)}" if len(ids) > 1 else ""))
+    return entities[lead], matches + topic, toks
+
+
+def _refusal(run: _Run) -> str:
+    return ("I can't do that: answers follow the catalog's permissions and authority rules, and instructions "
+            "found in documents or requests to reveal restricted material are not followed.")
+
+
+def _version_requests(run: _Run, matches: list[Match], toks, primary: Entity) -> dict[str, str]:
+    """Explicit versions in the text, each attached to the entity named just before it."""
+    out: dict[str, str] = {}
+    for label, pos in run.intent.versions:
+        before = [m for m in matches if m.end - 1 < len(toks) and toks[m.end - 1].end <= pos]
+        target = max(before, key=lambda m: toks[m.end - 1].end).entity_id if before else primary.entity_id
+        out.setdefault(target, label)
+    return out
+
+
+def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, toks) -> Envelope:
+    objs = [e for e in run.visible if e.entity_id == primary.entity_id]
+    versions = governing_versions(objs, primary.role)
+    requested = _version_requests(run, matches, toks, primary)
+    named_docs = _named_documents(run, entities, matches, primary)
+    kw = dict(entity_id=primary.entity_id, entity_label=primary.label)
+
+    def conflicts(governing: list[Evidence], extra: list[Evidence] = ()) -> list[Conflict]:
+        pool = {e.evidence_id: e for e in conflict_candidates(objs, run.day, run.period)}
+        pool.update({e.evidence_id: e for e in named_docs})
+        pool.update({e.evidence_id: e for e in extra})
+        for g in governing:
+            pool.pop(g.evidence_id, None)
+        named = {e.evidence_id for e in named_docs} | {e.evidence_id for e in extra}
+        return [conflict_for(e, run.day, governing, e.evidence_id in named) for e in pool.values()]
+
+    if not versions:
+        run.step("authority", f"{primary.entity_id} has no authoritative evidence visible to you; only "
+                 f"{len(objs)} non-governing object(s)")
+        return _finish(run, Behavior.abstain,
+                       f"There is no approved definition of {primary.label}: only non-authoritative material "
+                       "exists, and none of it may govern an answer.", conflicts=conflicts([]), **kw)
+
+    wanted = requested.get(primary.entity_id)
+    pinned = by_version(versions, wanted) if wanted else None
+    if run.period:
+        chosen = _choose_for_period(run, primary, versions, conflicts, kw)
+    elif run.day is None:
+        chosen = _choose_without_date(run, primary, versions, pinned, kw)
+    else:
+        chosen = _choose_on_day(run, primary, versions, conflicts, kw)
+    if isinstance(chosen, Envelope):
+        return chosen
+
+    extra: list[Evidence] = []
+    if wanted and (pinned is None or pinned.evidence_id != chosen.evidence_id):
+        when = run.day or (f"{run.period[0]} to {run.period[1] - timedelta(days=1)}" if run.period else None)
+        if pinned:
+            extra.append(pinned)
+            run.notes.append(f"You asked for {version_name(pinned)}, but it is in effect {interval_text(pinned)}; "
+                             f"for {when} {version_name(chosen)} governs, so the answer uses it.")
+        else:
+            run.notes.append(f"{primary.label} has no version {wanted}; the answer uses {version_name(chosen)}.")
+        run.step("version request", f"requested version {wanted} is not the one in effect; answered with "
+                 f"{chosen.evidence_id}")
+    day = run.day or (run.period[0] if run.period else None)
+    selected, lineage, fresh, missing = _expand(run, chosen, primary, requested, extra, day)
+    found = conflicts([chosen], extra)
+    verdict = _verdict(run, primary, chosen, versions, selected, fresh, found)
+    behavior = Behavior.answer
+    if missing:
+        behavior = Behavior.abstain
+        verdict = f"{verdict} But {missing}, so that part can't be answered."
+    return _finish(run, behavior, verdict, selected=selected, lineage=lineage, freshness=fresh,
+                   conflicts=found, **kw)
+
+
+def _choose_without_date(run: _Run, primary: Entity, versions: list[Evidence], pinned, kw):
+    if pinned:
+        run.step("version", f"{version_name(pinned)} requested explicitly; no reporting date given")
+        return pinned
+    if len(versions) == 1:
+        run.step("version", f"only one authoritative version exists: {versions[0].evidence_id}")
+        return versions[0]
+    options = [ClarifyOption(label=f"{version_name(v)}: {interval_text(v)}",
+                             date=v.valid_from or (v.valid_to - timedelta(days=1)), version=v.version)
+               for v in versions]
+    return _clarify(run, f"{primary.label} has {len(versions)} versions. For which reporting date?",
+                    options, "no reporting date and several authoritative versions exist", **kw)
+
+
+def _choose_on_day(run: _Run, primary: Entity, versions: list[Evidence], conflicts, kw):
+    valid = in_effect(versions, run.day)
+    run.step("effective time", f"valid_from <= {run.day} < valid_to: "
+             + (", ".join(v.evidence_id for v in valid) or "no version"))
+    if len(valid) > 1:
+        return _finish(run, Behavior.human_review,
+                       f"Two authoritative definitions of {primary.label} overlap on {run.day}; a governance "
+                       "reviewer must decide which applies.",
+                       selected=[EvidenceRef.of(v, "overlap") for v in valid], conflicts=conflicts(valid), **kw)
+    if not valid:
+        return _finish(run, Behavior.abstain,
+                       f"No authoritative version of {primary.label} is in effect on {run.day}. Versions: "
+                       + "; ".join(f"{version_name(v)} {interval_text(v)}" for v in versions),
+                       conflicts=conflicts([]), **kw)
+    return valid[0]
+
+
+def _choose_for_period(run: _Run, primary: Entity, versions: list[Evidence], conflicts, kw):
+    start, end = run.period
+    pieces = segments(versions, start, end)
+    run.step("effective time", f"period {start}..{end - timedelta(days=1)} cut at version boundaries into "
+             f"{len(pieces)} part(s)")
+    if any(len(vs) > 1 for _, _, vs in pieces):
+        both = {v.evidence_id: v for _, _, vs in pieces if len(vs) > 1 for v in vs}
+        return _finish(run, Behavior.human_review,
+                       f"Two authoritative definitions of {primary.label} overlap in this period; a governance "
+                       "reviewer must decide.", selected=[EvidenceRef.of(v, "overlap") for v in both.values()],
+                       conflicts=conflicts(list(both.values())), **kw)
+    if len(pieces) == 1 and pieces[0][2]:
+        run.step("version", f"{pieces[0][2][0].evidence_id} is in effect for the whole period")
+        return pieces[0][2][0]
+    splits = []
+    for a, b, vs in pieces:
+        last = b - timedelta(days=1)
+        if vs:
+            v = vs[0]
+            model, _ = backing_model(v, a, run.visible)
+            sel = [EvidenceRef.of(v, "definition")] + ([EvidenceRef.of(model, "model")] if model else [])
+            splits.append(SubPeriod(start=a, end=b, behavior=Behavior.answer, selected=sel,
+                                    verdict=f"{a} to {last}: {version_name(v)} ({interval_text(v)})"))
+        else:
+            splits.append(SubPeriod(start=a, end=b, behavior=Behavior.abstain,
+                                    verdict=f"{a} to {last}: no authoritative version in effect"))
+    run.step("split", "the period crosses a version boundary; one resolution per sub-period")
+    governing = [v for _, _, vs in pieces for v in vs]
+    return _finish(run, Behavior.split,
+                   f"The period crosses a definition change of {primary.label}: "
+                   + "; ".join(s.verdict for s in splits) + ".",
+                   splits=splits, conflicts=conflicts(governing), **kw)
+
+
+def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, str],
+            extra: list[Evidence], day: date | None):
+    """Backing model, lineage and freshness for the chosen version."""
+    day = day or chosen.valid_from
+    aspects = run.intent.aspects
+    selected = [EvidenceRef.of(chosen, "definition")]
+    starts = [chosen.evidence_id]
+    if primary.role == "metric":
+        model, why = backing_model(chosen, day, run.visible)
+        run.step("backing model", f"{model.evidence_id}: {why}" if model else why)
+        if model:
+            selected.append(EvidenceRef.of(model, "model"))
+            starts.append(model.evidence_id)
+            label = requested.get(model.entity_id)
+            if label and (model.version or "").lstrip("vV") != label.lstrip("vV"):
+                asked_for = by_version(governing_versions(
+                    [e for e in run.visible if e.entity_id == model.entity_id], "model"), label)
+                if asked_for:
+                    extra.append(asked_for)
+                run.notes.append(f"You asked about model version {label}, but the version backing "
+                                 f"{version_name(chosen)} on {day} is {version_name(model)}"
+                                 + (f" ({version_name(asked_for)} is in effect {interval_text(asked_for)})."
+                                    if asked_for else "."))
+                run.step("version request", f"model version {label} requested; {model.evidence_id} applies")
+    missing = ""
+    lineage = Lineage()
+    if primary.role in ("metric", "model", "source"):
+        lineage = lineage_mod.upstream(run.store, run.q.role, starts, run.visible, day)
+        used = list(dict.fromkeys(e.evidence_id for e in lineage.edges))
+        by_id = {e.evidence_id: e for e in run.visible}
+        selected += [EvidenceRef.of(by_id[u], "lineage") for u in used]
+        run.step("lineage", f"{len(lineage.edges)} upstream edge(s) from {', '.join(starts)} via "
+                 f"{', '.join(used) or 'no lineage evidence'}; raw sources: {', '.join(lineage.raw_sources) or 'none'}")
+        if "lineage" in aspects and primary.role != "source" and not lineage.edges:
+            missing = "no lineage evidence is recorded for it"
+    sources = [primary.entity_id] if primary.role == "source" else lineage.raw_sources
+    fresh = [f for f in (source_freshness(s, run.visible, run.at, day or run.at.date()) for s in sources) if f]
+    if fresh:
+        run.step("freshness", "; ".join(f"{f.source}: {f.status}" + (f" ({f.age_hours} h old)" if f.age_hours is not None else "")
+                                        for f in fresh) + f" at {run.at.isoformat()}")
+    if "freshness_status" in aspects and not any(f.loaded_at for f in fresh):
+        missing = missing or "no load time is recorded, so its freshness is unknown (never reported as fresh)"
+    return selected, lineage, fresh, missing
+
+
+def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Evidence], selected,
+             fresh, conflicts: list[Conflict]) -> str:
+    """One sentence: what governs, for when, and why the alternatives don't."""
+    name = f"{version_name(chosen)} of {primary.label}"
+    if primary.role == "source" and fresh:
+        f = fresh[0]
+        age = f"{f.age_hours} h since the last load" if f.age_hours is not None else "no load time recorded"
+        return (f"{primary.label} is {f.status.upper()} at {f.evaluated_at.isoformat()}: {age}; warn after "
+                f"{f.warn_after_hours} h, error after {f.error_after_hours} h ({chosen.evidence_id}).")
+    if run.day:
+        head = f"{name} applies on {run.day}: in effect {interval_text(chosen)}"
+    elif run.period:
+        head = (f"{name} governs the whole period {run.period[0]} to {run.period[1] - timedelta(days=1)}: "
+                f"in effect {interval_text(chosen)}")
+    elif len(versions) == 1:
+        head = f"{primary.label} has one authoritative version, {version_name(chosen)}: in effect {interval_text(chosen)}"
+    else:
+        head = f"{name}, as asked: in effect {interval_text(chosen)}"
+    parts = [head] + [f"{version_name(v)} is in effect {interval_text(v)}"
+                      for v in versions if v.evidence_id != chosen.evidence_id][:2]
+    for c in conflicts[:3]:
+        parts.append(f"{c.title} is {c.label.lower().replace('-', ' ')}")
+    text = "; ".join(parts) + "."
+    model = next((s for s in selected if s.role_in_answer == "model"), None)
+    if model:
+        text += f" Backed by {model.title}."
+    return text
+
+
+def _named_documents(run: _Run, entities: dict[str, Entity], matches: list[Match], primary: Entity) -> list[Evidence]:
+    """Documents the question names: by title, or by a document word ('the wiki', 'the draft', 'the note')."""
+    named_entities = {m.entity_id for m in matches if entities[m.entity_id].role == "document"}
+    out = [e for e in run.visible if e.entity_id in named_entities]
+    nouns = run.intent.doc_nouns
+    if nouns:
+        for e in run.visible:
+            if e.governs or e in out:
+                continue
+            words = {t.norm for t in tokenize(f"{e.title} {e.kind.value} {e.lifecycle.value} {e.authority_class or ''}")}
+            if nouns & words and (e.entity_id == primary.entity_id or _related(primary.entity_id, e.entity_id, run.visible)):
+                out.append(e)
+    if out:
+        run.step("conflict evidence", "named in the question: " + ", ".join(e.evidence_id for e in out))
+    return out
+
+
+def _finish(run: _Run, behavior: Behavior, verdict: str, **kw) -> Envelope:
+    if run.intent.overrides:
+        run.step("refuse", "the request asks to step outside policy (" + ", ".join(run.intent.overrides)
+                 + "); it is not followed, and the governed answer is shown instead")
+        verdict = _refusal(run) + " Under the catalog's rules: " + verdict
+        behavior = Behavior.refuse
+    return run.envelope(behavior, verdict, **kw)

@@ -1,0 +1,109 @@
+"""`python -m core ingest|ask|roles`: a thin shell over the same functions the app and tests call."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date, datetime, timezone
+
+from .ask import Question, UnknownRole, ask
+from .dates import parse_period
+from .load import CatalogError, load_catalog
+from .render import render_text
+from .store import Store, write_catalog
+
+
+def _iso_datetime(value: str) -> datetime:
+    ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m core", description="AsOf: point-in-time metric answers.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    ing = sub.add_parser("ingest", help="validate a catalog and write it to DuckDB (all or nothing)")
+    ing.add_argument("catalog", help="a .json/.yaml catalog file or a folder of them")
+    ing.add_argument("--db", required=True, help="DuckDB file to create or replace")
+
+    a = sub.add_parser("ask", help="answer one question (or a --batch file) as a role")
+    a.add_argument("--db", required=True)
+    a.add_argument("--role", help="requester role (required unless every --batch line has one)")
+    when = a.add_mutually_exclusive_group()
+    when.add_argument("--date", type=date.fromisoformat, help="reporting date YYYY-MM-DD")
+    when.add_argument("--period", help="reporting period START..END (inclusive end)")
+    a.add_argument("--at", type=_iso_datetime, help="evaluation time for freshness (ISO 8601; default now)")
+    a.add_argument("--json", action="store_true", help="print the envelope as JSON")
+    a.add_argument("--batch", help="JSONL file of {question, role, date, period, at}; one envelope per line")
+    a.add_argument("question", nargs="?")
+
+    r = sub.add_parser("roles", help="list the catalog's roles")
+    r.add_argument("--db", required=True)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.cmd == "ingest":
+            return _ingest(args)
+        if args.cmd == "roles":
+            store = Store(args.db)
+            for role in store.roles():
+                print(role.name)
+            return 0
+        return _ask(args)
+    except (UnknownRole, ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _ingest(args) -> int:
+    try:
+        catalog = load_catalog(args.catalog)
+    except CatalogError as exc:
+        print(f"error: catalog not ingested; {len(exc.problems)} problem(s), database left unchanged:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 2
+    for warning in catalog.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    revision = write_catalog(catalog, args.db, source=str(args.catalog))
+    print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
+          f"(revision {revision})")
+    return 0
+
+
+def _question(role, text, day, period, at) -> Question:
+    return Question(role=role, text=text, day=day, period=parse_period(period) if period else None, at=at)
+
+
+def _ask(args) -> int:
+    store = Store(args.db)
+    if args.batch:
+        if args.question:
+            raise ValueError("give either a question or --batch, not both")
+        with open(args.batch, encoding="utf-8") as fh:
+            lines = [(n, line) for n, line in enumerate(fh, 1) if line.strip()]
+        out = []
+        for n, line in lines:
+            try:
+                item = json.loads(line)
+                role = item.get("role") or args.role
+                if not role or not item.get("question"):
+                    raise ValueError("needs 'question' and 'role' (or --role)")
+                q = _question(role, item["question"],
+                              date.fromisoformat(item["date"]) if item.get("date") else args.date,
+                              item.get("period") or (None if item.get("date") else args.period),
+                              _iso_datetime(item["at"]) if item.get("at") else args.at)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{args.batch} line {n}: {exc}") from exc
+            out.append(ask(store, q))
+        for env in out:
+            print(env.model_dump_json())
+        return 0
+    if not args.question or not args.role:
+        raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
+    env = ask(store, _question(args.role, args.question, args.date, args.period, args.at))
+    print(env.model_dump_json(indent=2) if args.json else render_text(env))
+    return 0

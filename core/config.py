@@ -1,0 +1,38 @@
+"""Settings read from the environment in one place; everything else takes them as arguments."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel
+
+# Offline defaults: without these, library imports stall on network retries or flood stderr.
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LANCEDB_LOG": "error",
+}
+
+
+def apply_offline_env() -> None:
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseModel):
+    db_path: Path = REPO_ROOT / "data" / "build" / "demo.duckdb"
+    demo_catalog: Path = REPO_ROOT / "data" / "demo"
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        values = {}
+        if os.environ.get("ASOF_DB"):
+            values["db_path"] = Path(os.environ["ASOF_DB"])
+        if os.environ.get("ASOF_CATALOG"):
+            values["demo_catalog"] = Path(os.environ["ASOF_CATALOG"])
+        return cls(**values)

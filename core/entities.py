@@ -1,0 +1,161 @@
+"""Which business entity a question names, searched only among the requester's visible evidence.
+
+Names come from entity ids, aliases and titles. rank-bm25 orders candidates; a candidate is
+accepted only when one of its names appears as a phrase in the question (or, for a metric, its
+head noun stands bare with no qualifier before it). Anything looser is a guess, and guesses
+become clarification questions instead.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rank_bm25 import BM25Okapi
+
+from .catalog import DOCUMENT_KINDS, Evidence, Kind
+from .text import STOPWORDS, Token, is_qualifier, tokenize, words
+
+KIND_PREFIXES = {"metric", "model", "source", "lineage", "doc", "docs", "policy", "freshness", "note", "notes",
+                 "draft", "wiki", "finance", "dashboard"}
+# Which entity leads when several related ones are named: the metric is what is being asked about.
+ROLE_PRIORITY = {"metric": 0, "model": 1, "source": 2, "policy": 3}
+
+
+@dataclass
+class Entity:
+    entity_id: str
+    role: str  # metric | model | source | policy | document | lineage
+    names: list[tuple[str, ...]] = field(default_factory=list)
+    head: str | None = None
+    label: str = ""
+
+    @property
+    def is_topic(self) -> bool:
+        return self.role in ROLE_PRIORITY
+
+
+@dataclass
+class Match:
+    entity_id: str
+    start: int  # token index
+    end: int
+    full: bool
+
+
+def _role(kinds: set[Kind]) -> str:
+    if Kind.metric_definition in kinds:
+        return "metric"
+    if Kind.model in kinds:
+        return "model"
+    if kinds & {Kind.source, Kind.freshness_policy, Kind.freshness_observation}:
+        return "source"
+    if Kind.policy in kinds:
+        return "policy"
+    if kinds <= {Kind.lineage}:
+        return "lineage"
+    return "document"
+
+
+def _clean_title(title: str) -> str:
+    title = re.sub(r"\(.*?\)", " ", title)
+    title = re.split(r"\s[—–-]\s|:", title)[0] if re.search(r"\s[—–-]\s", title) else title
+    title = re.sub(r"\b(v\d+|version\s*\d+)\b", " ", title, flags=re.I)
+    return title
+
+
+def _label(entity_id: str, title: str) -> str:
+    """A short display name: the title's own words for the entity id ('Net revenue'), else the title."""
+    key = id_phrases(entity_id)[0]
+    cleaned = " ".join(_clean_title(title).split())
+    title_words = cleaned.split()
+    if tuple(words(" ".join(title_words[:len(key)]))) == key:
+        return " ".join(title_words[:len(key)])
+    parts = entity_id.split(".")
+    return ".".join(parts[1:] if len(parts) > 1 and parts[0] in KIND_PREFIXES else parts)
+
+
+def _phrase(text: str) -> tuple[str, ...]:
+    return tuple(words(text))
+
+
+def id_phrases(entity_id: str) -> list[tuple[str, ...]]:
+    parts = entity_id.split(".")
+    if len(parts) > 1 and parts[0].lower() in KIND_PREFIXES:
+        parts = parts[1:]
+    out = [_phrase(" ".join(parts))]
+    if len(parts) > 1:
+        out.append(_phrase(parts[-1]))
+    return out
+
+
+def build_entities(evidence: list[Evidence]) -> dict[str, Entity]:
+    grouped: dict[str, list[Evidence]] = {}
+    for ev in evidence:
+        grouped.setdefault(ev.entity_id, []).append(ev)
+    out: dict[str, Entity] = {}
+    for entity_id, objs in grouped.items():
+        kinds = {o.kind for o in objs}
+        role = _role(kinds)
+        names = id_phrases(entity_id)
+        for o in objs:
+            names += [_phrase(a) for a in o.aliases]
+            if role == "document" or o.kind not in DOCUMENT_KINDS:
+                names.append(_phrase(_clean_title(o.title)))
+        names = [n for n in dict.fromkeys(names) if n and any(w not in STOPWORDS for w in n)]
+        main = next((o for o in objs if o.governs), objs[0])
+        out[entity_id] = Entity(entity_id, role, names, head=id_phrases(entity_id)[0][-1],
+                                label=_label(entity_id, main.title))
+    return out
+
+
+def _find_phrase(tokens: list[str], phrase: tuple[str, ...]) -> list[int]:
+    n = len(phrase)
+    return [i for i in range(len(tokens) - n + 1) if tuple(tokens[i:i + n]) == phrase]
+
+
+def match_entities(question: str, entities: dict[str, Entity], exclude_spans: list[tuple[int, int]] = ()) -> tuple[list[Match], list[Token]]:
+    """Phrase matches of entity names in the question, longest first, overlaps removed.
+
+    `exclude_spans` are character spans already explained (dates, versions) that no name may use.
+    """
+    toks = [t for t in tokenize(question) if not any(s <= t.start < e for s, e in exclude_spans)]
+    norms = [t.norm for t in toks]
+    found: list[Match] = []
+    for ent in entities.values():
+        for name in ent.names:
+            for i in _find_phrase(norms, name):
+                found.append(Match(ent.entity_id, i, i + len(name), True))
+    # Longer spans win: "net revenue" beats an alias "revenue" of another entity inside it.
+    found.sort(key=lambda m: (-(m.end - m.start), m.start))
+    kept: list[Match] = []
+    for m in found:
+        if not any(k.start < m.end and m.start < k.end and (k.end - k.start) > (m.end - m.start) for k in kept):
+            kept.append(m)
+    return kept, toks
+
+
+def bare_head_matches(toks: list[Token], entities: dict[str, Entity], used: list[Match]) -> list[Match]:
+    """A metric's head noun standing alone ("the wiki says revenue is ..."), with no qualifier before it."""
+    out: list[Match] = []
+    norms = [t.norm for t in toks]
+    for ent in entities.values():
+        if ent.role != "metric" or not ent.head:
+            continue
+        for i, word in enumerate(norms):
+            if word != ent.head or any(u.start <= i < u.end for u in used):
+                continue
+            before = norms[i - 1] if i > 0 else None
+            if before is None or not is_qualifier(before) or any(before in n for n in ent.names):
+                out.append(Match(ent.entity_id, i, i + 1, False))
+                break
+    return out
+
+
+def rank(question: str, entities: dict[str, Entity], candidates: list[str]) -> list[str]:
+    """Order candidate entity ids by BM25 over their names (ties keep catalog order)."""
+    if len(candidates) < 2:
+        return list(candidates)
+    ids = list(entities)
+    corpus = [[w for n in entities[i].names for w in n] + words(i) for i in ids]
+    scores = dict(zip(ids, BM25Okapi(corpus).get_scores(words(question))))
+    return sorted(candidates, key=lambda c: (-scores.get(c, 0.0), ROLE_PRIORITY.get(entities[c].role, 9), c))

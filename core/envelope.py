@@ -1,0 +1,156 @@
+"""The evidence envelope: the structured, reproducible answer to one question."""
+from __future__ import annotations
+
+from datetime import date, datetime
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from .catalog import Evidence, MetricSpec, ModelSpec
+
+Day = date  # ClarifyOption has a field named `date`
+
+
+class Behavior(str, Enum):
+    answer = "answer"
+    clarify = "clarify"
+    split = "split"
+    abstain = "abstain"
+    not_found_or_not_authorized = "not_found_or_not_authorized"
+    human_review = "human_review"
+    refuse = "refuse"
+
+
+class EvidenceRef(BaseModel):
+    evidence_id: str
+    entity_id: str
+    kind: str
+    title: str
+    version: str | None
+    valid_from: date | None
+    valid_to: date | None
+    authority: str
+    lifecycle: str
+    authority_class: str | None = None
+    owner: str | None = None
+    source_uri: str | None = None
+    source_revision: str | None = None
+    content_hash: str | None = None
+    metric: MetricSpec | None = None
+    model: ModelSpec | None = None
+    text: str = ""
+    role_in_answer: str = ""
+
+    @classmethod
+    def of(cls, ev: Evidence, role_in_answer: str) -> "EvidenceRef":
+        return cls(evidence_id=ev.evidence_id, entity_id=ev.entity_id, kind=ev.kind.value, title=ev.title,
+                   version=ev.version, valid_from=ev.valid_from, valid_to=ev.valid_to,
+                   authority=ev.authority.value, lifecycle=ev.lifecycle.value, authority_class=ev.authority_class,
+                   owner=ev.owner, source_uri=ev.source_uri, source_revision=ev.source_revision,
+                   content_hash=ev.content_hash, metric=ev.metric, model=ev.model, text=ev.text,
+                   role_in_answer=role_in_answer)
+
+
+class Conflict(BaseModel):
+    evidence_id: str
+    entity_id: str
+    title: str
+    kind: str
+    authority: str
+    lifecycle: str
+    version: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None
+    label: str  # DRAFT | SUPERSEDED | UNTRUSTED | NON-AUTHORITATIVE | NOT IN EFFECT | DEPRECATED
+    why: str
+    named_in_question: bool = False
+    text: str = ""
+
+
+class LineageNode(BaseModel):
+    id: str
+    kind: str  # metric | model | source | node
+    label: str
+    version: str | None = None
+    evidence_id: str | None = None
+
+
+class LineageEdge(BaseModel):
+    upstream: str
+    downstream: str
+    evidence_id: str
+
+
+class Lineage(BaseModel):
+    nodes: list[LineageNode] = Field(default_factory=list)
+    edges: list[LineageEdge] = Field(default_factory=list)
+    raw_sources: list[str] = Field(default_factory=list)
+
+
+class FreshnessEntry(BaseModel):
+    source: str
+    status: str  # pass | warn | error | unknown
+    age_hours: float | None
+    warn_after_hours: float | None
+    error_after_hours: float | None
+    loaded_at: datetime | None
+    evaluated_at: datetime
+    evidence_id: str | None = None
+    policy_evidence_id: str | None = None
+
+
+class ClarifyOption(BaseModel):
+    label: str
+    date: Day | None = None
+    entity_id: str | None = None
+    version: str | None = None
+
+
+class Clarify(BaseModel):
+    question: str
+    options: list[ClarifyOption]
+
+
+class SubPeriod(BaseModel):
+    start: date
+    end: date  # exclusive
+    behavior: Behavior
+    selected: list[EvidenceRef] = Field(default_factory=list)
+    verdict: str
+
+
+class TraceStep(BaseModel):
+    rule: str
+    detail: str
+
+
+class Envelope(BaseModel):
+    behavior: Behavior
+    role: str
+    reporting_date: date | None = None
+    period_start: date | None = None
+    period_end: date | None = None  # exclusive
+    evaluated_at: datetime
+    entity_id: str | None = None
+    entity_label: str | None = None
+    asked: list[str] = Field(default_factory=list)
+    verdict: str
+    selected: list[EvidenceRef] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(default_factory=list)
+    lineage: Lineage = Field(default_factory=Lineage)
+    freshness: list[FreshnessEntry] = Field(default_factory=list)
+    clarify: Clarify | None = None
+    splits: list[SubPeriod] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    ignored_instructions: list[str] = Field(default_factory=list)
+    trace: list[TraceStep] = Field(default_factory=list)
+    catalog_revision: str
+
+    def evidence_ids(self) -> set[str]:
+        ids = {s.evidence_id for s in self.selected} | {c.evidence_id for c in self.conflicts}
+        ids |= {e.evidence_id for e in self.lineage.edges}
+        ids |= {f.evidence_id for f in self.freshness if f.evidence_id}
+        ids |= {f.policy_evidence_id for f in self.freshness if f.policy_evidence_id}
+        for sp in self.splits:
+            ids |= {s.evidence_id for s in sp.selected}
+        return ids

@@ -1,0 +1,71 @@
+"""What a question asks, read from its text alone (no LLM): dates, aspects, versions, overrides.
+
+Which entity it names is decided in `entities`, over the requester's visible catalog only.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .dates import DateMention, find_dates
+
+ASPECTS: dict[str, re.Pattern] = {
+    "definition": re.compile(r"\b(defin\w*|mean(s|ing|t)?|formula|calculat\w*|comput\w*|what (is|was) (the )?\w+ ?(revenue|rate|value|margin)|appl(y|ies|ied)|govern\w*)\b", re.I),
+    "model": re.compile(r"\b(models?|dbt|tables?|relations?|back(s|ing|ed)?|support(s|ed|ing)?|implement\w*)\b", re.I),
+    "grain": re.compile(r"\b(grain|granularity|one row per|level of detail)\b", re.I),
+    "lineage": re.compile(r"\b(lineage|upstream|downstream|raw sources?|sources?(?![._]\w)|feeds?|fed|comes? from|derived?|depends?|dependenc\w*)\b", re.I),
+    "freshness_status": re.compile(r"\b(is [\w. ]{0,60} (fresh|stale|up to date|late)|fresh\b|stale|up[- ]to[- ]date|last (loaded|load|updated|refresh\w*)|how old|loaded)\b", re.I),
+    "freshness_policy": re.compile(r"\b(freshness (expectation|policy|threshold|sla)s?|expectations?|thresholds?|sla|warn after|error after)\b", re.I),
+    "history": re.compile(r"\b(history|historical|changed?|changes|previous|prior|over time|timeline)\b", re.I),
+}
+# A named conflicting source: "the old wiki says", "according to the draft", "the note says".
+DOC_NOUNS = re.compile(r"\b(wiki|draft|memo|note|page|handbook|proposal|slack|thread|email|deck)s?\b", re.I)
+CONFLICT_CUES = re.compile(r"\b(says?|said|claims?|states?|according to|per the|mentions?|is that (still )?(current|right|true|correct))\b", re.I)
+
+VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)
+
+# Requests to step outside policy. Matched on the requester's own words; document text is never read here.
+OVERRIDES: dict[str, re.Pattern] = {
+    "ignore_rules": re.compile(
+        r"\b(ignore|disregard|bypass|override|skip|forget|circumvent)\b[\w\s,'-]{0,40}?\b(registry|rules?|polic(y|ies)|permissions?|acls?|access|governance|restrictions?|instructions|guardrails?|system prompt)\b", re.I),
+    "follow_document": re.compile(
+        r"\b(follow|obey|execute|apply|do what)\b[\w\s,'-]{0,40}?\b(note|notes|instructions?|document|memo|page|says)\b", re.I),
+    "reveal_restricted": re.compile(
+        r"\b((reveal|show|leak|expose|dump|list|print|give)\b[\w\s,'-]{0,40}?\b(restricted|confidential|private|hidden|secret|all (the )?documents|every document|other roles?)|"
+        r"(pretend|act|answer)\b[\w\s,'-]{0,20}?\b(as|like)\b[\w\s,'-]{0,12}?\b(admin|finance|root|superuser)|"
+        r"as if i (were|was|am)\b|even (if|though) i('m| am)? (not|can't|cannot)\b)", re.I),
+}
+
+
+@dataclass
+class Intent:
+    dates: list[DateMention]
+    aspects: set[str]
+    versions: list[tuple[str, int]]  # (label, character offset)
+    overrides: list[str]
+    doc_nouns: set[str]
+    names_conflict: bool
+    excluded_spans: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def timestamps(self) -> list[DateMention]:
+        return [d for d in self.dates if d.kind == "timestamp"]
+
+    @property
+    def reporting(self) -> list[DateMention]:
+        """Dates and periods that set the reporting date (not timestamps, not document names)."""
+        return [d for d in self.dates if d.kind != "timestamp" and not d.qualifier]
+
+
+def parse_intent(question: str) -> Intent:
+    dates = find_dates(question)
+    versions = [(m.group("v"), m.start()) for m in VERSION.finditer(question)]
+    aspects = {name for name, pattern in ASPECTS.items() if pattern.search(question)}
+    if "freshness_policy" in aspects and not re.search(r"\bis\b.*\b(fresh|stale)\b|\bloaded\b", question, re.I):
+        aspects.discard("freshness_status")
+    nouns = {m.group(1).lower() for m in DOC_NOUNS.finditer(question)}
+    overrides = [name for name, pattern in OVERRIDES.items() if pattern.search(question)]
+    spans = [d.span for d in dates] + [(m.start(), m.end()) for m in VERSION.finditer(question)]
+    return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
+                  names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
+                  excluded_spans=spans)

@@ -1,0 +1,45 @@
+"""Lineage: upstream closure over explicit edges (DuckDB recursive query), never inferred from prose."""
+from __future__ import annotations
+
+from datetime import date
+
+from .catalog import Authority, Evidence, Kind, Lifecycle
+from .envelope import Lineage, LineageEdge, LineageNode
+from .store import Store
+
+
+def edge_evidence(visible: list[Evidence], day: date | None) -> list[str]:
+    """Lineage-bearing objects that may be used: visible, not drafts or untrusted, in effect on the day."""
+    return [e.evidence_id for e in visible if e.edges and e.authority is Authority.authoritative
+            and e.lifecycle not in (Lifecycle.draft, Lifecycle.retired) and (day is None or e.valid_on(day))]
+
+
+def _node(node_id: str, by_id: dict[str, Evidence], by_entity: dict[str, Evidence]) -> LineageNode:
+    ev = by_id.get(node_id) or by_entity.get(node_id)
+    if ev is not None:
+        kind = {Kind.metric_definition: "metric", Kind.model: "model", Kind.source: "source",
+                Kind.freshness_policy: "source", Kind.freshness_observation: "source"}.get(ev.kind, "node")
+        label = ev.entity_id.split(".", 1)[-1] if ev.kind is not Kind.model else (ev.model and ev.model.relation) or ev.entity_id.split(".")[-1]
+        return LineageNode(id=node_id, kind=kind, label=label, version=ev.version if node_id == ev.evidence_id else None,
+                           evidence_id=ev.evidence_id if node_id == ev.evidence_id else None)
+    prefix = node_id.split(".", 1)[0]
+    kind = {"source": "source", "model": "model", "metric": "metric"}.get(prefix, "node")
+    return LineageNode(id=node_id, kind=kind, label=node_id.split(".", 1)[-1] if "." in node_id else node_id)
+
+
+def upstream(store: Store, role: str, starts: list[str], visible: list[Evidence], day: date | None) -> Lineage:
+    rows = store.upstream_closure(starts, edge_evidence(visible, day))
+    hidden = store.hidden_ids(role, {n for r in rows for n in r[:2]})
+    # An edge into something this role may not see stops there: its id must not reach the output.
+    rows = [r for r in rows if r[0] not in hidden and r[1] not in hidden]
+    by_id = {e.evidence_id: e for e in visible}
+    by_entity: dict[str, Evidence] = {}
+    for e in visible:
+        if e.governs:
+            by_entity.setdefault(e.entity_id, e)
+    node_ids = list(dict.fromkeys([s for s in starts if any(s == r[1] for r in rows)] +
+                                  [n for r in rows for n in (r[1], r[0])]))
+    edges = [LineageEdge(upstream=u, downstream=d, evidence_id=eid) for u, d, eid, _ in rows]
+    downstreams = {e.downstream for e in edges}
+    raw = [n for n in node_ids if n not in downstreams]
+    return Lineage(nodes=[_node(n, by_id, by_entity) for n in node_ids], edges=edges, raw_sources=raw)

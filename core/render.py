@@ -1,0 +1,47 @@
+"""Plain-text rendering of an envelope for the terminal."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from .envelope import Envelope
+
+
+def _interval(ref) -> str:
+    start = ref.valid_from or "…"
+    end = (ref.valid_to - timedelta(days=1)) if ref.valid_to else "open"
+    return f"{start} → {end}"
+
+
+def render_text(env: Envelope) -> str:
+    when = env.reporting_date or (f"{env.period_start}..{env.period_end - timedelta(days=1)}" if env.period_start else "—")
+    lines = [f"[{env.behavior.value}] {env.verdict}", f"role: {env.role}   reporting date: {when}   "
+             f"catalog: {env.catalog_revision}"]
+    if env.entity_id:
+        lines.append(f"entity: {env.entity_id}")
+    for n in env.notes:
+        lines.append(f"note: {n}")
+    for s in env.selected:
+        lines.append(f"  governs [{s.role_in_answer}] {s.evidence_id}  v{s.version}  {_interval(s)}  ({s.authority})")
+        if s.metric:
+            lines.append(f"      formula: {s.metric.formula}")
+            if s.metric.grain:
+                lines.append(f"      grain: {s.metric.grain}")
+        if s.model and s.model.grain:
+            lines.append(f"      grain: {s.model.grain}")
+    for sp in env.splits:
+        lines.append(f"  part: {sp.verdict}")
+    for c in env.conflicts:
+        lines.append(f"  {c.label}: {c.evidence_id} — {c.why}")
+    if env.lineage.edges:
+        lines.append("  lineage: " + "; ".join(f"{e.upstream} → {e.downstream}" for e in env.lineage.edges))
+        lines.append("  raw sources: " + ", ".join(env.lineage.raw_sources))
+    for f in env.freshness:
+        age = f"{f.age_hours} h" if f.age_hours is not None else "no load recorded"
+        lines.append(f"  freshness {f.source}: {f.status.upper()} ({age}; warn > {f.warn_after_hours} h, "
+                     f"error > {f.error_after_hours} h; at {f.evaluated_at.isoformat()})")
+    if env.clarify:
+        for i, o in enumerate(env.clarify.options, 1):
+            lines.append(f"  option {i}: {o.label}")
+    for i in env.ignored_instructions:
+        lines.append(f"  ignored: {i}")
+    return "\n".join(lines)

@@ -1,0 +1,143 @@
+"""The resolver's rules, each in one function: effective time, authority, overlap, split, backing model.
+
+Pure functions over already-authorized evidence. Which version governs is decided here and only
+here; search and the LLM never decide it.
+"""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from .catalog import Authority, Evidence, Kind, Lifecycle
+from .envelope import Conflict
+
+PRIMARY_KINDS = {
+    "metric": {Kind.metric_definition},
+    "model": {Kind.model},
+    "source": {Kind.freshness_policy, Kind.source},
+    "policy": {Kind.policy},
+}
+
+
+def retrievable(ev: Evidence, day: date) -> bool:
+    """Retired objects are kept for audit only; expired ones stop being retrieved after expires_at."""
+    return ev.lifecycle is not Lifecycle.retired and (ev.expires_at is None or day < ev.expires_at)
+
+
+def governing_versions(objs: list[Evidence], role: str) -> list[Evidence]:
+    """Authoritative versions of the entity's own kind; drafts, notes and wiki prose never govern."""
+    kinds = PRIMARY_KINDS.get(role, set())
+    return sorted((o for o in objs if o.governs and o.kind in kinds),
+                  key=lambda o: (o.valid_from or date.min, o.evidence_id))
+
+
+def in_effect(versions: list[Evidence], day: date) -> list[Evidence]:
+    """The effective-time rule: valid_from <= day < valid_to."""
+    return [v for v in versions if v.valid_on(day)]
+
+
+def overlapping(versions: list[Evidence]) -> list[tuple[Evidence, Evidence]]:
+    """Pairs of authoritative versions whose effective intervals overlap: a human must decide."""
+    out = []
+    for i, a in enumerate(versions):
+        for b in versions[i + 1:]:
+            if a.overlaps(b.valid_from, b.valid_to):
+                out.append((a, b))
+    return out
+
+
+def segments(versions: list[Evidence], start: date, end: date) -> list[tuple[date, date, list[Evidence]]]:
+    """Cut [start, end) at every version boundary inside it; each piece has one set of versions in effect."""
+    cuts = {start, end}
+    for v in versions:
+        for edge in (v.valid_from, v.valid_to):
+            if edge and start < edge < end:
+                cuts.add(edge)
+    points = sorted(cuts)
+    pieces: list[tuple[date, date, list[Evidence]]] = []
+    for a, b in zip(points, points[1:]):
+        here = in_effect(versions, a)
+        if pieces and [v.evidence_id for v in pieces[-1][2]] == [v.evidence_id for v in here]:
+            pieces[-1] = (pieces[-1][0], b, here)
+        else:
+            pieces.append((a, b, here))
+    return pieces
+
+
+def by_version(versions: list[Evidence], label: str) -> Evidence | None:
+    for v in versions:
+        if (v.version or "").lstrip("vV") == label.lstrip("vV"):
+            return v
+    return None
+
+
+def backing_model(metric: Evidence, day: date | None, visible: list[Evidence]) -> tuple[Evidence | None, str]:
+    """The model behind a metric version: its explicit link, else a lineage edge into it; never 'latest'.
+
+    A link to a model entity (not a version) takes the model version in effect on the day.
+    """
+    by_id = {e.evidence_id: e for e in visible}
+    targets = metric.links.get("implemented_by", [])
+    for target in targets:
+        if target in by_id and by_id[target].governs and by_id[target].kind is Kind.model:
+            return by_id[target], f"linked by {metric.evidence_id} implemented_by"
+        models = governing_versions([e for e in visible if e.entity_id == target], "model")
+        when = day or metric.valid_from
+        chosen = in_effect(models, when) if when else models[-1:] if len(models) == 1 else []
+        if len(chosen) == 1:
+            return chosen[0], f"model entity {target} linked by {metric.evidence_id}; version in effect on {when}"
+    for e in visible:
+        for edge in e.edges:
+            up = by_id.get(edge.upstream)
+            if edge.downstream == metric.evidence_id and up is not None and up.kind is Kind.model and up.governs:
+                return up, f"lineage edge {up.evidence_id} -> {metric.evidence_id} in {e.evidence_id}"
+    return None, "no implemented_by link or lineage edge names a visible model version"
+
+
+def last_day(ev: Evidence) -> date | None:
+    return ev.valid_to - timedelta(days=1) if ev.valid_to else None
+
+
+def interval_text(ev: Evidence) -> str:
+    start = str(ev.valid_from) if ev.valid_from else "the beginning"
+    end = f"through {last_day(ev)}" if ev.valid_to else "onward (open)"
+    return f"from {start} {end}"
+
+
+def version_name(ev: Evidence) -> str:
+    v = ev.version or ev.evidence_id
+    return f"v{v}" if v[:1].isdigit() else v
+
+
+def conflict_for(ev: Evidence, day: date | None, governing: list[Evidence], named: bool) -> Conflict:
+    """Why a non-governing object does not decide the answer, with the label the UI shows."""
+    gov = ", ".join(g.evidence_id for g in governing) or "no authoritative evidence"
+    if ev.authority is Authority.untrusted:
+        label, why = "UNTRUSTED", ("untrusted content: treated as data only, any instructions in it are "
+                                   f"ignored; the answer follows {gov}")
+    elif ev.lifecycle is Lifecycle.draft:
+        label, why = "DRAFT", f"draft, not approved: drafts never govern; the answer follows {gov}"
+    elif ev.lifecycle is Lifecycle.superseded and not ev.governs:
+        by = f" by {ev.superseded_by}" if ev.superseded_by else ""
+        label, why = "SUPERSEDED", f"superseded{by}; not an authoritative source; the answer follows {gov}"
+    elif ev.lifecycle is Lifecycle.deprecated:
+        label, why = "DEPRECATED", f"deprecated; the answer follows {gov}"
+    elif ev.governs and day is not None and not ev.valid_on(day):
+        label, why = "NOT IN EFFECT", (f"{version_name(ev)} is in effect {interval_text(ev)}, not on {day}; "
+                                       f"the answer follows {gov}")
+    elif ev.governs:
+        label, why = "NOT IN EFFECT", f"{version_name(ev)} is in effect {interval_text(ev)}; the answer follows {gov}"
+    else:
+        cls = f" ({ev.authority_class})" if ev.authority_class else ""
+        label, why = "NON-AUTHORITATIVE", f"non-authoritative source{cls}; the answer follows {gov}"
+    return Conflict(evidence_id=ev.evidence_id, entity_id=ev.entity_id, title=ev.title, kind=ev.kind.value,
+                    authority=ev.authority.value, lifecycle=ev.lifecycle.value, version=ev.version,
+                    valid_from=ev.valid_from, valid_to=ev.valid_to, label=label, why=why,
+                    named_in_question=named, text=ev.text)
+
+
+def conflict_candidates(objs: list[Evidence], day: date | None, period: tuple[date, date] | None) -> list[Evidence]:
+    """The entity's non-governing objects that speak to the same time: drafts, superseded pages, notes."""
+    start, end = period if period else ((day, day + timedelta(days=1)) if day else (None, None))
+    return [o for o in objs if not o.governs and o.overlaps(start, end)
+            and (o.authority is not Authority.authoritative
+                 or o.lifecycle in (Lifecycle.draft, Lifecycle.superseded, Lifecycle.deprecated))]

@@ -1,0 +1,170 @@
+"""The catalog in DuckDB: written whole in one transaction, read back per role.
+
+Writes go to a temporary file that replaces the database only once complete, so a failed
+ingest never leaves a half-written catalog and an existing database stays untouched.
+"""
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from .catalog import Catalog, Evidence, Role
+
+SCHEMA = """
+CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE roles (role VARCHAR PRIMARY KEY, description VARCHAR);
+CREATE TABLE principals (principal VARCHAR, role VARCHAR);
+CREATE TABLE evidence (
+  evidence_id VARCHAR PRIMARY KEY, entity_id VARCHAR NOT NULL, kind VARCHAR NOT NULL, title VARCHAR,
+  text VARCHAR, version VARCHAR, authority VARCHAR NOT NULL, lifecycle VARCHAR NOT NULL,
+  authority_class VARCHAR, valid_from DATE, valid_to DATE, recorded_at TIMESTAMPTZ, expires_at DATE,
+  acl VARCHAR[] NOT NULL, owner VARCHAR, content_hash VARCHAR NOT NULL, acl_revision VARCHAR NOT NULL,
+  doc JSON NOT NULL);
+CREATE TABLE acl (evidence_id VARCHAR, role VARCHAR);
+CREATE TABLE entities (entity_id VARCHAR PRIMARY KEY, kinds VARCHAR[]);
+CREATE TABLE aliases (entity_id VARCHAR, alias VARCHAR, evidence_id VARCHAR);
+CREATE TABLE links (evidence_id VARCHAR, link_type VARCHAR, target VARCHAR);
+CREATE TABLE lineage_edges (evidence_id VARCHAR, upstream VARCHAR, downstream VARCHAR,
+  upstream_column VARCHAR, downstream_column VARCHAR);
+CREATE TABLE freshness (evidence_id VARCHAR, source VARCHAR, warn_after_hours DOUBLE,
+  error_after_hours DOUBLE, loaded_at TIMESTAMPTZ, observed_at TIMESTAMPTZ);
+"""
+
+
+def write_catalog(catalog: Catalog, db_path: str | Path, source: str = "") -> str:
+    """Replace the database at db_path with this catalog; returns the catalog revision."""
+    db_path = Path(db_path)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = db_path.with_name(f".{db_path.name}.tmp-{os.getpid()}")
+    for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
+        stale.unlink(missing_ok=True)
+    revision = catalog.revision()
+    try:
+        con = duckdb.connect(str(tmp))
+        try:
+            con.execute("BEGIN")
+            con.execute(SCHEMA)
+            _insert(con, catalog, revision, source)
+            con.execute("COMMIT")
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        os.replace(tmp, db_path)
+        Path(str(db_path) + ".wal").unlink(missing_ok=True)
+    finally:
+        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+    return revision
+
+
+def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, source: str) -> None:
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    con.executemany("INSERT INTO meta VALUES (?, ?)", [
+        ("catalog_revision", revision), ("ingested_at", now), ("source", source),
+        ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence)))])
+    _many(con, "roles", [(r.name, r.description) for r in catalog.roles])
+    _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
+    rows, acl, aliases, links, edges, fresh = [], [], [], [], [], []
+    kinds: dict[str, set[str]] = {}
+    for ev in catalog.evidence:
+        rows.append((ev.evidence_id, ev.entity_id, ev.kind.value, ev.title, ev.text, ev.version,
+                     ev.authority.value, ev.lifecycle.value, ev.authority_class, ev.valid_from, ev.valid_to,
+                     ev.recorded_at, ev.expires_at, ev.acl, ev.owner, ev.content_hash, ev.acl_revision,
+                     ev.model_dump_json()))
+        acl += [(ev.evidence_id, r) for r in ev.acl]
+        aliases += [(ev.entity_id, a, ev.evidence_id) for a in ev.aliases]
+        links += [(ev.evidence_id, t, target) for t, target in ev.link_targets()]
+        edges += [(ev.evidence_id, e.upstream, e.downstream, e.upstream_column, e.downstream_column)
+                  for e in ev.edges]
+        if ev.freshness:
+            f = ev.freshness
+            fresh.append((ev.evidence_id, f.source or ev.entity_id, f.warn_after_hours, f.error_after_hours,
+                          f.loaded_at, f.observed_at))
+        kinds.setdefault(ev.entity_id, set()).add(ev.kind.value)
+    for table, data in (("evidence", rows), ("acl", acl), ("aliases", aliases), ("links", links),
+                        ("lineage_edges", edges), ("freshness", fresh),
+                        ("entities", [(k, sorted(v)) for k, v in kinds.items()])):
+        _many(con, table, data)
+
+
+def _many(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
+    if rows:
+        con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
+
+
+class Store:
+    """Read access to an ingested catalog. Every evidence read is scoped to one role."""
+
+    def __init__(self, db_path: str | Path):
+        self.path = Path(db_path)
+        if not self.path.exists():
+            raise FileNotFoundError(f"no catalog database at {self.path}; run `python -m core ingest` first")
+        self.con = duckdb.connect(str(self.path), read_only=True)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+
+    @property
+    def revision(self) -> str:
+        return self.meta()["catalog_revision"]
+
+    def roles(self) -> list[Role]:
+        return [Role(name=n, description=d or "") for n, d in
+                self.con.execute("SELECT role, description FROM roles ORDER BY role").fetchall()]
+
+    def principal_roles(self, principal: str) -> list[str]:
+        return [r for (r,) in self.con.execute(
+            "SELECT role FROM principals WHERE principal = ? ORDER BY role", [principal]).fetchall()]
+
+    def visible_evidence(self, role: str) -> list[Evidence]:
+        """Authorization happens here, in the query: rows whose ACL lacks the role never leave DuckDB."""
+        rows = self.con.execute(
+            "SELECT doc FROM evidence WHERE list_contains(acl, ?) ORDER BY evidence_id", [role]).fetchall()
+        return [Evidence.model_validate_json(doc) for (doc,) in rows]
+
+    def all_evidence_for_review(self) -> list[Evidence]:
+        """Unscoped read, for governance tooling that runs as the catalog owner, never for answers."""
+        return [Evidence.model_validate_json(doc) for (doc,) in
+                self.con.execute("SELECT doc FROM evidence ORDER BY evidence_id").fetchall()]
+
+    def upstream_closure(self, starts: list[str], edge_evidence: list[str], max_depth: int = 25) -> list[tuple]:
+        """Upstream lineage from `starts`, over edges of the given (already authorized) evidence only.
+
+        Returns (upstream, downstream, evidence_id, depth) rows. The path check and depth cap make
+        it terminate on cyclic graphs.
+        """
+        if not starts or not edge_evidence:
+            return []
+        return self.con.execute(
+            """
+            WITH RECURSIVE allowed AS (
+              SELECT DISTINCT upstream, downstream, evidence_id FROM lineage_edges
+              WHERE list_contains(?::VARCHAR[], evidence_id)),
+            up(upstream, downstream, evidence_id, depth, path) AS (
+              SELECT upstream, downstream, evidence_id, 1, [downstream, upstream] FROM allowed
+              WHERE list_contains(?::VARCHAR[], downstream)
+              UNION ALL
+              SELECT a.upstream, a.downstream, a.evidence_id, up.depth + 1, list_append(up.path, a.upstream)
+              FROM allowed a JOIN up ON a.downstream = up.upstream
+              WHERE NOT list_contains(up.path, a.upstream) AND up.depth < ?)
+            SELECT upstream, downstream, min(evidence_id), min(depth) FROM up
+            GROUP BY upstream, downstream ORDER BY 4, 1, 2
+            """, [edge_evidence, starts, max_depth]).fetchall()
+
+    def hidden_ids(self, role: str, ids: set[str]) -> set[str]:
+        """Which of these ids name objects the role may not see (used only to redact, never shown)."""
+        if not ids:
+            return set()
+        rows = self.con.execute(
+            """SELECT DISTINCT x FROM (SELECT unnest(?::VARCHAR[]) AS x) q
+               WHERE EXISTS (SELECT 1 FROM evidence e WHERE (e.evidence_id = q.x OR e.entity_id = q.x))
+                 AND NOT EXISTS (SELECT 1 FROM evidence e WHERE (e.evidence_id = q.x OR e.entity_id = q.x)
+                                 AND list_contains(e.acl, ?))""", [sorted(ids), role]).fetchall()
+        return {x for (x,) in rows}

@@ -1,0 +1,71 @@
+"""Tokens and word lists shared by intent and entity matching."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Token:
+    norm: str
+    start: int
+    end: int
+
+
+def normalize(word: str) -> str:
+    """Lowercase and fold simple plurals, so 'orders' meets 'order' and 'sources' meets 'source'."""
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def tokenize(text: str) -> list[Token]:
+    # Identifiers split on '_' and '.', so fct_orders and "fct orders" are the same words.
+    return [Token(normalize(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text.lower())]
+
+
+def words(text: str) -> list[str]:
+    return [t.norm for t in tokenize(text)]
+
+
+STOPWORDS = {normalize(w) for w in """
+a an the and or but of on in at to for by with from as is are was were be been being it its this that these
+those there here what which who whom whose when where why how do does did done can could should would will
+shall may might must i me my we our us you your they them their he she his her please tell show give explain
+summarize summarise describe list about into than then so if not no yes any all some each per via vs versus
+right correct true still also just only really actually exactly currently use used using want need know
+""".split()}
+
+# Words a question uses around an entity name without naming a different entity. A content word
+# outside this list directly before a bare head noun ("recognized revenue", "board revenue")
+# means the question names something else, so the bare noun must not be taken as a match.
+GENERIC = STOPWORDS | {normalize(w) for w in """
+definition definitions define defined defining mean means meaning meant formula calculate calculated
+calculation computed compute metric kpi measure number figure apply applies applied applicable govern
+governs governing valid effective reporting report reported date day period month quarter year fiscal
+calendar end start beginning close official approved authoritative latest current new newest old older
+legacy previous prior original our company say says said claim claims state states stated according
+mention mentions wiki draft note memo page doc document handbook proposal slack thread email deck model
+models dbt version versions grain granularity level lineage source sources upstream downstream table
+tables feed feeds fed come comes derive derived depend depends dependency backing back backs behind
+support supports supported implement implemented fresh freshness stale loaded load last updated update
+latency age sla expectation expectations threshold thresholds up time total amount value compare
+history historical change changed changes between ignore follow registry rule rules policy instruction
+instructions did happen happened whats what's look looks like treat treated treatment includes include
+including exclude excludes excluding is that this
+""".split()}
+
+MONTH_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june",
+               "jul", "july", "aug", "august", "sep", "sept", "september", "oct", "october", "nov",
+               "november", "dec", "december", "q1", "q2", "q3", "q4", "h1", "h2", "fy", "cy", "st", "nd",
+               "rd", "th"}
+
+
+def is_qualifier(word: str) -> bool:
+    """A content word that, placed before a noun, names a different thing (see GENERIC)."""
+    return not (word in GENERIC or word in MONTH_WORDS or word.isdigit() or re.fullmatch(r"(fy|q[1-4]|h[12]|v)\d*", word))

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Creates .venv in the repository root and installs the pinned stack. Idempotent: a stamp
+# holding the requirements' hash skips pip when nothing changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.asof-requirements.sha
+want=$(sha256sum requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  # torch alone first, so nothing else can resolve it to a CUDA build.
+  .venv/bin/pip install --quiet torch==2.13.0
+  .venv/bin/pip install --quiet -r requirements.txt
+  .venv/bin/pip install --quiet --no-deps -e .
+  echo "$want" > "$stamp"
+fi
