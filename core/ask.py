@@ -160,27 +160,17 @@ def _clarify(run: _Run, question: str, options: list[ClarifyOption], why: str, *
 
 
 def _related(a: str, b: str, visible: list[Evidence]) -> bool:
-    """Two entities are one chain when links or lineage edges connect any of their versions."""
+    """Two entities are one chain when a link or a direct lineage edge joins any of their versions.
+
+    One hop only: everything is connected through shared staging models somewhere, and "revenue and
+    churn" are two questions, not one.
+    """
     ent = {e.evidence_id: e.entity_id for e in visible}
-    graph: dict[str, set[str]] = {}
-
-    def join(x: str, y: str) -> None:
-        x, y = ent.get(x, x), ent.get(y, y)
-        graph.setdefault(x, set()).add(y)
-        graph.setdefault(y, set()).add(x)
-
+    pairs = set()
     for e in visible:
-        for _, target in e.link_targets():
-            join(e.evidence_id, target)
-        for edge in e.edges:
-            join(edge.upstream, edge.downstream)
-    seen, todo = {a}, [a]
-    while todo:
-        for nxt in graph.get(todo.pop(), ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return b in seen
+        pairs |= {(e.entity_id, ent.get(t, t)) for _, t in e.link_targets()}
+        pairs |= {(ent.get(x.upstream, x.upstream), ent.get(x.downstream, x.downstream)) for x in e.edges}
+    return (a, b) in pairs or (b, a) in pairs
 
 
 def _pick_entity(run: _Run, entities: dict[str, Entity]):
@@ -278,7 +268,8 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
     behavior = Behavior.answer
     if missing:
         behavior = Behavior.abstain
-        verdict = f"{verdict} But {missing}, so that part can't be answered."
+        verdict = (verdict if primary.role == "source"
+                   else f"{verdict} But {missing}, so that part can't be answered.")
     return _finish(run, behavior, verdict, selected=selected, lineage=lineage, freshness=fresh,
                    conflicts=found, **kw)
 

@@ -46,7 +46,6 @@ def _iso_ts(text: str) -> datetime:
 
 PATTERNS: list[tuple[str, re.Pattern]] = [
     ("timestamp", re.compile(r"\b(?P<ts>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)", re.I)),
-    ("iso_range", re.compile(r"\b(?:from|between)?\s*(?P<a>\d{4}-\d{2}-\d{2})\s*(?:to|through|until|and|-|–|\.\.)\s*(?P<b>\d{4}-\d{2}-\d{2})\b", re.I)),
     ("iso", re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")),
     ("end_quarter", re.compile(r"\b(?P<edge>end|close|start|beginning)\s+of\s+(?:the\s+)?q(?P<q>[1-4])\s*(?P<y>\d{4})\b", re.I)),
     ("end_month", re.compile(r"\b(?P<edge>end|close|start|beginning)\s+of\s+" + _MON + r"\s*,?\s*(?P<y>\d{4})\b", re.I)),
@@ -74,7 +73,10 @@ def find_dates(text: str) -> list[DateMention]:
             try:
                 mention = _build(name, m, (s, e))
             except ValueError:
-                continue  # "2025-02-30" and friends are not dates
+                # "2025-02-30" is not a date, and its year must not be read as one either.
+                for i in range(s, e):
+                    taken[i] = True
+                continue
             if mention is None:
                 continue
             if mention.kind != "timestamp" and re.match(r"\s*(?:'s\s+)?" + _DOC_NOUNS + r"\b", text[e:], re.I):
@@ -82,18 +84,33 @@ def find_dates(text: str) -> list[DateMention]:
             for i in range(s, e):
                 taken[i] = True
             found.append(mention)
-    return sorted(found, key=lambda d: d.span)
+    return _join_ranges(text, sorted(found, key=lambda d: d.span))
+
+
+_JOINER = re.compile(r"\s*(?:to|through|thru|until|till|-|–|\.\.)\s*$", re.I)
+
+
+def _join_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
+    """'H2 2025 through Q1 2026' is one period from the first start to the second end."""
+    out: list[DateMention] = []
+    for m in found:
+        prev = out[-1] if out else None
+        if (prev and prev.kind in ("date", "period") and m.kind in ("date", "period") and not prev.qualifier
+                and (_JOINER.fullmatch(text[prev.span[1]:m.span[0]])
+                     or (re.fullmatch(r"\s*and\s*", text[prev.span[1]:m.span[0]])
+                         and re.search(r"\bbetween\s*$", text[:prev.span[0]], re.I)))):
+            end = m.end if m.kind == "period" else m.start + timedelta(days=1)
+            if end > prev.start:
+                out[-1] = DateMention("period", start=prev.start, end=end, span=(prev.span[0], m.span[1]))
+                continue
+        out.append(m)
+    return out
 
 
 def _build(name: str, m: re.Match, span: tuple[int, int]) -> DateMention | None:
     g = m.groupdict()
     if name == "timestamp":
         return DateMention("timestamp", at=_iso_ts(g["ts"]), span=span)
-    if name == "iso_range":
-        a, b = date.fromisoformat(g["a"]), date.fromisoformat(g["b"])
-        if b < a:
-            return None
-        return DateMention("period", start=a, end=b + timedelta(days=1), span=span)
     if name == "iso":
         return DateMention("date", start=date(int(g["y"]), int(g["m"]), int(g["d"])), span=span)
     if name in ("mdy", "dmy"):

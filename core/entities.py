@@ -83,7 +83,8 @@ def id_phrases(entity_id: str) -> list[tuple[str, ...]]:
     if len(parts) > 1 and parts[0].lower() in KIND_PREFIXES:
         parts = parts[1:]
     out = [_phrase(" ".join(parts))]
-    if len(parts) > 1:
+    # "payment_events" names a table; a bare "customers" or "orders" names nothing in particular.
+    if len(parts) > 1 and "_" in parts[-1]:
         out.append(_phrase(parts[-1]))
     return out
 
@@ -124,6 +125,10 @@ def match_entities(question: str, entities: dict[str, Entity], exclude_spans: li
     for ent in entities.values():
         for name in ent.names:
             for i in _find_phrase(norms, name):
+                # An alias that is just the head noun ("revenue") obeys the bare-noun rule:
+                # "recognized revenue" names something else.
+                if name == (ent.head,) and i > 0 and is_qualifier(norms[i - 1]):
+                    continue
                 found.append(Match(ent.entity_id, i, i + len(name), True))
     # Longer spans win: "net revenue" beats an alias "revenue" of another entity inside it.
     found.sort(key=lambda m: (-(m.end - m.start), m.start))

@@ -39,7 +39,11 @@ def upstream(store: Store, role: str, starts: list[str], visible: list[Evidence]
             by_entity.setdefault(e.entity_id, e)
     node_ids = list(dict.fromkeys([s for s in starts if any(s == r[1] for r in rows)] +
                                   [n for r in rows for n in (r[1], r[0])]))
-    edges = [LineageEdge(upstream=u, downstream=d, evidence_id=eid) for u, d, eid, _ in rows]
+    # The same edge may be recorded by several lineage objects; cite the one that carries the chain's
+    # own edges (into the starting nodes), so one answer cites one lineage revision where it can.
+    own = {eid for u, d, eids, _ in rows if d in starts for eid in eids}
+    edges = [LineageEdge(upstream=u, downstream=d, evidence_id=next((e for e in eids if e in own), eids[0]))
+             for u, d, eids, _ in rows]
     downstreams = {e.downstream for e in edges}
     raw = [n for n in node_ids if n not in downstreams]
     return Lineage(nodes=[_node(n, by_id, by_entity) for n in node_ids], edges=edges, raw_sources=raw)

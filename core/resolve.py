@@ -26,6 +26,10 @@ def retrievable(ev: Evidence, day: date) -> bool:
 def governing_versions(objs: list[Evidence], role: str) -> list[Evidence]:
     """Authoritative versions of the entity's own kind; drafts, notes and wiki prose never govern."""
     kinds = PRIMARY_KINDS.get(role, set())
+    if role == "source":
+        # A source described by its own object is that object; the freshness policy then only sets
+        # thresholds. Catalogs with only a freshness policy (suite A) answer with the policy.
+        kinds = {Kind.source} if any(o.kind is Kind.source and o.governs for o in objs) else {Kind.freshness_policy}
     return sorted((o for o in objs if o.governs and o.kind in kinds),
                   key=lambda o: (o.valid_from or date.min, o.evidence_id))
 

@@ -137,7 +137,7 @@ class Store:
     def upstream_closure(self, starts: list[str], edge_evidence: list[str], max_depth: int = 25) -> list[tuple]:
         """Upstream lineage from `starts`, over edges of the given (already authorized) evidence only.
 
-        Returns (upstream, downstream, evidence_id, depth) rows. The path check and depth cap make
+        Returns (upstream, downstream, [evidence_ids carrying that edge], depth) rows. The path check and depth cap make
         it terminate on cyclic graphs.
         """
         if not starts or not edge_evidence:
@@ -154,7 +154,7 @@ class Store:
               SELECT a.upstream, a.downstream, a.evidence_id, up.depth + 1, list_append(up.path, a.upstream)
               FROM allowed a JOIN up ON a.downstream = up.upstream
               WHERE NOT list_contains(up.path, a.upstream) AND up.depth < ?)
-            SELECT upstream, downstream, min(evidence_id), min(depth) FROM up
+            SELECT upstream, downstream, list(DISTINCT evidence_id ORDER BY evidence_id), min(depth) FROM up
             GROUP BY upstream, downstream ORDER BY 4, 1, 2
             """, [edge_evidence, starts, max_depth]).fetchall()
 

@@ -1,0 +1,80 @@
+"""The CLI contract: ask, --json, --batch in input order, exit codes."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import DEMO, ROOT
+
+
+def cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True, text=True, **kw)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "demo.duckdb"
+    assert cli("ingest", str(DEMO), "--db", str(path)).returncode == 0
+    return str(path)
+
+
+def test_ask_human_readable(db):
+    r = cli("ask", "--db", db, "--role", "analyst", "--date", "2025-03-31", "What does net revenue mean?")
+    assert r.returncode == 0
+    assert r.stdout.startswith("[answer]") and "metric.net_revenue.v2" in r.stdout
+
+
+def test_ask_json(db):
+    r = cli("ask", "--db", db, "--role", "analyst", "--date", "2024-06-30", "--json", "What does net revenue mean?")
+    env = json.loads(r.stdout)
+    assert env["behavior"] == "answer" and env["selected"][0]["evidence_id"] == "metric.net_revenue.v1"
+    assert env["trace"] and env["catalog_revision"]
+
+
+def test_every_behavior_exits_zero(db):
+    for q in ("What is net revenue?", "What is zebra margin?", "What is CLV?"):
+        assert cli("ask", "--db", db, "--role", "analyst", q).returncode == 0
+
+
+def test_period_flag(db):
+    r = cli("ask", "--db", db, "--role", "analyst", "--period", "2025-01-01..2025-12-31", "--json", "churn definition")
+    assert json.loads(r.stdout)["behavior"] == "split"
+
+
+def test_batch_keeps_input_order(db, tmp_path):
+    lines = [{"question": "What is net revenue?", "role": "analyst", "date": "2024-06-30"},
+             {"question": "What is net revenue?", "role": "analyst"},
+             {"question": "Is raw_shop.orders fresh?", "role": "finance", "at": "2026-11-29T12:00:00Z"},
+             {"question": "What is CAC?", "role": "marketing", "date": "2025-01-31"}]
+    batch = tmp_path / "q.jsonl"
+    batch.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    r = cli("ask", "--db", db, "--batch", str(batch))
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [e["behavior"] for e in out] == ["answer", "clarify", "answer", "answer"]
+    assert [e["role"] for e in out] == ["analyst", "analyst", "finance", "marketing"]
+
+
+@pytest.mark.parametrize("args", [
+    ["ask", "--role", "ceo", "What is net revenue?"],
+    ["ask", "--role", "analyst", "--date", "2025-02-30", "q"],
+    ["ask", "--role", "analyst", "--period", "2025-12-31..2025-01-01", "q"],
+    ["ask", "--role", "analyst"],
+])
+def test_bad_usage_exits_two(db, args):
+    r = cli(args[0], "--db", db, *args[1:])
+    assert r.returncode == 2
+    assert "error" in r.stderr.lower()
+
+
+def test_batch_with_unknown_role_prints_nothing(db, tmp_path):
+    batch = tmp_path / "q.jsonl"
+    batch.write_text(json.dumps({"question": "q", "role": "analyst"}) + "\n" + json.dumps({"question": "q", "role": "ceo"}))
+    r = cli("ask", "--db", db, "--batch", str(batch))
+    assert r.returncode == 2 and r.stdout == "" and "ceo" in r.stderr
+
+
+def test_missing_database(tmp_path):
+    r = cli("ask", "--db", str(tmp_path / "none.duckdb"), "--role", "analyst", "q")
+    assert r.returncode == 2 and "ingest" in r.stderr
