@@ -1,7 +1,9 @@
 """AsOf core: which definition of a metric applied on a date, for this requester, with evidence.
 
-Flow of one question (file names follow it): access (store.visible_evidence) -> intent / dates
--> entities -> resolve -> lineage / freshness -> envelope -> render.
+Flow of one question (ask.py runs it; file names follow it):
+  access (the role's view) -> intent / dates -> entities -> resolve -> lineage / freshness
+  -> envelope -> render.
+Catalogs come in through load (validation) and store (DuckDB).
 """
 from .config import apply_offline_env
 

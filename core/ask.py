@@ -8,20 +8,25 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
 from . import lineage as lineage_mod
-from .catalog import Evidence, Kind
-from .entities import ROLE_PRIORITY, Entity, Match, bare_head_matches, build_entities, match_entities, rank
+from .access import Visible
+from .catalog import Evidence
+from .entities import ROLE_PRIORITY, Entity, Match, bare_head_matches, match_entities, rank
 from .envelope import (Behavior, Clarify, ClarifyOption, Conflict, Envelope, EvidenceRef, Lineage, SubPeriod,
                        TraceStep)
 from .freshness import source_freshness
 from .intent import Intent, parse_intent
 from .resolve import (backing_model, by_version, conflict_candidates, conflict_for, governing_versions,
-                      in_effect, interval_text, overlapping, retrievable, segments, version_name)
+                      in_effect, interval_text, retrievable, segments, version_name)
 from .store import Store
 from .text import tokenize
 
 
 class UnknownRole(ValueError):
     pass
+
+
+NOT_FOUND = ("I can't find that in the catalog you have access to. It may not exist, or it may not be shared "
+             "with your role.")
 
 
 @dataclass
@@ -36,11 +41,10 @@ class Question:
 @dataclass
 class _Run:
     q: Question
-    visible: list[Evidence]
+    view: Visible
     intent: Intent
     revision: str
     at: datetime
-    store: Store
     trace: list[TraceStep] = field(default_factory=list)
     day: date | None = None
     period: tuple[date, date] | None = None
@@ -68,26 +72,21 @@ def ask(store: Store, q: Question, now: datetime | None = None) -> Envelope:
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
     intent = parse_intent(q.text)
-    run = _Run(q=q, visible=[], intent=intent, revision=store.revision, at=at, store=store)
-
-    # 1. Authorization first: nothing after this line sees an object outside the role's ACL.
-    visible = store.visible_evidence(q.role)
-    run.step("authorization", f"{len(visible)} objects visible to role {q.role}")
+    # 1. Authorization first: everything after reads the catalog only through the role's view.
+    view = store.visible(q.role)
+    run = _Run(q=q, view=view, intent=intent, revision=store.revision, at=at)
+    run.step("authorization", f"{view.count} objects visible to role {q.role}")
 
     # 2. When: reporting date or period, and the evaluation time for freshness.
     clarify = _decide_when(run)
     if clarify:
         return clarify
-    check_day = run.day or (run.period[0] if run.period else run.at.date())
-    run.visible = [e for e in visible if retrievable(e, check_day)]
-
     # 3. Which entity.
-    entities = build_entities(run.visible)
-    picked = _pick_entity(run, entities)
+    picked = _pick_entity(run, view.entities)
     if isinstance(picked, Envelope):
         return picked
     primary, matches, toks = picked
-    return _resolve(run, entities, primary, matches, toks)
+    return _resolve(run, view.entities, primary, matches, toks)
 
 
 def _decide_when(run: _Run) -> Envelope | None:
@@ -159,22 +158,8 @@ def _clarify(run: _Run, question: str, options: list[ClarifyOption], why: str, *
     return run.envelope(Behavior.clarify, question, clarify=Clarify(question=question, options=options), **kw)
 
 
-def _related(a: str, b: str, visible: list[Evidence]) -> bool:
-    """Two entities are one chain when a link or a direct lineage edge joins any of their versions.
-
-    One hop only: everything is connected through shared staging models somewhere, and "revenue and
-    churn" are two questions, not one.
-    """
-    ent = {e.evidence_id: e.entity_id for e in visible}
-    pairs = set()
-    for e in visible:
-        pairs |= {(e.entity_id, ent.get(t, t)) for _, t in e.link_targets()}
-        pairs |= {(ent.get(x.upstream, x.upstream), ent.get(x.downstream, x.downstream)) for x in e.edges}
-    return (a, b) in pairs or (b, a) in pairs
-
-
 def _pick_entity(run: _Run, entities: dict[str, Entity]):
-    matches, toks = match_entities(run.q.text, entities, run.intent.excluded_spans)
+    matches, toks = match_entities(run.q.text, entities, run.view.phrases, run.intent.excluded_spans)
     topic = [m for m in matches if entities[m.entity_id].is_topic]
     if not topic:
         topic = [m for m in bare_head_matches(toks, entities, matches)]
@@ -186,12 +171,13 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
             run.step("refuse", "the request asks to step outside policy: " + ", ".join(run.intent.overrides))
             return run.envelope(Behavior.refuse, _refusal(run))
         run.step("entity", "no visible entity matches the question")
-        return run.envelope(Behavior.not_found_or_not_authorized,
-                            "I can't find that in the catalog you have access to. It may not exist, or it may not "
-                            "be shared with your role.")
-    ids = rank(run.q.text, entities, ids)
+        return run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
+    ids = rank(run.view.bm25_scores(run.q.text, ids), entities, ids)
     lead = min(ids, key=lambda i: ROLE_PRIORITY.get(entities[i].role, 9))
-    unrelated = [i for i in ids if i != lead and not _related(lead, i, run.visible)]
+    # One hop only: everything connects through shared staging models somewhere, and "revenue and
+    # churn" are two questions, not one.
+    linked = run.view.linked_entities(lead) if len(ids) > 1 else set()
+    unrelated = [i for i in ids if i != lead and i not in linked]
     if unrelated:
         options = [ClarifyOption(label=f"{entities[i].label} ({i})", entity_id=i) for i in ids]
         return _clarify(run, "Your question matches several things. Which one do you mean?", options,
@@ -217,7 +203,11 @@ def _version_requests(run: _Run, matches: list[Match], toks, primary: Entity) ->
 
 
 def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, toks) -> Envelope:
-    objs = [e for e in run.visible if e.entity_id == primary.entity_id]
+    check_day = run.day or (run.period[0] if run.period else run.at.date())
+    objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, check_day)]
+    if not objs:
+        run.step("entity", f"{primary.entity_id} has no object that may still be retrieved (retired or expired)")
+        return run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
     versions = governing_versions(objs, primary.role)
     requested = _version_requests(run, matches, toks, primary)
     named_docs = _named_documents(run, entities, matches, primary)
@@ -324,7 +314,7 @@ def _choose_for_period(run: _Run, primary: Entity, versions: list[Evidence], con
         last = b - timedelta(days=1)
         if vs:
             v = vs[0]
-            model, _ = backing_model(v, a, run.visible)
+            model, _ = backing_model(v, a, run.view)
             sel = [EvidenceRef.of(v, "definition")] + ([EvidenceRef.of(model, "model")] if model else [])
             splits.append(SubPeriod(start=a, end=b, behavior=Behavior.answer, selected=sel,
                                     verdict=f"{a} to {last}: {version_name(v)} ({interval_text(v)})"))
@@ -347,15 +337,14 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
     selected = [EvidenceRef.of(chosen, "definition")]
     starts = [chosen.evidence_id]
     if primary.role == "metric":
-        model, why = backing_model(chosen, day, run.visible)
+        model, why = backing_model(chosen, day, run.view)
         run.step("backing model", f"{model.evidence_id}: {why}" if model else why)
         if model:
             selected.append(EvidenceRef.of(model, "model"))
             starts.append(model.evidence_id)
             label = requested.get(model.entity_id)
             if label and (model.version or "").lstrip("vV") != label.lstrip("vV"):
-                asked_for = by_version(governing_versions(
-                    [e for e in run.visible if e.entity_id == model.entity_id], "model"), label)
+                asked_for = by_version(governing_versions(run.view.entity_objects(model.entity_id), "model"), label)
                 if asked_for:
                     extra.append(asked_for)
                 run.notes.append(f"You asked about model version {label}, but the version backing "
@@ -366,16 +355,16 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
     missing = ""
     lineage = Lineage()
     if primary.role in ("metric", "model", "source"):
-        lineage = lineage_mod.upstream(run.store, run.q.role, starts, run.visible, day)
+        lineage = lineage_mod.upstream(run.view, starts, day)
         used = list(dict.fromkeys(e.evidence_id for e in lineage.edges))
-        by_id = {e.evidence_id: e for e in run.visible}
-        selected += [EvidenceRef.of(by_id[u], "lineage") for u in used]
+        selected += [EvidenceRef.of(e, "lineage") for e in run.view.by_ids(used) if e.evidence_id in used]
         run.step("lineage", f"{len(lineage.edges)} upstream edge(s) from {', '.join(starts)} via "
                  f"{', '.join(used) or 'no lineage evidence'}; raw sources: {', '.join(lineage.raw_sources) or 'none'}")
         if "lineage" in aspects and primary.role != "source" and not lineage.edges:
             missing = "no lineage evidence is recorded for it"
     sources = [primary.entity_id] if primary.role == "source" else lineage.raw_sources
-    fresh = [f for f in (source_freshness(s, run.visible, run.at, day or run.at.date()) for s in sources) if f]
+    fresh = [f for f in (source_freshness(s, run.view.freshness_objects(s), run.at, day or run.at.date())
+                         for s in sources) if f]
     if fresh:
         run.step("freshness", "; ".join(f"{f.source}: {f.status}" + (f" ({f.age_hours} h old)" if f.age_hours is not None else "")
                                         for f in fresh) + f" at {run.at.isoformat()}")
@@ -415,19 +404,17 @@ def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Eviden
 
 def _named_documents(run: _Run, entities: dict[str, Entity], matches: list[Match], primary: Entity) -> list[Evidence]:
     """Documents the question names: by title, or by a document word ('the wiki', 'the draft', 'the note')."""
-    named_entities = {m.entity_id for m in matches if entities[m.entity_id].role == "document"}
-    out = [e for e in run.visible if e.entity_id in named_entities]
+    named_entities = sorted({m.entity_id for m in matches if entities[m.entity_id].role == "document"})
+    out = {e.evidence_id: e for ent in named_entities for e in run.view.entity_objects(ent)}
     nouns = run.intent.doc_nouns
     if nouns:
-        for e in run.visible:
-            if e.governs or e in out:
-                continue
+        for e in run.view.documents_about(primary.entity_id):
             words = {t.norm for t in tokenize(f"{e.title} {e.kind.value} {e.lifecycle.value} {e.authority_class or ''}")}
-            if nouns & words and (e.entity_id == primary.entity_id or _related(primary.entity_id, e.entity_id, run.visible)):
-                out.append(e)
+            if nouns & words:
+                out.setdefault(e.evidence_id, e)
     if out:
-        run.step("conflict evidence", "named in the question: " + ", ".join(e.evidence_id for e in out))
-    return out
+        run.step("conflict evidence", "named in the question: " + ", ".join(out))
+    return list(out.values())
 
 
 def _finish(run: _Run, behavior: Behavior, verdict: str, **kw) -> Envelope:

@@ -10,9 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rank_bm25 import BM25Okapi
-
-from .catalog import DOCUMENT_KINDS, Evidence, Kind
+from .catalog import DOCUMENT_KINDS, Kind
 from .text import STOPWORDS, Token, is_qualifier, tokenize, words
 
 KIND_PREFIXES = {"metric", "model", "source", "lineage", "doc", "docs", "policy", "freshness", "note", "notes",
@@ -89,47 +87,50 @@ def id_phrases(entity_id: str) -> list[tuple[str, ...]]:
     return out
 
 
-def build_entities(evidence: list[Evidence]) -> dict[str, Entity]:
-    grouped: dict[str, list[Evidence]] = {}
-    for ev in evidence:
-        grouped.setdefault(ev.entity_id, []).append(ev)
+def build_entity_index(rows) -> dict[str, Entity]:
+    """Entities from light rows (evidence_id, entity_id, kind, title, authority, lifecycle, aliases)."""
+    grouped: dict[str, list] = {}
+    for row in rows:
+        grouped.setdefault(row[1], []).append(row)
     out: dict[str, Entity] = {}
     for entity_id, objs in grouped.items():
-        kinds = {o.kind for o in objs}
+        kinds = {Kind(r[2]) for r in objs}
         role = _role(kinds)
         names = id_phrases(entity_id)
-        for o in objs:
-            names += [_phrase(a) for a in o.aliases]
-            if role == "document" or o.kind not in DOCUMENT_KINDS:
-                names.append(_phrase(_clean_title(o.title)))
+        for _, _, kind, title, _, _, aliases in objs:
+            names += [_phrase(a) for a in aliases]
+            if role == "document" or Kind(kind) not in DOCUMENT_KINDS:
+                names.append(_phrase(_clean_title(title)))
         names = [n for n in dict.fromkeys(names) if n and any(w not in STOPWORDS for w in n)]
-        main = next((o for o in objs if o.governs), objs[0])
+        main = next((r for r in objs if r[4] == "authoritative" and r[5] not in ("draft", "retired")), objs[0])
         out[entity_id] = Entity(entity_id, role, names, head=id_phrases(entity_id)[0][-1],
-                                label=_label(entity_id, main.title))
+                                label=_label(entity_id, main[3]))
     return out
 
 
-def _find_phrase(tokens: list[str], phrase: tuple[str, ...]) -> list[int]:
-    n = len(phrase)
-    return [i for i in range(len(tokens) - n + 1) if tuple(tokens[i:i + n]) == phrase]
+MAX_NAME_WORDS = 8
 
 
-def match_entities(question: str, entities: dict[str, Entity], exclude_spans: list[tuple[int, int]] = ()) -> tuple[list[Match], list[Token]]:
+def match_entities(question: str, entities: dict[str, Entity], phrases: dict[tuple[str, ...], set[str]],
+                   exclude_spans: list[tuple[int, int]] = ()) -> tuple[list[Match], list[Token]]:
     """Phrase matches of entity names in the question, longest first, overlaps removed.
 
-    `exclude_spans` are character spans already explained (dates, versions) that no name may use.
+    `phrases` maps each name to its entities, so the cost follows the question's length, not the
+    catalog's size. `exclude_spans` are character spans already explained (dates, versions).
     """
     toks = [t for t in tokenize(question) if not any(s <= t.start < e for s, e in exclude_spans)]
     norms = [t.norm for t in toks]
     found: list[Match] = []
-    for ent in entities.values():
-        for name in ent.names:
-            for i in _find_phrase(norms, name):
+    for i in range(len(norms)):
+        for n in range(1, min(MAX_NAME_WORDS, len(norms) - i) + 1):
+            name = tuple(norms[i:i + n])
+            for entity_id in sorted(phrases.get(name, ())):
+                ent = entities[entity_id]
                 # An alias that is just the head noun ("revenue") obeys the bare-noun rule:
                 # "recognized revenue" names something else.
                 if name == (ent.head,) and i > 0 and is_qualifier(norms[i - 1]):
                     continue
-                found.append(Match(ent.entity_id, i, i + len(name), True))
+                found.append(Match(entity_id, i, i + n, True))
     # Longer spans win: "net revenue" beats an alias "revenue" of another entity inside it.
     found.sort(key=lambda m: (-(m.end - m.start), m.start))
     kept: list[Match] = []
@@ -143,8 +144,9 @@ def bare_head_matches(toks: list[Token], entities: dict[str, Entity], used: list
     """A metric's head noun standing alone ("the wiki says revenue is ..."), with no qualifier before it."""
     out: list[Match] = []
     norms = [t.norm for t in toks]
+    present = set(norms)
     for ent in entities.values():
-        if ent.role != "metric" or not ent.head:
+        if ent.role != "metric" or ent.head not in present:
             continue
         for i, word in enumerate(norms):
             if word != ent.head or any(u.start <= i < u.end for u in used):
@@ -156,11 +158,6 @@ def bare_head_matches(toks: list[Token], entities: dict[str, Entity], used: list
     return out
 
 
-def rank(question: str, entities: dict[str, Entity], candidates: list[str]) -> list[str]:
-    """Order candidate entity ids by BM25 over their names (ties keep catalog order)."""
-    if len(candidates) < 2:
-        return list(candidates)
-    ids = list(entities)
-    corpus = [[w for n in entities[i].names for w in n] + words(i) for i in ids]
-    scores = dict(zip(ids, BM25Okapi(corpus).get_scores(words(question))))
+def rank(scores: dict[str, float], entities: dict[str, Entity], candidates: list[str]) -> list[str]:
+    """Order candidate entity ids by their BM25 score over names (ties: role priority, then id)."""
     return sorted(candidates, key=lambda c: (-scores.get(c, 0.0), ROLE_PRIORITY.get(entities[c].role, 9), c))

@@ -3,15 +3,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from .catalog import Authority, Evidence, Kind, Lifecycle
+from .access import Visible
+from .catalog import Evidence, Kind
 from .envelope import Lineage, LineageEdge, LineageNode
-from .store import Store
-
-
-def edge_evidence(visible: list[Evidence], day: date | None) -> list[str]:
-    """Lineage-bearing objects that may be used: visible, not drafts or untrusted, in effect on the day."""
-    return [e.evidence_id for e in visible if e.edges and e.authority is Authority.authoritative
-            and e.lifecycle not in (Lifecycle.draft, Lifecycle.retired) and (day is None or e.valid_on(day))]
 
 
 def _node(node_id: str, by_id: dict[str, Evidence], by_entity: dict[str, Evidence]) -> LineageNode:
@@ -27,14 +21,16 @@ def _node(node_id: str, by_id: dict[str, Evidence], by_entity: dict[str, Evidenc
     return LineageNode(id=node_id, kind=kind, label=node_id.split(".", 1)[-1] if "." in node_id else node_id)
 
 
-def upstream(store: Store, role: str, starts: list[str], visible: list[Evidence], day: date | None) -> Lineage:
-    rows = store.upstream_closure(starts, edge_evidence(visible, day))
-    hidden = store.hidden_ids(role, {n for r in rows for n in r[:2]})
+def upstream(view: Visible, starts: list[str], day: date | None) -> Lineage:
+    rows = view.upstream(starts, day)
+    hidden = view.hidden_ids({n for r in rows for n in r[:2]})
     # An edge into something this role may not see stops there: its id must not reach the output.
     rows = [r for r in rows if r[0] not in hidden and r[1] not in hidden]
-    by_id = {e.evidence_id: e for e in visible}
+    nodes = {n for r in rows for n in r[:2]} | set(starts)
+    known = view.by_ids(sorted(nodes))
+    by_id = {e.evidence_id: e for e in known}
     by_entity: dict[str, Evidence] = {}
-    for e in visible:
+    for e in known:
         if e.governs:
             by_entity.setdefault(e.entity_id, e)
     node_ids = list(dict.fromkeys([s for s in starts if any(s == r[1] for r in rows)] +

@@ -74,26 +74,25 @@ def by_version(versions: list[Evidence], label: str) -> Evidence | None:
     return None
 
 
-def backing_model(metric: Evidence, day: date | None, visible: list[Evidence]) -> tuple[Evidence | None, str]:
+def backing_model(metric: Evidence, day: date | None, view) -> tuple[Evidence | None, str]:
     """The model behind a metric version: its explicit link, else a lineage edge into it; never 'latest'.
 
     A link to a model entity (not a version) takes the model version in effect on the day.
     """
-    by_id = {e.evidence_id: e for e in visible}
-    targets = metric.links.get("implemented_by", [])
-    for target in targets:
-        if target in by_id and by_id[target].governs and by_id[target].kind is Kind.model:
-            return by_id[target], f"linked by {metric.evidence_id} implemented_by"
-        models = governing_versions([e for e in visible if e.entity_id == target], "model")
-        when = day or metric.valid_from
-        chosen = in_effect(models, when) if when else models[-1:] if len(models) == 1 else []
+    when = day or metric.valid_from
+    for target in metric.links.get("implemented_by", []):
+        found = view.by_ids([target])
+        exact = [e for e in found if e.evidence_id == target and e.governs and e.kind is Kind.model]
+        if exact:
+            return exact[0], f"linked by {metric.evidence_id} implemented_by"
+        models = governing_versions([e for e in found if e.entity_id == target], "model")
+        chosen = in_effect(models, when) if when else models
         if len(chosen) == 1:
             return chosen[0], f"model entity {target} linked by {metric.evidence_id}; version in effect on {when}"
-    for e in visible:
-        for edge in e.edges:
-            up = by_id.get(edge.upstream)
-            if edge.downstream == metric.evidence_id and up is not None and up.kind is Kind.model and up.governs:
-                return up, f"lineage edge {up.evidence_id} -> {metric.evidence_id} in {e.evidence_id}"
+    for lineage_id, upstream in view.edge_models_into(metric.evidence_id):
+        up = [e for e in view.by_ids([upstream]) if e.evidence_id == upstream and e.kind is Kind.model and e.governs]
+        if up:
+            return up[0], f"lineage edge {upstream} -> {metric.evidence_id} in {lineage_id}"
     return None, "no implemented_by link or lineage edge names a visible model version"
 
 

@@ -104,6 +104,7 @@ class Store:
         if not self.path.exists():
             raise FileNotFoundError(f"no catalog database at {self.path}; run `python -m core ingest` first")
         self.con = duckdb.connect(str(self.path), read_only=True)
+        self._views: dict = {}
 
     def close(self) -> None:
         self.con.close()
@@ -123,30 +124,31 @@ class Store:
         return [r for (r,) in self.con.execute(
             "SELECT role FROM principals WHERE principal = ? ORDER BY role", [principal]).fetchall()]
 
-    def visible_evidence(self, role: str) -> list[Evidence]:
-        """Authorization happens here, in the query: rows whose ACL lacks the role never leave DuckDB."""
-        rows = self.con.execute(
-            "SELECT doc FROM evidence WHERE list_contains(acl, ?) ORDER BY evidence_id", [role]).fetchall()
-        return [Evidence.model_validate_json(doc) for (doc,) in rows]
+    def visible(self, role: str):
+        """The role's view (see access.Visible); cached, since the database is read-only here."""
+        from .access import Visible
+        if role not in self._views:
+            self._views[role] = Visible(self, role)
+        return self._views[role]
 
-    def all_evidence_for_review(self) -> list[Evidence]:
-        """Unscoped read, for governance tooling that runs as the catalog owner, never for answers."""
-        return [Evidence.model_validate_json(doc) for (doc,) in
-                self.con.execute("SELECT doc FROM evidence ORDER BY evidence_id").fetchall()]
+    def upstream_closure(self, starts: list[str], role: str, day, max_depth: int = 25) -> list[tuple]:
+        """Upstream lineage from `starts` over edges the role may see and that are in effect on `day`.
 
-    def upstream_closure(self, starts: list[str], edge_evidence: list[str], max_depth: int = 25) -> list[tuple]:
-        """Upstream lineage from `starts`, over edges of the given (already authorized) evidence only.
-
-        Returns (upstream, downstream, [evidence_ids carrying that edge], depth) rows. The path check and depth cap make
-        it terminate on cyclic graphs.
+        Only authoritative, non-draft lineage objects count. Returns (upstream, downstream,
+        [evidence_ids carrying that edge], depth) rows. The path check and depth cap make it
+        terminate on cyclic graphs.
         """
-        if not starts or not edge_evidence:
+        if not starts:
             return []
         return self.con.execute(
             """
             WITH RECURSIVE allowed AS (
-              SELECT DISTINCT upstream, downstream, evidence_id FROM lineage_edges
-              WHERE list_contains(?::VARCHAR[], evidence_id)),
+              SELECT DISTINCT l.upstream, l.downstream, l.evidence_id FROM lineage_edges l
+              JOIN evidence e USING (evidence_id)
+              WHERE list_contains(e.acl, ?) AND e.authority = 'authoritative'
+                AND e.lifecycle NOT IN ('draft', 'retired')
+                AND (?::DATE IS NULL OR ((e.valid_from IS NULL OR e.valid_from <= ?::DATE)
+                                         AND (e.valid_to IS NULL OR ?::DATE < e.valid_to)))),
             up(upstream, downstream, evidence_id, depth, path) AS (
               SELECT upstream, downstream, evidence_id, 1, [downstream, upstream] FROM allowed
               WHERE list_contains(?::VARCHAR[], downstream)
@@ -156,7 +158,7 @@ class Store:
               WHERE NOT list_contains(up.path, a.upstream) AND up.depth < ?)
             SELECT upstream, downstream, list(DISTINCT evidence_id ORDER BY evidence_id), min(depth) FROM up
             GROUP BY upstream, downstream ORDER BY 4, 1, 2
-            """, [edge_evidence, starts, max_depth]).fetchall()
+            """, [role, day, day, day, starts, max_depth]).fetchall()
 
     def hidden_ids(self, role: str, ids: set[str]) -> set[str]:
         """Which of these ids name objects the role may not see (used only to redact, never shown)."""

@@ -1,0 +1,114 @@
+"""Authorization: one role's view of the catalog. Every read below filters on the role in SQL.
+
+Nothing in the resolver, search or rendering reads DuckDB except through this view, so an object
+outside the role's ACL never reaches them. Reads are narrow (one entity, a few ids), so a question
+costs the same on a catalog of 100 or 100,000 objects.
+"""
+from __future__ import annotations
+
+from datetime import date
+from functools import cached_property
+
+from rank_bm25 import BM25Okapi
+
+from .catalog import Evidence
+from .entities import Entity, build_entity_index
+from .store import Store
+from .text import words
+
+
+class Visible:
+    def __init__(self, store: Store, role: str):
+        self.store, self.role, self.con = store, role, store.con
+
+    def _docs(self, where: str, params: list) -> list[Evidence]:
+        rows = self.con.execute(f"SELECT doc FROM evidence WHERE list_contains(acl, ?) AND ({where}) "
+                                "ORDER BY evidence_id", [self.role, *params]).fetchall()
+        return [Evidence.model_validate_json(doc) for (doc,) in rows]
+
+    @cached_property
+    def count(self) -> int:
+        return self.con.execute("SELECT count(*) FROM evidence WHERE list_contains(acl, ?)", [self.role]).fetchone()[0]
+
+    @cached_property
+    def entities(self) -> dict[str, Entity]:
+        rows = self.con.execute(
+            """SELECT e.evidence_id, e.entity_id, e.kind, e.title, e.authority, e.lifecycle,
+                      coalesce(list(a.alias) FILTER (WHERE a.alias IS NOT NULL), [])
+               FROM evidence e LEFT JOIN aliases a USING (evidence_id)
+               WHERE list_contains(e.acl, ?) AND e.lifecycle <> 'retired'
+               GROUP BY ALL ORDER BY e.evidence_id""", [self.role]).fetchall()
+        return build_entity_index(rows)
+
+    @cached_property
+    def phrases(self) -> dict[tuple[str, ...], set[str]]:
+        index: dict[tuple[str, ...], set[str]] = {}
+        for ent in self.entities.values():
+            for name in ent.names:
+                index.setdefault(name, set()).add(ent.entity_id)
+        return index
+
+    @cached_property
+    def _bm25(self) -> tuple[list[str], BM25Okapi]:
+        ids = list(self.entities)
+        corpus = [[w for n in self.entities[i].names for w in n] + words(i) for i in ids]
+        return ids, BM25Okapi(corpus or [[""]])
+
+    def bm25_scores(self, question: str, candidates: list[str]) -> dict[str, float]:
+        ids, bm25 = self._bm25
+        pos = {e: i for i, e in enumerate(ids)}
+        wanted = [pos[c] for c in candidates if c in pos]
+        scores = bm25.get_batch_scores(words(question), wanted) if wanted else []
+        return {ids[i]: float(s) for i, s in zip(wanted, scores)}
+
+    def entity_objects(self, entity_id: str) -> list[Evidence]:
+        return self._docs("entity_id = ?", [entity_id])
+
+    def by_ids(self, ids: list[str]) -> list[Evidence]:
+        if not ids:
+            return []
+        return self._docs("list_contains(?::VARCHAR[], evidence_id) OR list_contains(?::VARCHAR[], entity_id)",
+                          [list(ids), list(ids)])
+
+    def edge_models_into(self, node: str) -> list[tuple[str, str]]:
+        """(lineage evidence_id, upstream) for visible edges whose downstream is `node`."""
+        return self.con.execute(
+            """SELECT l.evidence_id, l.upstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
+               WHERE l.downstream = ? AND list_contains(e.acl, ?)""", [node, self.role]).fetchall()
+
+    def linked_entities(self, entity_id: str) -> set[str]:
+        """Entities one hop away through links or lineage edges carried by visible objects."""
+        rows = self.con.execute(
+            """WITH mine AS (SELECT evidence_id FROM evidence WHERE entity_id = ? AND list_contains(acl, ?)),
+                    ends AS (
+                      SELECT l.target AS other FROM links l JOIN evidence e USING (evidence_id)
+                        WHERE list_contains(e.acl, ?) AND (e.entity_id = ? )
+                      UNION SELECT e.entity_id FROM links l JOIN evidence e USING (evidence_id)
+                        WHERE list_contains(e.acl, ?) AND (l.target = ? OR l.target IN (SELECT * FROM mine))
+                      UNION SELECT l.upstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
+                        WHERE list_contains(e.acl, ?) AND (l.downstream = ? OR l.downstream IN (SELECT * FROM mine))
+                      UNION SELECT l.downstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
+                        WHERE list_contains(e.acl, ?) AND (l.upstream = ? OR l.upstream IN (SELECT * FROM mine)))
+               SELECT DISTINCT coalesce(x.entity_id, ends.other) FROM ends
+               LEFT JOIN evidence x ON x.evidence_id = ends.other AND list_contains(x.acl, ?)""",
+            [entity_id, self.role, self.role, entity_id, self.role, entity_id, self.role, entity_id,
+             self.role, entity_id, self.role]).fetchall()
+        return {r for (r,) in rows if r and r != entity_id}
+
+    def documents_about(self, entity_id: str) -> list[Evidence]:
+        """Non-governing objects of the entity, or linked to it (documents, superseded_by, conflicts_with)."""
+        return self._docs(
+            """(entity_id = ? OR evidence_id IN (
+                  SELECT l.evidence_id FROM links l WHERE l.target = ?
+                  OR l.target IN (SELECT evidence_id FROM evidence WHERE entity_id = ?)))
+               AND (authority <> 'authoritative' OR lifecycle IN ('draft', 'superseded', 'deprecated'))""",
+            [entity_id, entity_id, entity_id])
+
+    def freshness_objects(self, source: str) -> list[Evidence]:
+        return self._docs("evidence_id IN (SELECT evidence_id FROM freshness WHERE source = ?)", [source])
+
+    def upstream(self, starts: list[str], day: date | None) -> list[tuple]:
+        return self.store.upstream_closure(starts, self.role, day)
+
+    def hidden_ids(self, ids: set[str]) -> set[str]:
+        return self.store.hidden_ids(self.role, ids)
