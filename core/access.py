@@ -12,7 +12,7 @@ from functools import cached_property
 from rank_bm25 import BM25Okapi
 
 from .catalog import Evidence
-from .entities import Entity, build_entity_index
+from .entities import Entity, build_entity_index, head_index
 from .store import Store
 from .text import words
 
@@ -39,6 +39,10 @@ class Visible:
                WHERE list_contains(e.acl, ?) AND e.lifecycle <> 'retired'
                GROUP BY ALL ORDER BY e.evidence_id""", [self.role]).fetchall()
         return build_entity_index(rows)
+
+    @cached_property
+    def heads(self) -> dict[str, list[Entity]]:
+        return head_index(self.entities)
 
     @cached_property
     def phrases(self) -> dict[tuple[str, ...], set[str]]:

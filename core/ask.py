@@ -9,12 +9,15 @@ from datetime import date, datetime, timedelta, timezone
 
 from . import lineage as lineage_mod
 from .access import Visible
-from .catalog import Evidence
-from .entities import ROLE_PRIORITY, Entity, Match, bare_head_matches, match_entities, rank
-from .envelope import (Behavior, Clarify, ClarifyOption, Conflict, Envelope, EvidenceRef, Lineage, SubPeriod,
-                       TraceStep)
+from .catalog import Evidence, Kind
+from .entities import (ROLE_PRIORITY, Entity, Match, bare_head_matches, match_entities, qualified_head, rank,
+                       semantic_entities, SEMANTIC_ACCEPT, SEMANTIC_MARGIN,
+                       SEMANTIC_MIN_VECTOR)
+from .envelope import (Behavior, Clarify, ClarifyOption, Conflict, Envelope, EvidenceRef, Lineage, SearchHit,
+                       SubPeriod, TraceStep)
 from .freshness import source_freshness
 from .intent import Intent, parse_intent
+from .search import Searcher
 from .resolve import (backing_model, by_version, conflict_candidates, conflict_for, governing_versions,
                       in_effect, interval_text, retrievable, segments, version_name)
 from .store import Store
@@ -25,6 +28,7 @@ class UnknownRole(ValueError):
     pass
 
 
+SEARCH_K = 15
 NOT_FOUND = ("I can't find that in the catalog you have access to. It may not exist, or it may not be shared "
              "with your role.")
 
@@ -45,6 +49,7 @@ class _Run:
     intent: Intent
     revision: str
     at: datetime
+    searcher: Searcher | None = None
     trace: list[TraceStep] = field(default_factory=list)
     day: date | None = None
     period: tuple[date, date] | None = None
@@ -57,14 +62,17 @@ class _Run:
         ignored = []
         if self.intent.overrides:
             ignored = [f"request to {o.replace('_', ' ')}: not followed" for o in self.intent.overrides]
-        return Envelope(behavior=behavior, role=self.q.role, reporting_date=self.day,
+        index = self.searcher.status_for(self.q.role) if self.searcher else None
+        return Envelope(behavior=behavior, role=self.q.role, reporting_date=self.day, index=index,
                         period_start=self.period[0] if self.period else None,
                         period_end=self.period[1] if self.period else None, evaluated_at=self.at,
                         asked=sorted(self.intent.aspects), verdict=verdict, notes=self.notes,
                         ignored_instructions=ignored, trace=self.trace, catalog_revision=self.revision, **kw)
 
 
-def ask(store: Store, q: Question, now: datetime | None = None) -> Envelope:
+def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None) -> Envelope:
+    """Answer one question. `searcher` adds the semantic path and the conflict pass; without it the
+    answer comes from the catalog alone."""
     roles = [r.name for r in store.roles()]
     if q.role not in roles:
         raise UnknownRole(f"unknown role {q.role!r}; roles in this catalog: {', '.join(roles)}")
@@ -74,7 +82,8 @@ def ask(store: Store, q: Question, now: datetime | None = None) -> Envelope:
     intent = parse_intent(q.text)
     # 1. Authorization first: everything after reads the catalog only through the role's view.
     view = store.visible(q.role)
-    run = _Run(q=q, view=view, intent=intent, revision=store.revision, at=at)
+    run = _Run(q=q, view=view, intent=intent, revision=store.revision, at=at,
+               searcher=searcher if searcher and searcher.available else None)
     run.step("authorization", f"{view.count} objects visible to role {q.role}")
 
     # 2. When: reporting date or period, and the evaluation time for freshness.
@@ -154,6 +163,9 @@ def _when_label(day: date | None, period: tuple[date, date] | None) -> str:
 
 
 def _clarify(run: _Run, question: str, options: list[ClarifyOption], why: str, **kw) -> Envelope:
+    if run.intent.overrides:  # a request to step outside policy is refused before anything is asked back
+        run.step("refuse", "the request asks to step outside policy: " + ", ".join(run.intent.overrides))
+        return run.envelope(Behavior.refuse, _refusal(run), **kw)
     run.step("clarify", why)
     return run.envelope(Behavior.clarify, question, clarify=Clarify(question=question, options=options), **kw)
 
@@ -162,10 +174,16 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
     matches, toks = match_entities(run.q.text, entities, run.view.phrases, run.intent.excluded_spans)
     topic = [m for m in matches if entities[m.entity_id].is_topic]
     if not topic:
-        topic = [m for m in bare_head_matches(toks, entities, matches)]
+        topic = bare_head_matches(toks, run.view.heads, matches)
         if topic:
             run.step("entity", "matched by the bare head noun of a visible metric name, with no qualifier")
     ids = list(dict.fromkeys(m.entity_id for m in topic))
+    if run.searcher and (not ids or all(not m.full for m in topic)) and not qualified_head(toks, run.view.heads):
+        picked = _semantic_entity(run, entities, restrict=ids)
+        if isinstance(picked, Envelope):
+            return picked
+        if picked:
+            return entities[picked], matches, toks
     if not ids:
         if run.intent.overrides:
             run.step("refuse", "the request asks to step outside policy: " + ", ".join(run.intent.overrides))
@@ -185,6 +203,42 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
     run.step("entity", f"{lead} ({entities[lead].role}) named in the question"
              + (f"; related: {', '.join(i for i in ids if i != lead)}" if len(ids) > 1 else ""))
     return entities[lead], matches + topic, toks
+
+
+def _semantic_entity(run: _Run, entities: dict[str, Entity], restrict: list[str]):
+    """The semantic path: names, aliases and descriptions close to the question, inside the visible set.
+
+    Used when no name matched, or only bare head nouns did (then it chooses among those). Two close
+    candidates become a clarification, unless one is plainly what the question asks about.
+    """
+    ranked = semantic_entities(run.searcher, run.q.text, run.searcher.role_filter(run.q.role), entities)
+    if restrict:
+        ranked = [r for r in ranked if r[0] in restrict] or [(e, 0.0, 0.0) for e in restrict]
+        if len(ranked) == 1:
+            return ranked[0][0]
+    elif not ranked or ranked[0][1] < SEMANTIC_ACCEPT or ranked[0][2] < SEMANTIC_MIN_VECTOR:
+        if ranked:
+            run.step("entity", "semantic search found nothing close enough among visible entities")
+        return None
+    (best, score, _), rest = ranked[0], ranked[1:]
+    close = [r for r in rest if score - r[1] < SEMANTIC_MARGIN]
+    if close:
+        group = [best] + [e for e, _, _ in close]
+        fresh = {"freshness_status", "freshness_policy"} & run.intent.aspects
+        sources = [e for e in group if entities[e].role == "source"]
+        linked = run.view.linked_entities(best)
+        if fresh and len(sources) == 1:
+            best = sources[0]
+        elif all(e in linked for e in group[1:]):
+            best = min(group, key=lambda e: ROLE_PRIORITY.get(entities[e].role, 9))
+        else:
+            options = [ClarifyOption(label=f"{entities[e].label} ({e})", entity_id=e) for e in group]
+            return _clarify(run, "Your question is close to several things. Which one do you mean?", options,
+                            "semantic search: " + ", ".join(f"{e} ({sc:.2f})" for e, sc, _ in [ranked[0], *close])
+                            + " are too close to call")
+    run.step("entity", f"semantic match over visible names, aliases and descriptions: {best} "
+             f"(score {score:.2f}" + (f"; next {rest[0][0]} {rest[0][1]:.2f})" if rest else ")"))
+    return best
 
 
 def _refusal(run: _Run) -> str:
@@ -254,6 +308,10 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
     day = run.day or (run.period[0] if run.period else None)
     selected, lineage, fresh, missing = _expand(run, chosen, primary, requested, extra, day)
     found = conflicts([chosen], extra)
+    supporting: list[SearchHit] = []
+    if run.searcher:
+        more, supporting = _search_pass(run, primary, selected, found)
+        found += more
     verdict = _verdict(run, primary, chosen, versions, selected, fresh, found)
     behavior = Behavior.answer
     if missing:
@@ -261,7 +319,56 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
         verdict = (verdict if primary.role == "source"
                    else f"{verdict} But {missing}, so that part can't be answered.")
     return _finish(run, behavior, verdict, selected=selected, lineage=lineage, freshness=fresh,
-                   conflicts=found, **kw)
+                   conflicts=found, supporting=supporting, **kw)
+
+
+def _search_pass(run: _Run, primary: Entity, selected: list[EvidenceRef], conflicts: list[Conflict]):
+    """One hybrid search inside the visible set, split into conflict and supporting evidence.
+
+    A non-governing hit becomes conflict evidence only when it speaks to the same time and names the
+    entity; an authoritative hit is listed as supporting. Neither can change what governs.
+    """
+    hits = run.searcher.hybrid(run.q.text, f"{run.searcher.role_filter(run.q.role)} AND part = 'body' "
+                                           "AND lifecycle <> 'retired'", k=SEARCH_K)
+    known = {s.evidence_id for s in selected} | {c.evidence_id for c in conflicts}
+    ranked = [h for h in hits if h.evidence_id not in known]
+    live = {e.evidence_id: e for e in run.view.by_ids(list(dict.fromkeys(h.evidence_id for h in ranked)))}
+    check_day = run.day or (run.period[0] if run.period else run.at.date())
+    names = primary.names
+    more, supporting, seen = [], [], set()
+    for h in ranked:
+        ev = live.get(h.evidence_id)  # re-read from the live catalog: current text, current ACL
+        if ev is None or ev.evidence_id in seen or not retrievable(ev, check_day):
+            continue
+        seen.add(ev.evidence_id)
+        owner = run.view.entities.get(ev.entity_id)
+        if not ev.governs and (ev.entity_id == primary.entity_id or (owner and owner.role == "document")):
+            words = [t.norm for t in tokenize(f"{ev.title} {ev.text}")]
+            mentions = any(tuple(words[i:i + len(n)]) == n for n in names for i in range(len(words)))
+            # A page that says just "revenue" is about net revenue only if no other visible metric
+            # could be meant.
+            mentions = mentions or (primary.head in words and len(run.view.heads.get(primary.head, ())) == 1)
+            if mentions and ev.overlaps(*_window(run)):
+                c = conflict_for(ev, run.day, [], False)
+                c.why = "found by search: " + c.why.replace("the answer follows no authoritative evidence",
+                                                           "it does not govern")
+                more.append(c)
+        elif ev.governs and ev.entity_id != primary.entity_id and len(supporting) < 3:
+            supporting.append(SearchHit(evidence_id=ev.evidence_id, title=ev.title, kind=ev.kind.value,
+                                        authority=ev.authority.value, lifecycle=ev.lifecycle.value,
+                                        score=round(h.score, 4)))
+    if more or supporting:
+        run.step("search", "hybrid search in your visible set: "
+                 + ", ".join([f"{c.evidence_id} (conflict)" for c in more] + [s.evidence_id for s in supporting]))
+    return more, supporting
+
+
+def _window(run: _Run):
+    if run.period:
+        return run.period
+    if run.day:
+        return run.day, run.day + timedelta(days=1)
+    return None, None
 
 
 def _choose_without_date(run: _Run, primary: Entity, versions: list[Evidence], pinned, kw):

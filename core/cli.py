@@ -7,9 +7,13 @@ import sys
 from datetime import date, datetime, timezone
 
 from .ask import Question, UnknownRole, ask
+from .config import Settings
 from .dates import parse_period
+from .embed import Embedder
+from .index import commit_index, index_path, prepare_index
 from .load import CatalogError, load_catalog
 from .render import render_text
+from .search import open_searcher
 from .store import Store, write_catalog
 
 
@@ -68,9 +72,13 @@ def _ingest(args) -> int:
         return 2
     for warning in catalog.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    # Embed first: if that fails, neither the database nor the index has been touched.
+    prepared = prepare_index(catalog, args.db, Embedder(Settings.from_env().embed_model))
     revision = write_catalog(catalog, args.db, source=str(args.catalog))
+    report = commit_index(prepared)
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
-          f"(revision {revision})")
+          f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
+          f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted")
     return 0
 
 
@@ -80,6 +88,7 @@ def _question(role, text, day, period, at) -> Question:
 
 def _ask(args) -> int:
     store = Store(args.db)
+    searcher = open_searcher(store, Settings.from_env().embed_model)
     if args.batch:
         if args.question:
             raise ValueError("give either a question or --batch, not both")
@@ -98,12 +107,12 @@ def _ask(args) -> int:
                               _iso_datetime(item["at"]) if item.get("at") else args.at)
             except (ValueError, TypeError) as exc:
                 raise ValueError(f"{args.batch} line {n}: {exc}") from exc
-            out.append(ask(store, q))
+            out.append(ask(store, q, searcher=searcher))
         for env in out:
             print(env.model_dump_json())
         return 0
     if not args.question or not args.role:
         raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
-    env = ask(store, _question(args.role, args.question, args.date, args.period, args.at))
+    env = ask(store, _question(args.role, args.question, args.date, args.period, args.at), searcher=searcher)
     print(env.model_dump_json(indent=2) if args.json else render_text(env))
     return 0

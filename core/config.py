@@ -27,6 +27,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 class Settings(BaseModel):
     db_path: Path = REPO_ROOT / "data" / "build" / "demo.duckdb"
     demo_catalog: Path = REPO_ROOT / "data" / "demo"
+    # A sentence-transformers folder or name; None = the packaged all-MiniLM-L6-v2 weights.
+    embed_model: str | None = None
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -35,4 +37,6 @@ class Settings(BaseModel):
             values["db_path"] = Path(os.environ["ASOF_DB"])
         if os.environ.get("ASOF_CATALOG"):
             values["demo_catalog"] = Path(os.environ["ASOF_CATALOG"])
+        if os.environ.get("ASOF_EMBED_MODEL"):
+            values["embed_model"] = os.environ["ASOF_EMBED_MODEL"]
         return cls(**values)

@@ -8,9 +8,10 @@ become clarification questions instead.
 from __future__ import annotations
 
 import re
+from difflib import get_close_matches
 from dataclasses import dataclass, field
 
-from .catalog import DOCUMENT_KINDS, Kind
+from .catalog import DOCUMENT_KINDS, GOVERNING_KINDS, Kind
 from .text import STOPWORDS, Token, is_qualifier, tokenize, words
 
 KIND_PREFIXES = {"metric", "model", "source", "lineage", "doc", "docs", "policy", "freshness", "note", "notes",
@@ -26,6 +27,7 @@ class Entity:
     names: list[tuple[str, ...]] = field(default_factory=list)
     head: str | None = None
     label: str = ""
+    governed: bool = False  # has evidence that may govern an answer
 
     @property
     def is_topic(self) -> bool:
@@ -103,8 +105,10 @@ def build_entity_index(rows) -> dict[str, Entity]:
                 names.append(_phrase(_clean_title(title)))
         names = [n for n in dict.fromkeys(names) if n and any(w not in STOPWORDS for w in n)]
         main = next((r for r in objs if r[4] == "authoritative" and r[5] not in ("draft", "retired")), objs[0])
+        governed = any(r[4] == "authoritative" and r[5] not in ("draft", "retired")
+                       and Kind(r[2]) in GOVERNING_KINDS for r in objs)
         out[entity_id] = Entity(entity_id, role, names, head=id_phrases(entity_id)[0][-1],
-                                label=_label(entity_id, main[3]))
+                                label=_label(entity_id, main[3]), governed=governed)
     return out
 
 
@@ -140,24 +144,78 @@ def match_entities(question: str, entities: dict[str, Entity], phrases: dict[tup
     return kept, toks
 
 
-def bare_head_matches(toks: list[Token], entities: dict[str, Entity], used: list[Match]) -> list[Match]:
+def head_index(entities: dict[str, Entity]) -> dict[str, list[Entity]]:
+    """Metric entities by head noun ("revenue" -> net revenue, ...)."""
+    out: dict[str, list[Entity]] = {}
+    for ent in entities.values():
+        if ent.role == "metric" and ent.head:
+            out.setdefault(ent.head, []).append(ent)
+    return out
+
+
+# After a head noun these make it a modifier: "crm customers table" is about a table.
+NOUN_AFTER = {"table", "data", "dataset", "source", "feed", "model", "pipeline", "extract", "load"}
+
+
+def _qualified(norms: list[str], i: int, ent: Entity) -> bool:
+    before = norms[i - 1] if i > 0 else None
+    if before is None or not is_qualifier(before):
+        return False
+    name_words = {w for n in ent.names for w in n}
+    # A misspelt name word ("acitve customers") is not a different qualifier.
+    return before not in name_words and not get_close_matches(before, name_words, n=1, cutoff=0.75)
+
+
+def bare_head_matches(toks: list[Token], heads: dict[str, list[Entity]], used: list[Match]) -> list[Match]:
     """A metric's head noun standing alone ("the wiki says revenue is ..."), with no qualifier before it."""
     out: list[Match] = []
     norms = [t.norm for t in toks]
-    present = set(norms)
-    for ent in entities.values():
-        if ent.role != "metric" or ent.head not in present:
+    for i, word in enumerate(norms):
+        if any(u.start <= i < u.end for u in used):
             continue
-        for i, word in enumerate(norms):
-            if word != ent.head or any(u.start <= i < u.end for u in used):
-                continue
-            before = norms[i - 1] if i > 0 else None
-            if before is None or not is_qualifier(before) or any(before in n for n in ent.names):
+        for ent in heads.get(word, ()):
+            if not _qualified(norms, i, ent) and all(m.entity_id != ent.entity_id for m in out):
                 out.append(Match(ent.entity_id, i, i + 1, False))
-                break
     return out
+
+
+def qualified_head(toks: list[Token], heads: dict[str, list[Entity]]) -> bool:
+    """A visible metric's head noun with a foreign qualifier ("recognized revenue", "board revenue"):
+    the question names a metric this catalog does not show, so no similar name may stand in for it."""
+    norms = [t.norm for t in toks]
+    return any(_qualified(norms, i, ent) and (i + 1 >= len(norms) or norms[i + 1] not in NOUN_AFTER)
+               for i, word in enumerate(norms) for ent in heads.get(word, ()))
 
 
 def rank(scores: dict[str, float], entities: dict[str, Entity], candidates: list[str]) -> list[str]:
     """Order candidate entity ids by their BM25 score over names (ties: role priority, then id)."""
     return sorted(candidates, key=lambda c: (-scores.get(c, 0.0), ROLE_PRIORITY.get(entities[c].role, 9), c))
+
+
+
+# Semantic scores: best cosine similarity (MiniLM) of any of the entity's indexed rows, plus a small
+# full-text bonus relative to the best full-text hit. Calibrated on tests/paraphrases.yaml and on
+# questions about things the demo catalog does not hold (see tests/test_retrieval.py).
+SEMANTIC_ACCEPT = 0.53
+SEMANTIC_MIN_VECTOR = 0.40
+SEMANTIC_MARGIN = 0.025
+LEXICAL_WEIGHT = 0.15
+
+
+def semantic_entities(searcher, question: str, role_filter: str, entities: dict[str, Entity]) -> list[tuple[str, float, float]]:
+    """Visible topic entities ranked by (combined score, vector similarity), best first.
+
+    Only entities that could govern an answer are proposed: a guess that lands on a draft-only
+    metric helps nobody, and such metrics stay reachable by their names and aliases.
+    """
+    where = f"{role_filter} AND lifecycle <> 'retired'"
+    vec: dict[str, float] = {}
+    for h in searcher.vector(question, where, k=30):
+        vec[h.entity_id] = max(vec.get(h.entity_id, 0.0), h.score)
+    lex: dict[str, float] = {}
+    for h in searcher.text(question, where, k=30):
+        lex[h.entity_id] = max(lex.get(h.entity_id, 0.0), h.score)
+    top_lex = max(lex.values(), default=0.0) or 1.0
+    out = [(e, vec.get(e, 0.0) + LEXICAL_WEIGHT * lex.get(e, 0.0) / top_lex, vec.get(e, 0.0))
+           for e in set(vec) | set(lex) if e in entities and entities[e].is_topic and entities[e].governed]
+    return sorted(out, key=lambda t: (-t[1], t[0]))

@@ -119,6 +119,26 @@ class SubPeriod(BaseModel):
     verdict: str
 
 
+class SearchHit(BaseModel):
+    """Found by hybrid search inside the requester's visible set; supports, never governs."""
+    evidence_id: str
+    title: str
+    kind: str
+    authority: str
+    lifecycle: str
+    score: float
+
+
+class IndexStatus(BaseModel):
+    """The third clock: whether the search index reflects the catalog's content and permissions."""
+    status: str  # current | stale | absent
+    indexed_objects: int = 0
+    stale_content: list[str] = Field(default_factory=list)
+    stale_acl: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+    detail: str = ""
+
+
 class TraceStep(BaseModel):
     rule: str
     detail: str
@@ -141,6 +161,8 @@ class Envelope(BaseModel):
     freshness: list[FreshnessEntry] = Field(default_factory=list)
     clarify: Clarify | None = None
     splits: list[SubPeriod] = Field(default_factory=list)
+    supporting: list[SearchHit] = Field(default_factory=list)
+    index: IndexStatus | None = None
     notes: list[str] = Field(default_factory=list)
     ignored_instructions: list[str] = Field(default_factory=list)
     trace: list[TraceStep] = Field(default_factory=list)
@@ -151,6 +173,7 @@ class Envelope(BaseModel):
         ids |= {e.evidence_id for e in self.lineage.edges}
         ids |= {f.evidence_id for f in self.freshness if f.evidence_id}
         ids |= {f.policy_evidence_id for f in self.freshness if f.policy_evidence_id}
+        ids |= {h.evidence_id for h in self.supporting}
         for sp in self.splits:
             ids |= {s.evidence_id for s in sp.selected}
         return ids

@@ -21,6 +21,8 @@ def normalize(word: str) -> str:
         return w[:-3] + "y"
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
+    if len(w) > 5 and w.endswith("ed") and not w.endswith("eed"):
+        return w[:-2]  # "ordered" meets "order", "churned" meets "churn"
     return w
 
 

@@ -13,7 +13,10 @@ sys.path.insert(0, str(ROOT))
 import pytest  # noqa: E402
 
 from core.ask import Question, ask  # noqa: E402
+from core.embed import Embedder  # noqa: E402
+from core.index import build_index  # noqa: E402
 from core.load import load_catalog  # noqa: E402
+from core.search import Searcher  # noqa: E402
 from core.store import Store, write_catalog  # noqa: E402
 
 DEMO = ROOT / "data" / "demo"
@@ -22,24 +25,41 @@ SUITES = ROOT / "tests" / "suites"
 DEMO_AT = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 
 
-def _build(tmp_path_factory, name: str, source: Path) -> Store:
-    db = tmp_path_factory.mktemp(name) / f"{name}.duckdb"
-    write_catalog(load_catalog(source), db)
-    return Store(db)
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    return Embedder()
+
+
+def build(tmp_dir: Path, name: str, source: Path, embedder: Embedder) -> tuple[Store, Searcher]:
+    """Ingest like the CLI does: DuckDB catalog plus the LanceDB index beside it."""
+    db = tmp_dir / f"{name}.duckdb"
+    catalog = load_catalog(source)
+    write_catalog(catalog, db)
+    build_index(catalog, db, embedder, quiet=True)
+    store = Store(db)
+    return store, Searcher(store, embedder)
 
 
 @pytest.fixture(scope="session")
-def demo_store(tmp_path_factory) -> Store:
-    return _build(tmp_path_factory, "demo", DEMO)
+def demo(tmp_path_factory, embedder) -> tuple[Store, Searcher]:
+    return build(tmp_path_factory.mktemp("demo"), "demo", DEMO, embedder)
 
 
 @pytest.fixture(scope="session")
-def suite_stores(tmp_path_factory) -> dict[str, Store]:
-    return {s: _build(tmp_path_factory, f"suite_{s}", SUITES / f"suite_{s}.catalog.json") for s in ("a", "b")}
+def demo_store(demo) -> Store:
+    return demo[0]
+
+
+@pytest.fixture(scope="session")
+def suites(tmp_path_factory, embedder) -> dict[str, tuple[Store, Searcher]]:
+    return {s: build(tmp_path_factory.mktemp(f"suite_{s}"), f"suite_{s}", SUITES / f"suite_{s}.catalog.json", embedder)
+            for s in ("a", "b")}
 
 
 @pytest.fixture
-def ask_demo(demo_store):
+def ask_demo(demo):
+    store, searcher = demo
+
     def _ask(question: str, role: str = "analyst", day=None, period=None, at=DEMO_AT):
-        return ask(demo_store, Question(role=role, text=question, day=day, period=period, at=at))
+        return ask(store, Question(role=role, text=question, day=day, period=period, at=at), searcher=searcher)
     return _ask

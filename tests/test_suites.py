@@ -22,10 +22,13 @@ def test_gold_case_count():
     assert len(CASES) == 21
 
 
+@pytest.mark.parametrize("with_search", [True, False], ids=["hybrid", "catalog-only"])
 @pytest.mark.parametrize("suite,case", CASES, ids=[c["id"] for _, c in CASES])
-def test_gold_case(suite_stores, suite, case):
-    env = ask(suite_stores[suite], Question(role=case["role"], text=case["question"],
-                                            day=date.fromisoformat(case["date"]) if case["date"] else None), now=NOW)
+def test_gold_case(suites, suite, case, with_search):
+    store, searcher = suites[suite]
+    env = ask(store, Question(role=case["role"], text=case["question"],
+                              day=date.fromisoformat(case["date"]) if case["date"] else None), now=NOW,
+              searcher=searcher if with_search else None)
     assert env.behavior.value in case["behaviors"], env.verdict
     governing = {s.evidence_id for s in env.selected}
     assert set(case["governs"]) <= governing

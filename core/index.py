@@ -1,0 +1,154 @@
+"""The search index in LanceDB, next to the DuckDB file: object-aligned chunks with vectors and full text.
+
+Chunks follow objects, not token windows: a metric definition stays whole; long prose is split on
+sentence boundaries and every piece carries its parent's metadata. Re-ingest is incremental: an
+unchanged content_hash keeps its vector, removed objects are deleted, old versions stay.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from .catalog import Catalog, Evidence, Kind
+from .embed import Embedder
+from .entities import id_phrases
+
+TABLE = "chunks"
+MAX_CHUNK_CHARS = 800
+
+
+def index_path(db_path: str | Path) -> Path:
+    return Path(db_path).with_suffix(".lance")
+
+
+def schema(dim: int) -> pa.Schema:
+    return pa.schema([
+        ("chunk_id", pa.string()), ("evidence_id", pa.string()), ("entity_id", pa.string()),
+        ("part", pa.string()),  # "name": what the entity is called; "body": what it says
+        ("kind", pa.string()), ("authority", pa.string()), ("lifecycle", pa.string()),
+        ("valid_from", pa.date32()), ("valid_to", pa.date32()), ("acl", pa.list_(pa.string())),
+        ("content_hash", pa.string()), ("acl_revision", pa.string()), ("text", pa.string()),
+        ("vector", pa.list_(pa.float32(), dim)),
+    ])
+
+
+def _body(ev: Evidence) -> str:
+    parts = [ev.title]
+    if ev.metric:
+        m = ev.metric
+        parts.append(f"Formula: {m.formula}.")
+        parts += [f"{k}: {v}." for k, v in (("Grain", m.grain), ("Unit", m.unit), ("Time dimension", m.time_dimension)) if v]
+        if m.exclusions:
+            parts.append("Excludes " + ", ".join(m.exclusions) + ".")
+    if ev.model:
+        parts += [f"Relation {ev.model.relation}." if ev.model.relation else "",
+                  f"Grain: {ev.model.grain}." if ev.model.grain else "",
+                  ("Columns: " + ", ".join(ev.model.columns) + ".") if ev.model.columns else ""]
+    parts.append(ev.text)
+    return " ".join(p for p in parts if p)
+
+
+def _split(text: str) -> list[str]:
+    if len(text) <= MAX_CHUNK_CHARS:
+        return [text]
+    pieces, current = [], ""
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if current and len(current) + len(sentence) + 1 > MAX_CHUNK_CHARS:
+            pieces.append(current)
+            current = ""
+        current = f"{current} {sentence}".strip()
+    return pieces + ([current] if current else [])
+
+
+def chunks_of(ev: Evidence) -> list[tuple[str, str, str]]:
+    """(chunk_id, part, text) for one object."""
+    name = " ".join(id_phrases(ev.entity_id)[0])
+    also = f" Also called: {', '.join(ev.aliases)}." if ev.aliases else ""
+    first = re.split(r"(?<=[.!?])\s+", ev.text.strip())[0] if ev.text else ""
+    out = [(f"{ev.evidence_id}#name", "name", f"{ev.title}. {name}.{also} {first}".strip())]
+    body = _body(ev)
+    pieces = [body] if ev.kind is Kind.metric_definition else _split(body)
+    out += [(f"{ev.evidence_id}#{i}", "body", text) for i, text in enumerate(pieces)]
+    return out
+
+
+@dataclass
+class IndexReport:
+    chunks: int
+    embedded: int
+    reused: int
+    deleted: int
+
+
+def _progress(done: int, total: int) -> None:
+    print(f"  embedding {done}/{total} chunks", file=sys.stderr, flush=True)
+
+
+@dataclass
+class PreparedIndex:
+    """Rows with vectors, computed before anything is written, so an embedding failure writes nothing."""
+    path: Path
+    data: pa.Table
+    report: IndexReport
+
+
+def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> PreparedIndex:
+    """Rows for the whole catalog, embedding only chunks whose object's content_hash changed."""
+    import lancedb
+
+    path = index_path(db_path)
+    existing: dict[str, tuple[str, list[float]]] = {}
+    if path.exists():
+        db = lancedb.connect(str(path))
+        if TABLE in db.list_tables().tables:
+            old = db.open_table(TABLE).search().select(["chunk_id", "content_hash", "vector"]).limit(None).to_arrow()
+            existing = dict(zip(old["chunk_id"].to_pylist(),
+                                zip(old["content_hash"].to_pylist(), old["vector"].to_pylist())))
+    rows, to_embed = [], []
+    for ev in catalog.evidence:
+        for chunk_id, part, text in chunks_of(ev):
+            row = {"chunk_id": chunk_id, "evidence_id": ev.evidence_id, "entity_id": ev.entity_id, "part": part,
+                   "kind": ev.kind.value, "authority": ev.authority.value, "lifecycle": ev.lifecycle.value,
+                   "valid_from": ev.valid_from, "valid_to": ev.valid_to, "acl": ev.acl,
+                   "content_hash": ev.content_hash, "acl_revision": ev.acl_revision, "text": text, "vector": None}
+            prior = existing.get(chunk_id)
+            if prior and prior[0] == ev.content_hash:
+                row["vector"] = prior[1]
+            else:
+                to_embed.append(row)
+            rows.append(row)
+    long_run = len(to_embed) > 500 and not quiet
+    if long_run:
+        print(f"indexing: {len(to_embed)} chunks to embed, {len(rows) - len(to_embed)} reused", file=sys.stderr)
+    vectors = embedder.encode([r["text"] for r in to_embed], progress=_progress if long_run else None)
+    for row, vec in zip(to_embed, vectors):
+        row["vector"] = vec.tolist()
+    kept = {r["chunk_id"] for r in rows}
+    report = IndexReport(chunks=len(rows), embedded=len(to_embed), reused=len(rows) - len(to_embed),
+                         deleted=len(set(existing) - kept))
+    return PreparedIndex(path=path, data=pa.Table.from_pylist(rows, schema=schema(embedder.dim)), report=report)
+
+
+def commit_index(prepared: PreparedIndex) -> IndexReport:
+    """Upsert by chunk_id and delete what the catalog no longer has, in one LanceDB commit."""
+    import lancedb
+    from lancedb.index import FTS, LabelList
+
+    db = lancedb.connect(str(prepared.path))
+    if TABLE in db.list_tables().tables:
+        table = db.open_table(TABLE)
+        (table.merge_insert("chunk_id").when_matched_update_all().when_not_matched_insert_all()
+         .when_not_matched_by_source_delete().execute(prepared.data))
+    else:
+        table = db.create_table(TABLE, data=prepared.data)
+    table.create_index("text", config=FTS(), replace=True)
+    table.create_index("acl", config=LabelList(), replace=True)
+    return prepared.report
+
+
+def build_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> IndexReport:
+    return commit_index(prepare_index(catalog, db_path, embedder, quiet))
