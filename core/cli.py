@@ -41,6 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--batch", help="JSONL file of {question, role, date, period, at}; one envelope per line")
     a.add_argument("question", nargs="?")
 
+    e = sub.add_parser("eval", help="scorecards, produced by running the code on gold suites")
+    e.add_argument("--retrieval", nargs="+", metavar="SUITE", required=True,
+                   help="suite_a, suite_b, paraphrase, or all")
+    e.add_argument("--json", action="store_true", help="print rows and per-case details as JSON")
+
     r = sub.add_parser("roles", help="list the catalog's roles")
     r.add_argument("--db", required=True)
     return p
@@ -51,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "ingest":
             return _ingest(args)
+        if args.cmd == "eval":
+            return _eval(args)
         if args.cmd == "roles":
             store = Store(args.db)
             for role in store.roles():
@@ -115,4 +122,15 @@ def _ask(args) -> int:
         raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
     env = ask(store, _question(args.role, args.question, args.date, args.period, args.at), searcher=searcher)
     print(env.model_dump_json(indent=2) if args.json else render_text(env))
+    return 0
+
+
+def _eval(args) -> int:
+    from .evaluate import format_table, scorecard
+    results = scorecard(args.retrieval, Embedder(Settings.from_env().embed_model))
+    if args.json:
+        print(json.dumps({name: [{**r.as_dict(), "details": r.details} for r in rows]
+                          for name, rows in results.items()}, indent=2, default=str))
+    else:
+        print(format_table(results))
     return 0
