@@ -1,4 +1,6 @@
 """The CLI contract: ask, --json, --batch in input order, exit codes."""
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -8,8 +10,25 @@ import pytest
 from conftest import DEMO, ROOT
 
 
-def cli(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True, text=True, **kw)
+def run_module(*args):
+    """The real entry point, `python -m core`, in a fresh process."""
+    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+class Result:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def cli(*args):
+    from core.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's own usage errors
+            code = exc.code
+    return Result(code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +39,7 @@ def db(tmp_path_factory):
 
 
 def test_ask_human_readable(db):
-    r = cli("ask", "--db", db, "--role", "analyst", "--date", "2025-03-31", "What does net revenue mean?")
+    r = run_module("ask", "--db", db, "--role", "analyst", "--date", "2025-03-31", "What does net revenue mean?")
     assert r.returncode == 0
     assert r.stdout.startswith("[answer]") and "metric.net_revenue.v2" in r.stdout
 
@@ -42,14 +61,14 @@ def test_period_flag(db):
     assert json.loads(r.stdout)["behavior"] == "split"
 
 
-def test_batch_keeps_input_order(db, tmp_path):
+def test_batch_keeps_input_order_in_a_fresh_process(db, tmp_path):
     lines = [{"question": "What is net revenue?", "role": "analyst", "date": "2024-06-30"},
              {"question": "What is net revenue?", "role": "analyst"},
              {"question": "Is raw_shop.orders fresh?", "role": "finance", "at": "2026-11-29T12:00:00Z"},
              {"question": "What is CAC?", "role": "marketing", "date": "2025-01-31"}]
     batch = tmp_path / "q.jsonl"
     batch.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
-    r = cli("ask", "--db", db, "--batch", str(batch))
+    r = run_module("ask", "--db", db, "--batch", str(batch))
     assert r.returncode == 0, r.stderr
     out = [json.loads(x) for x in r.stdout.splitlines()]
     assert [e["behavior"] for e in out] == ["answer", "clarify", "answer", "answer"]
@@ -63,7 +82,7 @@ def test_batch_keeps_input_order(db, tmp_path):
     ["ask", "--role", "analyst"],
 ])
 def test_bad_usage_exits_two(db, args):
-    r = cli(args[0], "--db", db, *args[1:])
+    r = run_module(args[0], "--db", db, *args[1:]) if "ceo" in args else cli(args[0], "--db", db, *args[1:])
     assert r.returncode == 2
     assert "error" in r.stderr.lower()
 

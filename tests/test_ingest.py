@@ -1,13 +1,14 @@
 """Bad catalogs: a clear error naming file, evidence and field, exit 2, and the old database untouched."""
+import contextlib
 import hashlib
+import io
 import json
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import DEMO, ROOT
+from conftest import DEMO
 from core.load import CatalogError, load_catalog
 
 GOOD = {"evidence_id": "metric.a.v1", "entity_id": "metric.a", "kind": "metric_definition", "title": "A v1",
@@ -15,8 +16,21 @@ GOOD = {"evidence_id": "metric.a.v1", "entity_id": "metric.a", "kind": "metric_d
         "metric": {"formula": "SUM(x)"}}
 
 
+class Result:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True, text=True)
+    """The CLI in this process (its model stays loaded between calls); see test_cli for the real entry point."""
+    from core.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's own usage errors
+            code = exc.code
+    return Result(code, out.getvalue(), err.getvalue())
 
 
 def write(tmp_path, evidence, name="cat.json", roles=("analyst",)):
@@ -25,10 +39,18 @@ def write(tmp_path, evidence, name="cat.json", roles=("analyst",)):
     return path
 
 
-@pytest.fixture
-def existing_db(tmp_path):
-    db = tmp_path / "live.duckdb"
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory):
+    db = tmp_path_factory.mktemp("ingested") / "live.duckdb"
     assert cli("ingest", str(DEMO), "--db", str(db)).returncode == 0
+    return db
+
+
+@pytest.fixture
+def existing_db(tmp_path, ingested):
+    db = tmp_path / "live.duckdb"
+    shutil.copy(ingested, db)
+    shutil.copytree(ingested.with_suffix(".lance"), db.with_suffix(".lance"))
     return db
 
 
