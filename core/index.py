@@ -69,7 +69,9 @@ def chunks_of(ev: Evidence) -> list[tuple[str, str, str]]:
     name = " ".join(id_phrases(ev.entity_id)[0])
     also = f" Also called: {', '.join(ev.aliases)}." if ev.aliases else ""
     first = re.split(r"(?<=[.!?])\s+", ev.text.strip())[0] if ev.text else ""
-    out = [(f"{ev.evidence_id}#name", "name", f"{ev.title}. {name}.{also} {first}".strip())]
+    # Lineage objects and load observations are never what a question names: no name row.
+    out = [] if ev.kind in (Kind.lineage, Kind.freshness_observation) else [
+        (f"{ev.evidence_id}#name", "name", f"{ev.title}. {name}.{also} {first}".strip())]
     body = _body(ev)
     pieces = [body] if ev.kind is Kind.metric_definition else _split(body)
     out += [(f"{ev.evidence_id}#{i}", "body", text) for i, text in enumerate(pieces)]

@@ -41,6 +41,8 @@ class Searcher:
         self.store, self.embedder = store, embedder
         self.path = index_path(store.path)
         self._queries: dict = {}
+        self._filters: dict[str, str] = {}
+        self._status: dict[str, IndexStatus] = {}
 
     @cached_property
     def table(self):
@@ -57,7 +59,7 @@ class Searcher:
     # ---- the third clock: does the index reflect the catalog's content and permissions? ----
     @cached_property
     def _state(self) -> tuple[dict, dict]:
-        indexed = self.table.search().where("part = 'name'").select(
+        indexed = self.table.search().where("part = 'body' AND chunk_id LIKE '%#0'").select(
             ["evidence_id", "content_hash", "acl_revision", "acl"]).limit(None).to_arrow().to_pylist()
         live = self.store.con.execute("SELECT evidence_id, content_hash, acl_revision, acl FROM evidence").fetchall()
         return ({r["evidence_id"]: (r["content_hash"], r["acl_revision"], set(r["acl"])) for r in indexed},
@@ -65,6 +67,11 @@ class Searcher:
 
     def status_for(self, role: str) -> IndexStatus:
         """Index freshness as this role may see it: only ids the role can see are named."""
+        if role not in self._status:
+            self._status[role] = self._status_for(role)
+        return self._status[role]
+
+    def _status_for(self, role: str) -> IndexStatus:
         if not self.available:
             return IndexStatus(status="absent", detail="no search index; answers use the catalog only")
         indexed, live = self._state
@@ -79,6 +86,11 @@ class Searcher:
 
     def role_filter(self, role: str) -> str:
         """Pre-filter for one role from the live catalog: indexed ACL, minus revoked, plus granted."""
+        if role not in self._filters:
+            self._filters[role] = self._role_filter(role)
+        return self._filters[role]
+
+    def _role_filter(self, role: str) -> str:
         if role not in {r.name for r in self.store.roles()}:
             raise ValueError(f"unknown role {role!r}")
         indexed, live = self._state

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from .catalog import Catalog, Evidence, Role
 
@@ -92,8 +93,14 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
 
 
 def _many(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
-    if rows:
-        con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
+    """Bulk insert through Arrow: row-by-row executemany takes minutes on 100k objects."""
+    if not rows:
+        return
+    columns = [c for (c,) in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+        [table]).fetchall()]
+    batch = pa.Table.from_pylist([dict(zip(columns, r)) for r in rows])  # noqa: F841 (scanned by DuckDB)
+    con.execute(f"INSERT INTO {table} SELECT {', '.join(columns)} FROM batch")
 
 
 class Store:
