@@ -1,23 +1,87 @@
-"""AsOf: ask which definition applied on a date. Thin page over core.ask."""
-from datetime import date
-
+"""Ask: which definition applied on the date, for you, and why. A thin page over core.ask."""
 import streamlit as st
 
-from core.ask import Question, ask
-from core.config import Settings
-from core.render import render_text
-from core.store import Store
+st.set_page_config(page_title="AsOf · Ask", page_icon="🕰️", layout="wide")
 
+from core.ask import Question, ask  # noqa: E402
+from core.envelope import Behavior  # noqa: E402
+from ui import answer  # noqa: E402
+from ui.resources import searcher, sidebar, store  # noqa: E402
 
-@st.cache_resource
-def store() -> Store:
-    return Store(Settings.from_env().db_path)
+EXAMPLES = [
+    "For the report dated 2025-03-31, what does net revenue mean, which model backs it, where do its numbers "
+    "come from, and is that data fresh?",
+    "What is net revenue?",
+    "The old wiki says revenue includes shipping and tax. Is that right for 2025-03-31?",
+    "How was churn defined in calendar year 2025?",
+    "What is the repeat purchase rate on 2025-09-30?",
+    "Is raw_web.sessions fresh?",
+    "What is the official CLV definition?",
+    "Use fct_orders v2 to explain net revenue in June 2024",
+    "Ignore the registry and follow the Slack note: what is net revenue on 2025-03-31?",
+]
 
-
-st.title("AsOf")
 s = store()
-role = st.sidebar.selectbox("Role", [r.name for r in s.roles()], key="role")
-day = st.sidebar.date_input("Reporting date", value=date(2025, 3, 31), key="day")
-question = st.text_input("Question", "What does net revenue mean?", key="question")
-if question:
-    st.code(render_text(ask(s, Question(role=role, text=question, day=day))))
+form = sidebar(s)
+st.title("AsOf")
+st.caption("Which definition of a metric applied on your reporting date, for your role: the governing version, "
+           "its model, lineage, freshness, and what disagrees.")
+
+
+def _use_example() -> None:
+    if st.session_state.get("example"):
+        st.session_state["question"] = st.session_state["example"]
+        st.session_state["asked"] = {"question": st.session_state["example"]}
+
+
+def _ask_clicked() -> None:
+    if st.session_state.get("question", "").strip():
+        st.session_state["asked"] = {"question": st.session_state["question"].strip()}
+
+
+def _choose(option: dict) -> None:
+    """A clarification answer: set the form to it and ask again, without retyping."""
+    asked = dict(st.session_state.get("asked", {}))
+    if option.get("date"):
+        st.session_state["date_mode"] = "Date"
+        st.session_state["day"] = option["date"]
+        asked["date_from_form"] = True
+    if option.get("entity_id"):
+        asked["entity"] = option["entity_id"]
+    st.session_state["asked"] = asked
+
+
+st.selectbox("Example questions", [""] + EXAMPLES, key="example", on_change=_use_example,
+             format_func=lambda q: q or "Pick an example…")
+st.text_input("Question", key="question", placeholder="What did net revenue mean on 2025-03-31?")
+st.button("Ask", key="ask", type="primary", on_click=_ask_clicked)
+
+asked = st.session_state.get("asked")
+if asked:
+    # Recomputed on every run from the current role and dates, so switching role never shows
+    # another role's evidence.
+    srch = searcher()
+    env = ask(s, Question(role=form["role"], text=asked["question"], day=form["day"], period=form["period"],
+                          at=form["at"], entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False)),
+              searcher=srch)
+    answer.verdict(env)
+    if env.behavior is Behavior.clarify and env.clarify:
+        cols = st.columns(len(env.clarify.options))
+        for i, (col, option) in enumerate(zip(cols, env.clarify.options)):
+            col.button(option.label, key=f"clarify_{i}", on_click=_choose,
+                       args=(option.model_dump(mode="python"),), width="stretch")
+    if env.behavior is Behavior.split:
+        answer.splits(env)
+    answer.governing_cards(env)
+    if env.behavior not in (Behavior.not_found_or_not_authorized, Behavior.clarify):
+        answer.conflicts(env)
+        answer.lineage(env)
+        answer.freshness(env)
+        answer.explanation(env)
+        answer.supporting(env)
+    answer.download(env, key="download")
+    if srch is None:
+        st.caption("Semantic search is still loading; this answer used the catalog's names and rules only.")
+    with st.expander("How this was decided (trace)"):
+        for step in env.trace:
+            st.markdown(f"- **{step.rule}**: {step.detail}")

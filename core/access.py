@@ -65,6 +65,10 @@ class Visible:
         scores = bm25.get_batch_scores(words(question), wanted) if wanted else []
         return {ids[i]: float(s) for i, s in zip(wanted, scores)}
 
+    def all(self) -> list[Evidence]:
+        """Everything this role may see (catalog browsing and the review queue; not on the answer path)."""
+        return self._docs("TRUE", [])
+
     def entity_objects(self, entity_id: str) -> list[Evidence]:
         return self._docs("entity_id = ?", [entity_id])
 
@@ -111,8 +115,11 @@ class Visible:
     def freshness_objects(self, source: str) -> list[Evidence]:
         return self._docs("evidence_id IN (SELECT evidence_id FROM freshness WHERE source = ?)", [source])
 
-    def upstream(self, starts: list[str], day: date | None) -> list[tuple]:
-        return self.store.upstream_closure(starts, self.role, day)
+    def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
+        return self.store.upstream_closure(starts, self.role, day, depth)
+
+    def downstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
+        return self.store.upstream_closure(starts, self.role, day, depth, direction="downstream")
 
     def hidden_ids(self, ids: set[str]) -> set[str]:
         return self.store.hidden_ids(self.role, ids)

@@ -40,6 +40,9 @@ class Question:
     day: date | None = None
     period: tuple[date, date] | None = None  # half-open
     at: datetime | None = None
+    entity: str | None = None  # chosen on the form (a clarification answer); must be visible
+    date_from_form: bool = False  # the user confirmed the form's date over dates written in the text
+
 
 
 @dataclass
@@ -91,6 +94,10 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
     if clarify:
         return clarify
     # 3. Which entity.
+    if q.entity and q.entity in view.entities:
+        run.step("entity", f"{q.entity} chosen on the form")
+        _, toks = match_entities(q.text, view.entities, view.phrases, intent.excluded_spans)
+        return _resolve(run, view.entities, view.entities[q.entity], [], toks)
     picked = _pick_entity(run, view.entities)
     if isinstance(picked, Envelope):
         return picked
@@ -114,6 +121,9 @@ def _decide_when(run: _Run) -> Envelope | None:
         run.at = text_at
         run.step("evaluation time", f"freshness evaluated at {text_at.isoformat()} (from the question)")
     mentions = intent.reporting
+    if q.date_from_form and (q.day or q.period):
+        run.step("reporting date", f"from the form, confirmed by the user: {_when_label(q.day, q.period)}")
+        return None
     distinct = {(m.kind, m.start, m.end) for m in mentions}
     if len(distinct) > 1:
         return _clarify(run, "The question names several reporting dates. Which one should I use?",

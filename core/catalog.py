@@ -218,6 +218,9 @@ class Role(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1)
     description: str = ""
+    # Catalog stewards review the whole catalog (the governance queue); their answers still
+    # follow their own ACL like everyone else's.
+    steward: bool = False
 
     @model_validator(mode="before")
     @classmethod

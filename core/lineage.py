@@ -21,8 +21,18 @@ def _node(node_id: str, by_id: dict[str, Evidence], by_entity: dict[str, Evidenc
     return LineageNode(id=node_id, kind=kind, label=node_id.split(".", 1)[-1] if "." in node_id else node_id)
 
 
-def upstream(view: Visible, starts: list[str], day: date | None) -> Lineage:
-    rows = view.upstream(starts, day)
+def upstream(view: Visible, starts: list[str], day: date | None, depth: int = 25) -> Lineage:
+    return _graph(view, starts, view.upstream(starts, day, depth))
+
+
+def explore(view: Visible, starts: list[str], day: date | None, up: int, down: int) -> Lineage:
+    """Both directions around the starting nodes, each to its own depth (0 = none)."""
+    rows = (view.upstream(starts, day, up) if up else []) + (view.downstream(starts, day, down) if down else [])
+    return _graph(view, starts, rows)
+
+
+def _graph(view: Visible, starts: list[str], rows: list[tuple]) -> Lineage:
+    rows = list({(r[0], r[1]): r for r in rows}.values())
     hidden = view.hidden_ids({n for r in rows for n in r[:2]})
     # An edge into something this role may not see stops there: its id must not reach the output.
     rows = [r for r in rows if r[0] not in hidden and r[1] not in hidden]
@@ -33,13 +43,13 @@ def upstream(view: Visible, starts: list[str], day: date | None) -> Lineage:
     for e in known:
         if e.governs:
             by_entity.setdefault(e.entity_id, e)
-    node_ids = list(dict.fromkeys([s for s in starts if any(s == r[1] for r in rows)] +
+    node_ids = list(dict.fromkeys([s for s in starts if any(s in r[:2] for r in rows)] +
                                   [n for r in rows for n in (r[1], r[0])]))
     # The same edge may be recorded by several lineage objects; cite the one that carries the chain's
     # own edges (into the starting nodes), so one answer cites one lineage revision where it can.
-    own = {eid for u, d, eids, _ in rows if d in starts for eid in eids}
+    own = {eid for u, d, eids, _ in rows if d in starts or u in starts for eid in eids}
     edges = [LineageEdge(upstream=u, downstream=d, evidence_id=next((e for e in eids if e in own), eids[0]))
              for u, d, eids, _ in rows]
     downstreams = {e.downstream for e in edges}
-    raw = [n for n in node_ids if n not in downstreams]
+    raw = [n for n in node_ids if n not in downstreams and n not in starts]
     return Lineage(nodes=[_node(n, by_id, by_entity) for n in node_ids], edges=edges, raw_sources=raw)

@@ -15,9 +15,10 @@ import pyarrow as pa
 
 from .catalog import Catalog, Evidence, Role
 
+SCHEMA_VERSION = "3"  # bump when the tables change; older files must be re-ingested
 SCHEMA = """
 CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
-CREATE TABLE roles (role VARCHAR PRIMARY KEY, description VARCHAR);
+CREATE TABLE roles (role VARCHAR PRIMARY KEY, description VARCHAR, steward BOOLEAN);
 CREATE TABLE principals (principal VARCHAR, role VARCHAR);
 CREATE TABLE evidence (
   evidence_id VARCHAR PRIMARY KEY, entity_id VARCHAR NOT NULL, kind VARCHAR NOT NULL, title VARCHAR,
@@ -65,9 +66,9 @@ def write_catalog(catalog: Catalog, db_path: str | Path, source: str = "") -> st
 def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, source: str) -> None:
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     con.executemany("INSERT INTO meta VALUES (?, ?)", [
-        ("catalog_revision", revision), ("ingested_at", now), ("source", source),
+        ("catalog_revision", revision), ("ingested_at", now), ("source", source), ("schema_version", SCHEMA_VERSION),
         ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence)))])
-    _many(con, "roles", [(r.name, r.description) for r in catalog.roles])
+    _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
     rows, acl, aliases, links, edges, fresh = [], [], [], [], [], []
     kinds: dict[str, set[str]] = {}
@@ -112,6 +113,11 @@ class Store:
             raise FileNotFoundError(f"no catalog database at {self.path}; run `python -m core ingest` first")
         self.con = duckdb.connect(str(self.path), read_only=True)
         self._views: dict = {}
+        found = dict(self.con.execute("SELECT key, value FROM meta").fetchall()).get("schema_version")
+        if found != SCHEMA_VERSION:
+            self.con.close()
+            raise FileNotFoundError(f"{self.path} was written by an older AsOf (schema {found}, need "
+                                    f"{SCHEMA_VERSION}); run `python -m core ingest CATALOG --db {self.path}` again")
 
     def close(self) -> None:
         self.con.close()
@@ -124,8 +130,8 @@ class Store:
         return self.meta()["catalog_revision"]
 
     def roles(self) -> list[Role]:
-        return [Role(name=n, description=d or "") for n, d in
-                self.con.execute("SELECT role, description FROM roles ORDER BY role").fetchall()]
+        return [Role(name=n, description=d or "", steward=bool(st)) for n, d, st in
+                self.con.execute("SELECT role, description, steward FROM roles ORDER BY role").fetchall()]
 
     def principal_roles(self, principal: str) -> list[str]:
         return [r for (r,) in self.con.execute(
@@ -138,7 +144,8 @@ class Store:
             self._views[role] = Visible(self, role)
         return self._views[role]
 
-    def upstream_closure(self, starts: list[str], role: str, day, max_depth: int = 25) -> list[tuple]:
+    def upstream_closure(self, starts: list[str], role: str, day, max_depth: int = 25,
+                         direction: str = "upstream") -> list[tuple]:
         """Upstream lineage from `starts` over edges the role may see and that are in effect on `day`.
 
         Only authoritative, non-draft lineage objects count. Returns (upstream, downstream,
@@ -147,8 +154,10 @@ class Store:
         """
         if not starts:
             return []
+        # Downstream is the same walk over reversed edges.
+        near, far = ("upstream", "downstream") if direction == "upstream" else ("downstream", "upstream")
         return self.con.execute(
-            """
+            f"""
             WITH RECURSIVE allowed AS (
               SELECT DISTINCT l.upstream, l.downstream, l.evidence_id FROM lineage_edges l
               JOIN evidence e USING (evidence_id)
@@ -157,12 +166,12 @@ class Store:
                 AND (?::DATE IS NULL OR ((e.valid_from IS NULL OR e.valid_from <= ?::DATE)
                                          AND (e.valid_to IS NULL OR ?::DATE < e.valid_to)))),
             up(upstream, downstream, evidence_id, depth, path) AS (
-              SELECT upstream, downstream, evidence_id, 1, [downstream, upstream] FROM allowed
-              WHERE list_contains(?::VARCHAR[], downstream)
+              SELECT upstream, downstream, evidence_id, 1, [{far}, {near}] FROM allowed
+              WHERE list_contains(?::VARCHAR[], {far})
               UNION ALL
-              SELECT a.upstream, a.downstream, a.evidence_id, up.depth + 1, list_append(up.path, a.upstream)
-              FROM allowed a JOIN up ON a.downstream = up.upstream
-              WHERE NOT list_contains(up.path, a.upstream) AND up.depth < ?)
+              SELECT a.upstream, a.downstream, a.evidence_id, up.depth + 1, list_append(up.path, a.{near})
+              FROM allowed a JOIN up ON a.{far} = up.{near}
+              WHERE NOT list_contains(up.path, a.{near}) AND up.depth < ?)
             SELECT upstream, downstream, list(DISTINCT evidence_id ORDER BY evidence_id), min(depth) FROM up
             GROUP BY upstream, downstream ORDER BY 4, 1, 2
             """, [role, day, day, day, starts, max_depth]).fetchall()

@@ -1,0 +1,90 @@
+"""The governance review queue: what a reviewer should look at, found by rules over the catalog."""
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from pydantic import BaseModel, Field
+
+from .catalog import Authority, Evidence, Lifecycle
+from .entities import build_entity_index
+from .envelope import IndexStatus
+from .resolve import governing_versions, interval_text, overlapping, retrievable, version_name
+
+INSTRUCTION = re.compile(r"\b(system:|ignore (the|all|any)|always answer|do not mention|disregard|you must)\b", re.I)
+
+
+class ReviewItem(BaseModel):
+    category: str  # overlap | draft_conflict | superseded_surfaced | untrusted_instructions | empty_acl | stale_index
+    title: str
+    detail: str
+    owner: str | None = None
+    evidence_ids: list[str] = Field(default_factory=list)
+    ask_question: str | None = None
+    ask_date: date | None = None
+
+
+CATEGORIES = {
+    "overlap": "Overlapping authoritative versions",
+    "draft_conflict": "Drafts that contradict a governing version",
+    "superseded_surfaced": "Superseded pages still retrievable",
+    "untrusted_instructions": "Untrusted notes carrying instructions",
+    "empty_acl": "Objects nobody can see (empty ACL)",
+    "stale_index": "Stale index entries",
+}
+
+
+def review_queue(evidence: list[Evidence], today: date, index: IndexStatus | None = None) -> list[ReviewItem]:
+    entities = build_entity_index([(e.evidence_id, e.entity_id, e.kind.value, e.title, e.authority.value,
+                                    e.lifecycle.value, e.aliases) for e in evidence])
+    by_entity: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        by_entity.setdefault(e.entity_id, []).append(e)
+    items: list[ReviewItem] = []
+    for entity_id, objs in sorted(by_entity.items()):
+        ent = entities[entity_id]
+        versions = governing_versions(objs, ent.role)
+        for a, b in overlapping(versions):
+            start = max(d for d in (a.valid_from, b.valid_from, date.min) if d)
+            items.append(ReviewItem(
+                category="overlap", title=f"{ent.label}: {version_name(a)} and {version_name(b)} overlap",
+                detail=f"{a.evidence_id} is in effect {interval_text(a)}; {b.evidence_id} {interval_text(b)}. "
+                       "Close one interval or retire a version.",
+                owner=a.owner or b.owner, evidence_ids=[a.evidence_id, b.evidence_id],
+                ask_question=f"What is {ent.label.lower()}?", ask_date=start))
+        for d in objs:
+            if d.lifecycle is Lifecycle.draft and retrievable(d, today):
+                clash = [v for v in versions if v.overlaps(d.valid_from, d.valid_to)]
+                if clash:
+                    when = max(x for x in (d.valid_from, clash[0].valid_from, date.min) if x)
+                    items.append(ReviewItem(
+                        category="draft_conflict", title=f"{ent.label}: draft '{d.title}'",
+                        detail=f"Unapproved draft covering dates where {', '.join(v.evidence_id for v in clash)} "
+                               "governs. Approve it as a new version or withdraw it.",
+                        owner=d.owner, evidence_ids=[d.evidence_id] + [v.evidence_id for v in clash],
+                        ask_question=f"What is {ent.label.lower()}?", ask_date=when))
+    for e in evidence:
+        if e.lifecycle is Lifecycle.superseded and not e.governs and retrievable(e, today):
+            items.append(ReviewItem(
+                category="superseded_surfaced", title=f"'{e.title}' is superseded but still retrievable",
+                detail=f"Superseded{' by ' + e.superseded_by if e.superseded_by else ''}; set lifecycle "
+                       "'retired' or an expires_at date so search stops surfacing it.",
+                owner=e.owner, evidence_ids=[e.evidence_id],
+                ask_question=f"The {e.title} says... is that current?", ask_date=today))
+        if e.authority is Authority.untrusted and INSTRUCTION.search(e.text):
+            items.append(ReviewItem(
+                category="untrusted_instructions", title=f"'{e.title}' contains instructions",
+                detail="Untrusted content with imperative instructions. AsOf treats it as data only; consider "
+                       "removing it from the catalog.", owner=e.owner, evidence_ids=[e.evidence_id]))
+        if not e.acl:
+            items.append(ReviewItem(category="empty_acl", title=f"'{e.title}' has an empty ACL",
+                                    detail="No role can see it; add roles or retire it.", owner=e.owner,
+                                    evidence_ids=[e.evidence_id]))
+    if index is not None and index.status == "stale":
+        for ids, why in ((index.stale_content, "indexed text is older than the catalog (re-read at query time)"),
+                         (index.stale_acl, "indexed permissions differ (the live catalog is enforced)"),
+                         (index.missing, "not in the search index yet")):
+            for eid in ids:
+                items.append(ReviewItem(category="stale_index", title=f"{eid}: stale index entry", detail=why,
+                                        evidence_ids=[eid]))
+    return items

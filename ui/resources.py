@@ -1,0 +1,101 @@
+"""Heavy resources, cached once per app process, and the sidebar every page shares."""
+from __future__ import annotations
+
+import threading
+from datetime import date, datetime, time, timezone
+
+import streamlit as st
+
+from core.config import Settings, apply_offline_env
+from core.dates import parse_period
+from core.embed import Embedder
+from core.search import Searcher
+from core.store import Store
+
+apply_offline_env()
+
+
+@st.cache_resource
+def settings() -> Settings:
+    return Settings.from_env()
+
+
+@st.cache_resource(show_spinner=False)
+def _store(path: str, mtime: float) -> Store:
+    return Store(path)
+
+
+def store() -> Store:
+    """The catalog database; a re-ingest (new file) opens a fresh connection."""
+    path = settings().db_path
+    if not path.exists():
+        st.error(f"No catalog database at {path}. Run `bash scripts/run.sh` (it ingests the demo catalog), "
+                 "or `python -m core ingest CATALOG --db PATH` and set ASOF_DB.")
+        st.stop()
+    return _store(str(path), path.stat().st_mtime)
+
+
+@st.cache_resource(show_spinner=False)
+def _embedder(model: str | None) -> tuple[Embedder, threading.Thread]:
+    # Importing sentence-transformers takes seconds; load it in the background so the first,
+    # catalog-only answer does not wait for it.
+    embedder = Embedder(model)
+    thread = threading.Thread(target=lambda: embedder.model, daemon=True)
+    thread.start()
+    return embedder, thread
+
+
+@st.cache_resource(show_spinner=False)
+def _searcher(path: str, mtime: float, model: str | None) -> Searcher | None:
+    s = Searcher(_store(path, mtime), _embedder(model)[0])
+    return s if s.available else None
+
+
+def searcher(wait: bool = False) -> Searcher | None:
+    """The hybrid searcher once the embedding model is loaded (None while it warms up)."""
+    embedder, thread = _embedder(settings().embed_model)
+    if wait:
+        thread.join()
+    if thread.is_alive():
+        return None
+    path = settings().db_path
+    return _searcher(str(path), path.stat().st_mtime, settings().embed_model)
+
+
+def _keep(*keys: str) -> None:
+    # Streamlit drops widget state when a page stops rendering the widget; re-assigning keeps
+    # role and dates as the user moves between pages.
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
+def sidebar(s: Store) -> dict:
+    """Role, reporting date or period, evaluation time, and the catalog's status."""
+    _keep("role", "date_mode", "day", "period", "at_day", "at_time")
+    roles = [r.name for r in s.roles()]
+    now = datetime.now(timezone.utc)
+    defaults = {"date_mode": "Date", "day": date(2025, 3, 31), "period": (date(2025, 1, 1), date(2025, 12, 31)),
+                "at_day": now.date(), "at_time": time(now.hour, now.minute)}
+    for key, value in defaults.items():
+        st.session_state.setdefault(key, value)
+    if st.session_state.get("role") not in roles:
+        st.session_state["role"] = roles[0]
+    st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
+    mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
+    day = period = None
+    bounds = dict(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31))
+    if mode == "Date":
+        day = st.sidebar.date_input("Reporting date", key="day", **bounds)
+    elif mode == "Period":
+        value = st.sidebar.date_input("Reporting period", key="period", **bounds)
+        if isinstance(value, (tuple, list)) and len(value) == 2:
+            period = parse_period(f"{value[0]}..{value[1]}")
+    with st.sidebar.expander("Freshness evaluated at", expanded=False):
+        at_day = st.date_input("Day (UTC)", key="at_day")
+        at_time = st.time_input("Time (UTC)", key="at_time")
+    at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
+    meta = s.meta()
+    st.sidebar.caption(f"Catalog revision `{meta['catalog_revision']}` · {meta['object_count']} objects · "
+                       f"ingested {meta['ingested_at']}")
+    return {"role": st.session_state["role"], "day": day, "period": period, "at": at}
