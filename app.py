@@ -64,6 +64,7 @@ if asked:
     env = ask(s, Question(role=form["role"], text=asked["question"], day=form["day"], period=form["period"],
                           at=form["at"], entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False)),
               searcher=srch)
+    st.session_state["envelope_json"] = env.model_dump_json(indent=2)  # exactly what the download serves
     answer.verdict(env)
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))
@@ -79,7 +80,7 @@ if asked:
         answer.freshness(env)
         answer.explanation(env)
         answer.supporting(env)
-    answer.download(env, key="download")
+    answer.download(st.session_state["envelope_json"], env, key="download")
     if srch is None:
         st.caption("Semantic search is still loading; this answer used the catalog's names and rules only.")
     with st.expander("How this was decided (trace)"):

@@ -144,6 +144,11 @@ class Store:
             self._views[role] = Visible(self, role)
         return self._views[role]
 
+    def all_evidence_for_review(self) -> list[Evidence]:
+        """Unscoped read for catalog stewards' review queue; never on the answer path."""
+        return [Evidence.model_validate_json(doc) for (doc,) in
+                self.con.execute("SELECT doc FROM evidence ORDER BY evidence_id").fetchall()]
+
     def upstream_closure(self, starts: list[str], role: str, day, max_depth: int = 25,
                          direction: str = "upstream") -> list[tuple]:
         """Upstream lineage from `starts` over edges the role may see and that are in effect on `day`.

@@ -3,6 +3,14 @@
 # holding the requirements' hash skips pip when nothing changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Debian's Chromium for the browser test (Playwright drives it; never `playwright install`).
+if [ ! -x /usr/bin/chromium ] && [ "${ASOF_SKIP_BROWSER:-0}" != "1" ]; then
+  if [ "$(id -u)" = "0" ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "note: /usr/bin/chromium is missing and this is not root; the browser test will be skipped" >&2
+  fi
+fi
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv

@@ -10,8 +10,10 @@ from core.envelope import Behavior, Envelope
 from core.graph import PATH_COLOUR, graph
 from core.summary import summarize
 
-BADGES = {"answer": "✅", "clarify": "❓", "split": "✂️", "abstain": "⏸️", "not_found_or_not_authorized": "🔍",
-          "human_review": "🧑‍⚖️", "refuse": "⛔"}
+# Badges, not emoji: a browser without an emoji font (a kiosk, a CI screenshot) shows boxes.
+BADGES = {"answer": ":green-badge[ANSWER]", "clarify": ":blue-badge[CLARIFY]", "split": ":blue-badge[SPLIT]",
+          "abstain": ":orange-badge[ABSTAIN]", "not_found_or_not_authorized": ":gray-badge[NOT FOUND]",
+          "human_review": ":violet-badge[HUMAN REVIEW]", "refuse": ":red-badge[REFUSED]"}
 MESSAGES = {
     Behavior.abstain: "No approved evidence can answer this, so AsOf does not guess.",
     Behavior.not_found_or_not_authorized: "Nothing you have access to matches this question. It may not exist, "
@@ -32,7 +34,8 @@ def _interval(ref) -> str:
 
 
 def verdict(env: Envelope) -> None:
-    st.markdown(f"#### {BADGES.get(env.behavior.value, '')} {env.verdict}")
+    st.markdown(f"{BADGES.get(env.behavior.value, '')}")
+    st.markdown(f"#### {env.verdict}")
     if env.behavior in MESSAGES:
         (st.warning if env.behavior is not Behavior.refuse else st.error)(MESSAGES[env.behavior])
     for note in env.notes:
@@ -120,9 +123,9 @@ def freshness(env: Envelope) -> None:
         if not env.freshness:
             st.caption("No source freshness applies to this answer.")
         for f in env.freshness:
-            icon = {"pass": "🟢", "warn": "🟠", "error": "🔴", "unknown": "⚪"}[f.status]
+            colour = {"pass": "green", "warn": "orange", "error": "red", "unknown": "gray"}[f.status]
             age = f"{f.age_hours} h old" if f.age_hours is not None else "no load recorded"
-            st.markdown(f"{icon} **{f.status.upper()}** `{f.source}`  \n{age}; warn > {f.warn_after_hours} h, "
+            st.markdown(f":{colour}-badge[{f.status.upper()}] `{f.source}`  \n{age}; warn > {f.warn_after_hours} h, "
                         f"error > {f.error_after_hours} h  \nas of {f.evaluated_at:%Y-%m-%d %H:%M} UTC")
     with c3:
         st.markdown("**3 · Catalog / index freshness**")
@@ -165,7 +168,7 @@ def supporting(env: Envelope) -> None:
                 st.markdown(f"`{h.evidence_id}` {h.title} · score {h.score}")
 
 
-def download(env: Envelope, key: str) -> None:
-    st.download_button("Download evidence envelope (JSON)", env.model_dump_json(indent=2),
+def download(payload: str, env: Envelope, key: str) -> None:
+    st.download_button("Download evidence envelope (JSON)", payload,
                        file_name=f"asof-envelope-{env.role}-{env.entity_id or 'none'}.json",
                        mime="application/json", key=key)
