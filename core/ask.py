@@ -9,17 +9,47 @@ from datetime import date, datetime, timedelta, timezone
 
 from . import lineage as lineage_mod
 from .access import Visible
-from .catalog import Evidence, Kind
-from .entities import (ROLE_PRIORITY, Entity, Match, bare_head_matches, match_entities, qualified_head, rank,
-                       semantic_entities, SEMANTIC_ACCEPT, SEMANTIC_MARGIN,
-                       SEMANTIC_MIN_VECTOR)
-from .envelope import (Behavior, Clarify, ClarifyOption, Conflict, Envelope, EvidenceRef, Lineage, SearchHit,
-                       SubPeriod, TraceStep)
+from .catalog import Evidence
+from .entities import (
+    ROLE_PRIORITY,
+    SEMANTIC_ACCEPT,
+    SEMANTIC_MARGIN,
+    SEMANTIC_MIN_VECTOR,
+    Entity,
+    Match,
+    bare_head_matches,
+    match_entities,
+    qualified_head,
+    rank,
+    semantic_entities,
+)
+from .envelope import (
+    Behavior,
+    Clarify,
+    ClarifyOption,
+    Conflict,
+    Envelope,
+    EvidenceRef,
+    Lineage,
+    SearchHit,
+    SubPeriod,
+    TraceStep,
+)
 from .freshness import source_freshness
 from .intent import Intent, parse_intent
+from .resolve import (
+    backing_model,
+    by_version,
+    conflict_candidates,
+    conflict_for,
+    governing_versions,
+    in_effect,
+    interval_text,
+    retrievable,
+    segments,
+    version_name,
+)
 from .search import Searcher
-from .resolve import (backing_model, by_version, conflict_candidates, conflict_for, governing_versions,
-                      in_effect, interval_text, retrievable, segments, version_name)
 from .store import Store
 from .text import tokenize
 
@@ -42,7 +72,6 @@ class Question:
     at: datetime | None = None
     entity: str | None = None  # chosen on the form (a clarification answer); must be visible
     date_from_form: bool = False  # the user confirmed the form's date over dates written in the text
-
 
 
 @dataclass

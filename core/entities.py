@@ -8,8 +8,8 @@ become clarification questions instead.
 from __future__ import annotations
 
 import re
-from difflib import get_close_matches
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 
 from .catalog import DOCUMENT_KINDS, GOVERNING_KINDS, Kind
 from .text import STOPWORDS, Token, is_qualifier, tokenize, words

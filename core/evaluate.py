@@ -10,10 +10,10 @@ Methods, from plain similarity search to the whole product:
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
 import tempfile
 from dataclasses import dataclass, field
-import datetime as dt
 from datetime import datetime, timezone
 from pathlib import Path
 

@@ -9,7 +9,13 @@ from pydantic import BaseModel, Field
 from .catalog import Authority, Evidence, Lifecycle
 from .entities import build_entity_index
 from .envelope import IndexStatus
-from .resolve import governing_versions, interval_text, overlapping, retrievable, version_name
+from .resolve import (
+    governing_versions,
+    interval_text,
+    overlapping,
+    retrievable,
+    version_name,
+)
 
 INSTRUCTION = re.compile(r"\b(system:|ignore (the|all|any)|always answer|do not mention|disregard|you must)\b", re.I)
 

@@ -6,7 +6,6 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Catalog", page_icon="📚", layout="wide")
 
-from core.entities import build_entity_index  # noqa: E402
 from core.resolve import governing_versions, interval_text, version_name  # noqa: E402
 from ui.resources import sidebar, store  # noqa: E402
 

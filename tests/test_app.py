@@ -5,9 +5,9 @@ import re
 from datetime import date
 
 import pytest
+from conftest import DEMO, ROOT, build
 from streamlit.testing.v1 import AppTest
 
-from conftest import DEMO, ROOT, build
 from core.graph import PATH_COLOUR
 from core.load import load_catalog
 

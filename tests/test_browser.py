@@ -8,7 +8,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from conftest import DEMO, ROOT, build
 
 CHROMIUM = "/usr/bin/chromium"

@@ -3,8 +3,8 @@ import re
 from datetime import date
 
 import pytest
-
 from conftest import DEMO
+
 from core.entities import id_phrases
 from core.load import load_catalog
 from core.render import render_text

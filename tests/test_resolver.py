@@ -1,5 +1,5 @@
 """Rules of the brief, each with small literal cases: boundaries, overlap, split, freshness, versions."""
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timezone
 
 import pytest
 

@@ -1,11 +1,11 @@
 """Hybrid retrieval: paraphrases, the permission pre-filter from the live catalog, the index clock,
 incremental indexing, and the scorecard."""
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 
 import pytest
 import yaml
-
 from conftest import DEMO, ROOT, build
+
 from core.ask import Question, ask
 from core.evaluate import scorecard
 from core.index import build_index

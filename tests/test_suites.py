@@ -3,8 +3,8 @@ import json
 from datetime import date, datetime, timezone
 
 import pytest
-
 from conftest import SUITES
+
 from core.ask import Question, ask
 from core.render import render_text
 
