@@ -156,8 +156,9 @@ def run_size(n: int, n_questions: int) -> dict:
         store = Store(db)
         searcher = Searcher(store, embedder)
         qs = questions(raw, n_questions)
-        for role in ROLES:  # warm the per-role caches, as a running app or --batch has them
-            ask(store, Question(role=role, text="warm up", day=date(2025, 1, 1)), searcher=searcher)
+        # Warm the per-role caches (entity names, BM25, filters), as a running app or --batch has them.
+        for item in questions(raw, 25, seed=99):
+            ask(store, Question(role=item["role"], text=item["question"]), searcher=searcher)
         ask_ms, floor_ms, behaviors = [], [], {}
         for item in qs:
             a0 = time.perf_counter()

@@ -58,9 +58,15 @@ class Visible:
         corpus = [[w for n in self.entities[i].names for w in n] + words(i) for i in ids]
         return ids, BM25Okapi(corpus or [[""]])
 
+    @cached_property
+    def _bm25_pos(self) -> dict[str, int]:
+        return {e: i for i, e in enumerate(self._bm25[0])}
+
     def bm25_scores(self, question: str, candidates: list[str]) -> dict[str, float]:
+        if len(candidates) < 2:  # nothing to order
+            return {}
         ids, bm25 = self._bm25
-        pos = {e: i for i, e in enumerate(ids)}
+        pos = self._bm25_pos
         wanted = [pos[c] for c in candidates if c in pos]
         scores = bm25.get_batch_scores(words(question), wanted) if wanted else []
         return {ids[i]: float(s) for i, s in zip(wanted, scores)}
@@ -73,10 +79,15 @@ class Visible:
         return self._docs("entity_id = ?", [entity_id])
 
     def by_ids(self, ids: list[str]) -> list[Evidence]:
+        """Objects by evidence id, or every object of an entity id ('= ANY' keeps this an index-speed
+        lookup; an OR of two list_contains scans the whole table)."""
         if not ids:
             return []
-        return self._docs("list_contains(?::VARCHAR[], evidence_id) OR list_contains(?::VARCHAR[], entity_id)",
-                          [list(ids), list(ids)])
+        found = {e.evidence_id: e for e in self._docs("evidence_id = ANY(?::VARCHAR[])", [list(ids)])}
+        rest = [i for i in ids if i not in found]
+        if rest:
+            found.update({e.evidence_id: e for e in self._docs("entity_id = ANY(?::VARCHAR[])", [rest])})
+        return sorted(found.values(), key=lambda e: e.evidence_id)
 
     def edge_models_into(self, node: str) -> list[tuple[str, str]]:
         """(lineage evidence_id, upstream) for visible edges whose downstream is `node`."""

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from .catalog import Catalog, Evidence, Role
 
-SCHEMA_VERSION = "3"  # bump when the tables change; older files must be re-ingested
+SCHEMA_VERSION = "4"  # bump when the tables change; older files must be re-ingested
 SCHEMA = """
 CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE roles (role VARCHAR PRIMARY KEY, description VARCHAR, steward BOOLEAN);
@@ -31,7 +31,9 @@ CREATE TABLE entities (entity_id VARCHAR PRIMARY KEY, kinds VARCHAR[]);
 CREATE TABLE aliases (entity_id VARCHAR, alias VARCHAR, evidence_id VARCHAR);
 CREATE TABLE links (evidence_id VARCHAR, link_type VARCHAR, target VARCHAR);
 CREATE TABLE lineage_edges (evidence_id VARCHAR, upstream VARCHAR, downstream VARCHAR,
-  upstream_column VARCHAR, downstream_column VARCHAR);
+  upstream_column VARCHAR, downstream_column VARCHAR,
+  -- copied from the carrying object so the closure query needs no join
+  acl VARCHAR[], governs BOOLEAN, valid_from DATE, valid_to DATE);
 CREATE TABLE freshness (evidence_id VARCHAR, source VARCHAR, warn_after_hours DOUBLE,
   error_after_hours DOUBLE, loaded_at TIMESTAMPTZ, observed_at TIMESTAMPTZ);
 """
@@ -80,8 +82,9 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
         acl += [(ev.evidence_id, r) for r in ev.acl]
         aliases += [(ev.entity_id, a, ev.evidence_id) for a in ev.aliases]
         links += [(ev.evidence_id, t, target) for t, target in ev.link_targets()]
-        edges += [(ev.evidence_id, e.upstream, e.downstream, e.upstream_column, e.downstream_column)
-                  for e in ev.edges]
+        governs = ev.authority.value == "authoritative" and ev.lifecycle.value not in ("draft", "retired")
+        edges += [(ev.evidence_id, e.upstream, e.downstream, e.upstream_column, e.downstream_column, ev.acl,
+                   governs, ev.valid_from, ev.valid_to) for e in ev.edges]
         if ev.freshness:
             f = ev.freshness
             fresh.append((ev.evidence_id, f.source or ev.entity_id, f.warn_after_hours, f.error_after_hours,
@@ -164,12 +167,10 @@ class Store:
         return self.con.execute(
             f"""
             WITH RECURSIVE allowed AS (
-              SELECT DISTINCT l.upstream, l.downstream, l.evidence_id FROM lineage_edges l
-              JOIN evidence e USING (evidence_id)
-              WHERE list_contains(e.acl, ?) AND e.authority = 'authoritative'
-                AND e.lifecycle NOT IN ('draft', 'retired')
-                AND (?::DATE IS NULL OR ((e.valid_from IS NULL OR e.valid_from <= ?::DATE)
-                                         AND (e.valid_to IS NULL OR ?::DATE < e.valid_to)))),
+              SELECT DISTINCT upstream, downstream, evidence_id FROM lineage_edges
+              WHERE list_contains(acl, ?) AND governs
+                AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
+                                         AND (valid_to IS NULL OR ?::DATE < valid_to)))),
             up(upstream, downstream, evidence_id, depth, path) AS (
               SELECT upstream, downstream, evidence_id, 1, [{far}, {near}] FROM allowed
               WHERE list_contains(?::VARCHAR[], {far})
@@ -185,9 +186,10 @@ class Store:
         """Which of these ids name objects the role may not see (used only to redact, never shown)."""
         if not ids:
             return set()
-        rows = self.con.execute(
-            """SELECT DISTINCT x FROM (SELECT unnest(?::VARCHAR[]) AS x) q
-               WHERE EXISTS (SELECT 1 FROM evidence e WHERE (e.evidence_id = q.x OR e.entity_id = q.x))
-                 AND NOT EXISTS (SELECT 1 FROM evidence e WHERE (e.evidence_id = q.x OR e.entity_id = q.x)
-                                 AND list_contains(e.acl, ?))""", [sorted(ids), role]).fetchall()
-        return {x for (x,) in rows}
+        seen: dict[str, bool] = {}
+        for column in ("evidence_id", "entity_id"):
+            for key, visible in self.con.execute(
+                    f"SELECT {column}, bool_or(list_contains(acl, ?)) FROM evidence "
+                    f"WHERE {column} = ANY(?::VARCHAR[]) GROUP BY 1", [role, sorted(ids)]).fetchall():
+                seen[key] = seen.get(key, False) or visible
+        return {key for key, visible in seen.items() if not visible}
