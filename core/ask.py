@@ -362,42 +362,52 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
 
 
 def _search_pass(run: _Run, primary: Entity, selected: list[EvidenceRef], conflicts: list[Conflict]):
-    """One hybrid search inside the visible set, split into conflict and supporting evidence.
+    """Two searches inside the visible set, each pre-filtered to what it may return.
 
-    A non-governing hit becomes conflict evidence only when it speaks to the same time and names the
-    entity; an authoritative hit is listed as supporting. Neither can change what governs.
+    Answer pass: hybrid search over approved evidence, listed as supporting. Conflict pass: full-text
+    search over drafts, superseded pages and notes for the question and the entity's names; a hit
+    counts only when it names the entity and speaks to the same time. Neither changes what governs.
     """
-    hits = run.searcher.hybrid(run.q.text, f"{run.searcher.role_filter(run.q.role)} AND part = 'body' "
-                                           "AND lifecycle <> 'retired'", k=SEARCH_K)
+    base = f"{run.searcher.role_filter(run.q.role)} AND part = 'body' AND lifecycle <> 'retired'"
+    answer_hits = run.searcher.hybrid(run.q.text, f"{base} AND authority = 'authoritative' "
+                                      "AND lifecycle NOT IN ('draft', 'superseded', 'deprecated')", k=SEARCH_K)
+    names = " ".join(" ".join(n) for n in primary.names[:3])
+    conflict_hits = run.searcher.text(f"{run.q.text} {names}", f"{base} AND (authority <> 'authoritative' "
+                                      "OR lifecycle IN ('draft', 'superseded', 'deprecated'))", k=SEARCH_K)
     known = {s.evidence_id for s in selected} | {c.evidence_id for c in conflicts}
-    ranked = [h for h in hits if h.evidence_id not in known]
-    live = {e.evidence_id: e for e in run.view.by_ids(list(dict.fromkeys(h.evidence_id for h in ranked)))}
+    wanted = [h.evidence_id for h in answer_hits + conflict_hits if h.evidence_id not in known]
+    # Re-read from the live catalog: current text and current permissions, whatever the index holds.
+    live = {e.evidence_id: e for e in run.view.by_ids(list(dict.fromkeys(wanted)))}
     check_day = run.day or (run.period[0] if run.period else run.at.date())
-    names = primary.names
-    more, supporting, seen = [], [], set()
-    for h in ranked:
-        ev = live.get(h.evidence_id)  # re-read from the live catalog: current text, current ACL
-        if ev is None or ev.evidence_id in seen or not retrievable(ev, check_day):
+    more, supporting, seen = [], [], set(known)
+    for h in conflict_hits:
+        ev = live.get(h.evidence_id)
+        if ev is None or ev.evidence_id in seen or ev.governs or not retrievable(ev, check_day):
             continue
         seen.add(ev.evidence_id)
         owner = run.view.entities.get(ev.entity_id)
-        if not ev.governs and (ev.entity_id == primary.entity_id or (owner and owner.role == "document")):
-            words = [t.norm for t in tokenize(f"{ev.title} {ev.text}")]
-            mentions = any(tuple(words[i:i + len(n)]) == n for n in names for i in range(len(words)))
-            # A page that says just "revenue" is about net revenue only if no other visible metric
-            # could be meant.
-            mentions = mentions or (primary.head in words and len(run.view.heads.get(primary.head, ())) == 1)
-            if mentions and ev.overlaps(*_window(run)):
-                c = conflict_for(ev, run.day, [], False)
-                c.why = "found by search: " + c.why.replace("the answer follows no authoritative evidence",
-                                                           "it does not govern")
-                more.append(c)
-        elif ev.governs and ev.entity_id != primary.entity_id and len(supporting) < 3:
-            supporting.append(SearchHit(evidence_id=ev.evidence_id, title=ev.title, kind=ev.kind.value,
-                                        authority=ev.authority.value, lifecycle=ev.lifecycle.value,
-                                        score=round(h.score, 4)))
+        if ev.entity_id != primary.entity_id and not (owner and owner.role == "document"):
+            continue  # a draft of another metric is that metric's business
+        words = [t.norm for t in tokenize(f"{ev.title} {ev.text}")]
+        mentions = any(tuple(words[i:i + len(n)]) == n for n in primary.names for i in range(len(words)))
+        # A page that says just "revenue" is about net revenue only if no other visible metric could be meant.
+        mentions = mentions or (primary.head in words and len(run.view.heads.get(primary.head, ())) == 1)
+        if mentions and ev.overlaps(*_window(run)):
+            c = conflict_for(ev, run.day, [], False)
+            c.why = "found by search: " + c.why.replace("the answer follows no authoritative evidence",
+                                                       "it does not govern")
+            more.append(c)
+    for h in answer_hits:
+        ev = live.get(h.evidence_id)
+        if (ev is None or ev.evidence_id in seen or not ev.governs or ev.entity_id == primary.entity_id
+                or not retrievable(ev, check_day) or len(supporting) >= 3):
+            continue
+        seen.add(ev.evidence_id)
+        supporting.append(SearchHit(evidence_id=ev.evidence_id, title=ev.title, kind=ev.kind.value,
+                                    authority=ev.authority.value, lifecycle=ev.lifecycle.value,
+                                    score=round(h.score, 4)))
     if more or supporting:
-        run.step("search", "hybrid search in your visible set: "
+        run.step("search", "in your visible set: "
                  + ", ".join([f"{c.evidence_id} (conflict)" for c in more] + [s.evidence_id for s in supporting]))
     return more, supporting
 

@@ -6,6 +6,7 @@ applied before ranking, so a permission revoked in the catalog holds even if the
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -18,6 +19,11 @@ from .store import Store
 def sql_str(value: str) -> str:
     """A SQL string literal; quotes doubled, so user text can never close the literal."""
     return "'" + str(value).replace("'", "''") + "'"
+
+
+def fts_words(text: str) -> str:
+    """Plain words for the full-text query: punctuation and quotes in questions are not query syntax."""
+    return " ".join(re.findall(r"\w+", text))
 
 
 def sql_list(values) -> str:
@@ -129,24 +135,23 @@ class Searcher:
         return self._hits(q.limit(k).to_list(), "_distance")
 
     def text(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
-        q = self.table.search(query, query_type="fts")
+        words = fts_words(query)
+        if not words:
+            return []
+        q = self.table.search(words, query_type="fts")
         if where:
             q = q.where(where, prefilter=True)
-        try:
-            return self._hits(q.limit(k).to_list(), "_score")
-        except Exception:  # a question with no indexable words (e.g. only punctuation)
-            return []
+        return self._hits(q.limit(k).to_list(), "_score")
 
     def hybrid(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         from lancedb.rerankers import RRFReranker
-        q = (self.table.search(query_type="hybrid").vector(self.embed(query)).text(query)
-             .rerank(RRFReranker()))
+        words = fts_words(query)
+        if not words:
+            return self.vector(query, where, k)
+        q = self.table.search(query_type="hybrid").vector(self.embed(query)).text(words).rerank(RRFReranker())
         if where:
             q = q.where(where, prefilter=True)
-        try:
-            return self._hits(q.limit(k).to_list(), "_relevance_score")
-        except Exception:
-            return self.vector(query, where, k)
+        return self._hits(q.limit(k).to_list(), "_relevance_score")
 
 
 def open_searcher(store: Store, embed_model: str | None = None) -> Searcher | None:
