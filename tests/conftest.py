@@ -1,5 +1,8 @@
+import contextlib
+import io
 import os
 import sys
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -63,3 +66,23 @@ def ask_demo(demo):
     def _ask(question: str, role: str = "analyst", day=None, period=None, at=DEMO_AT):
         return ask(store, Question(role=role, text=question, day=day, period=period, at=at), searcher=searcher)
     return _ask
+
+
+@dataclass
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args) -> CliResult:
+    """`python -m core ...` in this process, so the embedding model stays loaded between calls
+    (test_cli also runs the real entry point in fresh processes)."""
+    from core.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's own usage errors
+            code = exc.code
+    return CliResult(code, out.getvalue(), err.getvalue())

@@ -59,7 +59,14 @@ def browser():
         b.close()
 
 
+def _settled(page) -> None:
+    """Wait until Streamlit has finished the current run (its running indicator is gone)."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60000)
+
+
 def _shot(page, name: str) -> None:
+    _settled(page)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
@@ -127,6 +134,10 @@ def test_other_pages_in_a_real_browser(server, browser):
                          ("Governance_review", "Open items")):
         page.goto(f"{server}/{path}")
         page.get_by_text(marker).first.wait_for(timeout=30000)
+        if path == "Catalog":
+            page.locator("canvas, svg.marks").first.wait_for(timeout=30000)  # the timeline chart
+        if path == "Lineage":
+            page.frame_locator("iframe[title='streamlit_agraph.agraph']").locator("canvas").first.wait_for(timeout=30000)
         page.wait_for_timeout(1000)
         _shot(page, path.lower())
     page.close()

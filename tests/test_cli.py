@@ -1,33 +1,15 @@
 """The CLI contract: ask, --json, --batch in input order, exit codes."""
-import contextlib
-import io
 import json
 import subprocess
 import sys
 
 import pytest
-from conftest import DEMO, ROOT
+from conftest import DEMO, ROOT, cli
 
 
 def run_module(*args):
     """The real entry point, `python -m core`, in a fresh process."""
     return subprocess.run([sys.executable, "-m", "core", *args], cwd=ROOT, capture_output=True, text=True)
-
-
-class Result:
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def cli(*args):
-    from core.cli import main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(args))
-        except SystemExit as exc:  # argparse's own usage errors
-            code = exc.code
-    return Result(code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")

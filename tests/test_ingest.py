@@ -1,36 +1,17 @@
 """Bad catalogs: a clear error naming file, evidence and field, exit 2, and the old database untouched."""
-import contextlib
 import hashlib
-import io
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DEMO
+from conftest import DEMO, cli
 
 from core.load import CatalogError, load_catalog
 
 GOOD = {"evidence_id": "metric.a.v1", "entity_id": "metric.a", "kind": "metric_definition", "title": "A v1",
         "authority": "authoritative", "lifecycle": "current", "acl": ["analyst"], "valid_from": "2025-01-01",
         "metric": {"formula": "SUM(x)"}}
-
-
-class Result:
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def cli(*args):
-    """The CLI in this process (its model stays loaded between calls); see test_cli for the real entry point."""
-    from core.cli import main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(args))
-        except SystemExit as exc:  # argparse's own usage errors
-            code = exc.code
-    return Result(code, out.getvalue(), err.getvalue())
 
 
 def write(tmp_path, evidence, name="cat.json", roles=("analyst",)):
