@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
 from . import lineage as lineage_mod
+from . import when
 from .access import Visible
 from .catalog import Evidence
 from .entities import (
@@ -135,70 +136,14 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
 
 
 def _decide_when(run: _Run) -> Envelope | None:
-    q, intent = run.q, run.intent
-    run.day, run.period = q.day, q.period
-    stamps = {d.at for d in intent.timestamps}
-    if len(stamps) > 1:
-        return _clarify(run, "The question names several evaluation times. Which one?",
-                        [ClarifyOption(label=s.isoformat()) for s in sorted(stamps)], "several timestamps in the text")
-    if stamps:
-        text_at = stamps.pop()
-        if q.at and q.at != text_at:
-            return _clarify(run, "The question's time differs from the form's. Which should freshness use?",
-                            [ClarifyOption(label=q.at.isoformat()), ClarifyOption(label=text_at.isoformat())],
-                            "text timestamp disagrees with --at")
-        run.at = text_at
-        run.step("evaluation time", f"freshness evaluated at {text_at.isoformat()} (from the question)")
-    mentions = intent.reporting
-    if q.date_from_form and (q.day or q.period):
-        run.step("reporting date", f"from the form, confirmed by the user: {_when_label(q.day, q.period)}")
-        return None
-    distinct = {(m.kind, m.start, m.end) for m in mentions}
-    if len(distinct) > 1:
-        return _clarify(run, "The question names several reporting dates. Which one should I use?",
-                        [ClarifyOption(label=_mention_label(m), date=m.start) for m in mentions],
-                        "several dates or periods in the text")
-    if not mentions:
-        if q.day or q.period:
-            run.step("reporting date", f"from the form: {_when_label(q.day, q.period)}")
-        return None
-    m = mentions[0]
-    text_day = m.start if m.kind == "date" else None
-    text_period = (m.start, m.end) if m.kind == "period" else None
-    form_day = q.day
-    agree = True
-    if form_day and text_day:
-        agree = form_day == text_day
-    elif form_day and text_period:
-        agree = text_period[0] <= form_day < text_period[1]
-    elif q.period and text_day:
-        agree = q.period[0] <= text_day < q.period[1]
-    elif q.period and text_period:
-        agree = q.period == text_period
-    if not agree:
-        form_label = _when_label(q.day, q.period)
-        return _clarify(run, f"The question says {_mention_label(m)} but the form says {form_label}. Which one?",
-                        [ClarifyOption(label=form_label, date=q.day or q.period[0]),
-                         ClarifyOption(label=_mention_label(m), date=m.start)],
-                        "the question's date disagrees with the form's date")
-    run.day, run.period = text_day, text_period
-    run.step("reporting date", f"from the question: {_mention_label(m)}"
-             + (f" (agrees with the form's {_when_label(q.day, q.period)})" if (q.day or q.period) else ""))
+    q = run.q
+    decided = when.decide(q.day, q.period, run.at, q.at is not None, run.intent.dates, q.date_from_form)
+    if isinstance(decided, when.AskBack):
+        run.day, run.period = q.day, q.period
+        return _clarify(run, decided.question, decided.options, decided.why)
+    run.day, run.period, run.at = decided.day, decided.period, decided.at
+    run.trace.extend(decided.steps)
     return None
-
-
-def _mention_label(m) -> str:
-    if m.kind == "date":
-        return str(m.start)
-    return f"{m.start} to {m.end - timedelta(days=1)}"
-
-
-def _when_label(day: date | None, period: tuple[date, date] | None) -> str:
-    if day:
-        return str(day)
-    if period:
-        return f"{period[0]} to {period[1] - timedelta(days=1)}"
-    return "no date"
 
 
 def _clarify(run: _Run, question: str, options: list[ClarifyOption], why: str, **kw) -> Envelope:
@@ -335,11 +280,11 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
 
     extra: list[Evidence] = []
     if wanted and (pinned is None or pinned.evidence_id != chosen.evidence_id):
-        when = run.day or (f"{run.period[0]} to {run.period[1] - timedelta(days=1)}" if run.period else None)
+        for_when = run.day or (f"{run.period[0]} to {run.period[1] - timedelta(days=1)}" if run.period else None)
         if pinned:
             extra.append(pinned)
             run.notes.append(f"You asked for {version_name(pinned)}, but it is in effect {interval_text(pinned)}; "
-                             f"for {when} {version_name(chosen)} governs, so the answer uses it.")
+                             f"for {for_when} {version_name(chosen)} governs, so the answer uses it.")
         else:
             run.notes.append(f"{primary.label} has no version {wanted}; the answer uses {version_name(chosen)}.")
         run.step("version request", f"requested version {wanted} is not the one in effect; answered with "

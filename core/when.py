@@ -1,0 +1,89 @@
+"""When a question is about: the reporting date or period, and when freshness is evaluated.
+
+Pure: the form's values and the dates written in the text go in; a decision (with the trace lines
+that explain it) or a clarification comes out. A date in the text that disagrees with the form's
+is asked about, never silently preferred.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from .dates import DateMention
+from .envelope import ClarifyOption, TraceStep
+
+
+@dataclass
+class When:
+    day: date | None
+    period: tuple[date, date] | None  # half-open
+    at: datetime
+    steps: list[TraceStep] = field(default_factory=list)
+
+
+@dataclass
+class AskBack:
+    question: str
+    options: list[ClarifyOption]
+    why: str
+
+
+def label(day: date | None, period: tuple[date, date] | None) -> str:
+    if day:
+        return str(day)
+    if period:
+        return f"{period[0]} to {period[1] - timedelta(days=1)}"
+    return "no date"
+
+
+def _mention(m: DateMention) -> str:
+    return str(m.start) if m.kind == "date" else label(None, (m.start, m.end))
+
+
+def _agree(day, period, m: DateMention) -> bool:
+    if m.kind == "date":
+        return m.start == day if day else period[0] <= m.start < period[1]
+    if day:
+        return m.start <= day < m.end
+    return period == (m.start, m.end)
+
+
+def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_from_form: bool,
+           mentions: list[DateMention], confirmed_form: bool = False) -> When | AskBack:
+    """`mentions`: the text's dates, periods and timestamps. `confirmed_form`: the user already chose
+    the form's date over the text's (the answer to an earlier clarification)."""
+    steps: list[TraceStep] = []
+    stamps = sorted({m.at for m in mentions if m.kind == "timestamp"})
+    if len(stamps) > 1:
+        return AskBack("The question names several evaluation times. Which one?",
+                       [ClarifyOption(label=s.isoformat()) for s in stamps], "several timestamps in the text")
+    if stamps:
+        if at_from_form and at != stamps[0]:
+            return AskBack("The question's time differs from the form's. Which should freshness use?",
+                           [ClarifyOption(label=at.isoformat()), ClarifyOption(label=stamps[0].isoformat())],
+                           "the question's timestamp disagrees with the form's evaluation time")
+        at = stamps[0]
+        steps.append(TraceStep(rule="evaluation time", detail=f"freshness evaluated at {at.isoformat()} (from the question)"))
+    written = [m for m in mentions if m.kind != "timestamp" and not m.qualifier]
+    form = label(day, period)
+    if confirmed_form and (day or period):
+        steps.append(TraceStep(rule="reporting date", detail=f"from the form, confirmed by the user: {form}"))
+        return When(day, period, at, steps)
+    if len({(m.kind, m.start, m.end) for m in written}) > 1:
+        return AskBack("The question names several reporting dates. Which one should I use?",
+                       [ClarifyOption(label=_mention(m), date=m.start) for m in written],
+                       "several dates or periods in the text")
+    if not written:
+        if day or period:
+            steps.append(TraceStep(rule="reporting date", detail=f"from the form: {form}"))
+        return When(day, period, at, steps)
+    m = written[0]
+    if (day or period) and not _agree(day, period, m):
+        return AskBack(f"The question says {_mention(m)} but the form says {form}. Which one?",
+                       [ClarifyOption(label=form, date=day or period[0]), ClarifyOption(label=_mention(m), date=m.start)],
+                       "the question's date disagrees with the form's date")
+    steps.append(TraceStep(rule="reporting date", detail=f"from the question: {_mention(m)}"
+                           + (f" (agrees with the form's {form})" if (day or period) else "")))
+    if m.kind == "date":
+        return When(m.start, None, at, steps)
+    return When(None, (m.start, m.end), at, steps)
