@@ -157,7 +157,3 @@ class Searcher:
 def open_searcher(store: Store, embed_model: str | None = None) -> Searcher | None:
     """A searcher when the index exists next to the database, else None (answers use the catalog only)."""
     return Searcher(store, Embedder(embed_model)) if index_path(store.path).exists() else None
-
-
-def evidence_ranking(hits: list[Hit]) -> list[str]:
-    return list(dict.fromkeys(h.evidence_id for h in hits))

@@ -136,10 +136,6 @@ class Store:
         return [Role(name=n, description=d or "", steward=bool(st)) for n, d, st in
                 self.con.execute("SELECT role, description, steward FROM roles ORDER BY role").fetchall()]
 
-    def principal_roles(self, principal: str) -> list[str]:
-        return [r for (r,) in self.con.execute(
-            "SELECT role FROM principals WHERE principal = ? ORDER BY role", [principal]).fetchall()]
-
     def visible(self, role: str):
         """The role's view (see access.Visible); cached, since the database is read-only here."""
         from .access import Visible
