@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 
 import duckdb
@@ -125,16 +126,25 @@ class Store:
     def close(self) -> None:
         self.con.close()
 
-    def meta(self) -> dict[str, str]:
+    # The file is opened read-only, so meta and roles are read once, not on every question.
+    @cached_property
+    def _meta(self) -> dict[str, str]:
         return dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+
+    def meta(self) -> dict[str, str]:
+        return dict(self._meta)
 
     @property
     def revision(self) -> str:
-        return self.meta()["catalog_revision"]
+        return self._meta["catalog_revision"]
 
-    def roles(self) -> list[Role]:
+    @cached_property
+    def _roles(self) -> list[Role]:
         return [Role(name=n, description=d or "", steward=bool(st)) for n, d, st in
                 self.con.execute("SELECT role, description, steward FROM roles ORDER BY role").fetchall()]
+
+    def roles(self) -> list[Role]:
+        return list(self._roles)
 
     def visible(self, role: str):
         """The role's view (see access.Visible); cached, since the database is read-only here."""
