@@ -1,12 +1,16 @@
 """Ask: which definition applied on the date, for you, and why. A thin page over core.ask."""
+import contextlib
+
 import streamlit as st
 
 st.set_page_config(page_title="AsOf · Ask", page_icon="🕰️", layout="wide")
 
+from core.access import Visible  # noqa: E402
 from core.ask import Question, ask  # noqa: E402
 from core.envelope import Behavior  # noqa: E402
+from core.explain import explain  # noqa: E402
 from ui import answer  # noqa: E402
-from ui.resources import searcher, sidebar, store  # noqa: E402
+from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
 
 EXAMPLES = [
     "For the report dated 2025-03-31, what does net revenue mean, which model backs it, where do its numbers "
@@ -64,6 +68,10 @@ if asked:
     env = ask(s, Question(role=form["role"], text=asked["question"], day=form["day"], period=form["period"],
                           at=form["at"], entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False)),
               searcher=srch)
+    cfg = settings()
+    with st.spinner("Writing the explanation…") if cfg.llm_model else contextlib.nullcontext():
+        env.explanation = explain(env, asked["question"], Visible(s, form["role"]).visible_ids, cfg.llm_model,
+                                  cfg.llm_timeout_s, explanation_cache())
     st.session_state["envelope_json"] = env.model_dump_json(indent=2)  # exactly what the download serves
     answer.verdict(env)
     if env.behavior is Behavior.clarify and env.clarify:
@@ -78,7 +86,8 @@ if asked:
         answer.conflicts(env)
         answer.lineage(env)
         answer.freshness(env)
-        answer.explanation(env)
+    answer.explanation(env)
+    if env.behavior not in (Behavior.not_found_or_not_authorized, Behavior.clarify):
         answer.supporting(env)
     answer.download(st.session_state["envelope_json"], env, key="download")
     if srch is None:

@@ -89,6 +89,12 @@ class Visible:
             found.update({e.evidence_id: e for e in self._docs("entity_id = ANY(?::VARCHAR[])", [rest])})
         return sorted(found.values(), key=lambda e: e.evidence_id)
 
+    def visible_ids(self, ids: set[str]) -> set[str]:
+        """Which of these evidence ids the role may see: the check on a model's citations."""
+        if not ids:
+            return set()
+        return {e.evidence_id for e in self._docs("evidence_id = ANY(?::VARCHAR[])", [list(ids)])}
+
     def edge_models_into(self, node: str) -> list[tuple[str, str]]:
         """(lineage evidence_id, upstream) for visible edges whose downstream is `node`."""
         return self.con.execute(

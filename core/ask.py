@@ -373,7 +373,8 @@ def _choose_without_date(run: _Run, primary: Entity, versions: list[Evidence], p
         run.step("version", f"only one authoritative version exists: {versions[0].evidence_id}")
         return versions[0]
     options = [ClarifyOption(label=f"{version_name(v)}: {interval_text(v)}",
-                             date=v.valid_from or (v.valid_to - timedelta(days=1)), version=v.version)
+                             date=v.valid_from or (v.valid_to - timedelta(days=1)), version=v.version,
+                             evidence_id=v.evidence_id)
                for v in versions]
     return _clarify(run, f"{primary.label} has {len(versions)} versions. For which reporting date?",
                     options, "no reporting date and several authoritative versions exist", **kw)

@@ -6,10 +6,12 @@ import json
 import sys
 from datetime import date, datetime, timezone
 
+from .access import Visible
 from .ask import Question, UnknownRole, ask
 from .config import Settings
 from .dates import parse_period
 from .embed import Embedder
+from .explain import cache_for, explain
 from .index import commit_index, index_path, prepare_index
 from .load import CatalogError, load_catalog
 from .render import render_text
@@ -38,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     when.add_argument("--period", help="reporting period START..END (inclusive end)")
     a.add_argument("--at", type=_iso_datetime, help="evaluation time for freshness (ISO 8601; default now)")
     a.add_argument("--json", action="store_true", help="print the envelope as JSON")
+    a.add_argument("--explain", action="store_true",
+                   help="add a cited explanation (ASOF_LLM_MODEL if set, else written without an LLM)")
     a.add_argument("--batch", help="JSONL file of {question, role, date, period, at}; one envelope per line")
     a.add_argument("question", nargs="?")
 
@@ -93,6 +97,15 @@ def _question(role, text, day, period, at) -> Question:
     return Question(role=role, text=text, day=day, period=parse_period(period) if period else None, at=at)
 
 
+def _answer(store, q: Question, searcher, args):
+    env = ask(store, q, searcher=searcher)
+    if args.explain:
+        settings = Settings.from_env()
+        env.explanation = explain(env, q.text, Visible(store, q.role).visible_ids, settings.llm_model,
+                                  settings.llm_timeout_s, cache_for(args.db))
+    return env
+
+
 def _ask(args) -> int:
     store = Store(args.db)
     searcher = open_searcher(store, Settings.from_env().embed_model)
@@ -114,13 +127,13 @@ def _ask(args) -> int:
                               _iso_datetime(item["at"]) if item.get("at") else args.at)
             except (ValueError, TypeError) as exc:
                 raise ValueError(f"{args.batch} line {n}: {exc}") from exc
-            out.append(ask(store, q, searcher=searcher))
+            out.append(_answer(store, q, searcher, args))
         for env in out:
             print(env.model_dump_json())
         return 0
     if not args.question or not args.role:
         raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
-    env = ask(store, _question(args.role, args.question, args.date, args.period, args.at), searcher=searcher)
+    env = _answer(store, _question(args.role, args.question, args.date, args.period, args.at), searcher, args)
     print(env.model_dump_json(indent=2) if args.json else render_text(env))
     return 0
 

@@ -29,6 +29,9 @@ class Settings(BaseModel):
     demo_catalog: Path = REPO_ROOT / "data" / "demo"
     # A sentence-transformers folder or name; None = the packaged all-MiniLM-L6-v2 weights.
     embed_model: str | None = None
+    # Any litellm model id ("openai/gpt-4o-mini", "ollama/llama3.1", ...); None = deterministic explanations.
+    llm_model: str | None = None
+    llm_timeout_s: float = 30.0
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -39,4 +42,8 @@ class Settings(BaseModel):
             values["demo_catalog"] = Path(os.environ["ASOF_CATALOG"])
         if os.environ.get("ASOF_EMBED_MODEL"):
             values["embed_model"] = os.environ["ASOF_EMBED_MODEL"]
+        if os.environ.get("ASOF_LLM_MODEL"):
+            values["llm_model"] = os.environ["ASOF_LLM_MODEL"]
+        if os.environ.get("ASOF_LLM_TIMEOUT"):
+            values["llm_timeout_s"] = float(os.environ["ASOF_LLM_TIMEOUT"])
         return cls(**values)

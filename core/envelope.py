@@ -7,6 +7,7 @@ from enum import Enum
 from pydantic import BaseModel, Field
 
 from .catalog import Evidence, MetricSpec, ModelSpec
+from .explanation import Explanation
 
 Day = date  # ClarifyOption has a field named `date`
 
@@ -104,6 +105,7 @@ class ClarifyOption(BaseModel):
     date: Day | None = None
     entity_id: str | None = None
     version: str | None = None
+    evidence_id: str | None = None
 
 
 class Clarify(BaseModel):
@@ -167,13 +169,17 @@ class Envelope(BaseModel):
     ignored_instructions: list[str] = Field(default_factory=list)
     trace: list[TraceStep] = Field(default_factory=list)
     catalog_revision: str
+    explanation: Explanation | None = None  # added on request (`ask --explain`, the Ask page)
 
     def evidence_ids(self) -> set[str]:
         ids = {s.evidence_id for s in self.selected} | {c.evidence_id for c in self.conflicts}
         ids |= {e.evidence_id for e in self.lineage.edges}
+        ids |= {n.evidence_id for n in self.lineage.nodes if n.evidence_id}
         ids |= {f.evidence_id for f in self.freshness if f.evidence_id}
         ids |= {f.policy_evidence_id for f in self.freshness if f.policy_evidence_id}
         ids |= {h.evidence_id for h in self.supporting}
         for sp in self.splits:
             ids |= {s.evidence_id for s in sp.selected}
+        if self.clarify:
+            ids |= {o.evidence_id for o in self.clarify.options if o.evidence_id}
         return ids

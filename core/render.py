@@ -44,4 +44,10 @@ def render_text(env: Envelope) -> str:
             lines.append(f"  option {i}: {o.label}")
     for i in env.ignored_instructions:
         lines.append(f"  ignored: {i}")
+    x = env.explanation
+    if x:
+        source = "written without an LLM" if x.model == "deterministic" else f"written by {x.model}"
+        lines.append(f"explanation ({source}; citations checked: {'passed' if x.validation.passed else 'problems'}"
+                     + (f"; fallback: {x.fallback_reason}" if x.fallback_used else "") + "):")
+        lines += [f"  {s.text} [{', '.join(s.citations)}]" if s.citations else f"  {s.text}" for s in x.sentences]
     return "\n".join(lines)

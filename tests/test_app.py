@@ -185,3 +185,25 @@ def test_evaluation_page_runs_the_suites():
     pipeline = rows[rows["method"] == "pipeline"]
     assert list(pipeline["authoritative_top1"]) == [100.0, 100.0]
     assert list(pipeline["unauthorized"]) == [0, 0]
+
+
+def test_explanation_with_citation_chips():
+    at = ask_page("The old wiki says revenue includes shipping and tax. Is that right for 2025-03-31?")
+    text = "\n".join(m.value for m in at.markdown)
+    assert "Generated without an LLM" in text
+    assert "Net revenue v2 is the authoritative definition on 2025-03-31" in text
+    assert ":blue-badge[metric.net_revenue.v2]" in text
+    env = json.loads(at.session_state["envelope_json"])
+    assert env["explanation"]["validation"]["passed"]
+    chips = [p.proto.popover.label for p in at.get("popover")]
+    assert sorted(chips) == sorted(env["explanation"]["citations"])
+    assert "wiki.revenue_handbook.2023" in chips
+    # A chip opens the cited evidence: the popover for the wiki page holds its label and reason.
+    wiki = next(p for p in at.get("popover") if p.proto.popover.label == "wiki.revenue_handbook.2023")
+    assert "SUPERSEDED" in dump(wiki)
+
+
+def test_clarify_shows_its_explanation():
+    at = ask_page("What is net revenue?", mode="No date")
+    text = "\n".join(m.value for m in at.markdown)
+    assert "two authoritative versions" in text

@@ -8,7 +8,7 @@ from streamlit_agraph import Config, Edge, Node, agraph
 
 from core.envelope import Behavior, Envelope
 from core.graph import PATH_COLOUR, graph
-from core.summary import summarize
+from core.explanation import DETERMINISTIC
 
 # Badges, not emoji: a browser without an emoji font (a kiosk, a CI screenshot) shows boxes.
 BADGES = {"answer": ":green-badge[ANSWER]", "clarify": ":blue-badge[CLARIFY]", "split": ":blue-badge[SPLIT]",
@@ -141,14 +141,64 @@ def freshness(env: Envelope) -> None:
                            "from the live catalog.")
 
 
+def _cited(env: Envelope, evidence_id: str) -> None:
+    """What a citation chip opens: the cited evidence as the envelope holds it."""
+    refs = list(env.selected) + [r for sp in env.splits for r in sp.selected]
+    for r in refs:
+        if r.evidence_id == evidence_id:
+            st.markdown(f"**{r.title}** · {r.kind} · {r.authority}/{r.lifecycle}  \n"
+                        f"version {r.version or '—'} · in effect {_interval(r)}")
+            if r.metric:
+                st.code(r.metric.formula, language="sql")
+            if r.text:
+                st.caption(r.text)
+            return
+    for c in env.conflicts:
+        if c.evidence_id == evidence_id:
+            st.markdown(f":{LABEL_COLOURS.get(c.label, 'gray')}-badge[{c.label}] **{c.title}**  \n{c.why}")
+            if c.text:
+                st.caption(c.text)
+            return
+    for f in env.freshness:
+        if evidence_id in (f.evidence_id, f.policy_evidence_id):
+            st.markdown(f"Freshness of `{f.source}`: **{f.status.upper()}**  \nloaded {f.loaded_at or 'never'}; "
+                        f"warn > {f.warn_after_hours} h, error > {f.error_after_hours} h")
+            return
+    edges = [e for e in env.lineage.edges if e.evidence_id == evidence_id]
+    if edges:
+        st.markdown("Lineage evidence:  \n" + "  \n".join(f"`{e.upstream}` → `{e.downstream}`" for e in edges))
+        return
+    if env.clarify:
+        for o in env.clarify.options:
+            if o.evidence_id == evidence_id:
+                st.markdown(f"Candidate version: {o.label}")
+                return
+    st.caption("Not part of this answer's evidence.")
+
+
 def explanation(env: Envelope) -> None:
+    x = env.explanation
+    if x is None:
+        return
     st.subheader("Explanation")
-    sentences = summarize(env)
-    if not sentences:
-        st.caption("Nothing to explain for this outcome.")
-    for s in sentences:
-        st.markdown(f"- {s.text} " + " ".join(f"`[{c}]`" for c in s.cites))
-    st.caption("Deterministic summary of the evidence above; every sentence cites the evidence it comes from.")
+    if x.model == DETERMINISTIC:
+        st.markdown(":gray-badge[Generated without an LLM] Written by fixed rules from the evidence above.")
+    else:
+        st.markdown(f":violet-badge[Written by {x.model}] Every citation was checked by AsOf before showing.")
+    if x.fallback_used and x.fallback_reason:
+        st.caption(f"Showing the explanation written without an LLM: {x.fallback_reason}")
+    elif x.validation.dropped:
+        st.caption(f"{len(x.validation.dropped)} sentence(s) removed by the citation checks: "
+                   + "; ".join(p.detail for p in x.validation.problems[:3]))
+    for sentence in x.sentences:
+        chips = " ".join(f":blue-badge[{c}]" for c in sentence.citations)
+        st.markdown(sentence.text.replace("$", "\\$") + (f" {chips}" if chips else ""))
+    if x.citations:
+        st.caption("Open a citation:")
+        cols = st.columns(min(len(x.citations), 4))
+        for i, c in enumerate(x.citations):
+            with cols[i % len(cols)].popover(c, width="stretch"):
+                _cited(env, c)
 
 
 def splits(env: Envelope) -> None:

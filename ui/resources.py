@@ -9,6 +9,7 @@ import streamlit as st
 from core.config import Settings, apply_offline_env
 from core.dates import parse_period
 from core.embed import Embedder
+from core.explain import ExplanationCache, cache_for
 from core.search import Searcher
 from core.store import Store
 
@@ -33,6 +34,11 @@ def store() -> Store:
                  "or `python -m core ingest CATALOG --db PATH` and set ASOF_DB.")
         st.stop()
     return _store(str(path), path.stat().st_mtime)
+
+
+@st.cache_resource(show_spinner=False)
+def explanation_cache() -> ExplanationCache:
+    return cache_for(settings().db_path)
 
 
 @st.cache_resource(show_spinner=False)
