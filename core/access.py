@@ -130,13 +130,20 @@ class Visible:
             [entity_id, entity_id, entity_id])
 
     def freshness_objects(self, source: str) -> list[Evidence]:
-        return self._docs("evidence_id IN (SELECT evidence_id FROM freshness WHERE source = ?)", [source])
+        # A source is named by its entity id (hand-written catalogs) or by its node id (dbt lineage).
+        return self._docs("""evidence_id IN (SELECT evidence_id FROM freshness WHERE source = ?
+                               OR source IN (SELECT evidence_id FROM evidence WHERE entity_id = ?)
+                               OR source IN (SELECT entity_id FROM evidence WHERE evidence_id = ?))""",
+                          [source, source, source])
 
     def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
         return self.store.upstream_closure(starts, self.role, day, depth)
 
     def downstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
         return self.store.upstream_closure(starts, self.role, day, depth, direction="downstream")
+
+    def column_edges(self, nodes: list[str], day: date | None) -> list[tuple]:
+        return self.store.column_edges(self.role, day, nodes)
 
     def hidden_ids(self, ids: set[str]) -> set[str]:
         return self.store.hidden_ids(self.role, ids)

@@ -28,6 +28,7 @@ from .envelope import (
     Behavior,
     Clarify,
     ClarifyOption,
+    ColumnLineage,
     Conflict,
     Envelope,
     EvidenceRef,
@@ -36,6 +37,7 @@ from .envelope import (
     SubPeriod,
     TraceStep,
 )
+from .columns import trace_column
 from .freshness import source_freshness
 from .intent import Intent, parse_intent
 from .resolve import (
@@ -87,6 +89,7 @@ class _Run:
     day: date | None = None
     period: tuple[date, date] | None = None
     notes: list[str] = field(default_factory=list)
+    columns: ColumnLineage | None = None
 
     def step(self, rule: str, detail: str) -> None:
         self.trace.append(TraceStep(rule=rule, detail=detail))
@@ -100,7 +103,8 @@ class _Run:
                         period_start=self.period[0] if self.period else None,
                         period_end=self.period[1] if self.period else None, evaluated_at=self.at,
                         asked=sorted(self.intent.aspects), verdict=verdict, notes=self.notes,
-                        ignored_instructions=ignored, trace=self.trace, catalog_revision=self.revision, **kw)
+                        ignored_instructions=ignored, trace=self.trace, catalog_revision=self.revision,
+                        columns=self.columns, **kw)
 
 
 def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None) -> Envelope:
@@ -464,6 +468,9 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
                  f"{', '.join(used) or 'no lineage evidence'}; raw sources: {', '.join(lineage.raw_sources) or 'none'}")
         if "lineage" in aspects and primary.role != "source" and not lineage.edges:
             missing = "no lineage evidence is recorded for it"
+        if run.intent.column:
+            run.columns = trace_column(run.view, lineage, starts, run.intent.column, day)
+            run.step("column lineage", run.columns.detail)
     sources = [primary.entity_id] if primary.role == "source" else lineage.raw_sources
     fresh = [f for f in (source_freshness(s, run.view.freshness_objects(s), run.at, day or run.at.date())
                          for s in sources) if f]

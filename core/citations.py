@@ -88,6 +88,13 @@ class _Facts:
         for e in env.lineage.edges:
             labels = [n.label for n in env.lineage.nodes if n.id in (e.upstream, e.downstream)]
             self._add(e.evidence_id, [e.upstream, e.downstream, *labels])
+        labels = {n.id: n.label for n in env.lineage.nodes}
+        if env.columns:
+            for h in env.columns.hops:
+                self._add(h.evidence_id, [h.upstream, h.downstream, h.upstream_column, h.downstream_column,
+                                          f"{h.upstream}.{h.upstream_column}", f"{h.downstream}.{h.downstream_column}",
+                                          f"{labels.get(h.upstream, h.upstream)}.{h.upstream_column}",
+                                          labels.get(h.downstream, h.downstream)])
         for f in env.freshness:
             parts = [f.source, f.status, str(f.age_hours), str(f.warn_after_hours), str(f.error_after_hours),
                      f"{f.loaded_at:%Y-%m-%d}" if f.loaded_at else ""]

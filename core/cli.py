@@ -13,7 +13,8 @@ from .dates import parse_period
 from .embed import Embedder
 from .explain import cache_for, explain
 from .index import commit_index, index_path, prepare_index
-from .load import CatalogError, load_catalog
+from .ingest import read_inputs
+from .load import CatalogError
 from .render import render_text
 from .search import open_searcher
 from .store import Store, write_catalog
@@ -28,9 +29,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m core", description="AsOf: point-in-time metric answers.")
     sub = p.add_subparsers(dest="cmd", required=True)
 
-    ing = sub.add_parser("ingest", help="validate a catalog and write it to DuckDB (all or nothing)")
-    ing.add_argument("catalog", help="a .json/.yaml catalog file or a folder of them")
+    ing = sub.add_parser("ingest", help="validate catalog inputs and write them to DuckDB (all or nothing)")
+    ing.add_argument("catalog", nargs="?", help="a .json/.yaml catalog file or a folder of them")
     ing.add_argument("--db", required=True, help="DuckDB file to create or replace")
+    ing.add_argument("--dbt", metavar="TARGET", help="a dbt target/ folder (manifest.json, semantic_manifest.json, "
+                                                     "catalog.json, run_results.json, sources.json)")
+    ing.add_argument("--openlineage", metavar="PATH", help="an OpenLineage event file, JSON array, or folder")
+    ing.add_argument("--overlay", metavar="FILE", help="governance overlay YAML (intervals, authority, ACLs, aliases)")
+    ing.add_argument("--docs", metavar="FOLDER", help="Markdown pages with front matter to attach")
 
     a = sub.add_parser("ask", help="answer one question (or a --batch file) as a role")
     a.add_argument("--db", required=True)
@@ -75,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _ingest(args) -> int:
     try:
-        catalog = load_catalog(args.catalog)
+        catalog, changes = read_inputs(args.db, args.catalog, args.dbt, args.openlineage, args.overlay, args.docs)
     except CatalogError as exc:
         print(f"error: catalog not ingested; {len(exc.problems)} problem(s), database left unchanged:", file=sys.stderr)
         for problem in exc.problems:
@@ -89,7 +95,7 @@ def _ingest(args) -> int:
     report = commit_index(prepared)
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
-          f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted")
+          f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted; objects: {changes.summary()}")
     return 0
 
 

@@ -88,6 +88,25 @@ class Lineage(BaseModel):
     raw_sources: list[str] = Field(default_factory=list)
 
 
+class ColumnHop(BaseModel):
+    upstream: str
+    upstream_column: str
+    downstream: str
+    downstream_column: str
+    evidence_id: str
+
+
+class ColumnLineage(BaseModel):
+    """Where one column comes from: column-level edges when they exist, else a plain statement that only
+    table-level lineage is recorded."""
+    column: str
+    found_in: str | None = None  # the node whose column was traced
+    hops: list[ColumnHop] = Field(default_factory=list)
+    raw_columns: list[str] = Field(default_factory=list)  # node.column with no recorded upstream
+    table_only: bool = False
+    detail: str
+
+
 class FreshnessEntry(BaseModel):
     source: str
     status: str  # pass | warn | error | unknown
@@ -160,6 +179,7 @@ class Envelope(BaseModel):
     selected: list[EvidenceRef] = Field(default_factory=list)
     conflicts: list[Conflict] = Field(default_factory=list)
     lineage: Lineage = Field(default_factory=Lineage)
+    columns: ColumnLineage | None = None
     freshness: list[FreshnessEntry] = Field(default_factory=list)
     clarify: Clarify | None = None
     splits: list[SubPeriod] = Field(default_factory=list)
@@ -175,6 +195,8 @@ class Envelope(BaseModel):
         ids = {s.evidence_id for s in self.selected} | {c.evidence_id for c in self.conflicts}
         ids |= {e.evidence_id for e in self.lineage.edges}
         ids |= {n.evidence_id for n in self.lineage.nodes if n.evidence_id}
+        if self.columns:
+            ids |= {h.evidence_id for h in self.columns.hops}
         ids |= {f.evidence_id for f in self.freshness if f.evidence_id}
         ids |= {f.policy_evidence_id for f in self.freshness if f.policy_evidence_id}
         ids |= {h.evidence_id for h in self.supporting}

@@ -23,8 +23,9 @@ def _trusted(ev: Evidence) -> bool:
 
 
 def source_freshness(source: str, visible: list[Evidence], at: datetime, day: date) -> FreshnessEntry | None:
-    """Freshness of one source as known at `at`: the policy valid on `day` and the latest load before `at`."""
-    mine = [e for e in visible if e.freshness and (e.freshness.source or e.entity_id) == source and _trusted(e)]
+    """Freshness of one source as known at `at`: the policy valid on `day` and the latest load before `at`.
+    `visible` holds the freshness objects recorded for this source (Visible.freshness_objects)."""
+    mine = [e for e in visible if e.freshness and _trusted(e)]
     if not mine:
         return None
     policies = [e for e in mine if e.kind is Kind.freshness_policy and e.valid_on(day)

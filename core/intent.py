@@ -22,6 +22,9 @@ ASPECTS: dict[str, re.Pattern] = {
 DOC_NOUNS = re.compile(r"\b(wiki|draft|memo|note|page|handbook|proposal|slack|thread|email|deck)s?\b", re.I)
 CONFLICT_CUES = re.compile(r"\b(says?|said|claims?|states?|according to|per the|mentions?|is that (still )?(current|right|true|correct))\b", re.I)
 
+# "where does `product_price` in revenue come from?", "column customer_id of orders"
+COLUMN = re.compile(r"`(?P<tick>[A-Za-z_][\w]*)`|\bcolumns?\s+(?P<word>[A-Za-z_]\w*)", re.I)
+
 VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)
 
 # Requests to step outside policy. Matched on the requester's own words; document text is never read here.
@@ -46,6 +49,7 @@ class Intent:
     doc_nouns: set[str]
     names_conflict: bool
     excluded_spans: list[tuple[int, int]] = field(default_factory=list)
+    column: str | None = None  # a column whose lineage is asked for
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -66,6 +70,10 @@ def parse_intent(question: str) -> Intent:
     nouns = {m.group(1).lower() for m in DOC_NOUNS.finditer(question)}
     overrides = [name for name, pattern in OVERRIDES.items() if pattern.search(question)]
     spans = [d.span for d in dates] + [(m.start(), m.end()) for m in VERSION.finditer(question)]
+    col = COLUMN.search(question)
+    if col:
+        spans.append((col.start(), col.end()))
+        aspects.add("lineage")
     return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
-                  excluded_spans=spans)
+                  excluded_spans=spans, column=(col.group("tick") or col.group("word")) if col else None)

@@ -69,20 +69,26 @@ def _field(loc: tuple) -> str:
 
 def load_catalog(path: str | Path) -> Catalog:
     """Load and validate; raises CatalogError listing every problem found."""
-    problems: list[Problem] = []
+    docs, problems = [], []
+    for file in _files(Path(path)):
+        try:
+            docs.append((str(file), _parse(file)))
+        except CatalogError as exc:
+            problems.extend(exc.problems)
+    return build_catalog(docs, str(path), problems)
+
+
+def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Problem] | None = None) -> Catalog:
+    """Validate catalog documents (each named by the file it came from) into one Catalog, or raise
+    CatalogError with every problem. The dbt and OpenLineage readers produce documents too."""
+    problems = list(problems or [])
     warnings: list[str] = []
     roles: dict[str, Role] = {}
     principals: list[Principal] = []
     evidence: list[Evidence] = []
     origin: dict[str, str] = {}
 
-    for file in _files(Path(path)):
-        try:
-            doc = _parse(file)
-        except CatalogError as exc:
-            problems.extend(exc.problems)
-            continue
-        fname = str(file)
+    for fname, doc in docs:
         if doc is None:
             continue
         if not isinstance(doc, dict):
@@ -131,7 +137,7 @@ def load_catalog(path: str | Path) -> Catalog:
             evidence.append(ev)
 
     if not roles:
-        problems.append(Problem(file=str(path), field="roles", message="the catalog declares no roles"))
+        problems.append(Problem(file=where, field="roles", message="the catalog declares no roles"))
     problems.extend(_cross_checks(evidence, roles, principals, origin, warnings))
     if problems:
         raise CatalogError(problems)

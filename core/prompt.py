@@ -66,6 +66,10 @@ def evidence_items(env: Envelope) -> list[dict]:
     for e in env.lineage.edges:
         by_edge.setdefault(e.evidence_id, []).append(f"{e.upstream} -> {e.downstream}")
     items += [{"id": i, "status": "LINEAGE EDGES", "edges": edges} for i, edges in by_edge.items()]
+    if env.columns:
+        for h in env.columns.hops:
+            items.append({"id": h.evidence_id, "status": "COLUMN LINEAGE",
+                          "edge": f"{h.upstream}.{h.upstream_column} -> {h.downstream}.{h.downstream_column}"})
     for f in env.freshness:
         for i in (f.evidence_id, f.policy_evidence_id):
             if i:
@@ -78,7 +82,7 @@ def evidence_items(env: Envelope) -> list[dict]:
                   for o in env.clarify.options if o.evidence_id]
     seen, out = set(), []
     for item in items:  # one entry per id and status
-        key = (item["id"], item["status"])
+        key = json.dumps(item, sort_keys=True, default=str)
         if key not in seen:
             seen.add(key)
             out.append({k: v for k, v in item.items() if v not in (None, "", [], {})})

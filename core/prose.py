@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from .envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
 from .explanation import Cited
 
-_COUNTS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+_COUNTS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
 
 
 def _count(n: int) -> str:
@@ -104,6 +104,27 @@ def _lineage(env: Envelope) -> list[Cited]:
     return [Cited(text=f"Upstream, its data comes from the {noun} {_join(raws)}{via}.", citations=ids)]
 
 
+def _columns(env: Envelope) -> list[Cited]:
+    c = env.columns
+    if c is None:
+        return []
+    labels = {n.id: n.label for n in env.lineage.nodes}
+    lineage_ids = list(dict.fromkeys(e.evidence_id for e in env.lineage.edges))
+    if c.hops:
+        raw = [f"`{labels.get(r.rsplit('.', 1)[0], r.rsplit('.', 1)[0])}.{r.rsplit('.', 1)[1]}`" for r in c.raw_columns]
+        via = len({(h.upstream, h.upstream_column) for h in c.hops}) - len(c.raw_columns)
+        return [Cited(text=f"Column `{c.column}` of `{labels.get(c.found_in, c.found_in)}` comes from {_join(raw)}"
+                           + (f", through {_count(via)} intermediate column{'s' if via > 1 else ''}" if via > 0 else "")
+                           + ".",
+                      citations=list(dict.fromkeys(h.evidence_id for h in c.hops)))]
+    if not lineage_ids:
+        return [_decision(c.detail)]
+    text = (f"Only table-level lineage is recorded here, so AsOf cannot say which source column {c.column} "
+            "comes from; only which tables feed it." if c.table_only else
+            f"No column-level lineage records {c.column} in this chain, although other columns have some.")
+    return [Cited(text=text, citations=lineage_ids)]
+
+
 def _freshness(f: FreshnessEntry) -> Cited:
     cites = [c for c in (f.evidence_id, f.policy_evidence_id) if c]
     at = f"{f.evaluated_at:%Y-%m-%d %H:%M} UTC"
@@ -159,6 +180,7 @@ def explain_deterministic(env: Envelope) -> list[Cited]:
             out += _definition(env, d)
         out += [_model(env, m) for m in models]
         out += _lineage(env)
+        out += _columns(env)
         out += [_freshness(f) for f in env.freshness]
     elif env.behavior is Behavior.clarify and env.clarify:
         cites = [o.evidence_id for o in env.clarify.options if o.evidence_id]

@@ -188,6 +188,20 @@ class Store:
             GROUP BY upstream, downstream ORDER BY 4, 1, 2
             """, [role, day, day, day, starts, max_depth]).fetchall()
 
+    def column_edges(self, role: str, day, nodes: list[str]) -> list[tuple]:
+        """Column-level edges into `nodes` the role may see and that are in effect on `day`:
+        (upstream, upstream_column, downstream, downstream_column, evidence_id)."""
+        if not nodes:
+            return []
+        return self.con.execute(
+            """SELECT DISTINCT upstream, upstream_column, downstream, downstream_column, evidence_id
+               FROM lineage_edges
+               WHERE downstream = ANY(?::VARCHAR[]) AND downstream_column IS NOT NULL
+                 AND list_contains(acl, ?) AND governs
+                 AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
+                                          AND (valid_to IS NULL OR ?::DATE < valid_to)))
+               ORDER BY 3, 4, 1, 2""", [sorted(nodes), role, day, day, day]).fetchall()
+
     def hidden_ids(self, role: str, ids: set[str]) -> set[str]:
         """Which of these ids name objects the role may not see (used only to redact, never shown)."""
         if not ids:

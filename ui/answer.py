@@ -95,6 +95,15 @@ def lineage(env: Envelope, key: str = "lineage") -> None:
         st.dataframe([{"upstream": e.upstream, "downstream": e.downstream, "evidence": e.evidence_id}
                       for e in env.lineage.edges], hide_index=True, width="stretch")
         st.markdown("Raw sources: " + ", ".join(f"`{s}`" for s in env.lineage.raw_sources))
+    c = env.columns
+    if c is not None:
+        st.markdown(f"**Column `{c.column}`**")
+        if c.hops:
+            st.dataframe([{"from": f"{h.upstream}.{h.upstream_column}", "to": f"{h.downstream}.{h.downstream_column}",
+                           "evidence": h.evidence_id} for h in c.hops], hide_index=True, width="stretch")
+            st.markdown("Comes from: " + ", ".join(f"`{r}`" for r in c.raw_columns))
+        else:
+            st.info(c.detail)
 
 
 def show_graph(g, key: str) -> None:

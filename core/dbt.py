@@ -1,0 +1,388 @@
+"""dbt artifacts (a `target/` folder) as catalog evidence: models, sources, seeds, snapshots, exposures, docs,
+semantic models and metrics, lineage from `parent_map`, column types, last build status and source freshness.
+
+Reads manifest schema v10-v12 (dbt 1.6-1.11) by asking for fields, never assuming them. Every object gets
+dbt's own unique_id as its evidence id; governance facts dbt does not know (business intervals, authority,
+who may see what) come from the overlay, with defaults that make a first run just work.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from .load import CatalogError, Problem
+
+NODE_TYPES = ("model", "seed", "snapshot")
+HOURS = {"minute": 1 / 60, "hour": 1, "day": 24}
+AGG = {"sum": "sum({})", "count": "count({})", "count_distinct": "count(distinct {})", "average": "avg({})",
+       "avg": "avg({})", "min": "min({})", "max": "max({})", "median": "median({})",
+       "sum_boolean": "sum(case when {} then 1 else 0 end)", "percentile": "percentile({})"}
+
+
+@dataclass
+class DbtArtifacts:
+    folder: Path
+    manifest: dict
+    semantic: dict | None = None
+    catalog: dict | None = None
+    run_results: dict | None = None
+    sources: dict | None = None
+    files: dict[str, str] = field(default_factory=dict)  # artifact -> path, for messages
+
+    @property
+    def project(self) -> str:
+        return self.manifest.get("metadata", {}).get("project_name") or ""
+
+    @property
+    def generated_at(self) -> date:
+        stamp = self.manifest.get("metadata", {}).get("generated_at")
+        return _ts(stamp).date() if stamp else date.today()
+
+
+def _ts(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def read_target(folder: str | Path) -> DbtArtifacts:
+    """Read the artifacts; manifest.json is required, the others are used when present."""
+    folder = Path(folder)
+    problems, loaded, files = [], {}, {}
+    if not (folder / "manifest.json").is_file():
+        raise CatalogError([Problem(file=str(folder), message="no manifest.json: give a dbt target/ folder "
+                                                              "(run `dbt parse` or `dbt build` first)")])
+    for name in ("manifest", "semantic_manifest", "catalog", "run_results", "sources"):
+        path = folder / f"{name}.json"
+        if not path.is_file():
+            continue
+        files[name] = str(path)
+        try:
+            loaded[name] = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(file=str(path), message=f"malformed JSON at line {exc.lineno} column "
+                                                            f"{exc.colno}: {exc.msg}"))
+    if problems:
+        raise CatalogError(problems)
+    manifest = loaded["manifest"]
+    version = str(manifest.get("metadata", {}).get("dbt_schema_version", ""))
+    if not any(f"/manifest/v{v}." in version for v in (10, 11, 12)):
+        raise CatalogError([Problem(file=files["manifest"], field="metadata.dbt_schema_version",
+                                    message=f"unsupported manifest schema {version or '(missing)'}; "
+                                            "AsOf reads v10-v12 (dbt 1.6-1.11)")])
+    return DbtArtifacts(folder, manifest, loaded.get("semantic_manifest"), loaded.get("catalog"),
+                        loaded.get("run_results"), loaded.get("sources"), files)
+
+
+def _hours(threshold: dict | None) -> float | None:
+    if not threshold or threshold.get("count") is None or not threshold.get("period"):
+        return None
+    return float(threshold["count"]) * HOURS[threshold["period"]]
+
+
+def _entity(uid: str, version: Any = None) -> str:
+    """Versioned models share one entity; the unique_id carries `.v<version>`."""
+    suffix = f".v{version}"
+    return uid[: -len(suffix)] if version is not None and uid.endswith(suffix) else uid
+
+
+def _columns_text(node: dict, cat: dict | None) -> tuple[list[str], str]:
+    cols = dict(node.get("columns") or {})
+    typed = ((cat or {}).get("columns") or {})
+    names = list(dict.fromkeys(list(cols) + list(typed)))
+    parts = []
+    for name in names:
+        kind = (typed.get(name) or {}).get("type") or (cols.get(name) or {}).get("data_type")
+        desc = (cols.get(name) or {}).get("description")
+        parts.append(f"{name}{f' {kind}' if kind else ''}{f': {desc}' if desc else ''}")
+    return names, ("Columns: " + "; ".join(parts) + ".") if parts else ""
+
+
+class _Reader:
+    def __init__(self, art: DbtArtifacts):
+        self.art = art
+        m = art.manifest
+        self.nodes = m.get("nodes") or {}
+        self.catalog_nodes = {**((art.catalog or {}).get("nodes") or {}), **((art.catalog or {}).get("sources") or {})}
+        self.built = {r.get("unique_id"): r for r in (art.run_results or {}).get("results") or []}
+        self.out: list[dict] = []
+
+    def _build(self, uid: str) -> str:
+        r = self.built.get(uid)
+        if not r:
+            return ""
+        when = next((t.get("completed_at") for t in r.get("timing") or [] if t.get("name") == "execute"), None)
+        return f" Last dbt run: {r.get('status')}{f' at {when}' if when else ''}."
+
+    def _add(self, uid: str, kind: str, title: str, text: str, file: str, **extra) -> dict:
+        item = {"evidence_id": uid, "entity_id": extra.pop("entity_id", uid), "kind": kind, "title": title,
+                "text": " ".join(text.split()), "authority": "authoritative", "lifecycle": "current",
+                "authority_class": extra.pop("authority_class", f"dbt_{kind}"), "source_system": "dbt",
+                "source_uri": file, **extra}
+        self.out.append(item)
+        return item
+
+    def models(self) -> None:
+        for uid, n in self.nodes.items():
+            rtype = n.get("resource_type")
+            if rtype not in NODE_TYPES:
+                continue
+            version, latest = n.get("version"), n.get("latest_version")
+            cols, cols_text = _columns_text(n, self.catalog_nodes.get(uid))
+            labels, lifecycle = [], "current"
+            if version is not None and latest is not None:
+                if _newer(version, latest):
+                    labels.append(f"pre-release (newer than latest_version {latest})")
+                    lifecycle = "draft"
+                elif str(version) == str(latest):
+                    labels.append("latest_version")
+            dep = n.get("deprecation_date")
+            if dep:
+                labels.append(f"deprecated from {dep[:10]}")
+                if lifecycle == "current" and _ts(dep).date() <= self.art.generated_at:
+                    lifecycle = "deprecated"
+            access = n.get("access")
+            contract = (n.get("contract") or {}).get("enforced")
+            facts = [f"dbt {rtype} {n.get('name')}" + (f" version {version}" if version is not None else "")
+                     + (f" ({', '.join(labels)})" if labels else "") + "."]
+            if n.get("description"):
+                facts.append(n["description"])
+            if access:
+                facts.append(f"Access: {access}.")
+            if n.get("group"):
+                facts.append(f"Group: {n['group']}.")
+            if contract:
+                facts.append("Contract enforced.")
+            if cols_text:
+                facts.append(cols_text)
+            facts.append(self._build(uid))
+            relation = n.get("relation_name") or ".".join(x for x in (n.get("database"), n.get("schema"),
+                                                                       n.get("alias") or n.get("name")) if x)
+            title = n.get("name") + (f" v{version}" if version is not None else "")
+            if rtype != "model":
+                title += f" ({rtype})"
+            item = self._add(uid, "model" if rtype != "seed" else "source", title, " ".join(facts),
+                             n.get("original_file_path") or "manifest.json",
+                             entity_id=_entity(uid, version), authority_class=f"dbt_{rtype}",
+                             model={"relation": relation.replace('"', ""), "columns": cols,
+                                    "primary_key": n.get("primary_key") or []},
+                             version=str(version) if version is not None else None, lifecycle=lifecycle)
+            if dep and lifecycle == "current" and version is not None:
+                item["valid_to"] = dep[:10]  # dbt stops supporting the version then
+            elif dep and lifecycle == "deprecated":
+                item["valid_to"] = dep[:10]
+
+    def sources(self) -> None:
+        fresh = {r.get("unique_id"): r for r in (self.art.sources or {}).get("results") or []}
+        for uid, s in (self.art.manifest.get("sources") or {}).items():
+            cols, cols_text = _columns_text(s, self.catalog_nodes.get(uid))
+            name = f"{s.get('source_name')}.{s.get('name')}"
+            text = " ".join(x for x in (f"dbt source {name}.", s.get("source_description") or "",
+                                        s.get("description") or "", cols_text,
+                                        f"Loaded-at field: {s['loaded_at_field']}." if s.get("loaded_at_field") else "")
+                            if x)
+            self._add(uid, "source", name, text, s.get("original_file_path") or "manifest.json",
+                      aliases=[s.get("identifier") or s.get("name")] if (s.get("identifier") or s.get("name")) != name else [],
+                      model={"relation": (s.get("relation_name") or name).replace('"', ""), "columns": cols})
+            policy = s.get("freshness") or (s.get("config") or {}).get("freshness") or {}
+            result = fresh.get(uid)
+            criteria = (result or {}).get("criteria") or policy
+            warn, error = _hours(criteria.get("warn_after")), _hours(criteria.get("error_after"))
+            if warn is not None or error is not None:
+                self._add(f"freshness.{uid}.policy", "freshness_policy", f"Freshness policy for {name}",
+                          f"dbt source freshness: warn after {warn} hours, error after {error} hours.",
+                          s.get("original_file_path") or "manifest.json", entity_id=uid,
+                          authority_class="dbt_source_freshness",
+                          freshness={"source": uid, "warn_after_hours": warn, "error_after_hours": error})
+            if result and result.get("max_loaded_at"):
+                snap = result.get("snapshotted_at")
+                self._add(f"freshness.{uid}.{snap}", "freshness_observation", f"{name} freshness check {snap[:19]}",
+                          f"dbt source freshness at {snap}: max_loaded_at {result['max_loaded_at']}, "
+                          f"status {result.get('status')}.", self.art.files.get("sources", "sources.json"),
+                          entity_id=uid, authority_class="dbt_source_freshness", version=snap,
+                          freshness={"source": uid, "loaded_at": result["max_loaded_at"], "observed_at": snap})
+
+    def exposures_and_docs(self) -> None:
+        for uid, e in (self.art.manifest.get("exposures") or {}).items():
+            owner = e.get("owner") or {}
+            text = (f"dbt exposure ({e.get('type')}, maturity {e.get('maturity')}). {e.get('description') or ''} "
+                    f"URL: {e.get('url') or 'none'}.")
+            self._add(uid, "documentation", e.get("label") or e.get("name"), text,
+                      e.get("original_file_path") or "manifest.json",
+                      owner=owner.get("name") or owner.get("email"), authority_class="dbt_exposure")
+        for uid, d in (self.art.manifest.get("docs") or {}).items():
+            if d.get("package_name") == "dbt":  # dbt's own built-in overview page
+                continue
+            self._add(uid, "documentation", d.get("name"), d.get("block_contents") or "",
+                      d.get("original_file_path") or "manifest.json", authority_class="dbt_doc")
+
+    def semantic(self) -> None:
+        sem = self.art.semantic or {}
+        manifest_sms = {v.get("name"): (k, v) for k, v in (self.art.manifest.get("semantic_models") or {}).items()}
+        sms = sem.get("semantic_models") or [v for _, v in manifest_sms.values()]
+        measure_home: dict[str, tuple[str, dict, dict]] = {}
+        self.semantic_models: dict[str, dict] = {}
+        for sm in sms:
+            uid, msm = manifest_sms.get(sm.get("name"), (f"semantic_model.{self.art.project}.{sm.get('name')}", {}))
+            model_uid = next(iter((msm.get("depends_on") or {}).get("nodes") or []), None)
+            primary = next((e.get("name") for e in sm.get("entities") or [] if e.get("type") == "primary"),
+                           sm.get("primary_entity"))
+            defaults = sm.get("defaults") or {}
+            for meas in sm.get("measures") or []:
+                measure_home[meas.get("name")] = (uid, sm, meas)
+            parts = [f"dbt semantic model {sm.get('name')} on {model_uid or (sm.get('node_relation') or {}).get('alias')}.",
+                     sm.get("description") or "",
+                     "Entities: " + ", ".join(f"{e.get('name')} ({e.get('type')}, {e.get('expr') or e.get('name')})"
+                                              for e in sm.get("entities") or []) + ".",
+                     "Dimensions: " + ", ".join(f"{d.get('name')} ({d.get('type')})" for d in sm.get("dimensions") or []) + ".",
+                     "Measures: " + ", ".join(f"{x.get('name')} = {_agg(x)}" for x in sm.get("measures") or []) + "."]
+            self.semantic_models[uid] = {"model": model_uid, "primary": primary,
+                                         "time": defaults.get("agg_time_dimension")}
+            # Filed under its dbt model's entity: it documents that model, it is not a rival to it.
+            model_node = self.nodes.get(model_uid) or {}
+            self._add(uid, "documentation", f"{sm.get('name')} (semantic model)", " ".join(parts),
+                      msm.get("original_file_path") or "semantic_manifest.json", authority_class="dbt_semantic_model",
+                      entity_id=_entity(model_uid, model_node.get("version")) if model_uid else uid,
+                      links={"documents": [model_uid]} if model_uid else {})
+        manifest_metrics = {v.get("name"): (k, v) for k, v in (self.art.manifest.get("metrics") or {}).items()}
+        metrics = sem.get("metrics") or [v for _, v in manifest_metrics.values()]
+        by_name = {m.get("name"): m for m in metrics}
+        for m in metrics:
+            uid, mm = manifest_metrics.get(m.get("name"), (f"metric.{self.art.project}.{m.get('name')}", {}))
+            homes = self._homes(m, by_name, measure_home)
+            models = sorted({self.semantic_models[h]["model"] for h in homes if self.semantic_models[h]["model"]})
+            first = self.semantic_models[homes[0]] if homes else {}
+            tp = m.get("type_params") or {}
+            measure = (tp.get("measure") or {}).get("name")
+            time_dim = (measure_home.get(measure, (None, {}, {}))[2].get("agg_time_dimension")
+                        if measure else None) or first.get("time")
+            filters = [f.get("where_sql_template", "").strip() for f in ((m.get("filter") or {}).get("where_filters") or [])]
+            text = (f"dbt {m.get('type')} metric {m.get('name')}. {m.get('description') or ''} "
+                    f"Formula: {_formula(m, measure_home)}."
+                    + (f" Filter: {'; '.join(filters)}." if filters else "")
+                    + (f" Semantic model(s): {', '.join(homes)}." if homes else ""))
+            self._add(uid, "metric_definition", m.get("label") or m.get("name"), text,
+                      mm.get("original_file_path") or "semantic_manifest.json", authority_class="dbt_metric",
+                      aliases=[m.get("name")] if m.get("label") and m.get("label") != m.get("name") else [],
+                      metric={"formula": _formula(m, measure_home), "grain": first.get("primary"),
+                              "time_dimension": time_dim, "filters": filters},
+                      links={"implemented_by": models} if models else {})
+
+    def _homes(self, m: dict, by_name: dict, measure_home: dict, seen: frozenset = frozenset()) -> list[str]:
+        """Semantic models a metric reads, through input measures and input metrics."""
+        tp = m.get("type_params") or {}
+        names = [x.get("name") for x in tp.get("input_measures") or []]
+        for key in ("measure",):
+            if tp.get(key):
+                names.append(tp[key].get("name"))
+        conv = tp.get("conversion_type_params") or {}
+        names += [(conv.get(k) or {}).get("name") for k in ("base_measure", "conversion_measure")]
+        homes = [measure_home[n][0] for n in names if n in measure_home]
+        inputs = [x.get("name") for x in tp.get("metrics") or []]
+        inputs += [(tp.get(k) or {}).get("name") for k in ("numerator", "denominator")]
+        for name in inputs:
+            if name in by_name and name not in seen:
+                homes += self._homes(by_name[name], by_name, measure_home, seen | {m.get("name")})
+        return list(dict.fromkeys(homes))
+
+    def lineage(self) -> None:
+        """One lineage object per downstream node, holding its edges from parent_map."""
+        known = {o["evidence_id"]: o for o in self.out}
+        for child, parents in (self.art.manifest.get("parent_map") or {}).items():
+            if child not in known:
+                continue  # tests, unit tests, saved queries, macros: not part of the answer chain
+            ups = [p for p in parents if p in known]
+            if not ups:
+                continue
+            node = known[child]
+            self._add(f"lineage.{child}", "lineage", f"Lineage into {node['title']}",
+                      f"{node['title']} is built from " + ", ".join(ups) + ".",
+                      self.art.files.get("manifest", "manifest.json"), entity_id=f"lineage.{child}",
+                      authority_class="dbt_parent_map", edges=[[p, child] for p in ups],
+                      links={"lineage": [child]})
+
+
+def _newer(version: Any, latest: Any) -> bool:
+    try:
+        return float(version) > float(latest)
+    except (TypeError, ValueError):
+        return str(version) > str(latest)
+
+
+def _agg(measure: dict) -> str:
+    expr = measure.get("expr") or measure.get("name")
+    out = AGG.get(measure.get("agg"), measure.get("agg", "") + "({})").format(expr)
+    params = measure.get("agg_params") or {}
+    if params.get("percentile") is not None:
+        out = f"percentile({expr}, {params['percentile']})"
+    return out
+
+
+def _formula(m: dict, measure_home: dict) -> str:
+    tp = m.get("type_params") or {}
+    kind = m.get("type")
+
+    def measure(ref: dict | None) -> str:
+        name = (ref or {}).get("name")
+        return _agg(measure_home[name][2]) if name in measure_home else str(name)
+
+    if kind == "simple":
+        return measure(tp.get("measure"))
+    if kind == "ratio":
+        return f"{(tp.get('numerator') or {}).get('name')} / {(tp.get('denominator') or {}).get('name')}"
+    if kind == "derived":
+        inputs = []
+        for x in tp.get("metrics") or []:
+            alias = f"{x.get('alias')} = " if x.get("alias") else ""
+            offset = x.get("offset_window")
+            shift = f" offset {offset.get('count')} {offset.get('granularity')}" if offset else ""
+            inputs.append(f"{alias}{x.get('name')}{shift}")
+        return f"{tp.get('expr')} where " + ", ".join(inputs) if inputs else str(tp.get("expr"))
+    if kind == "cumulative":
+        cum = tp.get("cumulative_type_params") or {}
+        window = cum.get("window") or tp.get("window")
+        to_date = cum.get("grain_to_date") or tp.get("grain_to_date")
+        span = (f" over {window.get('count')} {window.get('granularity')}" if isinstance(window, dict)
+                else f" {to_date} to date" if to_date else " over all time")
+        return f"cumulative {measure(tp.get('measure'))}{span}"
+    if kind == "conversion":
+        c = tp.get("conversion_type_params") or {}
+        window = c.get("window") or {}
+        return (f"{c.get('calculation', 'conversion_rate')}({measure(c.get('base_measure'))} -> "
+                f"{measure(c.get('conversion_measure'))} by {c.get('entity')}"
+                + (f" within {window.get('count')} {window.get('granularity')}" if window else "") + ")")
+    return str(tp.get("expr") or m.get("name"))
+
+
+def _short_entities(out: list[dict]) -> None:
+    """Entity ids without the package ('metric.revenue', 'source.ecom.raw_orders'), so questions can name
+    them; evidence ids stay dbt's unique_ids. Names that clash across packages keep the package."""
+    def short(entity: str) -> str:
+        parts = entity.split(".")
+        return ".".join([parts[0], *parts[2:]]) if len(parts) >= 3 and parts[0] in DBT_TYPES else entity
+
+    owners: dict[str, set[str]] = {}
+    for e in out:
+        owners.setdefault(short(e["entity_id"]), set()).add(e["entity_id"])
+    for e in out:
+        s = short(e["entity_id"])
+        if len(owners[s]) == 1:
+            e["entity_id"] = s
+
+
+DBT_TYPES = {"model", "seed", "snapshot", "source", "metric", "semantic_model", "exposure", "doc"}
+
+
+def dbt_evidence(art: DbtArtifacts) -> list[dict]:
+    """Evidence objects (plain dicts, before the overlay and validation) from one dbt target folder."""
+    r = _Reader(art)
+    r.models()
+    r.sources()
+    r.exposures_and_docs()
+    r.semantic()
+    r.lineage()
+    _short_entities(r.out)
+    return r.out
