@@ -110,6 +110,12 @@ def test_ask_in_a_real_browser(server, browser):
     _shot(page, "ask_lineage")
     page.get_by_text("Three clocks").scroll_into_view_if_needed()
     _shot(page, "ask_clocks")
+    # The explanation: labelled as written without an LLM; a citation chip opens the cited evidence.
+    page.get_by_text("Generated without an LLM").scroll_into_view_if_needed()
+    assert page.get_by_text("Net revenue v1 is the authoritative definition on 2024-06-30").count() >= 1
+    page.get_by_role("button", name="wiki.revenue_handbook.2023").click()
+    page.get_by_text("superseded by metric.net_revenue.v2").first.wait_for(timeout=15000)
+    _shot(page, "ask_explanation")
     page.close()
 
 
