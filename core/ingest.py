@@ -14,7 +14,7 @@ import duckdb
 
 from .catalog import Catalog
 from .dbt import dbt_evidence, read_target
-from .load import CatalogError, Problem, _files, _parse, build_catalog
+from .load import CatalogError, Problem, build_catalog, catalog_files, parse_file
 from .openlineage import read_openlineage
 from .overlay import Overlay, read_documents
 
@@ -81,9 +81,9 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
     docs: list[tuple[str, dict]] = []
     problems: list[Problem] = []
     if catalog:
-        for file in _files(Path(catalog)):
+        for file in catalog_files(Path(catalog)):
             try:
-                docs.append((str(file), _parse(file)))
+                docs.append((str(file), parse_file(file)))
             except CatalogError as exc:
                 problems.extend(exc.problems)
     gov = Overlay.read(overlay)

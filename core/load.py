@@ -38,7 +38,7 @@ class CatalogError(Exception):
         super().__init__("\n".join(str(p) for p in problems))
 
 
-def _files(path: Path) -> list[Path]:
+def catalog_files(path: Path) -> list[Path]:
     if not path.exists():
         raise CatalogError([Problem(file=str(path), message="no such file or folder")])
     if path.is_dir():
@@ -49,7 +49,7 @@ def _files(path: Path) -> list[Path]:
     return [path]
 
 
-def _parse(path: Path) -> Any:
+def parse_file(path: Path) -> Any:
     text = path.read_text(encoding="utf-8")
     try:
         if path.suffix == ".json":
@@ -70,9 +70,9 @@ def _field(loc: tuple) -> str:
 def load_catalog(path: str | Path) -> Catalog:
     """Load and validate; raises CatalogError listing every problem found."""
     docs, problems = [], []
-    for file in _files(Path(path)):
+    for file in catalog_files(Path(path)):
         try:
-            docs.append((str(file), _parse(file)))
+            docs.append((str(file), parse_file(file)))
         except CatalogError as exc:
             problems.extend(exc.problems)
     return build_catalog(docs, str(path), problems)
