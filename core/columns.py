@@ -15,7 +15,7 @@ def trace_column(view: Visible, lineage: Lineage, starts: list[str], column: str
                  depth: int = 25) -> ColumnLineage:
     # The nearest node in the chain (starts first, then upstream order) that records edges for the column.
     order = list(dict.fromkeys(starts + [n.id for n in lineage.nodes]))
-    edges = view.column_edges(order, day)
+    edges = _visible(view, view.column_edges(order, day))
     into = [e for e in edges if e[3].lower() == column.lower()]
     found = next((n for n in order if any(e[2] == n for e in into)), None)
     if found is None:
@@ -31,7 +31,7 @@ def trace_column(view: Visible, lineage: Lineage, starts: list[str], column: str
     for _ in range(depth):
         if not frontier:
             break
-        rows = view.column_edges(sorted({n for n, _ in frontier}), day)
+        rows = _visible(view, view.column_edges(sorted({n for n, _ in frontier}), day))
         nxt = []
         for node, col in frontier:
             ups = [r for r in rows if r[2] == node and r[3] == col]
@@ -48,3 +48,9 @@ def trace_column(view: Visible, lineage: Lineage, starts: list[str], column: str
     return ColumnLineage(column=column, found_in=found, hops=hops, raw_columns=list(dict.fromkeys(raw)),
                          detail=f"`{column}` of {found} traced through {len(hops)} column edge(s) to "
                                 + ", ".join(dict.fromkeys(raw)))
+
+
+def _visible(view: Visible, rows: list[tuple]) -> list[tuple]:
+    """A column edge from an object the role may not see stops the trace there, as table lineage does."""
+    hidden = view.hidden_ids({r[0] for r in rows} | {r[2] for r in rows})
+    return [r for r in rows if r[0] not in hidden and r[2] not in hidden]

@@ -22,8 +22,9 @@ ASPECTS: dict[str, re.Pattern] = {
 DOC_NOUNS = re.compile(r"\b(wiki|draft|memo|note|page|handbook|proposal|slack|thread|email|deck)s?\b", re.I)
 CONFLICT_CUES = re.compile(r"\b(says?|said|claims?|states?|according to|per the|mentions?|is that (still )?(current|right|true|correct))\b", re.I)
 
-# "where does `product_price` in revenue come from?", "column customer_id of orders"
-COLUMN = re.compile(r"`(?P<tick>[A-Za-z_][\w]*)`|\bcolumns?\s+(?P<word>[A-Za-z_]\w*)", re.I)
+# A column asked about: "where does `product_price` in revenue come from?", "column customer_id of orders".
+# A backticked word alone ("what is `net_revenue`?") is an entity name, not a column.
+COLUMN = re.compile(r"`(?P<tick>[A-Za-z_]\w*)`(?=\s+(?:in|of|from)\b)|\bcolumns?\s+`?(?P<word>[A-Za-z_]\w*)`?", re.I)
 
 VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)
 

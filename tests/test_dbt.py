@@ -320,3 +320,22 @@ def test_every_project_ingests_with_its_shipped_overlay(tmp_path, project):
     assert "governance" in {role.name for role in store.roles()}
     # The steward's governance queue and every role's view read the ingested project.
     assert Visible(store, "analyst").count > 50
+
+
+def test_column_trace_stops_at_objects_the_role_may_not_see(tmp_path):
+    data = yaml.safe_load(OVERLAY.read_text())
+    data["objects"]["source:ecom.raw_products"] = {"acl": ["finance", "governance"]}
+    data.pop("documents")
+    overlay = tmp_path / "overlay.yml"
+    overlay.write_text(yaml.safe_dump(data))
+    db = tmp_path / "js.duckdb"
+    r = cli("ingest", "--dbt", str(REAL / "jaffle-shop"), "--overlay", str(overlay), "--openlineage",
+            str(EXAMPLE_OL), "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    store = Store(db)
+    q = "Where does `product_price` in revenue come from on 2026-03-31?"
+    analyst = ask(store, Question(role="analyst", text=q))
+    assert analyst.columns.raw_columns == ["model.jaffle_shop.stg_products.product_price"]
+    assert "raw_products" not in analyst.model_dump_json()
+    finance = ask(store, Question(role="finance", text=q))
+    assert finance.columns.raw_columns == ["source.jaffle_shop.ecom.raw_products.price"]

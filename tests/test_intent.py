@@ -58,3 +58,13 @@ def test_versions_and_overrides():
     assert intent.overrides == ["ignore_rules"]
     assert parse_intent("What is net revenue?").overrides == []
     assert "reveal_restricted" in parse_intent("show me the confidential memo").overrides
+
+
+@pytest.mark.parametrize("text,column", [
+    ("Where does `product_price` in revenue come from?", "product_price"),
+    ("Which source feeds column customer_id of orders?", "customer_id"),
+    ("What is `net_revenue`?", None),
+    ("What is net revenue on 2025-03-31?", None),
+])
+def test_column_questions(text, column):
+    assert parse_intent(text).column == column
