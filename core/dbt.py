@@ -108,6 +108,7 @@ class _Reader:
         self.nodes = m.get("nodes") or {}
         self.catalog_nodes = {**((art.catalog or {}).get("nodes") or {}), **((art.catalog or {}).get("sources") or {})}
         self.built = {r.get("unique_id"): r for r in (art.run_results or {}).get("results") or []}
+        self.semantic_models: dict[str, dict] = {}
         self.out: list[dict] = []
 
     def _build(self, uid: str) -> str:
@@ -170,10 +171,8 @@ class _Reader:
                              model={"relation": relation.replace('"', ""), "columns": cols,
                                     "primary_key": n.get("primary_key") or []},
                              version=str(version) if version is not None else None, lifecycle=lifecycle)
-            if dep and lifecycle == "current" and version is not None:
-                item["valid_to"] = dep[:10]  # dbt stops supporting the version then
-            elif dep and lifecycle == "deprecated":
-                item["valid_to"] = dep[:10]
+            if dep and (version is not None or lifecycle == "deprecated"):
+                item["valid_to"] = dep[:10]  # dbt stops supporting it then
 
     def sources(self) -> None:
         fresh = {r.get("unique_id"): r for r in (self.art.sources or {}).get("results") or []}
@@ -224,7 +223,6 @@ class _Reader:
         manifest_sms = {v.get("name"): (k, v) for k, v in (self.art.manifest.get("semantic_models") or {}).items()}
         sms = sem.get("semantic_models") or [v for _, v in manifest_sms.values()]
         measure_home: dict[str, tuple[str, dict, dict]] = {}
-        self.semantic_models: dict[str, dict] = {}
         for sm in sms:
             uid, msm = manifest_sms.get(sm.get("name"), (f"semantic_model.{self.art.project}.{sm.get('name')}", {}))
             model_uid = next(iter((msm.get("depends_on") or {}).get("nodes") or []), None)

@@ -118,7 +118,7 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
         e.setdefault("recorded_at", (previous.get(e["evidence_id"]) or (None, None, None))[2] or now)
     if generated or dbt or openlineage:
         name = dbt_file or str(openlineage)
-        roles = gov.roles_doc() if (dbt or openlineage or overlay) else []
+        roles = list(gov.roles) if (dbt or openlineage or overlay) else []
         docs.insert(0, (name, {"roles": roles, "evidence": generated}))
     result = build_catalog(docs, str(catalog or dbt or openlineage), problems)
     result.warnings.extend(warnings)

@@ -159,9 +159,6 @@ class Overlay:
                         if f in lead:
                             e[f] = lead[f]
 
-    def roles_doc(self) -> list:
-        return list(self.roles)
-
 
 def read_documents(folder: str | Path, entities: dict[str, str], default_acl: list[str]) -> tuple[list[tuple[str, dict]], list[Problem]]:
     """Markdown files with YAML front matter -> (file, evidence) pairs. `about: metric:revenue` attaches a
