@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from .load import CatalogError, Problem
+from .load import CatalogError, Problem, parse_file
 
 DEFAULT_ROLE = "analyst"
 OBJECT_FIELDS = {"acl", "aliases", "owner", "authority", "lifecycle", "authority_class", "valid_from",
@@ -43,12 +43,7 @@ class Overlay:
         path = Path(path)
         if not path.is_file():
             raise CatalogError([Problem(file=str(path), message="no such overlay file")])
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = f" at line {mark.line + 1}" if mark else ""
-            raise CatalogError([Problem(file=str(path), message=f"malformed YAML{at}: {getattr(exc, 'problem', exc)}")])
+        data = parse_file(path) or {}  # the catalog reader's YAML errors, with line and column
         problems = []
         if not isinstance(data, dict):
             raise CatalogError([Problem(file=str(path), message="an overlay is a mapping with roles, defaults, "

@@ -339,3 +339,11 @@ def test_column_trace_stops_at_objects_the_role_may_not_see(tmp_path):
     assert "raw_products" not in analyst.model_dump_json()
     finance = ask(store, Question(role="finance", text=q))
     assert finance.columns.raw_columns == ["source.jaffle_shop.ecom.raw_products.price"]
+
+
+def test_malformed_overlay_yaml_names_the_line(tmp_path):
+    overlay = tmp_path / "overlay.yml"
+    overlay.write_text("objects:\n  metric:revenue: [unclosed\n")
+    db = tmp_path / "js.duckdb"
+    r = cli("ingest", "--dbt", str(REAL / "jaffle-shop"), "--overlay", str(overlay), "--db", str(db))
+    assert r.returncode == 2 and f"{overlay}: malformed YAML at line 3" in r.stderr and not db.exists()
