@@ -1,4 +1,4 @@
-"""Ingest the real dbt projects in ../shared/realworld (with the overlays in data/dbt) and report counts and
+"""Ingest the real dbt projects in tests/fixtures/realworld (with the overlays in data/dbt) and report counts and
 timings; results are written by this script to benchmarks/results/dbt.{json,md}.
 
     .venv/bin/python benchmarks/dbt_ingest.py
@@ -27,7 +27,7 @@ from core.ingest import read_inputs  # noqa: E402
 from core.openlineage import read_openlineage  # noqa: E402
 from core.store import Store, write_catalog  # noqa: E402
 
-REAL = ROOT.parent / "shared" / "realworld"
+REAL = ROOT / "tests" / "fixtures" / "realworld"
 PROJECTS = ["jaffle-shop", "jaffle-sl-template", "dbt-project-evaluator-versions"]
 
 
@@ -92,7 +92,7 @@ def main() -> None:
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(str(r[c]) for c in cols) + " |" for r in rows]
     lines += ["", "Re-ingest of unchanged artifacts: " + "; ".join(f"{r['project']}: {r['reingest_changes']}" for r in rows),
-              "", f"OpenLineage samples (../shared/realworld/openlineage): {ol_row['files']} files, {ol_row['events']} "
+              "", f"OpenLineage samples (tests/fixtures/realworld/openlineage): {ol_row['files']} files, {ol_row['events']} "
               f"events loaded, {ol_row['skipped']} skipped, {ol_row['noted']} noted (run id not a UUID), "
               f"{ol_row['lineage_objects']} job lineage objects, {ol_row['column_edges']} column edges."]
     (out / "dbt.md").write_text("\n".join(lines) + "\n")

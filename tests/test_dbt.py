@@ -1,4 +1,4 @@
-"""dbt artifacts, OpenLineage events and the governance overlay, against the real artifacts in ../shared/realworld."""
+"""dbt artifacts, OpenLineage events and the governance overlay, against the real artifacts copied into tests/fixtures/realworld."""
 import json
 import shutil
 from datetime import date, datetime
@@ -15,7 +15,7 @@ from core.load import CatalogError
 from core.openlineage import read_openlineage
 from core.store import Store
 
-REAL = ROOT.parent / "shared" / "realworld"
+REAL = ROOT / "tests" / "fixtures" / "realworld"
 PROJECTS = ["jaffle-shop", "jaffle-sl-template", "dbt-project-evaluator-versions"]
 OVERLAY = ROOT / "data" / "dbt" / "jaffle-shop.overlay.yml"
 EXAMPLE_OL = ROOT / "data" / "dbt" / "openlineage"

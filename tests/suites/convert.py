@@ -1,4 +1,4 @@
-"""Converts the research suites in ../shared/fixtures into AsOf's catalog format and gold cases.
+"""Converts the research suites in tests/fixtures/research (copied from the brief) into AsOf's catalog format and gold cases.
 
 Run `python tests/suites/convert.py` to regenerate the JSON files beside this script; a test checks
 they match a fresh conversion. Facts the fixtures state only in prose (suite A's lineage arrows,
@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SHARED = HERE.parents[2] / "shared" / "fixtures"
+SHARED = HERE.parent / "fixtures" / "research"
 
 # ---- suite A --------------------------------------------------------------------------------
 A_KIND = {"metric_definition": "metric_definition", "dbt_model_schema": "model", "lineage": "lineage",
