@@ -146,6 +146,17 @@ class Store:
     def roles(self) -> list[Role]:
         return list(self._roles)
 
+    @cached_property
+    def _principals(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for name, role in self.con.execute("SELECT principal, role FROM principals ORDER BY rowid").fetchall():
+            out.setdefault(name, []).append(role)
+        return out
+
+    def principals(self) -> dict[str, list[str]]:
+        """Principal name -> its roles, in catalog order (core/auth maps signed-in users onto these)."""
+        return {name: list(roles) for name, roles in self._principals.items()}
+
     def visible(self, role: str):
         """The role's view (see access.Visible); cached, since the database is read-only here."""
         from .access import Visible

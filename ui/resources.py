@@ -12,6 +12,7 @@ from core.embed import Embedder
 from core.explain import ExplanationCache, cache_for
 from core.search import Searcher
 from core.store import Store
+from ui.identity import allowed_roles
 
 apply_offline_env()
 
@@ -79,7 +80,7 @@ def _keep(*keys: str) -> None:
 def sidebar(s: Store) -> dict:
     """Role, reporting date or period, evaluation time, and the catalog's status."""
     _keep("role", "date_mode", "day", "period", "at_day", "at_time")
-    roles = [r.name for r in s.roles()]
+    roles = allowed_roles(s, settings().auth)  # demo: every role; otherwise the signed-in principal's (or stop)
     now = datetime.now(timezone.utc)
     defaults = {"date_mode": "Date", "day": date(2025, 3, 31), "period": (date(2025, 1, 1), date(2025, 12, 31)),
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
@@ -87,7 +88,9 @@ def sidebar(s: Store) -> dict:
         st.session_state.setdefault(key, value)
     if st.session_state.get("role") not in roles:
         st.session_state["role"] = roles[0]
-    st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
+    role = st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
+    if role not in roles:  # a widget value the options never offered (a forged client message)
+        st.stop()
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
     day = period = None
     bounds = dict(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31))
@@ -104,4 +107,4 @@ def sidebar(s: Store) -> dict:
     meta = s.meta()
     st.sidebar.caption(f"Catalog revision `{meta['catalog_revision']}` · {meta['object_count']} objects · "
                        f"ingested {meta['ingested_at']}")
-    return {"role": st.session_state["role"], "day": day, "period": period, "at": at}
+    return {"role": role, "day": day, "period": period, "at": at}
