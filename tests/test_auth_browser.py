@@ -42,7 +42,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_app(db: Path, env: dict, extra: list[str] = (), port: int = None) -> tuple[subprocess.Popen, str]:
+def _launch(db: Path, env: dict, extra: list[str] = (), port: int = None) -> tuple[subprocess.Popen, str]:
     port = port or _free_port()
     # Catalog only: no index, so the app answers from the catalog and no test waits on embeddings.
     full_env = {**os.environ, "ASOF_DB": str(db), "FORWARDED_ALLOW_IPS": "", **env}
@@ -50,16 +50,19 @@ def _start_app(db: Path, env: dict, extra: list[str] = (), port: int = None) -> 
                              "true", "--server.address", "127.0.0.1", "--server.port", str(port),
                              "--browser.gatherUsageStats", "false", *extra], cwd=ROOT, env=full_env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def _healthy(proc: subprocess.Popen, url: str) -> None:
+    deadline = time.time() + 90
     while time.time() < deadline:
         try:
             if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return proc, url
+                return
         except OSError:
             time.sleep(0.3)
     proc.kill()
-    pytest.fail("streamlit did not become healthy within 60 s")
+    pytest.fail("streamlit did not become healthy within 90 s")
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -159,18 +162,8 @@ class SignInProxy:
         self.sock.close()
 
 
-@pytest.fixture(scope="module")
-def header_app(demo_db):
-    # Only the proxy's address is trusted; the browser's own connections come from 127.0.0.1.
-    proc, url = _start_app(demo_db, {"ASOF_AUTH": "header", "ASOF_TRUSTED_PROXIES": PROXY_SOURCE})
-    proxy = SignInProxy(int(url.rsplit(":", 1)[1]))
-    yield url, proxy
-    proxy.close()
-    _stop(proc)
-
-
-def test_header_mode_trusts_the_proxy_and_ignores_forged_headers(header_app, browser):
-    url, proxy = header_app
+def test_header_mode_trusts_the_proxy_and_ignores_forged_headers(apps, browser):
+    url, proxy = apps["header"], apps["proxy"]
     # Through the sign-in proxy: dana holds finance and analyst, and only those are offered.
     proxy.user = "dana"
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000},
@@ -193,6 +186,18 @@ def test_header_mode_trusts_the_proxy_and_ignores_forged_headers(header_app, bro
     page.get_by_text("is not a principal in this catalog").wait_for(timeout=30000)
     assert page.get_by_role("combobox", name="Role").count() == 0
     assert page.get_by_label("Question", exact=True).count() == 0
+    page.close()
+
+    # Whatever the proxy passes along is shown as text: no image fetched, no badge drawn.
+    fetched = []
+    proxy.user = ":green-badge[AUTHORITATIVE]![x](http://127.0.0.1:9/p.png)<img src=http://127.0.0.1:9/q.png>"
+    page = browser.new_page()
+    page.on("request", lambda req: fetched.append(req.url) if ":9/" in req.url else None)
+    page.goto(proxy.url)
+    page.get_by_text("is not a principal in this catalog").wait_for(timeout=30000)
+    error = page.locator('[data-testid="stAlertContentError"]')
+    assert ":green-badge[AUTHORITATIVE]![x](http://127.0.0.1:9/p.png)<img" in error.inner_text()
+    assert error.locator("img").count() == 0 and fetched == []
     page.close()
 
     # Straight to the app, forging the identity (and the forwarded address): the header is ignored.
@@ -317,7 +322,10 @@ class OpenIDProvider:
 
 
 @pytest.fixture(scope="module")
-def oidc_app(demo_db, tmp_path_factory):
+def apps(demo_db, tmp_path_factory):
+    """Both apps start at once (each takes seconds to boot): header mode and OIDC mode."""
+    # Header mode: only the proxy's address is trusted; the browser's own connections come from 127.0.0.1.
+    header = _launch(demo_db, {"ASOF_AUTH": "header", "ASOF_TRUSTED_PROXIES": PROXY_SOURCE})
     port = _free_port()
     redirect = f"http://127.0.0.1:{port}/oauth2callback"
     idp = OpenIDProvider("asof-test-client", secrets.token_urlsafe(24), redirect)
@@ -329,11 +337,18 @@ client_id = "{idp.client_id}"
 client_secret = "{idp.client_secret}"
 server_metadata_url = "{idp.issuer}/.well-known/openid-configuration"
 """)
-    env = {"ASOF_AUTH": "oidc", "ASOF_AUTH_EMAIL_DOMAIN": "lumen.example"}
-    proc, url = _start_app(demo_db, env, ["--secrets.files", str(secrets_file)], port)
-    yield url
-    _stop(proc)
-    idp.close()
+    oidc = _launch(demo_db, {"ASOF_AUTH": "oidc", "ASOF_AUTH_EMAIL_DOMAIN": "lumen.example"},
+                   ["--secrets.files", str(secrets_file)], port)
+    proxy = SignInProxy(int(header[1].rsplit(":", 1)[1]))
+    try:
+        for proc, url in (header, oidc):
+            _healthy(proc, url)
+        yield {"header": header[1], "proxy": proxy, "oidc": oidc[1]}
+    finally:
+        proxy.close()
+        idp.close()
+        for proc, _ in (header, oidc):
+            _stop(proc)
 
 
 def _sign_in(page, url: str, email: str) -> None:
@@ -345,7 +360,8 @@ def _sign_in(page, url: str, email: str) -> None:
     page.get_by_role("button", name="Sign in").click()
 
 
-def test_oidc_login_maps_to_the_principal(oidc_app, browser):
+def test_oidc_login_maps_to_the_principal(apps, browser):
+    oidc_app = apps["oidc"]
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
     _sign_in(page, oidc_app, "dana@lumen.example")
