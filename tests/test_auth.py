@@ -171,3 +171,38 @@ def test_cli_demo_mode_keeps_role_as_before(db, monkeypatch):
     assert r.returncode == 0 and json.loads(r.stdout)["role"] == "marketing"
     # --principal still holds in demo mode when given.
     assert cli("ask", "--db", db, "--principal", "alice", "--role", "marketing", "What is CAC?").returncode == 2
+
+
+# --- the app: the sidebar follows the decision ---------------------------------------------------------------
+
+@pytest.fixture
+def app_db(db, monkeypatch):
+    import streamlit as st
+    monkeypatch.setenv("ASOF_DB", db)
+    st.cache_resource.clear()  # Settings are cached per process: read this test's environment
+    yield
+    st.cache_resource.clear()
+
+
+def _run_app():
+    from streamlit.testing.v1 import AppTest
+    from conftest import ROOT
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_demo_mode_shows_the_badge_and_every_role(app_db, monkeypatch):
+    monkeypatch.delenv("ASOF_AUTH", raising=False)
+    at = _run_app()
+    assert any("demo mode: role chosen freely" in m.value for m in at.sidebar.markdown)
+    assert at.selectbox(key="role").options == ["analyst", "finance", "governance", "marketing"]
+
+
+def test_header_mode_without_a_proxy_shows_nothing(app_db, monkeypatch):
+    monkeypatch.setenv("ASOF_AUTH", "header")
+    at = _run_app()
+    shown = at.error[0].value.replace("\\", "")  # the message is Markdown-escaped
+    assert "did not come through the sign-in proxy (it came from an unknown address)" in shown
+    assert not [s for s in at.selectbox if s.key == "role"] and not at.text_input
+    assert not any("demo mode" in m.value for m in at.sidebar.markdown)

@@ -26,8 +26,8 @@ def _peer() -> str | None:
         if ctx is None or not exists():
             return None
         client = get_instance().get_client(ctx.session_id)
-        context = getattr(client, "client_context", None)
-        return getattr(context, "remote_ip", None)
+        ip = getattr(getattr(client, "client_context", None), "remote_ip", None)
+        return ip if isinstance(ip, str) else None
     except (AttributeError, RuntimeError):
         return None
 
