@@ -206,3 +206,10 @@ def test_header_mode_without_a_proxy_shows_nothing(app_db, monkeypatch):
     assert "did not come through the sign-in proxy (it came from an unknown address)" in shown
     assert not [s for s in at.selectbox if s.key == "role"] and not at.text_input
     assert not any("demo mode" in m.value for m in at.sidebar.markdown)
+
+
+def test_oidc_mode_without_provider_settings_says_so(app_db, monkeypatch):
+    monkeypatch.setenv("ASOF_AUTH", "oidc")
+    at = _run_app()
+    assert "has no [auth] section" in at.error[0].value.replace("\\", "")
+    assert not [s for s in at.selectbox if s.key == "role"] and not at.button

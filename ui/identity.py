@@ -39,12 +39,23 @@ def _oidc_claims() -> dict | None:
         return None
 
 
+def _oidc_configured() -> bool:
+    try:
+        return "auth" in st.secrets
+    except (FileNotFoundError, KeyError, ValueError):  # no secrets file, or an unreadable one
+        return False
+
+
 def current(s: Store, cfg: AuthSettings) -> Identity:
     roles = [r.name for r in s.roles()]
     if cfg.mode is AuthMode.demo:
         return demo_identity(roles)
     if cfg.mode is AuthMode.header:
         return header_identity(st.context.headers.get_all(cfg.header), _peer(), cfg, s.principals(), roles)
+    if not _oidc_configured():
+        return Identity(mode=cfg.mode, problem="ASOF_AUTH=oidc, but .streamlit/secrets.toml has no [auth] section "
+                                               "(redirect_uri, cookie_secret, client_id, client_secret, "
+                                               "server_metadata_url): nobody can sign in.")
     return oidc_identity(_oidc_claims(), cfg, s.principals(), roles)
 
 
@@ -62,7 +73,7 @@ def allowed_roles(s: Store, cfg: AuthSettings) -> list[str]:
         if cfg.mode is AuthMode.oidc:
             if ident.needs_login and st.button("Log in", type="primary"):
                 st.login()
-            if not ident.needs_login and st.button("Log out"):
+            if not ident.needs_login and _oidc_configured() and st.button("Log out"):  # signed in, no role
                 st.logout()
         st.stop()
     st.sidebar.caption(f"Signed in as {md_escape(ident.user)} · principal {md_escape(ident.principal)}")
