@@ -99,7 +99,7 @@ def sidebar(s: Store) -> dict:
         at_day = st.date_input("Day (UTC)", key="at_day")
         at_time = st.time_input("Time (UTC)", key="at_time")
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
-    meta, view = s.meta(), s.visible(st.session_state["role"])
+    meta, view = s.meta(), s.visible(role)
     # Revision and count as this role sees them: hidden objects change neither.
     st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} objects you can see · "
                        f"ingested {meta['ingested_at']}")
