@@ -117,7 +117,8 @@ def _for_user(mode: AuthMode, user: str, principals: Mapping[str, list[str]], ro
               email_domain: str | None) -> Identity:
     principal = match_principal(user, principals, email_domain)
     if principal is None:
-        return Identity(mode=mode, user=user, problem=f"{user} is not a principal in this catalog, so no role "
+        shown = user if len(user) <= 120 else user[:120] + "…"  # a header can be kilobytes long
+        return Identity(mode=mode, user=user, problem=f"{shown} is not a principal in this catalog, so no role "
                                                       "is available. Ask a catalog steward to add you.")
     held = [r for r in principals[principal] if r in roles]
     if not held:
