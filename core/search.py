@@ -12,7 +12,7 @@ from functools import cached_property
 
 from .embed import Embedder
 from .envelope import IndexStatus
-from .index import TABLE, index_path
+from .index import IndexUnavailable, index_path, open_table
 from .store import Store
 
 
@@ -42,6 +42,22 @@ class Hit:
     score: float  # cosine similarity for vector search, RRF relevance for hybrid, BM25 for full text
 
 
+def _guarded(method):
+    """A Lance failure mid-question (a file corrupted after opening) becomes IndexUnavailable, which
+    `ask` answers from the catalog alone, with a notice, instead of a Rust/Lance traceback."""
+    def run(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except IndexUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 (Lance raises OSError, RuntimeError, panics...)
+            raise IndexUnavailable(f"search index {self.path} failed while answering ({type(exc).__name__}: "
+                                   f"{str(exc)[:200]}); answers use the catalog only until "
+                                   "`python -m core ingest` rebuilds it") from exc
+    run.__name__ = method.__name__
+    return run
+
+
 class Searcher:
     def __init__(self, store: Store, embedder: Embedder):
         self.store, self.embedder = store, embedder
@@ -49,14 +65,15 @@ class Searcher:
         self._queries: dict = {}
         self._filters: dict[str, str] = {}
         self._status: dict[str, IndexStatus] = {}
+        self.problem: str | None = None  # why an index that should be there cannot be used
 
     @cached_property
     def table(self):
-        import lancedb
-        if not self.path.exists():
-            return None
-        db = lancedb.connect(str(self.path))
-        return db.open_table(TABLE) if TABLE in db.list_tables().tables else None
+        table, self.problem = open_table(self.path, self.store.meta().get("catalog_revision"))
+        if table is None and self.problem is None and self.store.meta().get("index_version"):
+            self.problem = (f"search index {self.path} is missing although the catalog was ingested with one; "
+                            "answers use the catalog only until `python -m core ingest` rebuilds it")
+        return table
 
     @property
     def available(self) -> bool:
@@ -64,6 +81,7 @@ class Searcher:
 
     # ---- the third clock: does the index reflect the catalog's content and permissions? ----
     @cached_property
+    @_guarded
     def _state(self) -> tuple[dict, dict]:
         indexed = self.table.search().where("part = 'body' AND chunk_id LIKE '%#0'").select(
             ["evidence_id", "content_hash", "acl_revision", "acl"]).limit(None).to_arrow().to_pylist()
@@ -128,12 +146,14 @@ class Searcher:
             self._queries[query] = self.embedder.encode([query])[0]
         return self._queries[query]
 
+    @_guarded
     def vector(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         q = self.table.search(self.embed(query)).distance_type("cosine")
         if where:
             q = q.where(where, prefilter=True)
         return self._hits(q.limit(k).to_list(), "_distance")
 
+    @_guarded
     def text(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         words = fts_words(query)
         if not words:
@@ -143,6 +163,7 @@ class Searcher:
             q = q.where(where, prefilter=True)
         return self._hits(q.limit(k).to_list(), "_score")
 
+    @_guarded
     def hybrid(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         from lancedb.rerankers import RRFReranker
         words = fts_words(query)
@@ -155,5 +176,7 @@ class Searcher:
 
 
 def open_searcher(store: Store, embed_model: str | None = None) -> Searcher | None:
-    """A searcher when the index exists next to the database, else None (answers use the catalog only)."""
-    return Searcher(store, Embedder(embed_model)) if index_path(store.path).exists() else None
+    """A searcher when the index exists next to the database, or should (then it reports why it cannot be
+    used); else None (answers use the catalog only)."""
+    expected = index_path(store.path).exists() or bool(store.meta().get("index_version"))
+    return Searcher(store, Embedder(embed_model)) if expected else None

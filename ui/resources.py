@@ -54,7 +54,7 @@ def _embedder(model: str | None) -> tuple[Embedder, threading.Thread]:
 @st.cache_resource(show_spinner=False)
 def _searcher(path: str, mtime: float, model: str | None) -> Searcher | None:
     s = Searcher(_store(path, mtime), _embedder(model)[0])
-    return s if s.available else None
+    return s if s.available or s.problem else None  # an unreadable index is reported in each answer
 
 
 def searcher(wait: bool = False) -> Searcher | None:
