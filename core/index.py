@@ -156,18 +156,15 @@ def check_index_path(db_path: str | Path) -> None:
 
 def _existing(path: Path) -> tuple[dict[str, tuple[str, list[float]]], str | None]:
     """Vectors already computed, by chunk_id; an unreadable index contributes nothing and is rebuilt."""
-    import lancedb
-    if not path.exists():
-        return {}, None
+    table, problem = open_table(path, None)  # the same probe readers run: a half-broken index is rebuilt
+    if table is None:
+        return {}, problem
     try:
-        db = lancedb.connect(str(path))
-        if TABLE not in db.list_tables().tables:
-            return {}, None
-        old = db.open_table(TABLE).search().select(["chunk_id", "content_hash", "vector"]).limit(None).to_arrow()
+        old = table.search().select(["chunk_id", "content_hash", "vector"]).limit(None).to_arrow()
         return dict(zip(old["chunk_id"].to_pylist(), zip(old["content_hash"].to_pylist(),
                                                          old["vector"].to_pylist()))), None
     except Exception as exc:  # noqa: BLE001 (Lance raises many kinds on a corrupted folder)
-        return {}, f"{type(exc).__name__}: {str(exc)[:200]}"
+        return {}, f"search index {path} cannot be read ({type(exc).__name__}: {str(exc)[:200]})"
 
 
 def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> PreparedIndex:
@@ -176,7 +173,7 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
     check_index_path(db_path)
     existing, broken = _existing(path)
     if broken and not quiet:
-        print(f"warning: search index {path} cannot be read ({broken}); rebuilding it", file=sys.stderr)
+        print(f"warning: {broken.split('; answers use')[0]}; rebuilding it now", file=sys.stderr)
     rows, to_embed = [], []
     for ev in catalog.evidence:
         for chunk_id, part, text in chunks_of(ev):
