@@ -55,7 +55,7 @@ def _problem(event) -> str | None:
     if not isinstance(run, dict):
         return "run must be an object"
     if not _named(job):
-        return "job needs namespace and name (strings)"
+        return "job needs namespace and name"
     if not isinstance(run.get("runId"), str) or not run["runId"].strip():
         return "run needs a runId"
     if not isinstance(event["eventTime"], str):
@@ -65,7 +65,7 @@ def _problem(event) -> str | None:
             return f"{side} must be a list"
         for i, ds in enumerate(event.get(side) or []):
             if not _named(ds):
-                return f"{side}[{i}] needs namespace and name (strings)"
+                return f"{side}[{i}] needs namespace and name"
             if not isinstance(ds.get("facets") or {}, dict):
                 return f"{side}[{i}].facets must be an object"
     return None
@@ -113,7 +113,8 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
         try:
             data = parse_text(read_text(file), file, as_json=True)
         except CatalogError as exc:
-            out.skipped.append(Skipped(str(file), "; ".join(p.message for p in exc.problems)))
+            why = "; ".join(p.message for p in exc.problems)
+            out.skipped.append(Skipped(str(file), f"not JSON: {why}" if why.startswith("malformed") else why))
             continue
         events = data if isinstance(data, list) else [data]
         for n, event in enumerate(events):
