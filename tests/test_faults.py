@@ -22,7 +22,8 @@ from conftest import DEMO, ROOT, cli
 
 from core.load import load_catalog
 
-QUESTION = ["--role", "analyst", "--date", "2025-03-31", "--json", "What does net revenue mean?"]
+QUESTION = ["--role", "analyst", "--date", "2025-03-31", "--at", "2026-11-29T12:00:00Z", "--json",
+            "What does net revenue mean?"]
 
 
 @pytest.fixture(scope="module")
@@ -151,8 +152,7 @@ def test_full_disk_while_writing_the_database_leaves_it_unchanged(copy, monkeypa
     assert r.returncode == 2 and "No space left on device" in r.stderr and "unchanged" in r.stderr, r.stderr
     assert digest(copy) == before[0]
     assert not list(copy.parent.glob(".*tmp-*")), "the temporary database is removed"
-    after = _answer(copy)
-    assert {**after, "evaluated_at": None} == {**answer, "evaluated_at": None}
+    assert _answer(copy) == answer
 
 
 def test_full_disk_while_writing_the_index_leaves_the_database_unchanged(copy, monkeypatch):
@@ -305,7 +305,7 @@ def test_kill_9_at_random_moments_leaves_the_previous_catalog_answering(tmp_path
     rng = random.Random(14)
     # Two deterministic kill points (between index commit and database replace) and random moments.
     plan = [(None, "before_db"), (None, "before_replace")] + [
-        (rng.uniform(0.0, max(work) * 1.2), None) for _ in range(8)]
+        (rng.uniform(0.0, max(work) * 0.9), None) for _ in range(8)]
     outcomes = []
     for delay, point in plan:
         rev_before, _ = _answers(db)
