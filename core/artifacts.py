@@ -125,7 +125,7 @@ class _Walk:
 
     def bad(self, obj: str | None, field: str, message: str) -> None:
         if len(self.problems) < 50:  # a thoroughly broken file is reported, not recited
-            self.problems.append(Problem(file=self.file, evidence_id=obj, field=field or "(top level)",
+            self.problems.append(Problem(file=self.file, evidence_id=obj, field=field or "(object)",
                                          message=message))
 
     def check(self, value: Any, shape: Any, obj: str | None, field: str) -> None:
@@ -151,10 +151,10 @@ class _Walk:
                 self.bad(obj, field, f"must be an object, got {_kind(value)}")
                 return
             for key in shape.required:
-                if value.get(key) is None:
-                    self.bad(obj, f"{field}.{key}".lstrip("."), "is missing or null")
+                if key not in value:
+                    self.bad(obj, f"{field}.{key}".lstrip("."), "is missing")
             for key, sub in shape.fields.items():
-                if key in value and not (key in shape.required and value[key] is None):
+                if key in value:
                     self.check(value[key], sub, obj, f"{field}.{key}".lstrip("."))
         elif isinstance(shape, MapOf):
             if value is None:
@@ -164,7 +164,8 @@ class _Walk:
                 return
             as_object = field in _OBJECT_MAPS
             for key, item in value.items():
-                self.check(item, shape.item, key if as_object else obj, field if as_object else f"{field}.{key}")
+                # Inside a dbt object, fields are named from that object (`freshness.warn_after.count`).
+                self.check(item, shape.item, key if as_object else obj, "" if as_object else f"{field}.{key}")
         elif isinstance(shape, ListOf):
             if value is None:
                 return
