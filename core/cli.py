@@ -12,12 +12,13 @@ from .config import Settings
 from .dates import parse_period
 from .embed import Embedder
 from .explain import cache_for, explain
-from .index import check_index_path, commit_index, index_path, prepare_index
+from .index import check_index_path, index_path
 from .ingest import read_inputs, refuse_wholesale_removal
 from .load import CatalogError, read_text
+from .publish import publish
 from .render import render_text
 from .search import open_searcher
-from .store import DatabaseError, Store, check_db_path, write_catalog
+from .store import DatabaseError, Store, check_db_path
 
 
 def _iso_datetime(value: str) -> datetime:
@@ -112,15 +113,8 @@ def _ingest(args) -> int:
     if changes.removed:
         shown = ", ".join(changes.removed[:10]) + (" ..." if len(changes.removed) > 10 else "")
         print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {shown}", file=sys.stderr)
-    # Embed first: if that fails, neither the database nor the index has been touched. Then the index,
-    # tagged with the catalog revision, and the database last: replacing it is the one commit point.
-    prepared = prepare_index(catalog, args.db, Embedder(Settings.from_env().embed_model))
-    try:
-        report = commit_index(prepared)
-    except Exception as exc:  # noqa: BLE001 (Lance reports a full or read-only disk in many ways)
-        raise DatabaseError(f"could not write the search index {index_path(args.db)} "
-                            f"({type(exc).__name__}: {str(exc)[:300]}); the catalog database is unchanged") from exc
-    revision = write_catalog(catalog, args.db, source=str(args.catalog), index_version=report.version)
+    done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog))
+    revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
           f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted; objects: {changes.summary()}")

@@ -39,7 +39,7 @@ def revision_tag(revision: str) -> str:
     """The index version written for one catalog revision. The catalog (DuckDB) is replaced last, so
     readers check out the version tagged with the catalog's revision: an ingest killed after the index
     commit but before the catalog replace leaves readers on the previous catalog and its own index."""
-    return f"catalog-{revision}"
+    return f"rev-{revision}"
 
 
 def open_table(path: Path, revision: str | None):
@@ -200,10 +200,11 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
                          revision=catalog.revision(), broken=broken)
 
 
-def commit_index(prepared: PreparedIndex) -> IndexReport:
+def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexReport:
     """Upsert by chunk_id and delete what the catalog no longer has, then tag the version with the
-    catalog revision. Each LanceDB step is its own atomic, versioned commit, and readers follow the tag
-    named by the catalog they opened, so a crash part-way leaves them on the version they had."""
+    catalog revision it serves (`revision`, default the prepared catalog's). Each LanceDB step is its own
+    atomic, versioned commit, and readers check out the tag named by the catalog they opened, so a crash
+    part-way leaves them on the version they had."""
     import lancedb
     from lancedb.index import FTS, LabelList
 
@@ -222,8 +223,9 @@ def commit_index(prepared: PreparedIndex) -> IndexReport:
         table = db.create_table(TABLE, data=prepared.data)
     table.create_index("text", config=FTS(), replace=True)
     table.create_index("acl", config=LabelList(), replace=True)
-    if prepared.revision:
-        tag = revision_tag(prepared.revision)
+    revision = revision or prepared.revision
+    if revision:
+        tag = revision_tag(revision)
         if tag in table.tags.list():
             table.tags.update(tag, table.version)
         else:
@@ -235,4 +237,4 @@ def commit_index(prepared: PreparedIndex) -> IndexReport:
 
 
 def build_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> IndexReport:
-    return commit_index(prepare_index(catalog, db_path, embedder, quiet))
+    return commit_index(prepare_index(catalog, db_path, embedder, quiet), catalog.revision())

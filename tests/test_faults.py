@@ -157,11 +157,11 @@ def test_full_disk_while_writing_the_database_leaves_it_unchanged(copy, monkeypa
 
 def test_full_disk_while_writing_the_index_leaves_the_database_unchanged(copy, monkeypatch):
     before = digest(copy)
-    import core.cli as cli_mod
+    import core.publish as publish_mod
 
-    def full(_prepared):
+    def full(*_a, **_k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(cli_mod, "commit_index", full)
+    monkeypatch.setattr(publish_mod, "commit_index", full)
     r = cli("ingest", str(DEMO), "--db", str(copy))
     assert r.returncode == 2 and "No space left on device" in r.stderr and "search index" in r.stderr
     assert digest(copy) == before
@@ -206,12 +206,13 @@ class WordEmbedder:
 DRIVER = EMBEDDER + """
 import os, signal, sys
 import core.cli as cli
+import core.publish as publish
 import core.store as store
 
 cli.Embedder = WordEmbedder
 point = os.environ.get("KILL_AT")
 if point == "before_db":  # index committed and tagged, database not yet replaced
-    cli.write_catalog = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+    publish.write_catalog = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
 if point == "before_replace":  # temporary database complete, not yet renamed over the old one
     store.os.replace = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
 print("READY", flush=True)
