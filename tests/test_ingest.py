@@ -346,3 +346,32 @@ def test_cyclic_and_10000_deep_lineage_answers(tmp_path):
     rows = store.upstream_closure(["t0"], "analyst", None)
     assert rows and max(r[3] for r in rows) == 25
     store.close()
+
+
+def test_ask_at_the_calendar_ends_and_bad_batch_lines(tmp_path, existing_db):
+    """`ask` with year-9999 dates, periods and question dates, and --batch lines of the wrong types or a
+    folder as the batch file: an answer or exit 2 with a message, never a traceback."""
+    db = str(existing_db)
+    for args, code, needle in [
+        (["--date", "9999-12-31"], 2, "out of range"),
+        (["--period", "9999-01-01..9999-12-31"], 2, "out of range"),
+        (["--date", "0001-01-01"], 0, ""),
+        (["--period", "0001-01-01..9999-12-30"], 0, ""),
+    ]:
+        r = cli("ask", "--db", db, "--role", "analyst", *args, "What is net revenue?")
+        assert r.returncode == code and needle in r.stderr, (args, r.stderr)
+    for question in ("What was net revenue on 9999-12-31?", "net revenue at the end of 9999",
+                     "net revenue from 9999-12-30 to 9999-12-31", "What is net revenue? " * 5000):
+        r = cli("ask", "--db", db, "--role", "analyst", "--json", question)
+        assert r.returncode == 0 and json.loads(r.stdout)["role"] == "analyst"
+    batch = tmp_path / "q.jsonl"
+    for line, needle in [({"question": 5, "role": "analyst"}, "'question' must be a string"),
+                         ({"question": "q", "role": ["analyst"]}, "'role' must be a string"),
+                         ({"question": "q", "role": "analyst", "date": "9999-12-31"}, "out of range"),
+                         ({"question": "q", "role": "analyst", "period": "x"}, "START..END"),
+                         (["q"], "must be a JSON object")]:
+        batch.write_text(json.dumps(line) + "\n")
+        r = cli("ask", "--db", db, "--batch", str(batch))
+        assert r.returncode == 2 and "line 1" in r.stderr and needle in r.stderr, r.stderr
+    r = cli("ask", "--db", db, "--batch", str(tmp_path))
+    assert r.returncode == 2 and "is a folder" in r.stderr
