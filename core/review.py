@@ -94,3 +94,41 @@ def review_queue(evidence: list[Evidence], today: date, index: IndexStatus | Non
                 items.append(ReviewItem(category="stale_index", title=f"{eid}: stale index entry", detail=why,
                                         evidence_ids=[eid]))
     return items
+
+
+class StewardScope(BaseModel):
+    """What a steward role may open read-only beyond its own ACL: exactly the objects in its review queue.
+
+    `audiences` maps each queue entity to the role its questions are answered as: the widest audience of
+    that entity's queue objects (None when nobody may see them, e.g. an empty ACL)."""
+    role: str
+    evidence_ids: set[str] = Field(default_factory=set)
+    audiences: dict[str, str | None] = Field(default_factory=dict)
+
+    def objects(self, store) -> list[Evidence]:
+        return [e for e in store.all_evidence_for_review() if e.evidence_id in self.evidence_ids]
+
+
+def widest_audience(acl: list[str], counts: dict[str, int]) -> str | None:
+    """Of the roles allowed to see an object, the one that sees the most of the catalog (ties: by name),
+    so a steward reads the object with the most context anyone who owns it has."""
+    roles = [r for r in acl if r in counts]
+    return min(roles, key=lambda r: (-counts[r], r)) if roles else None
+
+
+def steward_scope(store, role: str, today: date) -> StewardScope | None:
+    """None unless `role` is a steward. Never widens anything outside the queue: the ids come from the
+    queue items alone, and their entities are only the entities of those ids."""
+    if not any(r.name == role and r.steward for r in store.roles()):
+        return None
+    evidence = store.all_evidence_for_review()
+    ids = {i for item in review_queue(evidence, today) for i in item.evidence_ids}
+    by_id = {e.evidence_id: e for e in evidence}
+    counts = {r.name: store.visible(r.name).count for r in store.roles() if not r.steward}
+    acls: dict[str, list[set[str]]] = {}
+    for eid in sorted(ids):
+        acls.setdefault(by_id[eid].entity_id, []).append(set(by_id[eid].acl))
+    # The audience must see every queue object of the entity when some role does; else the widest of any.
+    audiences = {entity: widest_audience(sorted(set.intersection(*sets)), counts)
+                 or widest_audience(sorted(set.union(*sets)), counts) for entity, sets in acls.items()}
+    return StewardScope(role=role, evidence_ids=ids, audiences=audiences)

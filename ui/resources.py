@@ -76,18 +76,22 @@ def _keep(*keys: str) -> None:
             st.session_state[key] = st.session_state[key]
 
 
-def sidebar(s: Store) -> dict:
-    """Role, reporting date or period, evaluation time, and the catalog's status."""
+def sidebar(s: Store, dates: bool = True) -> dict:
+    """Role, reporting date or period, evaluation time, and the catalog's status. `dates=False` on pages
+    where a date changes nothing. The form starts with no date: a date the user did not choose must not
+    fight the one written in the question."""
     _keep("role", "date_mode", "day", "period", "at_day", "at_time")
     roles = [r.name for r in s.roles()]
     now = datetime.now(timezone.utc)
-    defaults = {"date_mode": "Date", "day": date(2025, 3, 31), "period": (date(2025, 1, 1), date(2025, 12, 31)),
+    defaults = {"date_mode": "No date", "day": None, "period": (date(now.year, 1, 1), date(now.year, 12, 31)),
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
     for key, value in defaults.items():
         st.session_state.setdefault(key, value)
     if st.session_state.get("role") not in roles:
         st.session_state["role"] = roles[0]
     st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
+    if not dates:
+        return {"role": st.session_state["role"], "day": None, "period": None, "at": now}
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
     day = period = None
     bounds = dict(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31))
@@ -102,6 +106,5 @@ def sidebar(s: Store) -> dict:
         at_time = st.time_input("Time (UTC)", key="at_time")
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
     meta = s.meta()
-    st.sidebar.caption(f"Catalog revision `{meta['catalog_revision']}` · {meta['object_count']} objects · "
-                       f"ingested {meta['ingested_at']}")
+    st.sidebar.caption(f"Catalog revision `{meta['catalog_revision']}` · ingested {meta['ingested_at']}")
     return {"role": st.session_state["role"], "day": day, "period": period, "at": at}
