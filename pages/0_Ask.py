@@ -130,7 +130,10 @@ def _landing() -> None:
 def _open_objects(ids: list[str]) -> None:
     """A steward opening a queue item nobody may ask about (an empty ACL, an untrusted note): read-only."""
     badge(scope)
-    objs = [e for e in scope.objects(s) if e.evidence_id in ids] if scope else []
+    objs = {e.evidence_id: e for e in s.visible(form["role"]).by_ids(ids) if e.evidence_id in ids}
+    if scope is not None:
+        objs.update({e.evidence_id: e for e in scope.objects(s) if e.evidence_id in ids})
+    objs = list(objs.values())
     if not objs:
         st.info("This item is not in your review queue.")
         return
