@@ -12,7 +12,7 @@ from core.explanation import DETERMINISTIC
 from core.graph import graph
 from core.headline import Status, day_text, headline, status_line
 from ui.graph import show_graph
-from ui.safe import code, md
+from ui.safe import code, md, prose
 
 LEVEL = {"error": ("red", ":material/error:"), "warning": ("orange", ":material/warning:"),
          "info": ("blue", ":material/info:"), "ok": ("green", ":material/check_circle:")}
@@ -240,7 +240,7 @@ def explanation(env: Envelope) -> None:
         st.caption(f"{len(x.validation.dropped)} sentence(s) removed by the citation checks.")
     names = titles(env)
     for n, sentence in enumerate(x.sentences):
-        st.markdown(md(sentence.text))
+        st.markdown(prose(sentence.text))
         if sentence.citations:
             with st.container(horizontal=True, key=f"chips_{n}"):
                 for i, c in enumerate(sentence.citations):

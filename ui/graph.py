@@ -63,6 +63,7 @@ def show_graph(g: Graph, key: str, freshness: dict[str, str] | None = None) -> s
     # "Unknown option" errors on every render.
     config = Config(width="100%", height=max(220, 130 * depth + 60), directed=True, physics=False, hierarchical=True)
     config.width = "100%"
+    config.__dict__.pop("groups", None)  # None is not a valid vis `groups` option
     config.layout = {"hierarchical": {"enabled": True, "direction": "UD", "sortMethod": "directed",
                                       "levelSeparation": 120, "nodeSpacing": 230, "treeSpacing": 230,
                                       "shakeTowards": "roots"}}

@@ -43,3 +43,13 @@ def code(text: object) -> str:
     """Inline code: backticks inside the text would end the span, so fall back to escaped text."""
     t = plain(text)
     return f"`{t}`" if "`" not in t and t else md(t)
+
+
+def prose(text: object) -> str:
+    """Generated prose that quotes formulas and names in backticks: the quoted parts stay code spans (inert
+    in Markdown), everything else is escaped. Unbalanced backticks: all of it is escaped."""
+    t = plain(text)
+    parts = t.split("`")
+    if len(parts) % 2 == 0:
+        return md(t)
+    return "".join(md(p) if i % 2 == 0 else (f"`{p}`" if p else "") for i, p in enumerate(parts))
