@@ -1,6 +1,8 @@
 """The governance review queue: what a reviewer should look at, found by rules over the catalog."""
 from __future__ import annotations
 
+import csv
+import io
 import re
 from datetime import date
 
@@ -144,3 +146,14 @@ def steward_scope(store, role: str, today: date) -> StewardScope | None:
     audiences = {entity: widest_audience(sorted(set.intersection(*sets)), counts)
                  or widest_audience(sorted(set.union(*sets)), counts) for entity, sets in acls.items()}
     return StewardScope(role=role, evidence_ids=ids, audiences=audiences)
+
+
+def queue_csv(items: list[ReviewItem]) -> str:
+    """The queue as CSV for a ticket tracker or a spreadsheet: one row per item."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["kind", "problem", "detail", "since", "owner", "what to do", "evidence"])
+    for i in items:
+        writer.writerow([CATEGORIES[i.category], i.title, i.detail, i.since or "", i.owner or "", i.action,
+                         " ".join(i.evidence_ids)])
+    return out.getvalue()

@@ -1,14 +1,12 @@
 """Governance review: the queue a reviewer works through. Scoped to your role, or the whole catalog
 for catalog stewards, who may open every item read-only."""
-import csv
-import io
 from datetime import date
 
 import streamlit as st
 
 st.set_page_config(page_title="AsOf · Governance review", page_icon="🧑‍⚖️", layout="wide")
 
-from core.review import CATEGORIES, review_queue  # noqa: E402
+from core.review import CATEGORIES, queue_csv, review_queue  # noqa: E402
 from core.headline import day_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
@@ -56,13 +54,7 @@ owners = sorted({i.owner or "no owner" for i in items})
 chosen_owners = c2.multiselect("Owner", owners, key="review_owners", placeholder="All owners")
 shown = [(n, i) for n, i in enumerate(items)
          if (not kinds or i.category in kinds) and (not chosen_owners or (i.owner or "no owner") in chosen_owners)]
-buffer = io.StringIO()
-writer = csv.writer(buffer)
-writer.writerow(["kind", "problem", "detail", "since", "owner", "what to do", "evidence"])
-for _, i in shown:
-    writer.writerow([CATEGORIES[i.category], i.title, i.detail, i.since or "", i.owner or "", i.action,
-                     " ".join(i.evidence_ids)])
-c3.download_button("Export CSV", buffer.getvalue(), file_name="asof-review-queue.csv", mime="text/csv",
+c3.download_button("Export CSV", queue_csv([i for _, i in shown]), file_name="asof-review-queue.csv", mime="text/csv",
                    key="review_csv", icon=":material/download:", width="stretch")
 st.metric("Open items", len(shown), help="After the filters above." if kinds or chosen_owners else None)
 

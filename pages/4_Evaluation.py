@@ -11,8 +11,12 @@ import altair as alt  # noqa: E402
 from core.evaluate import METHODS, score_suite, suites  # noqa: E402
 from ui.resources import _embedder, settings, sidebar, store  # noqa: E402
 
-sidebar(store(), dates=False)
+s = store()
+form = sidebar(s, dates=False)
 st.title("Evaluation")
+if not any(r.name == form["role"] and r.steward for r in s.roles()):
+    st.info("The evaluation is for catalog stewards: choose a steward role to run it.")
+    st.stop()
 st.caption("Each suite is ingested into a temporary catalog and every gold case is asked from its question text, "
            "role and form date. Baselines show what plain similarity search would return. A run takes about a "
            "minute.")

@@ -17,13 +17,17 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u
 _PUNCT = re.compile("([" + re.escape(string.punctuation) + "])")
 
 
+def _clean(text: object) -> str:
+    return _CONTROL.sub("", str(text or "")).replace("\n", " ").replace("\r", " ")
+
+
 def plain(text: object) -> str:
     """Control characters (ANSI escapes, bidi overrides) removed; newlines become spaces."""
-    return _CONTROL.sub("", str(text or "")).replace("\n", " ").replace("\r", " ").strip()
+    return _clean(text).strip()
 
 
 def _md(text: object) -> str:
-    return _PUNCT.sub(r"\\\1", plain(text))
+    return _PUNCT.sub(r"\\\1", _clean(text))
 
 
 try:  # the shared helper, once merged (branch `auth`)
@@ -35,7 +39,7 @@ except ImportError:  # pragma: no cover - depends on merge order
 def md(text: object) -> str:
     """Text shown literally inside Streamlit Markdown."""
     if _shared is not None:
-        return _shared(plain(text))
+        return _shared(_clean(text))
     return _md(text)
 
 
@@ -52,4 +56,4 @@ def prose(text: object) -> str:
     parts = t.split("`")
     if len(parts) % 2 == 0:
         return md(t)
-    return "".join(md(p) if i % 2 == 0 else (f"`{p}`" if p else "") for i, p in enumerate(parts))
+    return "".join(_md(p) if i % 2 == 0 else (f"`{p}`" if p.strip() else "") for i, p in enumerate(parts))
