@@ -192,7 +192,7 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
         out.append(Status(level="info", text=note))
     if env.index is not None and env.index.status == "stale":
         out.append(Status(level="info", text="The search index is behind the catalog; the live catalog was used"))
-    if env.behavior is Behavior.answer and not drafts and env.selected:
+    if env.behavior is Behavior.answer and not drafts and env.selected and env.selected[0].kind != "source":
         out.append(Status(level="ok", text="No draft disagrees"))
     return sorted(out, key=lambda s: _ORDER[s.level])
 

@@ -20,6 +20,7 @@ from core.parts import part_details  # noqa: E402
 from core.steward import ask_as_steward  # noqa: E402
 from ui import answer  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
+from ui.graph import pick_node_object  # noqa: E402
 from ui.safe import code, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
@@ -229,7 +230,7 @@ def _node_details(node: str, role: str) -> None:
     objs = s.visible(role).by_ids([node])
     if not objs:
         return
-    e = objs[0]
+    e = pick_node_object(node, objs)
     with st.container(border=True, key="node_details"):
         st.markdown(f"**Opened: {md(e.title)}** · {md(e.kind.value.replace('_', ' '))} · {code(e.evidence_id)}")
         if e.text:

@@ -10,7 +10,7 @@ from core.graph import graph  # noqa: E402
 from core.headline import day_text  # noqa: E402
 from core.lineage import explore  # noqa: E402
 from core.resolve import governing_versions, in_effect, interval_text  # noqa: E402
-from ui.graph import show_graph  # noqa: E402
+from ui.graph import pick_node_object, show_graph  # noqa: E402
 from ui.resources import sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
@@ -60,7 +60,7 @@ def _open(node: str) -> None:
     objs = ev_view.by_ids([node])
     if not objs:
         return
-    e = objs[0]
+    e = pick_node_object(node, objs)
     with st.container(border=True, key="opened_node"):
         st.markdown(f"**Opened: {md(e.title)}** · {md(e.kind.value.replace('_', ' '))} · {code(e.evidence_id)} · "
                     f"in effect {md(interval_text(e))}")

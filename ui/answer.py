@@ -37,7 +37,8 @@ def interval(ref: EvidenceRef | Conflict) -> str:
 # ---------------------------------------------------------------- the top: headline and status line
 
 def top(env: Envelope, notes: list[str], more_freshness: list[FreshnessEntry] = ()) -> list[Status]:
-    st.markdown(f"### {md(headline(env))}")
+    with st.container(key="headline"):
+        st.markdown(f"### {md(headline(env))}")
     if notes:
         st.caption(" · ".join(md(n) for n in notes))
     items = status_line(env, more_freshness)

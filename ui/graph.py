@@ -71,3 +71,13 @@ def show_graph(g: Graph, key: str, freshness: dict[str, str] | None = None) -> s
     legend({n.kind for n in g.nodes}, set(freshness.values()) & {n_status for n_status in FRESH_WORD})
     with st.container(key=f"graph_{key}"):
         return agraph(nodes=nodes, edges=edges, config=config)
+
+
+def pick_node_object(node: str, objs: list):
+    """What a clicked node opens: the object with that evidence id, else the entity's own definition
+    (a source table, not its freshness policy), else the first object."""
+    exact = [o for o in objs if o.evidence_id == node]
+    if exact:
+        return exact[0]
+    main = [o for o in objs if o.kind.value in ("source", "model", "metric_definition") and o.governs]
+    return (main or objs)[0]
