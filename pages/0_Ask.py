@@ -168,8 +168,7 @@ def _answer(asked: dict) -> None:
     if render_intent is not None and render_intent(env):
         _share(env, asked)
         return
-    _render(env, asked, form_day=day if "day" not in asked else None, form_period=period if "period" not in asked else None,
-            audience=audience)
+    _render(env, asked, form_day=day, form_period=period, audience=audience)
     _share(env, asked)
 
 
@@ -186,8 +185,8 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
             lin, fresh = part_details(view, [ref], env.reporting_date or (env.period_start or None), env.evaluated_at)
             details.append((ref.title, [ref], lin, fresh))
     notes = [n for n in (date_source(env, form_day, form_period),) if n]
-    if "day" in asked and asked.get("day"):
-        notes.append(f"using {day_text(asked['day'])}, as you chose")
+    if asked.get("day"):
+        notes.append(f"using {day_text(asked['day'])} for this question (the sidebar is unchanged)")
     if audience:
         notes.append(f"steward view: answered as role {audience} sees it")
     answer.top(env, notes, [f for d in details for f in d[3]])
