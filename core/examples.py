@@ -28,10 +28,14 @@ def examples(view: Visible, at: datetime) -> list[Example]:
     for ent in metrics:
         versions = sorted((v for v in governing_versions(view.entity_objects(ent.entity_id), "metric")
                            if v.valid_from), key=lambda v: v.valid_from)
-        if len(versions) >= 2 and versions[-1].valid_from.month > 1:
-            year = versions[-1].valid_from.year
+        if len(versions) >= 2:
+            change = versions[-1].valid_from
+            if change.month > 1:
+                period = f"in calendar year {change.year}"
+            else:  # a change on 1 January: a period across the year boundary
+                period = f"from {change - timedelta(days=92)} to {change + timedelta(days=89)}"
             out.append(Example(kind="version_change", label="A definition that changed",
-                               question=f"How was {ent.label.lower()} defined in calendar year {year}?"))
+                               question=f"How was {ent.label.lower()} defined {period}?"))
             break
     for ent in metrics:
         objs = view.entity_objects(ent.entity_id)
