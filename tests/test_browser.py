@@ -87,7 +87,7 @@ def _open(browser, url: str, width: int = 1400, scheme: str = "light"):
 
 def _settled(page) -> None:
     """Wait until Streamlit has finished the current run (its running indicator is gone)."""
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(600)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60000)
 
 
@@ -225,10 +225,13 @@ def test_steward_opens_every_queue_item_in_ask(server, browser):
     count = page.get_by_role("button", name="Open in Ask").count()
     assert count == 7
     for n in range(count):
-        page.get_by_role("button", name="Open in Ask").nth(n).click()
-        page.wait_for_selector("h1:has-text('Ask')", timeout=60000)
+        page.wait_for_function("() => [...document.querySelectorAll('button')].filter("
+                               "b => b.innerText.trim() === 'Open in Ask').length === 7", timeout=90000)
         _settled(page)
-        page.get_by_text("steward view").first.wait_for(timeout=30000)
+        page.get_by_role("button", name="Open in Ask").nth(n).click()
+        page.wait_for_selector("h1:has-text('Ask')", timeout=90000)
+        page.get_by_text("steward view").first.wait_for(timeout=90000)
+        _settled(page)
         assert page.get_by_text("Nothing you have access to matches").count() == 0, n
         if n == 0:
             _shot(page, "steward_in_ask")
@@ -242,11 +245,12 @@ def test_lineage_click_opens_a_node_and_catalog_search(server, browser):
     _nav(page, "Catalog")
     page.get_by_label("Search names, aliases and descriptions").fill("repurchase rate")
     page.keyboard.press("Enter")
+    page.get_by_role("button", name="Repeat purchase rate").first.wait_for(timeout=90000)
     _settled(page)
     page.get_by_role("button", name="Repeat purchase rate").first.click()
     page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stMain] input')]
                                     .some(i => i.value === 'Repeat purchase rate (metric.repeat_purchase_rate)')""",
-                           timeout=60000)
+                           timeout=90000)
     _nav(page, "Lineage")
     _click_node(page, SOURCE_GREEN)
     opened = page.locator(".st-key-opened_node")
