@@ -153,7 +153,7 @@ def _answer(asked: dict) -> None:
         day, period = asked.get("day"), asked.get("period")
     q = Question(role=form["role"], text=asked["question"], day=day, period=period, at=form["at"],
                  entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False))
-    srch = searcher()
+    srch = searcher(s)
     audience = None
     if scope is not None:
         env, audience = ask_as_steward(s, q, scope, srch, entity=asked.get("audience_entity"))

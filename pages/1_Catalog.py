@@ -33,7 +33,7 @@ if not entities:
 query = st.text_input("Search names, aliases and descriptions", key="catalog_search",
                       placeholder="e.g. repurchase rate, money we keep after refunds")
 if query.strip():
-    hits = [e for e in search(view, query, searcher()) if e in entities]
+    hits = [e for e in search(view, query, searcher(s)) if e in entities]
     if hits:
         st.caption(f"{len(hits)} match(es): choose one below.")
         for i, e in enumerate(hits[:6]):

@@ -24,7 +24,7 @@ if role.steward:
 else:
     evidence = s.visible(role.name).all()
     st.caption(f"Limited to what role {md(role.name)} may see.")
-srch = searcher()
+srch = searcher(s)
 index = srch.status_for(role.name) if srch else None
 items = review_queue(evidence, date.today(), index)
 
