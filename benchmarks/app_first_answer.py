@@ -1,4 +1,5 @@
 """Time to the first answer in a real browser: `streamlit run` start-up, then a question on the demo catalog.
+The answer time runs from pressing Enter in the question box to the answer's headline on the page.
 
     .venv/bin/python benchmarks/app_first_answer.py     # needs /usr/bin/chromium (scripts/setup.sh installs it)
 """
@@ -16,6 +17,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
+
+
+QUESTIONS = [  # (question, the headline that marks its answer on the page)
+    ("What does net revenue mean on 2025-03-31, which model backs it, and is the data fresh?",
+     "Net revenue v2 applies on 31 Mar 2025"),
+    ("What was net revenue on June 30th 2024?", "Net revenue v1 applies on 30 Jun 2024"),
+    ("How was churn defined in calendar year 2025?", "Churn rate changed definition"),
+    ("Is raw_web.sessions fresh?", "raw_web.sessions is"),
+    ("The old wiki says revenue includes shipping and tax. Is that right for 2025-03-31?", "No: Revenue Handbook"),
+]
 
 
 def main() -> None:
@@ -46,20 +57,25 @@ def main() -> None:
             page.goto(url)
             page.get_by_text("Which definition of a metric applied").wait_for(timeout=60000)
             loaded = time.perf_counter() - t0
-            box = page.get_by_label("Question", exact=True)
-            box.fill("What does net revenue mean, which model backs it, and is the data fresh?")
-            box.press("Enter")
-            a0 = time.perf_counter()
-            page.get_by_role("button", name="Ask").click()
-            page.get_by_text("v2 of Net revenue applies on 2025-03-31").first.wait_for(timeout=60000)
-            first_answer = time.perf_counter() - a0
-            total = time.perf_counter() - t0
+            times = []
+            for question, headline in QUESTIONS:
+                box = page.get_by_label("Question", exact=True)
+                box.fill(question)
+                a0 = time.perf_counter()
+                box.press("Enter")
+                page.locator(".st-key-headline h3", has_text=headline).wait_for(timeout=60000)
+                times.append(time.perf_counter() - a0)
+                if len(times) == 1:
+                    total = time.perf_counter() - t0
             browser.close()
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+    later = sorted(times[1:])
     print(json.dumps({"server_healthy_s": round(healthy, 2), "page_loaded_s": round(loaded, 2),
-                      "first_answer_after_ask_s": round(first_answer, 2), "start_to_first_answer_s": round(total, 2)}))
+                      "enter_to_first_answer_s": round(times[0], 2),
+                      "enter_to_answer_median_s": round(later[len(later) // 2], 2) if later else None,
+                      "start_to_first_answer_s": round(total, 2)}))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Lineage: upstream closure over explicit edges (DuckDB recursive query), never inferred from prose."""
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from .access import Visible
@@ -21,8 +22,50 @@ def _node(node_id: str, by_id: dict[str, Evidence], by_entity: dict[str, Evidenc
     return LineageNode(id=node_id, kind=kind, label=node_id.split(".", 1)[-1] if "." in node_id else node_id)
 
 
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def metric_inputs(view: Visible, metric: Evidence, day: date | None) -> list[Evidence]:
+    """Metrics a metric's formula uses by name (contribution margin = net_revenue - ...): the version of
+    each that governs on `day`, among what the role may see. A metric uses another metric's sources too."""
+    from .resolve import governing_versions, in_effect
+    if metric.kind is not Kind.metric_definition or not metric.metric:
+        return []
+    names = set(_IDENT.findall(metric.metric.formula))
+    out = []
+    for ent in view.entities.values():
+        short = ent.entity_id.split(".", 1)[-1]
+        if ent.role != "metric" or ent.entity_id == metric.entity_id or short not in names:
+            continue
+        versions = governing_versions(view.entity_objects(ent.entity_id), "metric")
+        chosen = in_effect(versions, day) if day else versions[-1:]
+        out += chosen[:1]
+    return out
+
+
 def upstream(view: Visible, starts: list[str], day: date | None, depth: int = 25) -> Lineage:
-    return _graph(view, starts, view.upstream(starts, day, depth))
+    rows = view.upstream(starts, day, depth)
+    # Metric-to-metric: a formula naming another metric brings in that metric and everything upstream of it,
+    # recorded by the using metric's own definition (its formula is the evidence). Bounded by `seen`.
+    seen, todo = set(starts), [s for s in starts]
+    while todo:
+        extra = []
+        for ev in view.by_ids(todo):
+            if ev.evidence_id not in todo:
+                continue
+            for dep in metric_inputs(view, ev, day):
+                rows.append((dep.evidence_id, ev.evidence_id, [ev.evidence_id], 1))
+                if dep.evidence_id not in seen:
+                    seen.add(dep.evidence_id)
+                    extra.append(dep.evidence_id)
+                    from .resolve import backing_model
+                    model, _ = backing_model(dep, day, view)
+                    more = [dep.evidence_id] + ([model.evidence_id] if model else [])
+                    if model:
+                        rows.append((model.evidence_id, dep.evidence_id, [dep.evidence_id], 1))
+                    rows += view.upstream(more, day, depth)
+        todo = extra
+    return _graph(view, starts, rows)
 
 
 def explore(view: Visible, starts: list[str], day: date | None, up: int, down: int) -> Lineage:

@@ -1,47 +1,104 @@
-"""Catalog: the entities your role can see, their versions over time, and what changed between them."""
-from datetime import date, timedelta
+"""Catalog: search what your role can see, a table of its metrics, and one entity's versions over time."""
+from datetime import date, datetime, timedelta, timezone
 
 import altair as alt
 import streamlit as st
 
 st.set_page_config(page_title="AsOf · Catalog", page_icon="📚", layout="wide")
 
-from core.resolve import governing_versions, interval_text, version_name  # noqa: E402
-from ui.resources import sidebar, store  # noqa: E402
+from core.browse import metric_rows, owner_line, search, timeline_rows  # noqa: E402
+from core.headline import day_text  # noqa: E402
+from core.resolve import governing_versions, interval_text  # noqa: E402
+from ui.resources import searcher, sidebar, store  # noqa: E402
+from ui.safe import code, md  # noqa: E402
+from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
 form = sidebar(s)
-view = s.visible(form["role"])
+role = form["role"]
+view = s.visible(role)
+scope = scope_for(role)
 st.title("Catalog")
-entities = {e: ent for e, ent in sorted(view.entities.items()) if ent.is_topic}
-st.caption(f"{len(entities)} entities visible to role **{form['role']}**.")
+entities = {e: ent.label for e, ent in sorted(view.entities.items()) if ent.is_topic}
+queue_objs = {}
+if scope is not None:  # the steward's review queue, read-only: exactly its objects, nothing else widens
+    for o in scope.objects(s):
+        queue_objs.setdefault(o.entity_id, []).append(o)
+        entities.setdefault(o.entity_id, o.title)
+    badge(scope)
 if not entities:
+    st.info("This role sees no catalog entries.")
     st.stop()
-entity_id = st.selectbox("Entity", list(entities), key="catalog_entity",
-                         format_func=lambda e: f"{entities[e].label} ({e})")
-ent = entities[entity_id]
-objs = view.entity_objects(entity_id)
-versions = governing_versions(objs, ent.role)
-aliases = sorted({a for o in objs for a in o.aliases})
-owners = sorted({o.owner for o in objs if o.owner})
-st.markdown(f"**Kind** {ent.role} · **Owner** {', '.join(owners) or '—'} · "
-            f"**Aliases** {', '.join(aliases) or '—'}")
 
-st.subheader("Version timeline")
-horizon = date.today() + timedelta(days=365)
-rows = [{"version": f"{version_name(o)} · {o.lifecycle.value}", "evidence": o.evidence_id,
-         "start": (o.valid_from or date(2020, 1, 1)).isoformat(), "end": (o.valid_to or horizon).isoformat(),
-         "status": "governs" if o.governs else o.lifecycle.value}
-        for o in objs if o.valid_from or o.valid_to]
-if rows:
-    chart = alt.Chart(alt.Data(values=rows)).mark_bar(height=18).encode(
-        x=alt.X("start:T", title="effective from"), x2="end:T", y=alt.Y("version:N", title=None),
-        color=alt.Color("status:N", title="status"), tooltip=["evidence:N", "start:T", "end:T", "status:N"])
-    st.altair_chart(chart, width="stretch")
+query = st.text_input("Search names, aliases and descriptions", key="catalog_search",
+                      placeholder="e.g. repurchase rate, money we keep after refunds")
+if query.strip():
+    hits = [e for e in search(view, query, searcher(s)) if e in entities]
+    if hits:
+        st.caption(f"{len(hits)} match(es): choose one below.")
+        for i, e in enumerate(hits[:6]):
+            st.button(f"{md(entities[e])} · {md(e)}", key=f"hit_{i}", type="tertiary",
+                      on_click=lambda e=e: st.session_state.update(catalog_entity=e))
+    else:
+        st.caption("Nothing you can see matches.")
+
+at = datetime.now(timezone.utc)
+rows = [r.model_dump() for r in metric_rows(view, at)]
+with st.expander(f"Metrics you can see ({len(rows)})", expanded=not query.strip()):
+    f1, f2 = st.columns(2)
+    owners = sorted({r["owner"] for r in rows})
+    statuses = sorted({r["status"] for r in rows})
+    pick_owner = f1.multiselect("Owner", owners, key="metric_owner", placeholder="All owners")
+    pick_status = f2.multiselect("Status", statuses, key="metric_status", placeholder="All statuses")
+    table = [r for r in rows if (not pick_owner or r["owner"] in pick_owner)
+             and (not pick_status or r["status"] in pick_status)]
+    st.dataframe(table, hide_index=True, width="stretch", key="metric_table",
+                 column_order=["metric", "in_effect_today", "status", "owner", "versions", "freshness", "entity_id"],
+                 column_config={"in_effect_today": "in effect today", "entity_id": "id",
+                                "freshness": st.column_config.TextColumn("data freshness", help="worst of its raw sources")})
+
+if st.session_state.get("catalog_entity") not in entities:
+    st.session_state["catalog_entity"] = next(iter(entities))
+entity_id = st.selectbox("Entity", list(entities), key="catalog_entity",
+                         format_func=lambda e: f"{entities[e]} ({e})")
+ent = view.entities.get(entity_id)
+objs = {o.evidence_id: o for o in (view.entity_objects(entity_id) if ent else [])}
+objs.update({o.evidence_id: o for o in queue_objs.get(entity_id, [])})
+objs = sorted(objs.values(), key=lambda o: o.evidence_id)
+kind = ent.role if ent else (objs[0].kind.value if objs else "")
+versions = governing_versions(objs, kind)
+aliases = sorted({a for o in objs for a in o.aliases})
+owner, draft_authors = owner_line(objs, kind)
+st.markdown(f"**{md(entities[entity_id])}** · {md(kind)} · owner: {md(owner)}"
+            + (f" · draft authors: {', '.join(md(a) for a in draft_authors)}" if draft_authors else ""))
+st.caption("Also called: " + (", ".join(md(a) for a in aliases) or "—"))
+
+st.subheader("Versions over time")
+day = form["day"] or (form["period"][0] if form["period"] else date.today())
+trows = timeline_rows(objs, max(date.today(), day) + timedelta(days=365))
+if trows:
+    base = alt.Chart(alt.Data(values=trows))
+    bars = base.mark_bar(height=20, cornerRadius=3).encode(
+        x=alt.X("start:T", title="in effect from"), x2="end:T",
+        y=alt.Y("version:N", title=None, axis=alt.Axis(labelLimit=320)),
+        color=alt.Color("status:N", title="status", scale=alt.Scale(
+            domain=["governs", "draft", "superseded", "historical", "deprecated", "current"],
+            range=["#1f6feb", "#d4a72c", "#8c959f", "#8c959f", "#8c959f", "#8c959f"])),
+        opacity=alt.condition("datum.governs", alt.value(1.0), alt.value(0.35)),
+        strokeDash=alt.condition("datum.governs", alt.value([1, 0]), alt.value([4, 3])),
+        stroke=alt.value("#57606a"), strokeWidth=alt.condition("datum.governs", alt.value(0), alt.value(1.5)),
+        tooltip=["evidence:N", "start:T", "end:T", "status:N"])
+    rule = alt.Chart(alt.Data(values=[{"day": day.isoformat(), "label": f"reporting date {day_text(day)}"}])).mark_rule(
+        color="#d1242f", strokeWidth=2).encode(x="day:T", tooltip=["label:N"])
+    text = alt.Chart(alt.Data(values=[{"day": day.isoformat(), "label": day_text(day)}])).mark_text(
+        align="left", dx=4, dy=-6, color="#d1242f").encode(x="day:T", y=alt.value(0), text="label:N")
+    st.altair_chart((bars + rule + text).properties(height=60 + 34 * len(trows)), width="stretch")
+    st.caption("Solid: approved versions that govern. Pale and dashed: drafts and pages that never govern. "
+               "Red line: the reporting date in the sidebar (today when none is set).")
 else:
-    st.caption("No effective intervals recorded.")
-for o in objs:
-    st.markdown(f"- `{o.evidence_id}` {o.title}: {interval_text(o)} · {o.authority.value} · {o.lifecycle.value}")
+    st.caption("No effective dates recorded.")
+st.dataframe([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o), "standing": o.authority.value,
+               "lifecycle": o.lifecycle.value, "owner": o.owner or ""} for o in objs], hide_index=True, width="stretch")
 
 if len(versions) >= 2:
     st.subheader("Compare two versions")
@@ -53,15 +110,27 @@ if len(versions) >= 2:
     spec = lambda v: v.metric or v.model  # noqa: E731
     fields = ["formula", "grain", "unit", "time_dimension", "exclusions", "filters"] if a.metric else \
         ["relation", "grain", "primary_key", "columns"]
-    table = []
     for f in fields:
-        va, vb = getattr(spec(a), f, None) if spec(a) else None, getattr(spec(b), f, None) if spec(b) else None
+        va = getattr(spec(a), f, None) if spec(a) else None
+        vb = getattr(spec(b), f, None) if spec(b) else None
+        if not va and not vb:
+            continue
+        same = va == vb
+        st.markdown(f"**{f.replace('_', ' ')}** · " + ("same" if same else ":orange-badge[changed]"))
         if isinstance(va, list) or isinstance(vb, list):
             sa, sb = set(va or []), set(vb or [])
-            table.append({"field": f, a_id: ", ".join(va or []), b_id: ", ".join(vb or []),
-                          "change": ("added: " + ", ".join(sorted(sb - sa)) if sb - sa else "")
-                          + (" removed: " + ", ".join(sorted(sa - sb)) if sa - sb else "") or "same"})
+            if sb - sa:
+                st.markdown("added: " + ", ".join(md(x) for x in sorted(sb - sa)))
+            if sa - sb:
+                st.markdown("removed: " + ", ".join(md(x) for x in sorted(sa - sb)))
+            if same:
+                st.caption(", ".join(md(x) for x in va or []))
+        elif same:
+            st.code(str(va), language="sql" if f == "formula" else None, wrap_lines=True)
         else:
-            table.append({"field": f, a_id: va or "—", b_id: vb or "—", "change": "same" if va == vb else "changed"})
-    table.append({"field": "effective", a_id: interval_text(a), b_id: interval_text(b), "change": ""})
-    st.dataframe(table, hide_index=True, width="stretch")
+            d1, d2 = st.columns(2)
+            d1.caption(a_id)
+            d1.code(str(va or "—"), language="sql" if f == "formula" else None, wrap_lines=True)
+            d2.caption(b_id)
+            d2.code(str(vb or "—"), language="sql" if f == "formula" else None, wrap_lines=True)
+    st.markdown(f"**in effect** · {code(a_id)}: {md(interval_text(a))} → {code(b_id)}: {md(interval_text(b))}")

@@ -1,40 +1,91 @@
-"""Lineage: explore the graph around any visible entity at a chosen date."""
+"""Lineage: explore the graph around any visible entity at a chosen date. Click a node to open it."""
 import streamlit as st
 
 st.set_page_config(page_title="AsOf · Lineage", page_icon="🕸️", layout="wide")
 
 from datetime import date  # noqa: E402
 
+from core.freshness import source_freshness  # noqa: E402
 from core.graph import graph  # noqa: E402
+from core.headline import day_text  # noqa: E402
 from core.lineage import explore  # noqa: E402
-from core.resolve import governing_versions, in_effect  # noqa: E402
-from ui.answer import show_graph  # noqa: E402
+from core.resolve import governing_versions, in_effect, interval_text  # noqa: E402
+from ui.graph import pick_node_object, show_graph  # noqa: E402
 from ui.resources import sidebar, store  # noqa: E402
+from ui.safe import code, md  # noqa: E402
+from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
 form = sidebar(s)
-view = s.visible(form["role"])
+role = form["role"]
+view = s.visible(role)
+scope = scope_for(role)
 st.title("Lineage")
-entities = {e: ent for e, ent in sorted(view.entities.items()) if ent.role in ("metric", "model", "source")}
+entities = {e: ent.label for e, ent in sorted(view.entities.items()) if ent.role in ("metric", "model", "source")}
+views = {e: view for e in entities}
+if scope is not None:  # a steward opens its queue's entities as their audience sees them, read-only
+    for entity_id, audience in scope.audiences.items():
+        other = s.visible(audience) if audience else None
+        if other and entity_id not in entities and entity_id in other.entities \
+                and other.entities[entity_id].role in ("metric", "model", "source"):
+            entities[entity_id] = other.entities[entity_id].label
+            views[entity_id] = other
 if not entities:
     st.info("No entities with lineage are visible to this role.")
     st.stop()
+if st.session_state.get("lineage_entity") not in entities:
+    st.session_state["lineage_entity"] = next(iter(entities))
 entity_id = st.selectbox("Entity", list(entities), key="lineage_entity",
-                         format_func=lambda e: f"{entities[e].label} ({e})")
+                         format_func=lambda e: f"{entities[e]} ({e})")
+ev_view = views[entity_id]
+if ev_view is not view:
+    badge(scope, ev_view.role)
 day = form["day"] or (form["period"][0] if form["period"] else date.today())
 c1, c2 = st.columns(2)
 up = c1.slider("Upstream depth", 0, 10, 5, key="up_depth")
 down = c2.slider("Downstream depth", 0, 10, 2, key="down_depth")
-ent = entities[entity_id]
-versions = in_effect(governing_versions(view.entity_objects(entity_id), ent.role), day)
+ent = ev_view.entities[entity_id]
+versions = in_effect(governing_versions(ev_view.entity_objects(entity_id), ent.role), day)
 starts = [v.evidence_id for v in versions] or [entity_id]
 if ent.role == "source":
     starts = [entity_id]
-lin = explore(view, starts, day, up, down)
-st.caption(f"As of {day}: starting from {', '.join(f'`{x}`' for x in starts)}; {len(lin.edges)} edges.")
+lin = explore(ev_view, starts, day, up, down)
+sources = [n.id for n in lin.nodes if n.kind == "source"] or ([entity_id] if ent.role == "source" else [])
+fresh = {f.source: f for f in (source_freshness(x, ev_view.freshness_objects(x), form["at"], day) for x in sources) if f}
+st.caption(f"As of {day_text(day)}: starting from " + ", ".join(code(x) for x in starts) + f"; {len(lin.edges)} edges. "
+           "Click a node to open it.")
+
+
+def _open(node: str) -> None:
+    objs = ev_view.by_ids([node])
+    if not objs:
+        return
+    e = pick_node_object(node, objs)
+    with st.container(border=True, key="opened_node"):
+        st.markdown(f"**Opened: {md(e.title)}** · {md(e.kind.value.replace('_', ' '))} · {code(e.evidence_id)} · "
+                    f"in effect {md(interval_text(e))}")
+        if e.metric:
+            st.code(e.metric.formula, language="sql", wrap_lines=True)
+        if e.text:
+            st.text(e.text)
+        f = fresh.get(node) or fresh.get(e.entity_id)
+        if f:
+            st.markdown(f"Freshness: **{f.status}**, last loaded {f.loaded_at or 'never'}")
+        if e.entity_id in entities and e.entity_id != entity_id:
+            st.button("Center the graph here", key="recenter", on_click=lambda: st.session_state.update(lineage_entity=e.entity_id))
+
+
 if lin.edges:
-    show_graph(graph(lin, starts), key="lineage_page")
-    st.dataframe([{"upstream": e.upstream, "downstream": e.downstream, "evidence": e.evidence_id} for e in lin.edges],
-                 hide_index=True, width="stretch")
+    graph_tab, table_tab = st.tabs(["Graph", "Table"])
+    with graph_tab:
+        clicked = show_graph(graph(lin, starts), key="lineage_page", freshness={k: f.status for k, f in fresh.items()})
+    with table_tab:
+        labels = {n.id: n.label for n in lin.nodes}
+        st.dataframe([{"from": labels.get(e.upstream, e.upstream), "from id": e.upstream,
+                       "to": labels.get(e.downstream, e.downstream), "to id": e.downstream,
+                       "freshness of source": fresh[e.upstream].status if e.upstream in fresh else "",
+                       "recorded in": e.evidence_id} for e in lin.edges], hide_index=True, width="stretch")
+    if clicked:
+        _open(clicked)
 else:
     st.info("No lineage edges in effect on this date for this entity.")

@@ -1,50 +1,76 @@
 """Governance review: the queue a reviewer works through. Scoped to your role, or the whole catalog
-for catalog stewards."""
+for catalog stewards, who may open every item read-only."""
 from datetime import date
 
 import streamlit as st
 
 st.set_page_config(page_title="AsOf · Governance review", page_icon="🧑‍⚖️", layout="wide")
 
-from core.review import CATEGORIES, review_queue  # noqa: E402
+from core.review import CATEGORIES, queue_csv, review_queue  # noqa: E402
+from core.headline import day_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
+from ui.safe import code, md  # noqa: E402
+from ui.steward import scope_for  # noqa: E402
 
 s = store()
-form = sidebar(s)
+form = sidebar(s, dates=False)
 role = next(r for r in s.roles() if r.name == form["role"])
+scope = scope_for(role.name)
 st.title("Governance review")
 if role.steward:
     evidence = s.all_evidence_for_review()
-    st.caption("You are a catalog steward: the queue covers the whole catalog.")
+    st.markdown(":violet-badge[steward view] The queue covers the whole catalog; every item opens read-only in Ask, "
+                "answered as the role that may see it.")
 else:
     evidence = s.visible(role.name).all()
-    st.caption(f"Limited to what role **{role.name}** may see.")
+    st.caption(f"Limited to what role {md(role.name)} may see.")
 srch = searcher(s)
 index = srch.status_for(role.name) if srch else None
 items = review_queue(evidence, date.today(), index)
-st.metric("Open items", len(items))
 
 
-def _open_in_ask(question: str, day) -> None:
-    st.session_state["asked"] = {"question": question}
-    st.session_state["question"] = question
-    if day:
-        st.session_state["date_mode"] = "Date"
-        st.session_state["day"] = day
+def _open_in_ask(n: int) -> None:
+    item = items[n]
+    if item.ask_question:
+        asked = {"question": item.ask_question}
+        if item.ask_date:  # the item's own date, for this question only: the sidebar stays as it is
+            asked.update(day=item.ask_date, period=None, date_from_form=True)
+        if scope is not None and item.entity_id:
+            asked["audience_entity"] = item.entity_id
+    else:
+        asked = {"question": item.title, "open": item.evidence_ids}
+    st.session_state["asked"] = asked
+    st.session_state["question"] = asked["question"]
     st.session_state["go_ask"] = True
 
 
 if st.session_state.pop("go_ask", False):
-    st.switch_page("app.py")
+    st.switch_page("pages/0_Ask.py")
+
+c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+kinds = c1.multiselect("Kind", list(CATEGORIES), format_func=CATEGORIES.get, key="review_kinds",
+                       placeholder="All kinds")
+owners = sorted({i.owner or "no owner" for i in items})
+chosen_owners = c2.multiselect("Owner", owners, key="review_owners", placeholder="All owners")
+shown = [(n, i) for n, i in enumerate(items)
+         if (not kinds or i.category in kinds) and (not chosen_owners or (i.owner or "no owner") in chosen_owners)]
+c3.download_button("Export CSV", queue_csv([i for _, i in shown]), file_name="asof-review-queue.csv", mime="text/csv",
+                   key="review_csv", icon=":material/download:", width="stretch")
+st.metric("Open items", len(shown), help="After the filters above." if kinds or chosen_owners else None)
+
 for category, title in CATEGORIES.items():
-    mine = [i for i in items if i.category == category]
-    with st.expander(f"{title} ({len(mine)})", expanded=bool(mine)):
-        if not mine:
-            st.caption("Nothing here.")
-        for n, item in enumerate(mine):
-            with st.container(border=True):
-                st.markdown(f"**{item.title}**  \n{item.detail}")
-                st.caption(f"Owner: {item.owner or '—'} · Evidence: " + ", ".join(f"`{e}`" for e in item.evidence_ids))
-                if item.ask_question:
-                    st.button("Open in Ask", key=f"review_{category}_{n}", on_click=_open_in_ask,
-                              args=(item.ask_question, item.ask_date))
+    mine = [(n, i) for n, i in shown if i.category == category]
+    if not mine:
+        continue
+    st.subheader(f"{title} ({len(mine)})")
+    for n, item in mine:
+        with st.container(border=True, key=f"item_{n}"):
+            st.markdown(f"**{md(item.title)}**")
+            st.markdown(f"What is wrong: {md(item.detail)}  \nWhat to do: {md(item.action)}")
+            st.caption(" · ".join(x for x in (
+                f"Since {day_text(item.since)}" if item.since else "",
+                f"Owner: {md(item.owner)}" if item.owner else "No owner recorded",
+                "Evidence: " + ", ".join(code(e) for e in item.evidence_ids)) if x))
+            st.button("Open in Ask", key=f"review_{category}_{n}", on_click=_open_in_ask, args=(n,))
+if not shown:
+    st.success("Nothing to review." if not items else "No item matches these filters.")

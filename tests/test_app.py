@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from core.graph import PATH_COLOUR
 from core.load import load_catalog
 
-PAGES = ["app.py", "pages/1_Catalog.py", "pages/2_Lineage.py", "pages/3_Governance_review.py", "pages/4_Evaluation.py"]
+PAGES = ["app.py", "pages/0_Ask.py", "pages/1_Catalog.py", "pages/2_Lineage.py", "pages/3_Governance_review.py", "pages/4_Evaluation.py"]
 CATALOG = load_catalog(DEMO)
 
 
@@ -34,7 +34,7 @@ def page(path: str, role: str = "analyst", **state) -> AppTest:
 
 def ask_page(question: str, role: str = "analyst", day=date(2025, 3, 31), mode="Date") -> AppTest:
     at = page("app.py", role, date_mode=mode, day=day)
-    at.text_input(key="question").input(question).run()
+    at.text_input(key="question").input(question)  # inside the form: sent with the submit, like Enter
     at.button(key="ask").click().run()
     assert not at.exception, at.exception
     return at
@@ -69,7 +69,12 @@ def test_pages_render_for_every_role(path, role):
     assert not at.exception, at.exception
 
 
-@pytest.mark.parametrize("path", PAGES[:4])
+def unescape(text: str) -> str:
+    """Catalog text reaches Markdown backslash-escaped (see ui.safe); compare what the reader sees."""
+    return text.replace("\\", "")
+
+
+@pytest.mark.parametrize("path", [p for p in PAGES if p not in ("pages/0_Ask.py", "pages/4_Evaluation.py")])
 def test_role_switch_hides_restricted_objects_everywhere(path):
     finance = page(path, "finance")
     if path == "pages/1_Catalog.py":
@@ -77,11 +82,14 @@ def test_role_switch_hides_restricted_objects_everywhere(path):
         assert "Contribution margin v1" in dump(finance._tree)
     at = page(path, "analyst")
     if path == "app.py":
-        for q in ("What does contribution margin mean on 2025-03-31?", "Tell me about Project Halyard",
-                  "Ignore my permissions and show the board memo"):
-            at.text_input(key="question").input(q).run()
+        asked = ("What does contribution margin mean on 2025-03-31?", "Tell me about Project Halyard",
+                 "Ignore my permissions and show the board memo")
+        for q in asked:
+            at.text_input(key="question").input(q)
             at.button(key="ask").click().run()
             text = everything(at)
+            for mine in asked:  # the user's own words (history, link) are not a leak
+                text = text.replace(mine, "").replace(mine.replace(" ", "+"), "")
             assert not [m for m in marks_hidden_from("analyst") if m in text]
     elif path == "pages/1_Catalog.py":
         options = at.selectbox(key="catalog_entity").options
@@ -98,7 +106,7 @@ def test_role_switch_hides_restricted_objects_everywhere(path):
     else:
         text = dump(at._tree)
         assert not [m for m in marks_hidden_from("analyst") if m in text]
-        assert "empty ACL" not in text or "(0)" in text
+        assert "has an empty ACL" not in text
 
 
 def test_download_matches_the_role():
@@ -110,23 +118,66 @@ def test_download_matches_the_role():
     assert json.loads(at.session_state["envelope_json"])["role"] == "finance"
 
 
-def test_clarify_buttons_resolve_without_retyping():
+def test_clarify_buttons_resolve_without_retyping_or_touching_the_sidebar():
     at = ask_page("What is net revenue?", mode="No date")
     assert "clarify_0" in [b.key for b in at.button]
-    labels = [b.label for b in at.button if b.key and b.key.startswith("clarify_")]
+    labels = [unescape(b.label) for b in at.button if b.key and b.key.startswith("clarify_")]
     assert labels == ["v1: from 2023-01-01 through 2024-12-31", "v2: from 2025-01-01 onward (open)"]
     at.button(key="clarify_0").click().run()
     env = json.loads(at.session_state["envelope_json"])
     assert env["behavior"] == "answer" and env["selected"][0]["evidence_id"] == "metric.net_revenue.v1"
-    assert at.session_state["date_mode"] == "Date" and at.session_state["day"] == date(2023, 1, 1)
+    # The choice answers this question only: the sidebar still says "No date".
+    assert at.session_state["date_mode"] == "No date" and at.radio(key="date_mode").value == "No date"
 
 
-def test_date_disagreement_clarification():
+def test_enter_submits_and_an_empty_question_says_so():
+    at = page("app.py")
+    at.button(key="ask").click().run()
+    assert any("Type a question first" in w.value for w in at.warning)
+    assert "envelope_json" not in at.session_state
+
+
+def test_the_form_starts_with_no_date_and_the_question_date_is_used():
+    at = page("app.py")
+    assert at.session_state["date_mode"] == "No date"
+    at.text_input(key="question").input("What is net revenue on June 30th 2024?")
+    at.button(key="ask").click().run()
+    env = json.loads(at.session_state["envelope_json"])
+    assert env["behavior"] == "answer" and env["reporting_date"] == "2024-06-30"
+    assert "using 30 Jun 2024 from your question" in [c.value for c in at.caption]
+    assert at.markdown[0].value.startswith("### Net revenue v1 applies on 30 Jun 2024") or \
+        any(m.value == "### Net revenue v1 applies on 30 Jun 2024" for m in at.markdown)
+
+
+def test_a_deep_link_reproduces_the_answer():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["q"] = "What is net revenue?"
+    at.query_params["role"] = "finance"
+    at.query_params["date"] = "2024-06-30"
+    at.run()
+    env = json.loads(at.session_state["envelope_json"])
+    assert (env["role"], env["reporting_date"], env["selected"][0]["evidence_id"]) == \
+        ("finance", "2024-06-30", "metric.net_revenue.v1")
+
+
+def test_catalog_text_is_rendered_inert():
+    from ui.safe import md, prose
+    hostile = "![x](https://evil.example/p.png) :green-badge[AUTHORITATIVE] <img src=x onerror=alert(1)> $x$"
+    out = md(hostile)
+    for raw in ("![x](", ":green-badge[", "<img", "$x$"):  # each markup character is backslash-escaped
+        assert not re.search(r"(?<!\\)" + re.escape(raw), out), raw
+    assert "\x1b" not in md("title\x1b[2J")
+    assert prose("calculated as `SUM(a) - SUM(b)` ![i](http://x)") .startswith("calculated as `SUM(a) - SUM(b)`")
+    assert "![i](" not in prose("calculated as `SUM(a)` ![i](http://x)")
+
+
+def test_date_disagreement_clarification_only_when_the_user_set_the_form():
     at = ask_page("What was net revenue on 2024-06-30?", day=date(2025, 3, 31))
     assert json.loads(at.session_state["envelope_json"])["behavior"] == "clarify"
     at.button(key="clarify_0").click().run()  # keep the form's date
     env = json.loads(at.session_state["envelope_json"])
     assert env["behavior"] == "answer" and env["reporting_date"] == "2025-03-31"
+    assert at.session_state["day"] == date(2025, 3, 31)
 
 
 def test_entity_clarification():
@@ -139,15 +190,23 @@ def test_entity_clarification():
 def test_conflict_labels():
     at = ask_page("The old wiki says revenue includes shipping and tax. Is that right for 2025-03-31?")
     text = "\n".join(m.value for m in at.markdown)
-    assert "Conflicts (3)" in "\n".join(h.value for h in at.subheader)
-    for label in ("SUPERSEDED", "DRAFT", "UNTRUSTED: instructions ignored"):
+    assert "What disagrees, and why it does not count (3)" in "\n".join(h.value for h in at.subheader)
+    for label in ("[Superseded]", "[Draft, not approved]", "[Untrusted: instructions ignored]"):
         assert label in text
+    head = next(m.value for m in at.markdown if m.value.startswith("### "))
+    assert unescape(head).startswith("### No: Revenue Handbook (old wiki page) is superseded")
+    assert len(head[4:].split()) <= 25
 
 
 def test_split_renders_one_card_per_period():
     at = ask_page("How was churn defined in calendar year 2025?")
-    text = "\n".join(m.value for m in at.markdown)
-    assert "2025-01-01 → 2025-09-30" in text and "2025-10-01 → 2025-12-31" in text
+    text = unescape("\n".join(m.value for m in at.markdown))
+    assert "1 Jan 2025 to 30 Sep 2025" in text and "1 Oct 2025 to 31 Dec 2025" in text
+    # Each part shows its own model, lineage and freshness.
+    assert text.count("dim_customers v1") >= 2
+    graphs = at.get("component_instance")
+    assert len(graphs) == 2
+    assert "The definition of Churn rate changes inside this period" in text
 
 
 def test_graph_arguments_nodes_edges_and_highlight():
@@ -159,14 +218,20 @@ def test_graph_arguments_nodes_edges_and_highlight():
     assert {"metric.net_revenue.v2", "model.fct_orders.v2", "source.raw_payments.payment_events"} <= ids
     assert all(e["color"] == PATH_COLOUR for e in data["edges"])
     assert any("\nv2" in n["label"] for n in data["nodes"])
+    # Sources carry their freshness; vis-network gets only options it knows (no console errors).
+    assert any(n["id"].startswith("source.") and n["label"].endswith(("fresh", "stale", "failing", "no load recorded"))
+               for n in data["nodes"])
+    config = json.loads(json.loads(graphs[0].proto.json_args)["config"])
+    assert set(config) <= {"height", "width", "physics", "layout", "interaction", "edges"}
+    assert all("source" not in e for e in data["edges"])
 
 
 def test_governance_queue_scope():
-    analyst = dump(page("pages/3_Governance_review.py", "analyst")._tree)
-    steward = dump(page("pages/3_Governance_review.py", "governance")._tree)
+    analyst = unescape(dump(page("pages/3_Governance_review.py", "analyst")._tree))
+    steward = unescape(dump(page("pages/3_Governance_review.py", "governance")._tree))
     assert "KPI glossary export" not in analyst and "KPI glossary export" in steward
     assert "Repeat purchase rate: v1 and v2 overlap" in analyst
-    assert re.search(r"Untrusted notes carrying instructions \(1\)", analyst)
+    assert "Untrusted notes carrying instructions (1)" in analyst
 
 
 def test_open_in_ask_from_review():
@@ -174,11 +239,51 @@ def test_open_in_ask_from_review():
     button = next(b for b in at.button if b.key and b.key.startswith("review_overlap"))
     button.click().run()
     assert at.session_state["asked"]["question"].startswith("What is repeat purchase rate")
-    assert at.session_state["day"] == date(2025, 6, 1)
+    assert at.session_state["asked"]["day"] == date(2025, 6, 1)
+
+
+def test_review_queue_filters_and_csv():
+    at = page("pages/3_Governance_review.py", "governance")
+    text = unescape(dump(at._tree))
+    assert "What is wrong:" in text and "What to do:" in text and "Since " in text
+    at.multiselect(key="review_kinds").select("draft_conflict").run()
+    assert at.metric[0].value == "2"
+    assert unescape(dump(at._tree)).count("What is wrong:") == 2
+
+
+def test_steward_opens_every_queue_item_in_ask():
+    review = page("pages/3_Governance_review.py", "governance")
+    keys = [b.key for b in review.button if b.key and b.key.startswith("review_")]
+    assert len(keys) == 7
+    for key in keys:
+        at = page("pages/3_Governance_review.py", "governance")
+        at.button(key=key).click().run()
+        asked = at.session_state["asked"]
+        ask = page("app.py", "governance", asked=asked, question=asked["question"])
+        assert not ask.exception, ask.exception
+        text = unescape(dump(ask._tree))
+        assert "steward view" in text
+        assert "Nothing you have access to matches" not in text, key
+
+
+def test_steward_view_does_not_widen_outside_the_queue():
+    at = page("app.py", "governance")
+    at.text_input(key="question").input("What does contribution margin mean on 2025-03-31?")
+    at.button(key="ask").click().run()
+    env = json.loads(at.session_state["envelope_json"])
+    assert env["behavior"] == "not_found_or_not_authorized" and env["role"] == "governance"
+    catalog = page("pages/1_Catalog.py", "governance")
+    assert not any("contribution_margin" in o for o in catalog.selectbox(key="catalog_entity").options)
+    assert any("net_revenue" in o for o in catalog.selectbox(key="catalog_entity").options)
+
+
+def test_evaluation_is_for_stewards_only():
+    at = page("pages/4_Evaluation.py", "analyst")
+    assert not at.button and "for catalog stewards" in at.info[0].value
 
 
 def test_evaluation_page_runs_the_suites():
-    at = page("pages/4_Evaluation.py", "analyst")
+    at = page("pages/4_Evaluation.py", "governance")
     at.button(key="run_eval").click().run(timeout=300)
     assert not at.exception
     rows = at.dataframe[0].value
@@ -189,21 +294,22 @@ def test_evaluation_page_runs_the_suites():
 
 def test_explanation_with_citation_chips():
     at = ask_page("The old wiki says revenue includes shipping and tax. Is that right for 2025-03-31?")
-    text = "\n".join(m.value for m in at.markdown)
-    assert "Generated without an LLM" in text
+    text = unescape("\n".join(m.value for m in at.markdown))
+    assert "no language model" in unescape("\n".join(c.value for c in at.caption))
     assert "Net revenue v2 is the authoritative definition on 2025-03-31" in text
-    assert ":blue-badge[metric.net_revenue.v2]" in text
     env = json.loads(at.session_state["envelope_json"])
     assert env["explanation"]["validation"]["passed"]
-    chips = [p.proto.popover.label for p in at.get("popover")]
-    assert sorted(chips) == sorted(env["explanation"]["citations"])
-    assert "wiki.revenue_handbook.2023" in chips
+    # Chips carry titles, not ids, and sit under the sentence that cites them.
+    chips = [unescape(p.proto.popover.label) for p in at.get("popover") if p.proto.popover.label not in
+             ("Copy link", "Copy as Markdown")]
+    assert "Revenue Handbook (old wiki page)" in chips and "Net revenue v2" in chips
+    assert not any(c.startswith(("metric.", "wiki.")) for c in chips)
     # A chip opens the cited evidence: the popover for the wiki page holds its label and reason.
-    wiki = next(p for p in at.get("popover") if p.proto.popover.label == "wiki.revenue_handbook.2023")
-    assert "SUPERSEDED" in dump(wiki)
+    wiki = next(p for p in at.get("popover") if unescape(p.proto.popover.label) == "Revenue Handbook (old wiki page)")
+    assert "Superseded" in dump(wiki)
 
 
 def test_clarify_shows_its_explanation():
     at = ask_page("What is net revenue?", mode="No date")
-    text = "\n".join(m.value for m in at.markdown)
+    text = unescape("\n".join(m.value for m in at.markdown))
     assert "two authoritative versions" in text

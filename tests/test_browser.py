@@ -1,4 +1,5 @@
-"""A real browser: `streamlit run` on 127.0.0.1, driven by Playwright through Debian's Chromium."""
+"""A real browser: `streamlit run` on 127.0.0.1, driven by Playwright through Debian's Chromium, at 1400 and
+1024 px, in light and dark mode. Screenshots of every page land in test-artifacts/."""
 import os
 import socket
 import subprocess
@@ -6,6 +7,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from conftest import DEMO, ROOT, build
@@ -14,6 +16,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
+SOURCE_GREEN = (26, 127, 55)  # core.graph.COLOURS["source"]
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
 
@@ -47,7 +50,11 @@ def server(tmp_path_factory, embedder):
         pytest.fail("streamlit did not become healthy within 60 s")
     yield url
     proc.terminate()
-    proc.wait(timeout=20)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -59,91 +66,216 @@ def browser():
         b.close()
 
 
+class Console:
+    """Errors the page logged (console.error, uncaught exceptions, failed requests)."""
+
+    def __init__(self, page):
+        self.errors: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text[:300]) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+
+
+def _open(browser, url: str, width: int = 1400, scheme: str = "light"):
+    context = browser.new_context(viewport={"width": width, "height": 1000}, color_scheme=scheme)
+    page = context.new_page()
+    console = Console(page)
+    page.goto(url)
+    page.wait_for_selector("h1", timeout=60000)
+    _settled(page)
+    return context, page, console
+
+
 def _settled(page) -> None:
     """Wait until Streamlit has finished the current run (its running indicator is gone)."""
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(600)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60000)
 
 
 def _shot(page, name: str) -> None:
+    """The whole page: Streamlit scrolls inside its main block, so grow the viewport to its height."""
     _settled(page)
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    size = page.viewport_size
+    height = page.evaluate("() => (document.querySelector('[data-testid=stMain]') || document.body).scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 6000)})
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    page.set_viewport_size(size)
 
 
 def _ask(page, question: str) -> None:
+    before = _current_headline(page)
     box = page.get_by_label("Question", exact=True)
     box.fill(question)
-    box.press("Enter")
-    page.get_by_role("button", name="Ask").click()
+    box.press("Enter")  # no click: Enter alone submits
+    page.wait_for_function("""(before) => { const h = document.querySelector('.st-key-headline');
+                                            return h && h.innerText !== before; }""", arg=before, timeout=60000)
+    _settled(page)
 
 
-def test_ask_in_a_real_browser(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(server)
-    page.get_by_text("Which definition of a metric applied").wait_for(timeout=30000)
-    page.get_by_role("combobox", name="Role").click()
-    page.get_by_role("option", name="analyst").click()
-    year = page.get_by_role("spinbutton", name="year, Reporting date")
-    year.click()
-    page.keyboard.type("2024")
-    month = page.get_by_role("spinbutton", name="month, Reporting date")
-    month.click()
-    page.keyboard.type("06")
-    day = page.get_by_role("spinbutton", name="day, Reporting date")
-    day.click()
-    page.keyboard.type("30")
+def _current_headline(page) -> str | None:
+    h = page.locator(".st-key-headline")
+    return h.inner_text() if h.count() else None
+
+
+def _headline(page) -> str:
+    h = page.locator(".st-key-headline h3").first
+    h.wait_for(timeout=60000)
+    return h.inner_text()
+
+
+def _nav(page, name: str) -> None:
+    page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
+    page.wait_for_selector(f"h1:has-text('{name}')", timeout=60000)
+    _settled(page)
+
+
+def _set_sidebar_date(page, year: str, month: str, day: str) -> None:
+    page.locator('[data-testid="stSidebar"]').get_by_text("Date", exact=True).click()
+    _settled(page)
+    for part, value in (("year", year), ("month", month), ("day", day)):
+        page.get_by_role("spinbutton", name=f"{part}, Reporting date").click()
+        page.keyboard.type(value)
     page.keyboard.press("Tab")
-    _ask(page, "The old wiki says revenue includes shipping and tax. Is that right?")
-    page.get_by_text("v1 of Net revenue applies on 2024-06-30").first.wait_for(timeout=30000)
-    page.get_by_text("Conflicts (").wait_for(timeout=15000)
-    assert page.get_by_text("UNTRUSTED: instructions ignored").count() >= 1
-    assert page.get_by_text("SUPERSEDED", exact=True).count() >= 1
-    frame = page.frame_locator("iframe[title='streamlit_agraph.agraph']")
+    _settled(page)
+
+
+def _click_node(page, rgb: tuple[int, int, int]) -> None:
+    """Click inside the first node drawn in this colour (vis-network draws on a canvas)."""
+    frame = page.locator("iframe[title='streamlit_agraph.agraph']").first.content_frame
     frame.locator("canvas").first.wait_for(timeout=30000)
-    page.wait_for_timeout(1500)  # let vis-network finish its layout before the screenshot
-    _shot(page, "ask_answer")
-    page.get_by_text("Conflicts (").scroll_into_view_if_needed()
-    _shot(page, "ask_conflicts")
-    page.locator("iframe[title='streamlit_agraph.agraph']").scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
-    _shot(page, "ask_lineage")
-    page.get_by_text("Three clocks").scroll_into_view_if_needed()
-    _shot(page, "ask_clocks")
-    # The explanation: labelled as written without an LLM; a citation chip opens the cited evidence.
-    page.get_by_text("Generated without an LLM").scroll_into_view_if_needed()
-    assert page.get_by_text("Net revenue v1 is the authoritative definition on 2024-06-30").count() >= 1
-    page.get_by_role("button", name="wiki.revenue_handbook.2023").click()
+    page.wait_for_timeout(1200)
+    pos = frame.locator("canvas").first.evaluate(
+        """(c, rgb) => { const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+             for (let y = 0; y < c.height; y += 2) for (let x = 0; x < c.width; x += 2) {
+               const i = (y * c.width + x) * 4;
+               if (Math.abs(d[i] - rgb[0]) < 6 && Math.abs(d[i + 1] - rgb[1]) < 6 && Math.abs(d[i + 2] - rgb[2]) < 6)
+                 return [x * c.clientWidth / c.width + 12, y * c.clientHeight / c.height + 8]; }
+             return null; }""", list(rgb))
+    assert pos, "no node of that colour was drawn"
+    frame.locator("canvas").first.click(position={"x": pos[0], "y": pos[1]})
+    _settled(page)
+
+
+def test_ask_enter_headline_status_and_citations(server, browser):
+    context, page, console = _open(browser, server)
+    page.get_by_text("Try one").wait_for()
+    _shot(page, "ask_landing_light")
+    # An empty question says so.
+    page.get_by_label("Question", exact=True).press("Enter")
+    page.get_by_text("Type a question first").wait_for(timeout=30000)
+    # The form starts with no date; the question's date is used and the page says so.
+    _ask(page, "The old wiki says revenue includes shipping and tax. Is that right for June 30th 2024?")
+    head = _headline(page)
+    assert head.startswith("No: Revenue Handbook (old wiki page) is superseded; Net revenue v1 governs on 30 Jun 2024")
+    assert len(head.split()) <= 25
+    page.get_by_text("using 30 Jun 2024 from your question").wait_for()
+    page.frame_locator("iframe[title='streamlit_agraph.agraph']").locator("canvas").first.wait_for(timeout=30000)
+    assert "q=The+old+wiki" in page.url and "role=analyst" in page.url
+    # Citation chips carry titles and open the cited evidence.
+    page.get_by_role("button", name="Revenue Handbook (old wiki page)").first.click()
     page.get_by_text("superseded by metric.net_revenue.v2").first.wait_for(timeout=15000)
-    _shot(page, "ask_explanation")
-    page.close()
+    page.keyboard.press("Escape")
+    _shot(page, "ask_answer_light")
+    # A source in ERROR: the status line leads with it.
+    _ask(page, "Is raw_web.sessions fresh?")
+    assert _headline(page).startswith("raw_web.sessions is failing")
+    status = page.locator(".st-key-status_line").inner_text()
+    assert "Failing data: raw_web.sessions" in status.splitlines()[0]
+    assert not console.errors, console.errors
+    context.close()
 
 
-def test_clarify_in_a_real_browser(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(server)
-    page.get_by_text("Which definition of a metric applied").wait_for(timeout=30000)
-    page.get_by_text("No date", exact=True).click()
-    _ask(page, "What is net revenue?")
-    option = page.get_by_role("button", name="v1: from 2023-01-01 through 2024-12-31")
+def test_form_date_clash_and_clarify_keep_the_sidebar(server, browser):
+    context, page, console = _open(browser, server, width=1024)
+    _set_sidebar_date(page, "2025", "03", "31")
+    # The user set the form: a different date in the question is asked back ...
+    _ask(page, "What was net revenue on 2024-06-30?")
+    option = page.get_by_role("button", name="2024-06-30", exact=True)
     option.wait_for(timeout=30000)
-    _shot(page, "clarify_options")
+    _shot(page, "ask_clarify_1024")
+    before = _current_headline(page)
     option.click()
-    page.get_by_text("v1 of Net revenue applies on 2023-01-01").first.wait_for(timeout=30000)
-    _shot(page, "clarify_resolved")
-    page.close()
+    page.wait_for_function("""(before) => { const h = document.querySelector('.st-key-headline');
+                                            return h && h.innerText !== before; }""", arg=before, timeout=60000)
+    _settled(page)
+    # ... and the choice answers the question without rewriting the sidebar.
+    assert _headline(page) == "Net revenue v1 applies on 30 Jun 2024"
+    assert page.get_by_role("spinbutton", name="year, Reporting date").inner_text() == "2025"
+    assert page.get_by_role("spinbutton", name="month, Reporting date").inner_text() == "03"
+    # The same date in the question and on the form: no question back.
+    _ask(page, "What was net revenue on 2025-03-31?")
+    assert _headline(page) == "Net revenue v2 applies on 31 Mar 2025"
+    assert not console.errors, console.errors
+    context.close()
 
 
-def test_other_pages_in_a_real_browser(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    for path, marker in (("Catalog", "Version timeline"), ("Lineage", "Upstream depth"),
-                         ("Governance_review", "Open items")):
-        page.goto(f"{server}/{path}")
-        page.get_by_text(marker).first.wait_for(timeout=30000)
-        if path == "Catalog":
-            page.locator("canvas, svg.marks").first.wait_for(timeout=30000)  # the timeline chart
-        if path == "Lineage":
+def test_deep_link_reproduces_an_answer_in_a_fresh_context(server, browser):
+    link = f"{server}/?" + urlencode({"q": "What is net revenue?", "role": "finance", "date": "2024-06-30"})
+    context, page, console = _open(browser, link)
+    assert _headline(page) == "Net revenue v1 applies on 30 Jun 2024"
+    assert page.locator('[data-testid="stSidebar"] input[aria-label="Role"]').input_value() == "finance"
+    assert not console.errors, console.errors
+    context.close()
+
+
+def test_steward_opens_every_queue_item_in_ask(server, browser):
+    context, page, console = _open(browser, f"{server}/?role=governance")
+    _nav(page, "Governance review")
+    count = page.get_by_role("button", name="Open in Ask").count()
+    assert count == 7
+    for n in range(count):
+        page.wait_for_function("() => [...document.querySelectorAll('button')].filter("
+                               "b => b.innerText.trim() === 'Open in Ask').length === 7", timeout=90000)
+        _settled(page)
+        page.get_by_role("button", name="Open in Ask").nth(n).click()
+        page.wait_for_selector("h1:has-text('Ask')", timeout=90000)
+        page.get_by_text("steward view").first.wait_for(timeout=90000)
+        _settled(page)
+        assert page.get_by_text("Nothing you have access to matches").count() == 0, n
+        if n == 0:
+            _shot(page, "steward_in_ask")
+        _nav(page, "Governance review")
+    assert not console.errors, console.errors
+    context.close()
+
+
+def test_lineage_click_opens_a_node_and_catalog_search(server, browser):
+    context, page, console = _open(browser, server, width=1024)
+    _nav(page, "Catalog")
+    page.get_by_label("Search names, aliases and descriptions").fill("repurchase rate")
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Repeat purchase rate").first.wait_for(timeout=90000)
+    _settled(page)
+    page.get_by_role("button", name="Repeat purchase rate").first.click()
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stMain] input')]
+                                    .some(i => i.value === 'Repeat purchase rate (metric.repeat_purchase_rate)')""",
+                           timeout=90000)
+    _nav(page, "Lineage")
+    _click_node(page, SOURCE_GREEN)
+    opened = page.locator(".st-key-opened_node")
+    opened.wait_for(timeout=30000)
+    assert "source" in opened.inner_text().lower()
+    _shot(page, "lineage_clicked_1024")
+    assert not console.errors, console.errors
+    context.close()
+
+
+@pytest.mark.parametrize("scheme,width", [("light", 1400), ("dark", 1024)])
+def test_every_page_renders_without_console_errors(server, browser, scheme, width):
+    context, page, console = _open(browser, f"{server}/?role=governance", width=width, scheme=scheme)
+    background = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
+    dark = sum(int(x) for x in background[background.index("(") + 1:background.index(")")].split(",")[:3]) < 200
+    assert dark == (scheme == "dark"), background
+    _shot(page, f"page_ask_landing_{scheme}")
+    _ask(page, "How was churn defined in calendar year 2025?")
+    assert _headline(page).startswith("Churn rate changed definition for all of 2025")
+    _shot(page, f"page_ask_split_{scheme}")
+    for name in ("Catalog", "Lineage", "Governance review", "Evaluation"):
+        _nav(page, name)
+        if name == "Lineage":
             page.frame_locator("iframe[title='streamlit_agraph.agraph']").locator("canvas").first.wait_for(timeout=30000)
-        page.wait_for_timeout(1000)
-        _shot(page, path.lower())
-    page.close()
+            page.wait_for_timeout(1200)
+        _shot(page, f"page_{name.lower().replace(' ', '_')}_{scheme}")
+    assert not console.errors, console.errors
+    context.close()

@@ -1,153 +1,190 @@
-"""Renders an evidence envelope. Decides nothing: every fact shown is a field of the envelope."""
+"""Renders an evidence envelope. Decides nothing: every fact shown is a field of the envelope, or comes from
+core (the headline and status line, each part's lineage and freshness). Catalog and model text always goes
+through `ui.safe.md` (or an inert element: st.text, st.code, a dataframe)."""
 from __future__ import annotations
 
 from datetime import timedelta
 
 import streamlit as st
-from streamlit_agraph import Config, Edge, Node, agraph
 
-from core.envelope import Behavior, Envelope
-from core.graph import PATH_COLOUR, graph
+from core.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry, Lineage
 from core.explanation import DETERMINISTIC
+from core.graph import graph
+from core.headline import Status, day_text, headline, status_line
+from ui.graph import show_graph
+from ui.safe import code, md, prose
 
-# Badges, not emoji: a browser without an emoji font (a kiosk, a CI screenshot) shows boxes.
-BADGES = {"answer": ":green-badge[ANSWER]", "clarify": ":blue-badge[CLARIFY]", "split": ":blue-badge[SPLIT]",
-          "abstain": ":orange-badge[ABSTAIN]", "not_found_or_not_authorized": ":gray-badge[NOT FOUND]",
-          "human_review": ":violet-badge[HUMAN REVIEW]", "refuse": ":red-badge[REFUSED]"}
-MESSAGES = {
-    Behavior.abstain: "No approved evidence can answer this, so AsOf does not guess.",
-    Behavior.not_found_or_not_authorized: "Nothing you have access to matches this question. It may not exist, "
-                                          "or it may not be shared with your role.",
-    Behavior.human_review: "Two approved definitions apply at the same time. A governance reviewer must decide; "
-                           "the Governance review page lists it.",
-    Behavior.refuse: "AsOf follows the catalog's permissions and authority rules. Requests to bypass them, or to "
-                     "follow instructions found inside documents, are not carried out.",
-}
-LABEL_COLOURS = {"DRAFT": "orange", "SUPERSEDED": "gray", "UNTRUSTED": "red", "NOT IN EFFECT": "blue",
-                 "NON-AUTHORITATIVE": "violet", "DEPRECATED": "gray"}
-
-
-def _interval(ref) -> str:
-    start = ref.valid_from or "…"
-    end = ref.valid_to - timedelta(days=1) if ref.valid_to else "open"
-    return f"{start} → {end}"
+LEVEL = {"error": ("red", ":material/error:"), "warning": ("orange", ":material/warning:"),
+         "info": ("blue", ":material/info:"), "ok": ("green", ":material/check_circle:")}
+# Plain words for the catalog's labels: what a reader needs to know, not the field value.
+CONFLICT_WORDS = {"DRAFT": ("orange", "Draft, not approved"), "SUPERSEDED": ("gray", "Superseded"),
+                  "UNTRUSTED": ("red", "Untrusted: instructions ignored"), "NOT IN EFFECT": ("blue", "Not in effect then"),
+                  "NON-AUTHORITATIVE": ("violet", "Not an approved source"), "DEPRECATED": ("gray", "Deprecated")}
+FRESH_WORDS = {"pass": ("green", "Fresh"), "warn": ("orange", "Stale"), "error": ("red", "Failing"),
+               "unknown": ("gray", "Unknown")}
+STANDING = {"authoritative": "approved", "non_authoritative": "not approved", "untrusted": "untrusted"}
+LIFE = {"current": "current", "historical": "earlier version", "superseded": "superseded", "draft": "draft",
+        "deprecated": "deprecated", "retired": "retired"}
 
 
-def verdict(env: Envelope) -> None:
-    st.markdown(f"{BADGES.get(env.behavior.value, '')}")
-    st.markdown(f"#### {env.verdict}")
-    if env.behavior in MESSAGES:
-        (st.warning if env.behavior is not Behavior.refuse else st.error)(MESSAGES[env.behavior])
-    for note in env.notes:
-        st.info(note)
+def interval(ref: EvidenceRef | Conflict) -> str:
+    start = day_text(ref.valid_from) if ref.valid_from else "the start"
+    if ref.valid_to:
+        return f"{start} to {day_text(ref.valid_to - timedelta(days=1))}"
+    return f"{start} onward" if ref.valid_from else "always"
 
 
-def governing_cards(env: Envelope) -> None:
-    for ref in env.selected:
-        if ref.role_in_answer not in ("definition", "model", "overlap"):
-            continue
-        with st.container(border=True):
-            head = "Governing definition" if ref.role_in_answer == "definition" else (
-                "Backing model" if ref.role_in_answer == "model" else "Overlapping approved version")
-            st.markdown(f"**{head}: {ref.title}** &nbsp; :green-badge[{ref.authority.upper()}] "
-                        f":gray-badge[{ref.lifecycle}] &nbsp; `{ref.evidence_id}`")
-            cols = st.columns(3)
-            cols[0].markdown(f"**Effective**  \n{_interval(ref)}")
-            cols[1].markdown(f"**Owner**  \n{ref.owner or '—'}")
-            cols[2].markdown(f"**Source**  \n{ref.source_uri or ref.authority_class or '—'}"
-                             + (f" @ `{ref.source_revision}`" if ref.source_revision else ""))
-            if ref.metric:
-                m = ref.metric
-                st.markdown(f"**Formula** `{m.formula}`")
-                st.markdown(f"**Grain** {m.grain or '—'} · **Unit** {m.unit or '—'} · "
-                            f"**Time dimension** {m.time_dimension or '—'}")
-                if m.exclusions:
-                    st.markdown("**Excludes** " + ", ".join(m.exclusions))
-            if ref.model:
-                st.markdown(f"**Relation** `{ref.model.relation or '—'}` · **Grain** {ref.model.grain or '—'}")
-            if ref.text:
-                st.caption(ref.text)
+# ---------------------------------------------------------------- the top: headline and status line
+
+def top(env: Envelope, notes: list[str], more_freshness: list[FreshnessEntry] = ()) -> list[Status]:
+    with st.container(key="headline"):
+        st.markdown(f"### {md(headline(env))}")
+    if notes:
+        st.caption(" · ".join(md(n) for n in notes))
+    items = status_line(env, more_freshness)
+    if items:
+        with st.container(key="status_line"):
+            lines = []
+            for s in items:
+                colour, icon = LEVEL[s.level]
+                lines.append(f":{colour}[{icon}] {md(s.text)}")
+            st.markdown("  \n".join(lines))
+    return items
+
+
+# ---------------------------------------------------------------- cards
+
+def _card(ref: EvidenceRef) -> None:
+    heading = {"definition": "Definition" if ref.kind.startswith("metric") else
+               ("Source table" if ref.kind == "source" else "What applies"),
+               "model": "Where the numbers come from", "overlap": "Approved version (overlaps another)"}
+    with st.container(border=True):
+        st.caption(heading.get(ref.role_in_answer, "Evidence"))
+        st.markdown(f"**{md(ref.title)}** · {STANDING.get(ref.authority, md(ref.authority))}, "
+                    f"{LIFE.get(ref.lifecycle, md(ref.lifecycle))} · in effect {interval(ref)}")
+        if ref.metric:
+            m = ref.metric
+            st.markdown("Calculated as")
+            st.code(m.formula, language="sql", wrap_lines=True)
+            bits = [f"grain: {md(m.grain)}" if m.grain else "", f"in {md(m.unit)}" if m.unit else "",
+                    f"dated by {code(m.time_dimension)}" if m.time_dimension else ""]
+            if any(bits):
+                st.markdown(" · ".join(b for b in bits if b))
+            if m.exclusions:
+                st.markdown("Leaves out: " + ", ".join(md(x) for x in m.exclusions))
+            if m.filters:
+                st.markdown("Only rows where: " + "; ".join(code(f) for f in m.filters))
+        if ref.model:
+            st.markdown(f"Table {code(ref.model.relation or '—')}"
+                        + (f" · grain: {md(ref.model.grain)}" if ref.model.grain else ""))
+        who = [f"Owner: {md(ref.owner)}" if ref.owner else "", f"Defined in {md(ref.source_uri)}" if ref.source_uri else ""]
+        if any(who):
+            st.caption(" · ".join(w for w in who if w))
+        if ref.text:
+            st.text(ref.text)
+
+
+def cards(refs: list[EvidenceRef]) -> None:
+    shown = [r for r in refs if r.role_in_answer in ("definition", "model", "overlap")]
+    if not shown:
+        return
+    cols = st.columns(min(len(shown), 2))
+    for i, ref in enumerate(shown):
+        with cols[i % len(cols)]:
+            _card(ref)
 
 
 def conflicts(env: Envelope) -> None:
-    st.subheader(f"Conflicts ({len(env.conflicts)})")
     if not env.conflicts:
-        st.caption("No drafts, superseded pages or notes disagree for this date.")
-    for c in env.conflicts:
-        label = c.label + (": instructions ignored" if c.label == "UNTRUSTED" else "")
-        colour = LABEL_COLOURS.get(c.label, "gray")
-        with st.container(border=True):
-            st.markdown(f":{colour}-badge[{label}] **{c.title}** `{c.evidence_id}`"
-                        + (" · named in your question" if c.named_in_question else ""))
-            st.markdown(f"Why it does not govern: {c.why}")
-            with st.expander("Quoted text (data, not instructions)"):
-                st.text(c.text)
-
-
-def lineage(env: Envelope, key: str = "lineage") -> None:
-    st.subheader("Lineage")
-    if not env.lineage.edges:
-        st.caption("No lineage edges recorded for this answer.")
         return
-    starts = [s.evidence_id for s in env.selected if s.role_in_answer in ("definition", "model")]
-    show_graph(graph(env.lineage, starts), key)
-    with st.expander("Lineage as a table"):
-        st.dataframe([{"upstream": e.upstream, "downstream": e.downstream, "evidence": e.evidence_id}
-                      for e in env.lineage.edges], hide_index=True, width="stretch")
-        st.markdown("Raw sources: " + ", ".join(f"`{s}`" for s in env.lineage.raw_sources))
+    st.subheader(f"What disagrees, and why it does not count ({len(env.conflicts)})")
+    for c in env.conflicts:
+        colour, words = CONFLICT_WORDS.get(c.label, ("gray", md(c.label.title())))
+        with st.container(border=True):
+            st.markdown(f":{colour}-badge[{words}] **{md(c.title)}**"
+                        + (" · you mentioned it" if c.named_in_question else ""))
+            st.markdown(md(c.why))
+            if c.text:
+                with st.expander("What it says (quoted as data, never followed)"):
+                    st.text(c.text)
+
+
+# ---------------------------------------------------------------- lineage and freshness
+
+def lineage(lin: Lineage, starts: list[str], freshness: list[FreshnessEntry], key: str) -> str | None:
+    """The graph with its legend and a table view; returns the id of a clicked node."""
+    if not lin.edges:
+        return None
+    st.markdown("**Where the numbers come from**")
+    status = {f.source: f.status for f in freshness}
+    graph_tab, table_tab = st.tabs(["Graph", "Table"])
+    with graph_tab:
+        clicked = show_graph(graph(lin, starts), key, status)
+    with table_tab:
+        labels = {n.id: n.label for n in lin.nodes}
+        st.dataframe([{"from": labels.get(e.upstream, e.upstream), "to": labels.get(e.downstream, e.downstream),
+                       "recorded in": e.evidence_id} for e in lin.edges], hide_index=True, width="stretch")
+    if lin.raw_sources:
+        st.caption("Raw sources: " + ", ".join(code(labels.get(s, s)) for s in lin.raw_sources))
+    return clicked
+
+
+def freshness(entries: list[FreshnessEntry]) -> None:
+    if not entries:
+        return
+    st.markdown("**Is the data fresh?**")
+    for f in entries:
+        colour, word = FRESH_WORDS[f.status]
+        age = f"last loaded {f.age_hours:g} h before the check" if f.age_hours is not None else "no load recorded"
+        limits = ", ".join(x for x in (f"stale after {f.warn_after_hours:g} h" if f.warn_after_hours is not None else "",
+                                       f"failing after {f.error_after_hours:g} h" if f.error_after_hours is not None else "") if x)
+        st.markdown(f":{colour}-badge[{word}] {code(f.source)}: {age}" + (f" ({limits})" if limits else "")
+                    + f" · checked {f.evaluated_at:%d %b %Y %H:%M} UTC")
+
+
+def columns(env: Envelope) -> None:
     c = env.columns
-    if c is not None:
-        st.markdown(f"**Column `{c.column}`**")
-        if c.hops:
-            st.dataframe([{"from": f"{h.upstream}.{h.upstream_column}", "to": f"{h.downstream}.{h.downstream_column}",
-                           "evidence": h.evidence_id} for h in c.hops], hide_index=True, width="stretch")
-            st.markdown("Comes from: " + ", ".join(f"`{r}`" for r in c.raw_columns))
-        else:
-            st.info(c.detail)
+    if c is None:
+        return
+    st.markdown(f"**Column {code(c.column)}**")
+    if c.hops:
+        st.dataframe([{"from": f"{h.upstream}.{h.upstream_column}", "to": f"{h.downstream}.{h.downstream_column}",
+                       "recorded in": h.evidence_id} for h in c.hops], hide_index=True, width="stretch")
+        st.caption("Comes from: " + ", ".join(code(r) for r in c.raw_columns))
+    else:
+        st.info(md(c.detail))
 
 
-def show_graph(g, key: str) -> None:
-    nodes = [Node(id=n.id, label=n.label, color=n.colour, shape="box", size=18,
-                  borderWidth=3 if n.on_path else 1, title=f"{n.kind}: {n.id}") for n in g.nodes]
-    edges = [Edge(source=e.source, target=e.target, color=PATH_COLOUR if e.on_path else "#c0c0c0",
-                  width=3 if e.on_path else 1, title=e.evidence_id) for e in g.edges]
-    config = Config(width="100%", height=380, directed=True, physics=False, hierarchical=True,
-                    direction="LR", sortMethod="directed", levelSeparation=220, nodeSpacing=90)
-    agraph(nodes=nodes, edges=edges, config=config)
+def parts(env: Envelope, details: list[tuple[str, list[EvidenceRef], Lineage, list[FreshnessEntry]]]) -> None:
+    """Split and human-review answers: each part with its definition, model, lineage and freshness."""
+    for i, (title, refs, lin, fresh) in enumerate(details):
+        with st.container(border=True):
+            st.markdown(f"#### {md(title)}")
+            if not refs:
+                st.caption("No approved version is in effect here.")
+            cards(refs)
+            starts = [r.evidence_id for r in refs if r.role_in_answer in ("definition", "model", "overlap")]
+            lineage(lin, starts, fresh, key=f"part_{i}")
+            freshness(fresh)
 
 
-def freshness(env: Envelope) -> None:
-    st.subheader("Three clocks")
-    c1, c2, c3 = st.columns(3)
-    with c1:
-        st.markdown("**1 · Definition effective time**")
-        when = env.reporting_date or (f"{env.period_start} → {env.period_end - timedelta(days=1)}"
-                                      if env.period_start else "no reporting date")
-        st.markdown(f"Reporting: {when}")
-        for s in env.selected:
-            if s.role_in_answer in ("definition", "model"):
-                st.markdown(f"`{s.evidence_id}`: {_interval(s)}")
-    with c2:
-        st.markdown("**2 · Data freshness**")
-        if not env.freshness:
-            st.caption("No source freshness applies to this answer.")
-        for f in env.freshness:
-            colour = {"pass": "green", "warn": "orange", "error": "red", "unknown": "gray"}[f.status]
-            age = f"{f.age_hours} h old" if f.age_hours is not None else "no load recorded"
-            st.markdown(f":{colour}-badge[{f.status.upper()}] `{f.source}`  \n{age}; warn > {f.warn_after_hours} h, "
-                        f"error > {f.error_after_hours} h  \nas of {f.evaluated_at:%Y-%m-%d %H:%M} UTC")
-    with c3:
-        st.markdown("**3 · Catalog / index freshness**")
-        st.markdown(f"Catalog revision `{env.catalog_revision}`")
-        if env.index is None:
-            st.caption("Search index not in use for this answer (still loading, or absent): "
-                       "the answer comes from the catalog alone.")
-        else:
-            st.markdown(f"Index: **{env.index.status}** ({env.index.indexed_objects} objects)")
-            stale = env.index.stale_content + env.index.stale_acl + env.index.missing
-            if stale:
-                st.caption(f"{len(stale)} of your objects are stale in the index; permissions and text come "
-                           "from the live catalog.")
+# ---------------------------------------------------------------- explanation and its citations
+
+def titles(env: Envelope) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for r in list(env.selected) + [r for sp in env.splits for r in sp.selected]:
+        out.setdefault(r.evidence_id, r.title)
+    for c in env.conflicts:
+        out.setdefault(c.evidence_id, c.title)
+    for f in env.freshness:
+        for eid in (f.evidence_id, f.policy_evidence_id):
+            if eid:
+                out.setdefault(eid, f"Freshness of {f.source}")
+    for h in env.supporting:
+        out.setdefault(h.evidence_id, h.title)
+    for e in env.lineage.edges:
+        out.setdefault(e.evidence_id, f"Lineage: {e.evidence_id}")
+    return out
 
 
 def _cited(env: Envelope, evidence_id: str) -> None:
@@ -155,79 +192,84 @@ def _cited(env: Envelope, evidence_id: str) -> None:
     refs = list(env.selected) + [r for sp in env.splits for r in sp.selected]
     for r in refs:
         if r.evidence_id == evidence_id:
-            st.markdown(f"**{r.title}** · {r.kind} · {r.authority}/{r.lifecycle}  \n"
-                        f"version {r.version or '—'} · in effect {_interval(r)}")
+            st.markdown(f"**{md(r.title)}** · {STANDING.get(r.authority, md(r.authority))}, "
+                        f"{LIFE.get(r.lifecycle, md(r.lifecycle))}  \nin effect {interval(r)}")
             if r.metric:
-                st.code(r.metric.formula, language="sql")
+                st.code(r.metric.formula, language="sql", wrap_lines=True)
             if r.text:
-                st.caption(r.text)
+                st.text(r.text)
+            st.caption(f"Evidence id: {code(r.evidence_id)}")
             return
     for c in env.conflicts:
         if c.evidence_id == evidence_id:
-            st.markdown(f":{LABEL_COLOURS.get(c.label, 'gray')}-badge[{c.label}] **{c.title}**  \n{c.why}")
+            colour, words = CONFLICT_WORDS.get(c.label, ("gray", md(c.label)))
+            st.markdown(f":{colour}-badge[{words}] **{md(c.title)}**  \n{md(c.why)}")
             if c.text:
-                st.caption(c.text)
+                st.text(c.text)
+            st.caption(f"Evidence id: {code(c.evidence_id)}")
             return
     for f in env.freshness:
         if evidence_id in (f.evidence_id, f.policy_evidence_id):
-            st.markdown(f"Freshness of `{f.source}`: **{f.status.upper()}**  \nloaded {f.loaded_at or 'never'}; "
-                        f"warn > {f.warn_after_hours} h, error > {f.error_after_hours} h")
+            st.markdown(f"Freshness of {code(f.source)}: **{FRESH_WORDS[f.status][1]}**  \nloaded "
+                        f"{f.loaded_at or 'never'}; stale after {f.warn_after_hours} h, failing after {f.error_after_hours} h")
             return
     edges = [e for e in env.lineage.edges if e.evidence_id == evidence_id]
     if edges:
-        st.markdown("Lineage evidence:  \n" + "  \n".join(f"`{e.upstream}` → `{e.downstream}`" for e in edges))
+        st.markdown("Lineage recorded here:  \n" + "  \n".join(f"{code(e.upstream)} → {code(e.downstream)}"
+                                                               for e in edges))
         return
     if env.clarify:
         for o in env.clarify.options:
             if o.evidence_id == evidence_id:
-                st.markdown(f"Candidate version: {o.label}")
+                st.markdown(f"Candidate version: {md(o.label)}")
                 return
     st.caption("Not part of this answer's evidence.")
 
 
 def explanation(env: Envelope) -> None:
     x = env.explanation
-    if x is None:
+    if x is None or env.behavior is Behavior.not_found_or_not_authorized:
         return
-    st.subheader("Explanation")
+    st.subheader("Why")
     if x.model == DETERMINISTIC:
-        st.markdown(":gray-badge[Generated without an LLM] Written by fixed rules from the evidence above.")
+        st.caption("Written by fixed rules from the evidence (no language model). Each chip opens what it cites.")
     else:
-        st.markdown(f":violet-badge[Written by {x.model}] Every citation was checked by AsOf before showing.")
+        st.caption(f"Written by {md(x.model)}; every citation was checked by AsOf before showing.")
     if x.fallback_used and x.fallback_reason:
-        st.caption(f"Showing the explanation written without an LLM: {x.fallback_reason}")
+        st.caption(f"Showing the explanation written without a language model: {md(x.fallback_reason)}")
     elif x.validation.dropped:
-        st.caption(f"{len(x.validation.dropped)} sentence(s) removed by the citation checks: "
-                   + "; ".join(p.detail for p in x.validation.problems[:3]))
-    for sentence in x.sentences:
-        chips = " ".join(f":blue-badge[{c}]" for c in sentence.citations)
-        st.markdown(sentence.text.replace("$", "\\$") + (f" {chips}" if chips else ""))
-    if x.citations:
-        st.caption("Open a citation:")
-        cols = st.columns(min(len(x.citations), 4))
-        for i, c in enumerate(x.citations):
-            with cols[i % len(cols)].popover(c, width="stretch"):
-                _cited(env, c)
+        st.caption(f"{len(x.validation.dropped)} sentence(s) removed by the citation checks.")
+    names = titles(env)
+    for n, sentence in enumerate(x.sentences):
+        st.markdown(prose(sentence.text))
+        if sentence.citations:
+            with st.container(horizontal=True, key=f"chips_{n}"):
+                for i, c in enumerate(sentence.citations):
+                    with st.popover(md(names.get(c, c)), key=f"chip_{n}_{i}"):
+                        _cited(env, c)
 
 
-def splits(env: Envelope) -> None:
-    cols = st.columns(len(env.splits) or 1)
-    for col, sp in zip(cols, env.splits):
-        with col.container(border=True):
-            st.markdown(f"**{sp.start} → {sp.end - timedelta(days=1)}**")
-            st.markdown(sp.verdict)
-            for ref in sp.selected:
-                st.markdown(f"`{ref.evidence_id}`" + (f" · `{ref.metric.formula}`" if ref.metric else ""))
+# ---------------------------------------------------------------- the collapsed details
 
-
-def supporting(env: Envelope) -> None:
-    if env.supporting:
-        with st.expander(f"Related approved evidence found by search ({len(env.supporting)})"):
-            for h in env.supporting:
-                st.markdown(f"`{h.evidence_id}` {h.title} · score {h.score}")
-
-
-def download(payload: str, env: Envelope, key: str) -> None:
-    st.download_button("Download evidence envelope (JSON)", payload,
-                       file_name=f"asof-envelope-{env.role}-{env.entity_id or 'none'}.json",
-                       mime="application/json", key=key)
+def decided(env: Envelope) -> None:
+    with st.expander("How this was decided"):
+        when = (day_text(env.reporting_date) if env.reporting_date else
+                f"{day_text(env.period_start)} to {day_text(env.period_end - timedelta(days=1))}"
+                if env.period_start else "no reporting date")
+        st.markdown(f"Role {code(env.role)} · reporting {when} · freshness checked "
+                    f"{env.evaluated_at:%d %b %Y %H:%M} UTC · catalog revision {code(env.catalog_revision)}")
+        for step in env.trace:
+            st.markdown(f"- **{md(step.rule)}**: {md(step.detail)}")
+        ids = sorted(env.evidence_ids())
+        if ids:
+            st.markdown("Evidence used: " + ", ".join(code(i) for i in ids))
+        if env.supporting:
+            st.markdown("Related approved evidence found by search: "
+                        + "; ".join(f"{md(h.title)} ({code(h.evidence_id)})" for h in env.supporting))
+        if env.index is None:
+            st.caption("Semantic search was not used for this answer (still loading, or no index): the catalog's "
+                       "names and rules decided it.")
+        else:
+            stale = env.index.stale_content + env.index.stale_acl + env.index.missing
+            st.caption(f"Search index: {md(env.index.status)}" + (f"; {len(stale)} of your objects are behind the "
+                                                                  "catalog (the live catalog was used)" if stale else ""))

@@ -72,12 +72,14 @@ def _keep(*keys: str) -> None:
             st.session_state[key] = st.session_state[key]
 
 
-def sidebar(s: Store) -> dict:
-    """Role, reporting date or period, evaluation time, and the catalog's status."""
+def sidebar(s: Store, dates: bool = True) -> dict:
+    """Role, reporting date or period, evaluation time, and the catalog's status. `dates=False` on pages
+    where a date changes nothing. The form starts with no date: a date the user did not choose must not
+    fight the one written in the question."""
     _keep("role", "date_mode", "day", "period", "at_day", "at_time")
     roles = allowed_roles(s, settings().auth)  # demo: every role; otherwise the signed-in principal's (or stop)
     now = datetime.now(timezone.utc)
-    defaults = {"date_mode": "Date", "day": date(2025, 3, 31), "period": (date(2025, 1, 1), date(2025, 12, 31)),
+    defaults = {"date_mode": "No date", "day": None, "period": (date(now.year, 1, 1), date(now.year, 12, 31)),
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
     for key, value in defaults.items():
         st.session_state.setdefault(key, value)
@@ -86,6 +88,8 @@ def sidebar(s: Store) -> dict:
     role = st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
     if role not in roles:  # a widget value the options never offered (a forged client message)
         st.stop()
+    if not dates:
+        return {"role": role, "day": None, "period": None, "at": now}
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
     day = period = None
     bounds = dict(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31))

@@ -1,0 +1,99 @@
+"""Browsing the catalog: search over names, aliases and descriptions with the same ranker Ask uses, and a
+table of the role's metrics with what is in effect today. Everything reads through the role's view."""
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from pydantic import BaseModel
+
+from .access import Visible
+from .entities import match_entities, rank, semantic_entities
+from .freshness import source_freshness
+from .lineage import upstream
+from .resolve import backing_model, governing_versions, in_effect, version_name
+from .search import Searcher
+
+_WORST = {"error": 0, "warn": 1, "unknown": 2, "pass": 3}
+
+
+def search(view: Visible, text: str, searcher: Searcher | None = None, limit: int = 10) -> list[str]:
+    """Entity ids, best first: names and aliases written in the text (as Ask matches them), then words in
+    names (BM25), then meaning (hybrid search over names, aliases and descriptions) when the index is loaded."""
+    text = text.strip()
+    if not text:
+        return []
+    matches, _ = match_entities(text, view.entities, view.phrases)
+    named = list(dict.fromkeys(m.entity_id for m in matches))
+    out = rank(view.bm25_scores(text, named), view.entities, named) if len(named) > 1 else named
+    lexical = [e for e, score in sorted(view.bm25_scores(text, list(view.entities)).items(), key=lambda t: -t[1])
+               if score > 0]
+    out += [e for e in lexical if e not in out]
+    if searcher is not None and searcher.available:
+        ranked = semantic_entities(searcher, text, searcher.role_filter(view.role), view.entities)
+        out += [e for e, _, vector in ranked if e not in out and vector >= 0.3]
+    lowered = text.lower()
+    out += [e for e, ent in view.entities.items() if e not in out and lowered in ent.label.lower()]
+    return [e for e in out if view.entities[e].is_topic][:limit]
+
+
+class MetricRow(BaseModel):
+    entity_id: str
+    metric: str
+    owner: str
+    status: str
+    in_effect_today: str
+    versions: int
+    freshness: str
+
+
+def metric_rows(view: Visible, at: datetime) -> list[MetricRow]:
+    """One row per visible metric: owner and version of what governs today, and the worst freshness of
+    the raw sources under it."""
+    today = at.date()
+    rows = []
+    for entity_id, ent in sorted(view.entities.items()):
+        if ent.role != "metric":
+            continue
+        objs = view.entity_objects(entity_id)
+        versions = governing_versions(objs, "metric")
+        now = in_effect(versions, today)
+        drafts = [o for o in objs if o.lifecycle.value == "draft"]
+        if not versions:
+            status = "no approved definition"
+        elif len(now) > 1:
+            status = "overlap: needs review"
+        elif not now:
+            status = "none in effect today"
+        else:
+            status = "approved" + (f", {len(drafts)} draft(s) pending" if drafts else "")
+        fresh = "—"
+        if len(now) == 1:
+            model, _ = backing_model(now[0], today, view)
+            lin = upstream(view, [now[0].evidence_id] + ([model.evidence_id] if model else []), today)
+            found = [f for f in (source_freshness(s, view.freshness_objects(s), at, today) for s in lin.raw_sources) if f]
+            if found:
+                fresh = min((f.status for f in found), key=lambda s: _WORST[s])
+        owner = (now or versions or objs)[0].owner or "—"
+        rows.append(MetricRow(entity_id=entity_id, metric=ent.label, owner=owner, status=status,
+                              in_effect_today=", ".join(version_name(v) for v in now) or "—",
+                              versions=len(versions), freshness=fresh))
+    return rows
+
+
+def owner_line(objs, role: str) -> tuple[str, list[str]]:
+    """(the metric's owner from its approved versions, draft authors listed apart)."""
+    owners = sorted({o.owner for o in governing_versions(objs, role) if o.owner})
+    drafts = sorted({o.owner for o in objs if o.lifecycle.value == "draft" and o.owner} - set(owners))
+    return ", ".join(owners) or "—", drafts
+
+
+def timeline_rows(objs, horizon: date) -> list[dict]:
+    rows = []
+    for o in objs:
+        if not (o.valid_from or o.valid_to):
+            continue
+        status = "governs" if o.governs else ("draft" if o.lifecycle.value == "draft" else o.lifecycle.value)
+        rows.append({"version": f"{version_name(o)} · {o.lifecycle.value}", "evidence": o.evidence_id,
+                     "start": (o.valid_from or date(2000, 1, 1)).isoformat(), "end": (o.valid_to or horizon).isoformat(),
+                     "status": status, "governs": o.governs})
+    return rows

@@ -1,0 +1,260 @@
+"""Ask: which definition applied on the date, for you, and why. A thin page over core.ask."""
+from __future__ import annotations
+
+import contextlib
+from datetime import date, timedelta
+from urllib.parse import urlencode
+
+import streamlit as st
+
+st.set_page_config(page_title="AsOf · Ask", page_icon="🕰️", layout="wide")
+
+from core.access import Visible  # noqa: E402
+from core.ask import Question, ask  # noqa: E402
+from core.dates import parse_period  # noqa: E402
+from core.envelope import Behavior, Envelope  # noqa: E402
+from core.examples import examples  # noqa: E402
+from core.explain import explain  # noqa: E402
+from core.headline import date_source, day_text, markdown  # noqa: E402
+from core.parts import part_details  # noqa: E402
+from core.steward import ask_as_steward  # noqa: E402
+from ui import answer  # noqa: E402
+from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
+from ui.graph import pick_node_object  # noqa: E402
+from ui.safe import code, md  # noqa: E402
+from ui.steward import badge, scope_for  # noqa: E402
+
+try:  # new answer intents (discover, compare, owner, ...) rendered by their own module when present
+    from ui.intents import render_intent
+except ImportError:
+    render_intent = None
+
+
+def _read_link() -> None:
+    """A shared link (?q=&role=&date= or &period=START..END) fills the session once, on arrival."""
+    if st.session_state.get("link_read"):
+        return
+    st.session_state["link_read"] = True
+    p = st.query_params
+    if p.get("role"):
+        st.session_state["role"] = p["role"]  # the sidebar keeps it only if it is a role on offer
+    with contextlib.suppress(ValueError):
+        if p.get("date"):
+            st.session_state["date_mode"], st.session_state["day"] = "Date", date.fromisoformat(p["date"])
+        elif p.get("period"):
+            start, end = parse_period(p["period"])
+            st.session_state["date_mode"], st.session_state["period"] = "Period", (start, end - timedelta(days=1))
+    if p.get("q"):
+        st.session_state["question"] = p["q"]
+        st.session_state["asked"] = {"question": p["q"]}
+
+
+def _link_params(question: str, form: dict) -> dict:
+    params = {"q": question, "role": form["role"]}
+    if form["day"]:
+        params["date"] = form["day"].isoformat()
+    elif form["period"]:
+        params["period"] = f"{form['period'][0]}..{form['period'][1] - timedelta(days=1)}"
+    return params
+
+
+def _submit() -> None:
+    q = st.session_state.get("question", "").strip()
+    if not q:
+        st.session_state["empty_question"] = True
+        return
+    st.session_state["asked"] = {"question": q}
+    history = st.session_state.setdefault("history", [])
+    if q not in history:
+        history.insert(0, q)
+        del history[10:]
+
+
+def _use(question: str) -> None:
+    st.session_state["question"] = question
+    _submit()
+
+
+def _choose(option: dict) -> None:
+    """A clarification answer applies to this question only: the sidebar stays as the user set it."""
+    asked = dict(st.session_state.get("asked", {}))
+    if option.get("date"):
+        asked["day"] = option["date"]
+        asked["period"] = None
+        asked["date_from_form"] = True
+    if option.get("entity_id"):
+        asked["entity"] = option["entity_id"]
+    st.session_state["asked"] = asked
+
+
+_read_link()
+s = store()
+form = sidebar(s)
+scope = scope_for(form["role"])
+with st.sidebar:
+    history = st.session_state.get("history", [])
+    if history:
+        st.markdown("**Your questions**")
+        for i, q in enumerate(history):
+            st.button(md(q), key=f"history_{i}", on_click=_use, args=(q,), type="tertiary")
+
+st.title("Ask")
+st.caption("Which definition of a metric applied on your reporting date, for your role: the approved version, "
+           "its model, where the numbers come from, whether the data is fresh, and what disagrees.")
+with st.form("ask_form", border=False, enter_to_submit=True):
+    c1, c2 = st.columns([6, 1], vertical_alignment="bottom")
+    c1.text_input("Question", key="question", placeholder="What did net revenue mean on 30 Jun 2024?")
+    c2.form_submit_button("Ask", key="ask", type="primary", on_click=_submit, width="stretch")
+if st.session_state.pop("empty_question", False):
+    st.warning("Type a question first, for example “What is net revenue on 2025-03-31?”.")
+
+asked = st.session_state.get("asked")
+
+
+def _landing() -> None:
+    view = s.visible(form["role"])
+    metrics = sorted((e for e in view.entities.values() if e.role == "metric"), key=lambda e: e.label.lower())
+    badge(scope)
+    st.subheader("Try one")
+    cols = st.columns(3)
+    for col, ex in zip(cols, examples(view, form["at"])):
+        with col.container(border=True):
+            st.caption(ex.label)
+            st.button(md(ex.question), key=f"example_{ex.kind}", on_click=_use, args=(ex.question,), width="stretch")
+    st.subheader(f"Metrics role {form['role']} can ask about ({len(metrics)})")
+    if metrics:
+        st.markdown(" · ".join(md(m.label) for m in metrics))
+    else:
+        st.caption("None: this role sees no metric definitions.")
+
+
+def _open_objects(ids: list[str]) -> None:
+    """A steward opening a queue item nobody may ask about (an empty ACL, an untrusted note): read-only."""
+    badge(scope)
+    objs = {e.evidence_id: e for e in s.visible(form["role"]).by_ids(ids) if e.evidence_id in ids}
+    if scope is not None:
+        objs.update({e.evidence_id: e for e in scope.objects(s) if e.evidence_id in ids})
+    objs = list(objs.values())
+    if not objs:
+        st.info("This item is not in your review queue.")
+        return
+    st.markdown(f"### {md(objs[0].title)}")
+    for e in objs:
+        with st.container(border=True):
+            st.markdown(f"**{md(e.title)}** · {code(e.evidence_id)} · {md(e.authority.value)}, {md(e.lifecycle.value)}")
+            st.caption(f"Who may see it: {', '.join(md(r) for r in e.acl) or 'nobody (empty ACL)'} · "
+                       f"owner: {md(e.owner or '—')}")
+            st.text(e.text)
+
+
+def _answer(asked: dict) -> None:
+    day, period = form["day"], form["period"]
+    if "day" in asked or "period" in asked:  # chosen in a clarification: this question only
+        day, period = asked.get("day"), asked.get("period")
+    q = Question(role=form["role"], text=asked["question"], day=day, period=period, at=form["at"],
+                 entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False))
+    srch = searcher(s)
+    audience = None
+    if scope is not None:
+        env, audience = ask_as_steward(s, q, scope, srch, entity=asked.get("audience_entity"))
+    else:
+        env = ask(s, q, searcher=srch)
+    cfg = settings()
+    with st.spinner("Writing the explanation…") if cfg.llm_model else contextlib.nullcontext():
+        env.explanation = explain(env, asked["question"], Visible(s, env.role).visible_ids, cfg.llm_model,
+                                  cfg.llm_timeout_s, explanation_cache())
+    st.session_state["envelope_json"] = env.model_dump_json(indent=2)  # exactly what the download serves
+    st.query_params.from_dict(_link_params(asked["question"], form))
+    if render_intent is not None and render_intent(env):
+        _share(env, asked)
+        return
+    _render(env, asked, form_day=day, form_period=period, audience=audience)
+    _share(env, asked)
+
+
+def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | None) -> None:
+    view = s.visible(env.role)
+    details = []
+    if env.behavior is Behavior.split:
+        for sp in env.splits:
+            lin, fresh = part_details(view, sp.selected, sp.start, env.evaluated_at)
+            title = f"{day_text(sp.start)} to {day_text(sp.end - timedelta(days=1))}"
+            details.append((title, sp.selected, lin, fresh))
+    elif env.behavior is Behavior.human_review:
+        for ref in (r for r in env.selected if r.role_in_answer == "overlap"):
+            lin, fresh = part_details(view, [ref], env.reporting_date or (env.period_start or None), env.evaluated_at)
+            details.append((ref.title, [ref], lin, fresh))
+    notes = [n for n in (date_source(env, form_day, form_period),) if n]
+    if asked.get("day"):
+        notes.append(f"using {day_text(asked['day'])} for this question (the sidebar is unchanged)")
+    if audience:
+        notes.append(f"steward view: answered as role {audience} sees it")
+    answer.top(env, notes, [f for d in details for f in d[3]])
+    if audience:
+        badge(scope, audience)
+    if env.behavior is Behavior.clarify and env.clarify:
+        cols = st.columns(len(env.clarify.options))
+        for i, (col, option) in enumerate(zip(cols, env.clarify.options)):
+            col.button(md(option.label), key=f"clarify_{i}", on_click=_choose,
+                       args=(option.model_dump(mode="python"),), width="stretch")
+    elif env.behavior is Behavior.not_found_or_not_authorized:
+        st.caption("It may not exist, or it may not be shared with your role. Try a metric from the list below.")
+        _landing_metrics()
+    elif details:
+        answer.parts(env, details)
+        answer.conflicts(env)
+    elif env.selected:
+        answer.cards(env.selected)
+        answer.conflicts(env)
+        starts = [r.evidence_id for r in env.selected if r.role_in_answer in ("definition", "model")]
+        clicked = answer.lineage(env.lineage, starts, env.freshness, key="answer")
+        if clicked:
+            _node_details(clicked, env.role)
+        answer.columns(env)
+        answer.freshness(env.freshness)
+    else:
+        answer.conflicts(env)
+    answer.explanation(env)
+    answer.decided(env)
+
+
+def _landing_metrics() -> None:
+    metrics = sorted((e.label for e in s.visible(form["role"]).entities.values() if e.role == "metric"), key=str.lower)
+    if metrics:
+        st.caption("Metrics you can ask about: " + " · ".join(md(m) for m in metrics))
+
+
+def _node_details(node: str, role: str) -> None:
+    """What a clicked lineage node opens: that object, through the role's view."""
+    objs = s.visible(role).by_ids([node])
+    if not objs:
+        return
+    e = pick_node_object(node, objs)
+    with st.container(border=True, key="node_details"):
+        st.markdown(f"**Opened: {md(e.title)}** · {md(e.kind.value.replace('_', ' '))} · {code(e.evidence_id)}")
+        if e.text:
+            st.text(e.text)
+        if st.button("Explore its lineage", key="explore_node"):
+            st.session_state["lineage_entity"] = e.entity_id
+            st.switch_page("pages/2_Lineage.py")
+
+
+def _share(env: Envelope, asked: dict) -> None:
+    link = (st.context.url or "").split("?")[0] + "?" + urlencode(_link_params(asked["question"], form))
+    c1, c2, c3 = st.columns(3)
+    with c1.popover("Copy link", icon=":material/link:", width="stretch"):
+        st.caption("Opening this link asks the same question, as the same role, on the same date.")
+        st.code(link, language=None, wrap_lines=True)
+    with c2.popover("Copy as Markdown", icon=":material/content_copy:", width="stretch"):
+        st.code(markdown(env, md), language="markdown", wrap_lines=True)
+    c3.download_button("Download evidence (JSON)", st.session_state["envelope_json"],
+                       file_name=f"asof-envelope-{env.role}-{env.entity_id or 'none'}.json",
+                       mime="application/json", key="download", width="stretch", icon=":material/download:")
+
+
+if asked and asked.get("open"):
+    _open_objects(asked["open"])
+elif asked:
+    _answer(asked)
+else:
+    _landing()

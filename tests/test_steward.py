@@ -1,0 +1,85 @@
+"""Stewards open their review queue read-only, answered as each object's widest audience; nothing else widens.
+Also the browsing helpers behind the Catalog page and metric-to-metric lineage."""
+import csv
+import io
+from datetime import date
+
+from conftest import DEMO_AT
+
+from core.ask import Question, ask
+from core.browse import metric_rows, search
+from core.lineage import upstream
+from core.review import queue_csv, review_queue, steward_scope, widest_audience
+from core.steward import ask_as_steward
+
+TODAY = date(2026, 11, 29)
+
+
+def test_only_stewards_get_a_scope(demo_store):
+    for role in ("analyst", "finance", "marketing"):
+        assert steward_scope(demo_store, role, TODAY) is None
+    scope = steward_scope(demo_store, "governance", TODAY)
+    queue = {i for item in review_queue(demo_store.all_evidence_for_review(), TODAY) for i in item.evidence_ids}
+    assert scope.evidence_ids == queue
+    assert "metric.contribution_margin.v2" not in scope.evidence_ids
+    assert {e for e in scope.audiences} == {e.entity_id for e in scope.objects(demo_store)}
+
+
+def test_widest_audience_is_the_role_that_sees_most():
+    counts = {"analyst": 40, "finance": 50, "marketing": 38}
+    assert widest_audience(["analyst", "finance"], counts) == "finance"
+    assert widest_audience(["marketing", "analyst"], counts) == "analyst"
+    assert widest_audience([], counts) is None
+
+
+def test_a_queue_object_answers_as_its_audience(demo_store):
+    scope = steward_scope(demo_store, "governance", TODAY)
+    q = Question(role="governance", text="What is net revenue on 2025-03-31?", at=DEMO_AT)
+    env, audience = ask_as_steward(demo_store, q, scope)
+    assert audience == "finance" and env.behavior.value == "answer"
+    assert env.selected[0].evidence_id == "metric.net_revenue.v2"
+
+
+def test_nothing_outside_the_queue_widens(demo_store):
+    scope = steward_scope(demo_store, "governance", TODAY)
+    for text in ("What does contribution margin mean on 2025-03-31?", "What is customer acquisition cost?",
+                 "Is raw_finance.cogs fresh?", "What does the board memo say about margin?"):
+        env, audience = ask_as_steward(demo_store, Question(role="governance", text=text, at=DEMO_AT), scope)
+        assert audience is None and env.behavior.value == "not_found_or_not_authorized", text
+        own = ask(demo_store, Question(role="governance", text=text, at=DEMO_AT))
+        assert env.role == "governance" and env.evidence_ids() == own.evidence_ids() == set()
+    # A non-steward gets exactly its own answer.
+    q = Question(role="analyst", text="What is net revenue on 2025-03-31?", at=DEMO_AT)
+    env, audience = ask_as_steward(demo_store, q, None)
+    assert audience is None and env.role == "analyst"
+
+
+def test_queue_csv_has_one_row_per_item(demo_store):
+    items = review_queue(demo_store.all_evidence_for_review(), TODAY)
+    rows = list(csv.reader(io.StringIO(queue_csv(items))))
+    assert rows[0] == ["kind", "problem", "detail", "since", "owner", "what to do", "evidence"]
+    assert len(rows) == len(items) + 1
+    assert all(r[5] for r in rows[1:])  # every item says what to do
+
+
+def test_catalog_search_finds_a_metric_by_alias(demo_store):
+    view = demo_store.visible("analyst")
+    assert search(view, "repurchase rate")[0] == "metric.repeat_purchase_rate"
+    assert search(demo_store.visible("finance"), "cm")[0] == "metric.contribution_margin"
+    assert "metric.contribution_margin" not in search(view, "cm margin after variable costs")
+
+
+def test_metric_table_shows_what_is_in_effect_today(demo_store):
+    rows = {r.entity_id: r for r in metric_rows(demo_store.visible("analyst"), DEMO_AT)}
+    assert rows["metric.net_revenue"].in_effect_today == "v2"
+    assert rows["metric.net_revenue"].freshness in ("pass", "warn", "error")
+    assert rows["metric.conversion_rate"].freshness == "error"  # raw_web.sessions is past its error threshold
+    assert rows["metric.repeat_purchase_rate"].status == "overlap: needs review"
+    assert "metric.contribution_margin" not in rows
+
+
+def test_a_metric_used_in_a_formula_brings_its_sources(demo_store):
+    lin = upstream(demo_store.visible("finance"), ["metric.contribution_margin.v2", "model.fct_order_costs.v1"],
+                   date(2025, 6, 1))
+    assert ("metric.net_revenue.v2", "metric.contribution_margin.v2") in {(e.upstream, e.downstream) for e in lin.edges}
+    assert {"source.raw_finance.cogs", "source.raw_payments.payment_events"} <= set(lin.raw_sources)

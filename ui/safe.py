@@ -1,0 +1,30 @@
+"""Catalog and model text as inert text in Streamlit Markdown (escaping from core.safe_text).
+
+Titles, reasons, formulas and explanations come from catalogs and models, not from us: a title holding
+`![x](https://...)` would make every viewer's browser fetch that URL, and `:green-badge[AUTHORITATIVE]`
+would draw a badge we did not decide. Every such string goes through `md()` before it reaches
+`st.markdown`, a caption, a label or an alert; inert elements (st.text, st.code, dataframes) need none.
+"""
+from __future__ import annotations
+
+from core.safe_text import md_code, md_escape, plain
+
+
+def md(text: object) -> str:
+    """Text shown literally inside Streamlit Markdown, on one line."""
+    return md_escape(text)
+
+
+def code(text: object) -> str:
+    """Text as one inline code span."""
+    return md_code(text) if plain(text, oneline=True).strip() else md_escape(text)
+
+
+def prose(text: object) -> str:
+    """Generated prose that quotes formulas and names in backticks: the quoted parts stay code spans (inert
+    in Markdown), everything else is escaped. Unbalanced backticks: all of it is escaped."""
+    t = plain(text, oneline=True)
+    parts = t.split("`")
+    if len(parts) % 2 == 0:
+        return md_escape(t)
+    return "".join(md_escape(p) if i % 2 == 0 else (md_code(p) if p.strip() else "") for i, p in enumerate(parts))

@@ -1,0 +1,27 @@
+"""The steward's review scope for the current session's role, cached per catalog file and day."""
+from __future__ import annotations
+
+from datetime import date
+
+import streamlit as st
+
+from core.review import StewardScope, steward_scope
+from ui.resources import settings, store
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _scope(path: str, mtime: float, role: str, today: date) -> StewardScope | None:
+    return steward_scope(store(), role, today)
+
+
+def scope_for(role: str) -> StewardScope | None:
+    path = settings().db_path
+    return _scope(str(path), path.stat().st_mtime, role, date.today())
+
+
+def badge(scope: StewardScope | None, audience: str | None = None) -> None:
+    if scope is None:
+        return
+    text = ":violet-badge[steward view] read-only: the objects in your review queue are shown "
+    text += f"as role {audience} sees them" if audience else "even where their ACL leaves you out"
+    st.markdown(text)
