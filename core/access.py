@@ -13,6 +13,7 @@ from rank_bm25 import BM25Okapi
 
 from .catalog import Evidence
 from .entities import Entity, build_entity_index, head_index
+from .redact import redact, references
 from .store import Store
 from .text import words
 
@@ -24,7 +25,11 @@ class Visible:
     def _docs(self, where: str, params: list) -> list[Evidence]:
         rows = self.con.execute(f"SELECT doc FROM evidence WHERE list_contains(acl, ?) AND ({where}) "
                                 "ORDER BY evidence_id", [self.role, *params]).fetchall()
-        return [Evidence.model_validate_json(doc) for (doc,) in rows]
+        docs = [Evidence.model_validate_json(doc) for (doc,) in rows]
+        # References to objects this role may not see are rendered away before anything reads the objects.
+        refs = {r for e in docs for r in references(e)}
+        hidden = self.store.hidden_ids(self.role, refs) if refs else set()
+        return [redact(e, hidden) for e in docs] if hidden else docs
 
     @cached_property
     def count(self) -> int:
