@@ -87,7 +87,8 @@ def conflicts(env: Envelope) -> None:
 def lineage(env: Envelope, key: str = "lineage") -> None:
     st.subheader("Lineage")
     if not env.lineage.edges:
-        st.caption("No lineage edges recorded for this answer.")
+        st.caption("Lineage continues beyond what your role may see." if env.lineage.continues_beyond_view
+                   else "No lineage edges recorded for this answer.")
         return
     starts = [s.evidence_id for s in env.selected if s.role_in_answer in ("definition", "model")]
     show_graph(graph(env.lineage, starts), key)
@@ -95,6 +96,9 @@ def lineage(env: Envelope, key: str = "lineage") -> None:
         st.dataframe([{"upstream": e.upstream, "downstream": e.downstream, "evidence": e.evidence_id}
                       for e in env.lineage.edges], hide_index=True, width="stretch")
         st.markdown("Raw sources: " + ", ".join(f"`{s}`" for s in env.lineage.raw_sources))
+        if env.lineage.generated:
+            st.markdown("Generated in the project (not raw sources): "
+                        + ", ".join(f"`{s}`" for s in env.lineage.generated))
     c = env.columns
     if c is not None:
         st.markdown(f"**Column `{c.column}`**")
