@@ -8,16 +8,19 @@ from datetime import date, datetime, timezone
 
 from .access import Visible
 from .ask import Question, UnknownRole, ask
+from .auth import cli_role, cli_roles
 from .config import Settings
 from .dates import parse_period
 from .embed import Embedder
 from .explain import cache_for, explain
-from .index import commit_index, index_path, prepare_index
+from .index import index_path
 from .ingest import read_inputs
 from .load import CatalogError
 from .render import render_text
+from .safe_text import json_safe, plain
 from .search import open_searcher
-from .store import Store, write_catalog
+from .publish import publish
+from .store import Store
 
 
 def _iso_datetime(value: str) -> datetime:
@@ -40,7 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("ask", help="answer one question (or a --batch file) as a role")
     a.add_argument("--db", required=True)
-    a.add_argument("--role", help="requester role (required unless every --batch line has one)")
+    a.add_argument("--role", help="requester role (required unless every --batch line has one, or --principal "
+                                  "gives it)")
+    a.add_argument("--principal", help="who is asking (a catalog principal): --role must be one of its roles, "
+                                       "default its first; required when ASOF_AUTH is header or oidc")
     when = a.add_mutually_exclusive_group()
     when.add_argument("--date", type=date.fromisoformat, help="reporting date YYYY-MM-DD")
     when.add_argument("--period", help="reporting period START..END (inclusive end)")
@@ -71,11 +77,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "roles":
             store = Store(args.db)
             for role in store.roles():
-                print(role.name)
+                print(plain(role.name, oneline=True))
             return 0
         return _ask(args)
     except (UnknownRole, ValueError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        # Messages can quote catalog text and user input: no terminal escapes reach the terminal.
+        print(f"error: {plain(exc)}", file=sys.stderr)
         return 2
 
 
@@ -85,14 +92,12 @@ def _ingest(args) -> int:
     except CatalogError as exc:
         print(f"error: catalog not ingested; {len(exc.problems)} problem(s), database left unchanged:", file=sys.stderr)
         for problem in exc.problems:
-            print(f"  {problem}", file=sys.stderr)
+            print(f"  {plain(problem, oneline=True)}", file=sys.stderr)
         return 2
     for warning in catalog.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    # Embed first: if that fails, neither the database nor the index has been touched.
-    prepared = prepare_index(catalog, args.db, Embedder(Settings.from_env().embed_model))
-    revision = write_catalog(catalog, args.db, source=str(args.catalog))
-    report = commit_index(prepared)
+        print(f"warning: {plain(warning, oneline=True)}", file=sys.stderr)
+    done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog))
+    revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
           f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted; objects: {changes.summary()}")
@@ -114,7 +119,11 @@ def _answer(store, q: Question, searcher, args):
 
 def _ask(args) -> int:
     store = Store(args.db)
-    searcher = open_searcher(store, Settings.from_env().embed_model)
+    settings = Settings.from_env()
+    # The same principal -> roles mapping as the app; in demo mode without --principal any role goes.
+    allowed = cli_roles(settings.auth.mode, args.principal, store.principals(), [r.name for r in store.roles()],
+                        settings.auth.email_domain)
+    searcher = open_searcher(store, settings.embed_model)
     if args.batch:
         if args.question:
             raise ValueError("give either a question or --batch, not both")
@@ -124,7 +133,7 @@ def _ask(args) -> int:
         for n, line in lines:
             try:
                 item = json.loads(line)
-                role = item.get("role") or args.role
+                role = cli_role(item.get("role") or args.role, allowed, args.principal)
                 if not role or not item.get("question"):
                     raise ValueError("needs 'question' and 'role' (or --role)")
                 q = _question(role, item["question"],
@@ -135,12 +144,13 @@ def _ask(args) -> int:
                 raise ValueError(f"{args.batch} line {n}: {exc}") from exc
             out.append(_answer(store, q, searcher, args))
         for env in out:
-            print(env.model_dump_json())
+            print(json_safe(env.model_dump_json()))
         return 0
-    if not args.question or not args.role:
+    role = cli_role(args.role, allowed, args.principal)
+    if not args.question or not role:
         raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
-    env = _answer(store, _question(args.role, args.question, args.date, args.period, args.at), searcher, args)
-    print(env.model_dump_json(indent=2) if args.json else render_text(env))
+    env = _answer(store, _question(role, args.question, args.date, args.period, args.at), searcher, args)
+    print(json_safe(env.model_dump_json(indent=2)) if args.json else render_text(env))
     return 0
 
 

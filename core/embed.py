@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import threading
 from functools import cached_property
 
 import numpy as np
@@ -18,6 +19,8 @@ class Embedder:
     def __init__(self, model: str | None = None, batch_size: int = 64):
         self.model_name = model or default_model_path()
         self.batch_size = batch_size
+        # A fast tokenizer raises "Already borrowed" when two threads encode through it at once.
+        self._lock = threading.Lock()
 
     @cached_property
     def model(self):
@@ -39,9 +42,10 @@ class Embedder:
         step = self.batch_size * 8
         for start in range(0, len(order), step):
             idx = order[start:start + step]
-            out[idx] = self.model.encode([texts[i] for i in idx], batch_size=self.batch_size,
-                                         normalize_embeddings=True, convert_to_numpy=True,
-                                         show_progress_bar=False).astype(np.float32)
+            with self._lock:
+                out[idx] = self.model.encode([texts[i] for i in idx], batch_size=self.batch_size,
+                                             normalize_embeddings=True, convert_to_numpy=True,
+                                             show_progress_bar=False).astype(np.float32)
             if progress:
                 progress(min(start + step, len(texts)), len(texts))
         return out

@@ -11,7 +11,9 @@ from core.dates import parse_period
 from core.embed import Embedder
 from core.explain import ExplanationCache, cache_for
 from core.search import Searcher
+from core.live import Live
 from core.store import Store
+from ui.identity import allowed_roles
 
 apply_offline_env()
 
@@ -19,26 +21,6 @@ apply_offline_env()
 @st.cache_resource
 def settings() -> Settings:
     return Settings.from_env()
-
-
-@st.cache_resource(show_spinner=False)
-def _store(path: str, mtime: float) -> Store:
-    return Store(path)
-
-
-def store() -> Store:
-    """The catalog database; a re-ingest (new file) opens a fresh connection."""
-    path = settings().db_path
-    if not path.exists():
-        st.error(f"No catalog database at {path}. Run `bash scripts/run.sh` (it ingests the demo catalog), "
-                 "or `python -m core ingest CATALOG --db PATH` and set ASOF_DB.")
-        st.stop()
-    return _store(str(path), path.stat().st_mtime)
-
-
-@st.cache_resource(show_spinner=False)
-def explanation_cache() -> ExplanationCache:
-    return cache_for(settings().db_path)
 
 
 @st.cache_resource(show_spinner=False)
@@ -52,20 +34,34 @@ def _embedder(model: str | None) -> tuple[Embedder, threading.Thread]:
 
 
 @st.cache_resource(show_spinner=False)
-def _searcher(path: str, mtime: float, model: str | None) -> Searcher | None:
-    s = Searcher(_store(path, mtime), _embedder(model)[0])
-    return s if s.available else None
+def _live(path: str, model: str | None) -> Live:
+    return Live(path, _embedder(model)[0])
 
 
-def searcher(wait: bool = False) -> Searcher | None:
-    """The hybrid searcher once the embedding model is loaded (None while it warms up)."""
-    embedder, thread = _embedder(settings().embed_model)
+def store() -> Store:
+    """The catalog database as it is now; one Store per file revision, shared by every session."""
+    path = settings().db_path
+    if not path.exists():
+        st.error(f"No catalog database at {path}. Run `bash scripts/run.sh` (it ingests the demo catalog), "
+                 "or `python -m core ingest CATALOG --db PATH` and set ASOF_DB.")
+        st.stop()
+    return _live(str(path), settings().embed_model).store()
+
+
+@st.cache_resource(show_spinner=False)
+def explanation_cache() -> ExplanationCache:
+    return cache_for(settings().db_path)
+
+
+def searcher(s: Store, wait: bool = False) -> Searcher | None:
+    """The hybrid searcher paired with this Store, once the embedding model is loaded (None while it
+    warms up). Always pass the Store the request started with, so both read the same revision."""
+    _, thread = _embedder(settings().embed_model)
     if wait:
         thread.join()
     if thread.is_alive():
         return None
-    path = settings().db_path
-    return _searcher(str(path), path.stat().st_mtime, settings().embed_model)
+    return _live(str(settings().db_path), settings().embed_model).searcher(s)
 
 
 def _keep(*keys: str) -> None:
@@ -79,7 +75,7 @@ def _keep(*keys: str) -> None:
 def sidebar(s: Store) -> dict:
     """Role, reporting date or period, evaluation time, and the catalog's status."""
     _keep("role", "date_mode", "day", "period", "at_day", "at_time")
-    roles = [r.name for r in s.roles()]
+    roles = allowed_roles(s, settings().auth)  # demo: every role; otherwise the signed-in principal's (or stop)
     now = datetime.now(timezone.utc)
     defaults = {"date_mode": "Date", "day": date(2025, 3, 31), "period": (date(2025, 1, 1), date(2025, 12, 31)),
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
@@ -87,7 +83,9 @@ def sidebar(s: Store) -> dict:
         st.session_state.setdefault(key, value)
     if st.session_state.get("role") not in roles:
         st.session_state["role"] = roles[0]
-    st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
+    role = st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
+    if role not in roles:  # a widget value the options never offered (a forged client message)
+        st.stop()
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
     day = period = None
     bounds = dict(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31))
@@ -101,7 +99,8 @@ def sidebar(s: Store) -> dict:
         at_day = st.date_input("Day (UTC)", key="at_day")
         at_time = st.time_input("Time (UTC)", key="at_time")
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
-    meta = s.meta()
-    st.sidebar.caption(f"Catalog revision `{meta['catalog_revision']}` · {meta['object_count']} objects · "
+    meta, view = s.meta(), s.visible(role)
+    # Revision and count as this role sees them: hidden objects change neither.
+    st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} objects you can see · "
                        f"ingested {meta['ingested_at']}")
-    return {"role": st.session_state["role"], "day": day, "period": period, "at": at}
+    return {"role": role, "day": day, "period": period, "at": at}
