@@ -14,6 +14,7 @@ from rank_bm25 import BM25Okapi
 
 from .catalog import Evidence
 from .entities import Entity, build_entity_index, head_index
+from .redact import redact, references
 from .store import Store
 from .text import words
 
@@ -32,7 +33,12 @@ class Visible:
     def _docs(self, where: str, params: list) -> list[Evidence]:
         rows = self.con.execute(f"SELECT doc FROM evidence WHERE list_contains(acl, ?) AND ({where}) "
                                 "ORDER BY evidence_id", [self.role, *params]).fetchall()
-        return self._redact([Evidence.model_validate_json(doc) for (doc,) in rows])
+        docs = self._redact([Evidence.model_validate_json(doc) for (doc,) in rows])
+        # Names of hidden objects inside generated text (a formula's input metrics) and lineage edges to
+        # them are rendered away too (core/redact.py).
+        refs = {r for e in docs for r in references(e)}
+        hidden = self.store.hidden_ids(self.role, refs) if refs else set()
+        return [redact(e, hidden) for e in docs] if hidden else docs
 
     def _redact(self, docs: list[Evidence]) -> list[Evidence]:
         """Drop references (links, supersedes, superseded_by) to anything this role cannot see.

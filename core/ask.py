@@ -44,6 +44,8 @@ from .index import IndexUnavailable
 from .intent import Intent, parse_intent
 from .resolve import (
     backing_model,
+    backing_models,
+    documents_not_conflicts,
     by_version,
     conflict_candidates,
     conflict_for,
@@ -64,6 +66,8 @@ class UnknownRole(ValueError):
 
 
 SEARCH_K = 15
+LINEAGE_CUT = ("Lineage continues beyond what your role may see: the chain shown stops there, and the nodes "
+              "where it stops are not raw sources.")
 NOT_FOUND = ("I can't find that in the catalog you have access to. It may not exist, or it may not be shared "
              "with your role.")
 
@@ -276,6 +280,8 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
         pool.update({e.evidence_id: e for e in extra})
         for g in governing:
             pool.pop(g.evidence_id, None)
+        for i in [i for i, e in pool.items() if documents_not_conflicts(e)]:
+            pool.pop(i)
         named = {e.evidence_id for e in named_docs} | {e.evidence_id for e in extra}
         return [conflict_for(e, run.day, governing, e.evidence_id in named) for e in pool.values()]
 
@@ -463,6 +469,11 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
         if model:
             selected.append(EvidenceRef.of(model, "model"))
             starts.append(model.evidence_id)
+            # A derived or ratio metric reads every input metric's model: list each, lineage from each.
+            for other in backing_models(chosen, day, run.view):
+                if other.evidence_id not in starts:
+                    selected.append(EvidenceRef.of(other, "model"))
+                    starts.append(other.evidence_id)
             label = requested.get(model.entity_id)
             if label and (model.version or "").lstrip("vV") != label.lstrip("vV"):
                 asked_for = by_version(governing_versions(run.view.entity_objects(model.entity_id), "model"), label)
@@ -480,8 +491,11 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
         used = list(dict.fromkeys(e.evidence_id for e in lineage.edges))
         selected += [EvidenceRef.of(e, "lineage") for e in run.view.by_ids(used) if e.evidence_id in used]
         run.step("lineage", f"{len(lineage.edges)} upstream edge(s) from {', '.join(starts)} via "
-                 f"{', '.join(used) or 'no lineage evidence'}; raw sources: {', '.join(lineage.raw_sources) or 'none'}")
-        if "lineage" in aspects and primary.role != "source" and not lineage.edges:
+                 f"{', '.join(used) or 'no lineage evidence'}; raw sources: {', '.join(lineage.raw_sources) or 'none'}"
+                 + (f"; generated in the project: {', '.join(lineage.generated)}" if lineage.generated else ""))
+        if lineage.continues_beyond_view:
+            run.notes.append(LINEAGE_CUT)
+        if "lineage" in aspects and primary.role != "source" and not lineage.edges and not lineage.continues_beyond_view:
             missing = "no lineage evidence is recorded for it"
         if run.intent.column:
             run.columns = trace_column(run.view, lineage, starts, run.intent.column, day)
@@ -520,9 +534,12 @@ def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Eviden
     for c in conflicts[:3]:
         parts.append(f"{c.title} is {c.label.lower().replace('-', ' ')}")
     text = "; ".join(parts) + "."
-    model = next((s for s in selected if s.role_in_answer == "model"), None)
-    if model:
-        text += f" Backed by {model.title}."
+    models = [s.title for s in selected if s.role_in_answer == "model"]
+    if models:
+        text += f" Backed by {', '.join(models)}."
+    if "owner" in run.intent.aspects:
+        text = (f"{primary.label} is owned by {chosen.owner} ({chosen.evidence_id}). " if chosen.owner
+                else f"No owner is recorded for {primary.label}. ") + text
     return text
 
 

@@ -131,6 +131,7 @@ class Evidence(BaseModel):
     expires_at: date | None = None
     acl: list[str]
     owner: str | None = None
+    description: str | None = None  # the source system's own description (dbt), shown verbatim
     aliases: list[str] = Field(default_factory=list)
     supersedes: str | None = None
     superseded_by: str | None = None
@@ -139,6 +140,9 @@ class Evidence(BaseModel):
     model: ModelSpec | None = None
     edges: list[Edge] = Field(default_factory=list)
     freshness: Freshness | None = None
+    # Words in this object's text or formula that name another object, mapped to its id. Read per role
+    # (access.Visible): a name whose object the reader may not see is replaced, never shown.
+    mentions: dict[str, str] = Field(default_factory=dict)
     source_uri: str | None = None
     source_system: str | None = None
     source_revision: str | None = None

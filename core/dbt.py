@@ -7,13 +7,15 @@ who may see what) come from the overlay, with defaults that make a first run jus
 """
 from __future__ import annotations
 
+import gzip
+import stat
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from .artifacts import artifact_problems
-from .load import CatalogError, Problem, parse_text, read_text
+from .load import MAX_FILE_BYTES, CatalogError, Problem, parse_text, read_text
 
 NODE_TYPES = ("model", "seed", "snapshot")
 HOURS = {"minute": 1 / 60, "hour": 1, "day": 24}
@@ -48,20 +50,43 @@ def _ts(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
+def _artifact(folder: Path, name: str) -> Path | None:
+    """`name.json`, or `name.json.gz` (large projects' artifacts are kept compressed)."""
+    for path in (folder / f"{name}.json", folder / f"{name}.json.gz"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _gunzip(path: Path) -> str:
+    """A gzipped artifact's text, read through the same checks as any file and bounded after
+    decompression too (a small archive can expand without limit)."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise CatalogError([Problem(file=str(path), message="is not a regular file; only regular files are read")])
+        with gzip.open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise CatalogError([Problem(file=str(path), message="expands past the file size limit (ASOF_MAX_FILE_MB)")])
+        return data.decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise CatalogError([Problem(file=str(path), message=f"unreadable gzip artifact: {exc}")]) from exc
+
+
 def read_target(folder: str | Path) -> DbtArtifacts:
     """Read the artifacts; manifest.json is required, the others are used when present."""
     folder = Path(folder)
     problems, loaded, files = [], {}, {}
-    if not (folder / "manifest.json").exists():
+    if _artifact(folder, "manifest") is None:
         raise CatalogError([Problem(file=str(folder), message="no manifest.json: give a dbt target/ folder "
                                                               "(run `dbt parse` or `dbt build` first)")])
     for name in ("manifest", "semantic_manifest", "catalog", "run_results", "sources"):
-        path = folder / f"{name}.json"
-        if not path.exists():
+        path = _artifact(folder, name)
+        if path is None:
             continue
         files[name] = str(path)
         try:
-            loaded[name] = parse_text(read_text(path), path, as_json=True)
+            loaded[name] = parse_text(_gunzip(path) if path.suffix == ".gz" else read_text(path), path, as_json=True)
         except CatalogError as exc:
             problems += exc.problems
     # Wrong JSON types (a null metadata, a node that is a string, ...) stop here, named by file, object, field.
@@ -109,6 +134,7 @@ class _Reader:
         self.nodes = m.get("nodes") or {}
         self.catalog_nodes = {**((art.catalog or {}).get("nodes") or {}), **((art.catalog or {}).get("sources") or {})}
         self.built = {r.get("unique_id"): r for r in (art.run_results or {}).get("results") or []}
+        self.groups = {g.get("name"): g for g in (m.get("groups") or {}).values() if isinstance(g, dict)}
         self.semantic_models: dict[str, dict] = {}
         self.out: list[dict] = []
 
@@ -118,6 +144,15 @@ class _Reader:
             return ""
         when = next((t.get("completed_at") for t in r.get("timing") or [] if t.get("name") == "execute"), None)
         return f" Last dbt run: {r.get('status')}{f' at {when}' if when else ''}."
+
+    def _owner(self, node: dict) -> str | None:
+        """Who owns a node, as dbt records it: meta.owner, then config.meta.owner, then its group's owner."""
+        for meta in (node.get("meta"), (node.get("config") or {}).get("meta")):
+            owner = (meta or {}).get("owner") if isinstance(meta, dict) else None
+            if owner:
+                return _person(owner)
+        group = self.groups.get(node.get("group") or (node.get("config") or {}).get("group"))
+        return _person((group or {}).get("owner"))
 
     def _add(self, uid: str, kind: str, title: str, text: str, file: str, **extra) -> dict:
         item = {"evidence_id": uid, "entity_id": extra.pop("entity_id", uid), "kind": kind, "title": title,
@@ -148,6 +183,7 @@ class _Reader:
                     lifecycle = "deprecated"
             access = n.get("access")
             contract = (n.get("contract") or {}).get("enforced")
+            owner = self._owner(n)
             facts = [f"dbt {rtype} {n.get('name')}" + (f" version {version}" if version is not None else "")
                      + (f" ({', '.join(labels)})" if labels else "") + "."]
             if n.get("description"):
@@ -156,6 +192,8 @@ class _Reader:
                 facts.append(f"Access: {access}.")
             if n.get("group"):
                 facts.append(f"Group: {n['group']}.")
+            if owner:
+                facts.append(f"Owner: {owner}.")
             if contract:
                 facts.append("Contract enforced.")
             if cols_text:
@@ -171,7 +209,8 @@ class _Reader:
                              entity_id=_entity(uid, version), authority_class=f"dbt_{rtype}",
                              model={"relation": relation.replace('"', ""), "columns": cols,
                                     "primary_key": n.get("primary_key") or []},
-                             version=str(version) if version is not None else None, lifecycle=lifecycle)
+                             version=str(version) if version is not None else None, lifecycle=lifecycle,
+                             description=n.get("description") or None, owner=owner)
             if dep and (version is not None or lifecycle == "deprecated"):
                 item["valid_to"] = dep[:10]  # dbt stops supporting it then
 
@@ -185,6 +224,7 @@ class _Reader:
                                         f"Loaded-at field: {s['loaded_at_field']}." if s.get("loaded_at_field") else "")
                             if x)
             self._add(uid, "source", name, text, s.get("original_file_path") or "manifest.json",
+                      description=s.get("description") or s.get("source_description") or None, owner=self._owner(s),
                       aliases=[s.get("identifier") or s.get("name")] if (s.get("identifier") or s.get("name")) != name else [],
                       model={"relation": (s.get("relation_name") or name).replace('"', ""), "columns": cols})
             policy = s.get("freshness") or (s.get("config") or {}).get("freshness") or {}
@@ -201,23 +241,40 @@ class _Reader:
                 snap = result.get("snapshotted_at")
                 self._add(f"freshness.{uid}.{snap}", "freshness_observation", f"{name} freshness check {snap[:19]}",
                           f"dbt source freshness at {snap}: max_loaded_at {result['max_loaded_at']}, "
-                          f"status {result.get('status')}.", self.art.files.get("sources", "sources.json"),
+                          f"status {result.get('status')}.", "sources.json",
                           entity_id=uid, authority_class="dbt_source_freshness", version=snap,
                           freshness={"source": uid, "loaded_at": result["max_loaded_at"], "observed_at": snap})
 
     def exposures_and_docs(self) -> None:
+        """An exposure (dashboard, notebook, ML model, app) is an entity of its own: what people ask about
+        ("who owns the Weekly Business Review dashboard?", "which models feed it?"). Its upstream models are
+        lineage edges from `parent_map`, cut per role like any other, so its text names none of them."""
         for uid, e in (self.art.manifest.get("exposures") or {}).items():
-            owner = e.get("owner") or {}
-            text = (f"dbt exposure ({e.get('type')}, maturity {e.get('maturity')}). {e.get('description') or ''} "
-                    f"URL: {e.get('url') or 'none'}.")
-            self._add(uid, "documentation", e.get("label") or e.get("name"), text,
-                      e.get("original_file_path") or "manifest.json",
-                      owner=owner.get("name") or owner.get("email"), authority_class="dbt_exposure")
+            owner = _person(e.get("owner")) or self._owner(e)
+            label = e.get("label") or e.get("name")
+            text = (f"dbt exposure {label}: {e.get('type') or 'exposure'}, maturity {e.get('maturity') or 'unset'}. "
+                    f"{e.get('description') or ''} Owner: {owner or 'not recorded'}. URL: {e.get('url') or 'none'}.")
+            self._add(uid, "model", label, text, e.get("original_file_path") or "manifest.json",
+                      owner=owner, authority_class="dbt_exposure", description=e.get("description") or None,
+                      aliases=[e["name"]] if e.get("name") and e.get("name") != label else [])
+        users: dict[str, list[str]] = {}
+        for kind in ("nodes", "sources", "exposures"):
+            for uid, n in (self.art.manifest.get(kind) or {}).items():
+                for block in (n.get("doc_blocks") or []) if isinstance(n, dict) else []:
+                    users.setdefault(block, []).append(uid)
+                for col in ((n.get("columns") or {}).values() if isinstance(n, dict) else []):
+                    for block in (col.get("doc_blocks") or []) if isinstance(col, dict) else []:
+                        users.setdefault(block, []).append(uid)
+        known = {o["evidence_id"]: o for o in self.out}
         for uid, d in (self.art.manifest.get("docs") or {}).items():
             if d.get("package_name") == "dbt":  # dbt's own built-in overview page
                 continue
+            # Documentation of the nodes that use it: filed under the one node that does, linked to all.
+            used_by = [u for u in dict.fromkeys(users.get(uid, [])) if u in known]
+            entity = known[used_by[0]]["entity_id"] if len(used_by) == 1 else uid
             self._add(uid, "documentation", d.get("name"), d.get("block_contents") or "",
-                      d.get("original_file_path") or "manifest.json", authority_class="dbt_doc")
+                      d.get("original_file_path") or "manifest.json", authority_class="dbt_doc",
+                      entity_id=entity, links={"documents": used_by} if used_by else {})
 
     def semantic(self) -> None:
         sem = self.art.semantic or {}
@@ -232,7 +289,9 @@ class _Reader:
             defaults = sm.get("defaults") or {}
             for meas in sm.get("measures") or []:
                 measure_home[meas.get("name")] = (uid, sm, meas)
-            parts = [f"dbt semantic model {sm.get('name')} on {model_uid or (sm.get('node_relation') or {}).get('alias')}.",
+            # Its model is named here: a semantic model takes its model's permissions (overlay._follow).
+            model_name = (self.nodes.get(model_uid) or {}).get("name") or (sm.get("node_relation") or {}).get("alias")
+            parts = [f"dbt semantic model {sm.get('name')} on {model_name}.",
                      sm.get("description") or "",
                      "Entities: " + ", ".join(f"{e.get('name')} ({e.get('type')}, {e.get('expr') or e.get('name')})"
                                               for e in sm.get("entities") or []) + ".",
@@ -259,16 +318,22 @@ class _Reader:
             time_dim = (measure_home.get(measure, (None, {}, {}))[2].get("agg_time_dimension")
                         if measure else None) or first.get("time")
             filters = [f.get("where_sql_template", "").strip() for f in ((m.get("filter") or {}).get("where_filters") or [])]
+            # Input metrics are named in the formula; `mentions` lets each reader's view redact the ones it
+            # may not see. Semantic models and backing models are links, never text.
+            inputs = _input_metrics(m)
+            mentions = {n: manifest_metrics.get(n, (f"metric.{self.art.project}.{n}", {}))[0]
+                        for n in inputs if n != m.get("name")}
             text = (f"dbt {m.get('type')} metric {m.get('name')}. {m.get('description') or ''} "
                     f"Formula: {_formula(m, measure_home)}."
-                    + (f" Filter: {'; '.join(filters)}." if filters else "")
-                    + (f" Semantic model(s): {', '.join(homes)}." if homes else ""))
+                    + (f" Filter: {'; '.join(filters)}." if filters else ""))
             self._add(uid, "metric_definition", m.get("label") or m.get("name"), text,
                       mm.get("original_file_path") or "semantic_manifest.json", authority_class="dbt_metric",
                       aliases=[m.get("name")] if m.get("label") and m.get("label") != m.get("name") else [],
                       metric={"formula": _formula(m, measure_home), "grain": first.get("primary"),
                               "time_dimension": time_dim, "filters": filters},
-                      links={"implemented_by": models} if models else {})
+                      links={"implemented_by": models} if models else {},
+                      description=m.get("description") or None, mentions=mentions,
+                      owner=self._owner(mm) if mm else None)
 
     def _homes(self, m: dict, by_name: dict, measure_home: dict, seen: frozenset = frozenset()) -> list[str]:
         """Semantic models a metric reads, through input measures and input metrics."""
@@ -297,11 +362,35 @@ class _Reader:
             if not ups:
                 continue
             node = known[child]
+            # The parents are edges (cut per role when read), never prose: a visible child's lineage text
+            # must not name or count a parent the reader may not see.
             self._add(f"lineage.{child}", "lineage", f"Lineage into {node['title']}",
-                      f"{node['title']} is built from " + ", ".join(ups) + ".",
-                      self.art.files.get("manifest", "manifest.json"), entity_id=f"lineage.{child}",
+                      f"dbt lineage into {node['title']}, from the manifest's parent_map.",
+                      "manifest.json", entity_id=f"lineage.{child}",
                       authority_class="dbt_parent_map", edges=[[p, child] for p in ups],
                       links={"lineage": [child]})
+
+
+def _person(owner: Any) -> str | None:
+    """dbt owners are a string or {name, email}: 'Name (email)', or whichever is given."""
+    if isinstance(owner, str):
+        return owner.strip() or None
+    if isinstance(owner, dict):
+        name, email = owner.get("name"), owner.get("email")
+        if isinstance(email, list):
+            email = ", ".join(str(x) for x in email)
+        if name and email:
+            return f"{name} ({email})"
+        return (name or email) or None
+    return None
+
+
+def _input_metrics(m: dict) -> list[str]:
+    tp = m.get("type_params") or {}
+    names = [x.get("name") for x in tp.get("metrics") or [] if isinstance(x, dict)]
+    names += [(tp.get(k) or {}).get("name") if isinstance(tp.get(k), dict) else tp.get(k)
+              for k in ("numerator", "denominator")]
+    return [n for n in dict.fromkeys(names) if isinstance(n, str) and n]
 
 
 def _newer(version: Any, latest: Any) -> bool:

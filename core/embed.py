@@ -32,15 +32,20 @@ class Embedder:
         return self.model.get_embedding_dimension()
 
     def encode(self, texts: list[str], progress=None) -> np.ndarray:
-        """Unit-length float32 vectors; `progress(done, total)` is called per batch."""
-        out = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = texts[start:start + self.batch_size]
-            with self._lock:
-                out.append(self.model.encode(batch, batch_size=self.batch_size, normalize_embeddings=True,
-                                             convert_to_numpy=True, show_progress_bar=False))
-            if progress:
-                progress(min(start + self.batch_size, len(texts)), len(texts))
-        if not out:
+        """Unit-length float32 vectors, in input order; `progress(done, total)` is called per step."""
+        if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.vstack(out).astype(np.float32)
+        # Longest first across the whole input, so each batch pads to similar lengths (and a too-long text
+        # shows up at once); results go back to input order.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        step = self.batch_size * 8
+        for start in range(0, len(order), step):
+            idx = order[start:start + step]
+            with self._lock:
+                out[idx] = self.model.encode([texts[i] for i in idx], batch_size=self.batch_size,
+                                             normalize_embeddings=True, convert_to_numpy=True,
+                                             show_progress_bar=False).astype(np.float32)
+            if progress:
+                progress(min(start + step, len(texts)), len(texts))
+        return out

@@ -15,7 +15,7 @@ from .catalog import DOCUMENT_KINDS, GOVERNING_KINDS, Kind
 from .text import STOPWORDS, Token, is_qualifier, tokenize, words
 
 KIND_PREFIXES = {"metric", "model", "source", "lineage", "doc", "docs", "policy", "freshness", "note", "notes",
-                 "draft", "wiki", "finance", "dashboard"}
+                 "draft", "wiki", "finance", "dashboard", "exposure"}
 # Which entity leads when several related ones are named: the metric is what is being asked about.
 ROLE_PRIORITY = {"metric": 0, "model": 1, "source": 2, "policy": 3}
 

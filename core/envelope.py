@@ -34,6 +34,7 @@ class EvidenceRef(BaseModel):
     lifecycle: str
     authority_class: str | None = None
     owner: str | None = None
+    description: str | None = None
     source_uri: str | None = None
     source_revision: str | None = None
     content_hash: str | None = None
@@ -47,7 +48,7 @@ class EvidenceRef(BaseModel):
         return cls(evidence_id=ev.evidence_id, entity_id=ev.entity_id, kind=ev.kind.value, title=ev.title,
                    version=ev.version, valid_from=ev.valid_from, valid_to=ev.valid_to,
                    authority=ev.authority.value, lifecycle=ev.lifecycle.value, authority_class=ev.authority_class,
-                   owner=ev.owner, source_uri=ev.source_uri, source_revision=ev.source_revision,
+                   owner=ev.owner, description=ev.description, source_uri=ev.source_uri, source_revision=ev.source_revision,
                    content_hash=ev.content_hash, metric=ev.metric, model=ev.model, text=ev.text,
                    role_in_answer=role_in_answer)
 
@@ -86,6 +87,12 @@ class Lineage(BaseModel):
     nodes: list[LineageNode] = Field(default_factory=list)
     edges: list[LineageEdge] = Field(default_factory=list)
     raw_sources: list[str] = Field(default_factory=list)
+    # Models with no parents at all (date spines, SQL-generated seeds): the data starts there, but they are
+    # not raw sources.
+    generated: list[str] = Field(default_factory=list)
+    # True when some shown node has an upstream this role may not see: the chain continues beyond the view.
+    # What is beyond is never named or counted.
+    continues_beyond_view: bool = False
 
 
 class ColumnHop(BaseModel):

@@ -21,6 +21,13 @@ from .entities import id_phrases
 
 TABLE = "chunks"
 MAX_CHUNK_CHARS = 800
+# Lineage generated from dbt's parent_map and OpenLineage jobs is read as edges, never searched: its text
+# only says which node it leads into. Not embedding it halves a dbt project's first ingest.
+UNINDEXED_CLASSES = ("dbt_parent_map", "openlineage_job")
+
+
+def indexed(ev: Evidence) -> bool:
+    return ev.authority_class not in UNINDEXED_CLASSES
 
 
 def index_path(db_path: str | Path) -> Path:
@@ -110,7 +117,9 @@ def _split(text: str) -> list[str]:
 
 
 def chunks_of(ev: Evidence) -> list[tuple[str, str, str]]:
-    """(chunk_id, part, text) for one object."""
+    """(chunk_id, part, text) for one object (none for objects search never needs)."""
+    if not indexed(ev):
+        return []
     name = " ".join(id_phrases(ev.entity_id)[0])
     also = f" Also called: {', '.join(ev.aliases)}." if ev.aliases else ""
     first = re.split(r"(?<=[.!?])\s+", ev.text.strip())[0] if ev.text else ""

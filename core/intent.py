@@ -16,6 +16,7 @@ ASPECTS: dict[str, re.Pattern] = {
     "lineage": re.compile(r"\b(lineage|upstream|downstream|raw sources?|sources?(?![._]\w)|feeds?|fed|comes? from|derived?|depends?|dependenc\w*)\b", re.I),
     "freshness_status": re.compile(r"\b(is [\w. ]{0,60} (fresh|stale|up to date|late)|fresh\b|stale|up[- ]to[- ]date|last (loaded|load|updated|refresh\w*)|how old|loaded)\b", re.I),
     "freshness_policy": re.compile(r"\b(freshness (expectation|policy|threshold|sla)s?|expectations?|thresholds?|sla|warn after|error after)\b", re.I),
+    "owner": re.compile(r"\b(who owns|owners?|owned by|ownership|who is responsible|maintain(s|er|ers|ed)?)\b", re.I),
     "history": re.compile(r"\b(history|historical|changed?|changes|previous|prior|over time|timeline)\b", re.I),
 }
 # A named conflicting source: "the old wiki says", "according to the draft", "the note says".

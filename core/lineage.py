@@ -65,16 +65,19 @@ def upstream(view: Visible, starts: list[str], day: date | None, depth: int = 25
                         rows.append((model.evidence_id, dep.evidence_id, [dep.evidence_id], 1))
                     rows += view.upstream(more, day, depth)
         todo = extra
-    return _graph(view, starts, rows)
+    return _graph(view, starts, rows, day, rows)
 
 
 def explore(view: Visible, starts: list[str], day: date | None, up: int, down: int) -> Lineage:
     """Both directions around the starting nodes, each to its own depth (0 = none)."""
-    rows = (view.upstream(starts, day, up) if up else []) + (view.downstream(starts, day, down) if down else [])
-    return _graph(view, starts, rows)
+    ups = view.upstream(starts, day, up) if up else []
+    rows = ups + (view.downstream(starts, day, down) if down else [])
+    return _graph(view, starts, rows, day, ups if up else None)
 
 
-def _graph(view: Visible, starts: list[str], rows: list[tuple]) -> Lineage:
+def _graph(view: Visible, starts: list[str], rows: list[tuple], day: date | None,
+           upstream_rows: list[tuple] | None) -> Lineage:
+    """`upstream_rows`: the rows of the upstream walk, whose nodes are checked for a cut (None: no walk)."""
     rows = list({(r[0], r[1]): r for r in rows}.values())
     hidden = view.hidden_ids({n for r in rows for n in r[:2]})
     # An edge into something this role may not see stops there: its id must not reach the output.
@@ -94,5 +97,16 @@ def _graph(view: Visible, starts: list[str], rows: list[tuple]) -> Lineage:
     edges = [LineageEdge(upstream=u, downstream=d, evidence_id=next((e for e in eids if e in own), eids[0]))
              for u, d, eids, _ in rows]
     downstreams = {e.downstream for e in edges}
-    raw = [n for n in node_ids if n not in downstreams and n not in starts]
-    return Lineage(nodes=[_node(n, by_id, by_entity) for n in node_ids], edges=edges, raw_sources=raw)
+    shown = {(e.upstream, e.downstream) for e in edges}
+    # A node with an upstream edge the role may not follow (its parent, or the object carrying the edge, is
+    # hidden) is where the view ends, not where the data starts.
+    walked = [] if upstream_rows is None else list(dict.fromkeys(
+        list(starts) + [n for r in upstream_rows for n in r[:2] if n not in hidden]))
+    cut = {d for u, d in view.store.table_edges_into(walked, day) if (u, d) not in shown}
+    nodes = [_node(n, by_id, by_entity) for n in node_ids]
+    kinds = {n.id: n.kind for n in nodes}
+    ends = [n for n in node_ids if n not in downstreams and n not in starts and n not in cut]
+    raw = [n for n in ends if kinds.get(n) not in ("model", "metric")]
+    generated = [n for n in ends if kinds.get(n) in ("model", "metric")]
+    return Lineage(nodes=nodes, edges=edges, raw_sources=raw, generated=generated,
+                   continues_beyond_view=bool(cut))

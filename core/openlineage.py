@@ -110,6 +110,8 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
     datasets: dict[str, dict] = {}
     for file in _files(path):
         out.files.append(str(file))
+        # Cited as its place inside what was given, so the same events read from another folder hash alike.
+        rel = str(file.relative_to(path)) if path.is_dir() else file.name
         try:
             data = parse_text(read_text(file), file, as_json=True)
         except CatalogError as exc:
@@ -131,13 +133,13 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
                 out.warnings.append(Skipped(where, f"run.runId {event['run']['runId']!r} is not a UUID"))
             job = event["job"]
             key = f"{job['namespace']}/{job['name']}"
-            entry = jobs.setdefault(key, {"edges": {}, "runs": set(), "last": "", "file": str(file),
+            entry = jobs.setdefault(key, {"edges": {}, "runs": set(), "last": "", "file": rel,
                                           "namespace": job["namespace"], "name": job["name"]})
             entry["runs"].add(event["run"]["runId"])
             entry["last"] = max(entry["last"], f"{event['eventTime']} {event.get('eventType', '')}")
             ins = [dataset_id(d["namespace"], d["name"], relations) for d in event.get("inputs") or []]
             for d in (event.get("inputs") or []) + (event.get("outputs") or []):
-                _dataset(datasets, d, relations, str(file))
+                _dataset(datasets, d, relations, rel)
             for d in event.get("outputs") or []:
                 out_id = dataset_id(d["namespace"], d["name"], relations)
                 datasets[out_id]["produced"] = True
@@ -147,7 +149,7 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
                 for column, inputs in _column_fields(d, where, out.warnings).items():
                     for f in inputs:
                         up = dataset_id(f["namespace"], f["name"], relations)
-                        _dataset(datasets, {"namespace": f["namespace"], "name": f["name"]}, relations, str(file))
+                        _dataset(datasets, {"namespace": f["namespace"], "name": f["name"]}, relations, rel)
                         entry["edges"][(up, out_id, f["field"], column)] = True
     for ds_id, d in datasets.items():
         if ds_id.startswith("dataset:"):
@@ -163,12 +165,12 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
         if not j["edges"]:
             continue  # application- or DAG-level events name no datasets
         edges = [[u, d] if uc is None else [u, d, uc, dc] for (u, d, uc, dc) in j["edges"]]
-        n_cols = sum(1 for e in edges if len(e) == 4)
         out.evidence.append({
             "evidence_id": f"lineage.openlineage.{key}", "entity_id": f"lineage.openlineage.{key}",
             "kind": "lineage", "title": f"OpenLineage job {j['name']}",
-            "text": f"OpenLineage job {j['name']} in {j['namespace']}: {len(edges) - n_cols} table edge(s), "
-                    f"{n_cols} column edge(s), from {len(j['runs'])} run(s); last event {j['last'].strip()}.",
+            # Its datasets are edges, cut per role when read: the text neither names nor counts them.
+            "text": f"OpenLineage job {j['name']} in {j['namespace']}, from {len(j['runs'])} run(s); "
+                    f"last event {j['last'].strip()}.",
             "authority": "authoritative", "lifecycle": "current", "authority_class": "openlineage_job",
             "source_system": "openlineage", "source_uri": j["file"], "edges": edges})
     return out

@@ -23,6 +23,8 @@ DOC_FIELDS = {"evidence_id", "entity_id", "about", "title", "kind", "authority",
               "superseded_by"}
 # Objects that describe another one take its permissions (and are dropped with it).
 FOLLOWERS = ("lineage", "freshness_policy", "freshness_observation")
+# dbt objects that document other nodes: never visible where none of those nodes is.
+DOCUMENTS_OF = ("dbt_semantic_model", "dbt_doc")
 
 
 class Overlay:
@@ -80,9 +82,11 @@ class Overlay:
                                                        else self.roles[0].get("name")])
         for e in out.values():
             e.setdefault("acl", list(base_acl))
-            for f in ("authority", "owner"):
-                if self.defaults.get(f) is not None:
-                    e[f] = self.defaults[f]
+            if self.defaults.get("authority") is not None:
+                e["authority"] = self.defaults["authority"]
+            # A default owner fills the gap; an owner dbt records (meta, group, exposure) is kept.
+            if self.defaults.get("owner") is not None and not e.get("owner"):
+                e["owner"] = self.defaults["owner"]
         history: list[dict] = []
         for key, spec in self.objects.items():
             if not isinstance(spec, dict):
@@ -129,7 +133,7 @@ class Overlay:
                         old[f] = h[f]
                 if old.get("metric") and ("formula" in h or "grain" in h):
                     old["metric"] = {**old["metric"], **{k: h[k] for k in ("formula", "grain") if k in h}}
-                old["source_uri"] = self.path
+                old["source_uri"] = Path(self.path).name  # content, not where the file was read from
                 history.append(old)
         for e in history:
             out[e["evidence_id"]] = e
@@ -139,6 +143,14 @@ class Overlay:
     @staticmethod
     def _follow(out: dict[str, dict]) -> None:
         for e in out.values():
+            if e.get("authority_class") in DOCUMENTS_OF and (e.get("links") or {}).get("documents"):
+                # A semantic model or doc block documents dbt nodes (and may be filed under one's entity):
+                # it is visible only to roles that may see a node it documents.
+                leads = [out[x] for x in e["links"]["documents"] if x in out]
+                if leads:
+                    may = {r for lead in leads for r in lead.get("acl") or []}
+                    e["acl"] = [r for r in e.get("acl") or [] if r in may]
+                continue
             if e["kind"] not in FOLLOWERS:
                 continue
             if e["kind"] == "lineage":
@@ -262,7 +274,8 @@ def read_documents(folder: str | Path, entities: dict[str, str], default_acl: li
         doc = {"evidence_id": meta.pop("evidence_id", f"doc.{path.stem}"), "entity_id": entity or f"doc.{path.stem}",
                "kind": meta.pop("kind", "documentation"), "title": title, "text": " ".join(body.split()),
                "authority": meta.pop("authority", "non_authoritative"), "lifecycle": meta.pop("lifecycle", "current"),
-               "acl": meta.pop("acl", list(default_acl)), "source_uri": str(path), "source_system": "markdown"}
+               "acl": meta.pop("acl", list(default_acl)), "source_uri": str(path.relative_to(folder)),
+               "source_system": "markdown"}
         doc.update({k: v for k, v in meta.items() if k in DOC_FIELDS})
         docs.append((str(path), doc))
     return docs, problems

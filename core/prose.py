@@ -63,6 +63,10 @@ def _definition(env: Envelope, d: EvidenceRef) -> list[Cited]:
     how = "it is the version in effect" if env.reporting_date or env.period_start else "it is the only authoritative version"
     out = [Cited(text=f"{_name(d)} is the authoritative definition {_when(env)}{where}{owner}; "
                       f"{how}, {_interval(d.valid_from, d.valid_to)}.", citations=[d.evidence_id])]
+    if d.description:
+        # Quoted as written at the source (dbt): the stated grain, what it excludes.
+        said = " ".join(d.description.split()).rstrip(".")
+        out.append(Cited(text=f'Its description says: "{said}."', citations=[d.evidence_id]))
     m = d.metric
     if m:
         parts = [f"It is calculated as `{m.formula}`"]
@@ -93,15 +97,20 @@ def _model(env: Envelope, mref: EvidenceRef) -> Cited:
 
 
 def _lineage(env: Envelope) -> list[Cited]:
-    if not env.lineage.raw_sources:
-        return []
     ids = list(dict.fromkeys(e.evidence_id for e in env.lineage.edges))
     labels = {n.id: n.label for n in env.lineage.nodes}
+    out = []
+    if env.lineage.generated and ids:
+        made = [f"`{labels.get(s, _short(s))}`" for s in env.lineage.generated]
+        out.append(Cited(text=f"{_join(made)} {'is' if len(made) == 1 else 'are'} generated inside the project "
+                              "with no upstream of its own, so not a raw source.", citations=ids))
+    if not env.lineage.raw_sources:
+        return out
     raws = [f"`{labels.get(s, _short(s))}`" for s in env.lineage.raw_sources]
     middle = [n for n in reversed(env.lineage.nodes) if n.kind not in ("source", "metric")]
     via = f", through {_join([f'`{n.label}`' for n in middle])}" if middle else ""
     noun = "raw source" if len(raws) == 1 else "raw sources"
-    return [Cited(text=f"Upstream, its data comes from the {noun} {_join(raws)}{via}.", citations=ids)]
+    return [Cited(text=f"Upstream, its data comes from the {noun} {_join(raws)}{via}.", citations=ids)] + out
 
 
 def _columns(env: Envelope) -> list[Cited]:
@@ -173,8 +182,11 @@ def explain_deterministic(env: Envelope) -> list[Cited]:
     out: list[Cited] = []
     definitions = [s for s in env.selected if s.role_in_answer == "definition"]
     models = [s for s in env.selected if s.role_in_answer == "model"]
-    if env.behavior is Behavior.answer or (env.behavior is Behavior.refuse and definitions):
-        if env.behavior is Behavior.refuse:
+    # An abstention that still selected a definition (a source whose load time is unknown, a metric without
+    # lineage) says why, then cites what it did find: the definition must be cited like any answer's.
+    partial = env.behavior in (Behavior.refuse, Behavior.abstain) and definitions
+    if env.behavior is Behavior.answer or partial:
+        if partial:
             out.append(_decision(env.verdict))
         for d in definitions:
             out += _definition(env, d)

@@ -23,6 +23,10 @@ def render_text(env: Envelope) -> str:
         lines.append(f"note: {n}")
     for s in env.selected:
         lines.append(f"  governs [{s.role_in_answer}] {s.evidence_id}  v{s.version}  {_interval(s)}  ({s.authority})")
+        if s.description:
+            lines.append(f"      description: {' '.join(s.description.split())}")
+        if s.owner and s.role_in_answer in ("definition", "model"):
+            lines.append(f"      owner: {s.owner}")
         if s.metric:
             lines.append(f"      formula: {s.metric.formula}")
             if s.metric.grain:
@@ -35,7 +39,9 @@ def render_text(env: Envelope) -> str:
         lines.append(f"  {c.label}: {c.evidence_id} — {c.why}")
     if env.lineage.edges:
         lines.append("  lineage: " + "; ".join(f"{e.upstream} → {e.downstream}" for e in env.lineage.edges))
-        lines.append("  raw sources: " + ", ".join(env.lineage.raw_sources))
+        lines.append("  raw sources: " + (", ".join(env.lineage.raw_sources) or "none shown"))
+        if env.lineage.generated:
+            lines.append("  generated in the project (not raw sources): " + ", ".join(env.lineage.generated))
     for f in env.freshness:
         age = f"{f.age_hours} h" if f.age_hours is not None else "no load recorded"
         lines.append(f"  freshness {f.source}: {f.status.upper()} ({age}; warn > {f.warn_after_hours} h, "

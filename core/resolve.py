@@ -96,6 +96,30 @@ def backing_model(metric: Evidence, day: date | None, view) -> tuple[Evidence | 
     return None, "no implemented_by link or lineage edge names a visible model version"
 
 
+def backing_models(metric: Evidence, day: date | None, view) -> list[Evidence]:
+    """Every visible model version a metric's implemented_by links name (derived and ratio metrics read the
+    models of all their inputs), the version in effect on the day for a model entity."""
+    when = day or metric.valid_from
+    out: dict[str, Evidence] = {}
+    for target in metric.links.get("implemented_by", []):
+        found = view.by_ids([target])
+        exact = [e for e in found if e.evidence_id == target and e.governs and e.kind is Kind.model]
+        models = exact or governing_versions([e for e in found if e.entity_id == target], "model")
+        chosen = models if exact else (in_effect(models, when) if when else models)
+        if len(chosen) == 1:
+            out.setdefault(chosen[0].evidence_id, chosen[0])
+    return list(out.values())
+
+
+# dbt objects that document nodes (semantic models, doc blocks): authoritative descriptions, never rivals.
+DOCUMENTING_CLASSES = {"dbt_semantic_model", "dbt_doc"}
+
+
+def documents_not_conflicts(ev: Evidence) -> bool:
+    return (ev.authority is Authority.authoritative and ev.lifecycle is Lifecycle.current
+            and ev.authority_class in DOCUMENTING_CLASSES)
+
+
 def last_day(ev: Evidence) -> date | None:
     return ev.valid_to - timedelta(days=1) if ev.valid_to else None
 

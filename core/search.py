@@ -14,7 +14,7 @@ from functools import cached_property
 
 from .embed import Embedder
 from .envelope import IndexStatus
-from .index import TABLE, IndexUnavailable, index_path, open_table
+from .index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, index_path, open_table
 from .store import Store
 from .text import STOPWORDS, normalize, words
 
@@ -168,7 +168,9 @@ class Searcher:
     def _state(self) -> tuple[dict, dict]:
         indexed = self.table.search().where("part = 'body' AND chunk_id LIKE '%#0'").select(
             ["evidence_id", "content_hash", "acl_revision", "acl"]).limit(None).to_arrow().to_pylist()
-        live = self.store.con.execute("SELECT evidence_id, content_hash, acl_revision, acl FROM evidence").fetchall()
+        live = self.store.con.execute(
+            "SELECT evidence_id, content_hash, acl_revision, acl FROM evidence WHERE authority_class IS NULL "
+            "OR NOT list_contains(?::VARCHAR[], authority_class)", [list(UNINDEXED_CLASSES)]).fetchall()
         return ({r["evidence_id"]: (r["content_hash"], r["acl_revision"], set(r["acl"])) for r in indexed},
                 {r[0]: (r[1], r[2], set(r[3])) for r in live})
 

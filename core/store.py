@@ -334,6 +334,18 @@ class Store:
                                           AND (valid_to IS NULL OR ?::DATE < valid_to)))
                ORDER BY 3, 4, 1, 2""", [sorted(nodes), role, day, day, day]).fetchall()
 
+    def table_edges_into(self, nodes: list[str], day) -> list[tuple[str, str]]:
+        """Every governing table edge into `nodes` in effect on `day`, whatever its ACL: only compared with
+        what a role was shown, to say that lineage continues beyond it (never shown, named or counted)."""
+        if not nodes:
+            return []
+        return self.con.execute(
+            """SELECT DISTINCT upstream, downstream FROM lineage_edges
+               WHERE downstream = ANY(?::VARCHAR[]) AND upstream_column IS NULL AND governs
+                 AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
+                                          AND (valid_to IS NULL OR ?::DATE < valid_to)))""",
+            [list(nodes), day, day, day]).fetchall()
+
     def hidden_ids(self, role: str, ids: set[str]) -> set[str]:
         """Which of these ids name objects the role may not see (used only to redact, never shown)."""
         if not ids:

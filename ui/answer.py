@@ -114,6 +114,8 @@ def conflicts(env: Envelope) -> None:
 def lineage(lin: Lineage, starts: list[str], freshness: list[FreshnessEntry], key: str) -> str | None:
     """The graph with its legend and a table view; returns the id of a clicked node."""
     if not lin.edges:
+        if lin.continues_beyond_view:
+            st.caption("Lineage continues beyond what your role may see.")
         return None
     st.markdown("**Where the numbers come from**")
     status = {f.source: f.status for f in freshness}
@@ -126,6 +128,11 @@ def lineage(lin: Lineage, starts: list[str], freshness: list[FreshnessEntry], ke
                        "recorded in": e.evidence_id} for e in lin.edges], hide_index=True, width="stretch")
     if lin.raw_sources:
         st.caption("Raw sources: " + ", ".join(code(labels.get(s, s)) for s in lin.raw_sources))
+    if lin.generated:
+        st.caption("Generated in the project (not raw sources): "
+                   + ", ".join(code(labels.get(s, s)) for s in lin.generated))
+    if lin.continues_beyond_view:
+        st.caption("Lineage continues beyond what your role may see.")
     return clicked
 
 

@@ -1,0 +1,354 @@
+"""Write a dbt project of 1,000+ models shaped the way real ones grow, for AsOf's tests and benchmarks.
+
+Deterministic (no randomness): the same command always writes the same project. What it holds, per the dbt
+issue: raw sources per business domain; staging models (one per source table, and in `sales` a model named
+exactly like its source table, `orders`); intermediate models joining staging ones; marts (facts and
+dimensions) owned through groups with owners, `meta.owner` and `config.meta.owner`; a date spine and a
+MetricFlow time spine with no parents (generated in SQL, not raw sources); disabled models; a versioned
+model with a deprecation date; doc blocks used by descriptions; exposures with owners, maturity and url;
+semantic models over several facts, and simple, ratio and derived metrics whose inputs span them.
+
+    python scripts/gen_dbt_project.py /tmp/bigdbt                 # writes the project
+    bash scripts/make_dbt_fixture.sh                              # writes it, runs `dbt parse`, copies artifacts
+
+The artifacts in tests/fixtures/generated/acme-analytics come from scripts/make_dbt_fixture.sh.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+
+PROJECT = "acme_analytics"
+# (domain, owning team, owner email, raw tables)
+DOMAINS = [
+    ("sales", "Sales Analytics", "sales-analytics@acme.test",
+     ["orders", "order_lines", "quotes", "discounts", "returns", "channels", "regions", "reps", "territories",
+      "targets", "opportunities", "leads", "accounts", "contracts", "renewals", "price_books", "products",
+      "product_families", "promotions", "carts", "checkouts", "shipments", "gift_cards", "coupons", "tax_lines",
+      "currency_rates", "store_visits", "pos_transactions"]),
+    ("finance", "Finance Data", "finance-data@acme.test",
+     ["invoices", "invoice_lines", "payments", "refunds", "ledger_entries", "accounts_payable",
+      "accounts_receivable", "budgets", "forecasts", "cost_centers", "gl_accounts", "journals", "fx_rates",
+      "tax_filings", "expenses", "expense_reports", "vendors", "purchase_orders", "credit_notes", "chargebacks",
+      "write_offs", "accruals", "deferred_revenue", "cash_positions", "bank_statements", "payroll_runs",
+      "capex", "depreciation"]),
+    ("marketing", "Growth Marketing", "growth@acme.test",
+     ["campaigns", "ad_spend", "impressions", "clicks", "email_sends", "email_opens", "email_clicks",
+      "web_sessions", "page_views", "signups", "attribution_touches", "utm_params", "landing_pages",
+      "referrals", "affiliates", "social_posts", "social_engagements", "webinars", "webinar_attendees",
+      "surveys", "survey_responses", "nps_scores", "content_assets", "seo_rankings", "search_terms",
+      "audiences", "segments", "ab_tests"]),
+    ("product", "Product Analytics", "product-analytics@acme.test",
+     ["events", "feature_flags", "experiments", "experiment_assignments", "app_installs", "app_sessions",
+      "screens", "crashes", "releases", "subscriptions", "plans", "plan_changes", "trials", "seats",
+      "workspaces", "users", "user_roles", "invitations", "integrations", "api_calls", "api_keys",
+      "notifications", "search_queries", "bookmarks", "comments", "uploads", "exports", "onboarding_steps"]),
+    ("support", "Customer Support Ops", "support-ops@acme.test",
+     ["tickets", "ticket_comments", "ticket_tags", "agents", "agent_shifts", "sla_policies", "escalations",
+      "csat_responses", "chat_sessions", "chat_messages", "calls", "call_recordings", "knowledge_articles",
+      "article_views", "macros", "queues", "priorities", "ticket_fields", "satisfaction_surveys", "refund_requests",
+      "bug_reports", "feature_requests", "status_incidents", "incident_updates", "customer_health",
+      "churn_signals", "success_plans", "qbr_meetings"]),
+    ("operations", "Operations Analytics", "ops-analytics@acme.test",
+     ["warehouses", "inventory_levels", "stock_movements", "suppliers", "supplier_orders", "receipts",
+      "pick_lists", "pack_lists", "carriers", "carrier_rates", "deliveries", "delivery_exceptions",
+      "returns_processing", "quality_checks", "work_orders", "machines", "machine_downtime", "shifts",
+      "employees", "timesheets", "locations", "routes", "fleet_vehicles", "fuel_logs", "maintenance_logs",
+      "safety_incidents", "energy_usage", "waste_logs"]),
+    ("people", "People Analytics", "people-analytics@acme.test",
+     ["workers", "positions", "departments", "hires", "terminations", "promotions_hr", "compensation",
+      "bonuses", "equity_grants", "reviews", "goals", "trainings", "training_completions", "benefits",
+      "benefit_enrollments", "leave_requests", "absences", "candidates", "applications", "interviews",
+      "offers", "requisitions", "engagement_surveys", "engagement_answers", "org_changes", "managers",
+      "headcount_plans", "contractors"]),
+    ("risk", "Risk and Compliance", "risk@acme.test",
+     ["fraud_alerts", "fraud_cases", "kyc_checks", "aml_screenings", "sanctions_hits", "disputes",
+      "risk_scores", "device_fingerprints", "login_attempts", "password_resets", "mfa_events", "audit_logs",
+      "policy_acceptances", "data_requests", "consent_records", "retention_holds", "vendor_assessments",
+      "control_tests", "control_failures", "findings", "remediations", "regulatory_reports", "breach_reports",
+      "access_reviews", "privileged_sessions", "token_grants", "ip_blocks", "chargeback_alerts"]),
+]
+INTERMEDIATE_PER_DOMAIN = 30
+MARTS_PER_DOMAIN = 70
+MART_SUFFIXES = ["", "_daily", "_monthly"]  # one per pass over the domain's tables
+
+
+def _dump(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, width=120))
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text.strip() + "\n")
+
+
+def staging_name(domain: str, table: str) -> str:
+    # The sales orders feed is staged as a model named like its source table, as many projects do.
+    return "orders" if (domain, table) == ("sales", "orders") else f"stg_{domain}__{table}"
+
+
+def generate(out: Path) -> dict[str, int]:
+    out.mkdir(parents=True, exist_ok=True)
+    _write(out / "dbt_project.yml", f"""
+name: {PROJECT}
+version: "1.0.0"
+config-version: 2
+profile: {PROJECT}
+model-paths: ["models"]
+flags:
+  require_explicit_package_overrides_for_builtin_materializations: false
+models:
+  {PROJECT}:
+    staging:
+      +materialized: view
+    intermediate:
+      +materialized: ephemeral
+    marts:
+      +materialized: table
+""")
+    _write(out / "profiles.yml", f"""
+{PROJECT}:
+  target: dev
+  outputs:
+    dev:
+      type: duckdb
+      path: acme.duckdb
+""")
+    counts = {"models": 0, "sources": 0, "disabled": 0, "exposures": 0}
+    groups = [{"name": d, "owner": {"name": team, "email": email}} for d, team, email, _ in DOMAINS]
+    _dump(out / "models" / "groups.yml", {"version": 2, "groups": groups})
+    docs = ["""{% docs net_revenue_definition %}
+Net revenue is the sum of order line amounts after discounts and returns. Excludes tax and shipping.
+One row per order line; dates come from the order date.
+{% enddocs %}""", """{% docs invoice_status %}
+Status of an invoice: draft, open, paid, void or uncollectible, as reported by the billing system.
+{% enddocs %}""", """{% docs active_user %}
+A user is active on a day when they performed at least one tracked product event that day.
+{% enddocs %}"""]
+    _write(out / "models" / "docs.md", "\n\n".join(docs))
+
+    # Generated in SQL, no parents: a date spine and MetricFlow's time spine.
+    _write(out / "models" / "utilities" / "util_date_spine.sql",
+           "select cast(range as date) as date_day from range(date '2018-01-01', date '2030-01-01', interval 1 day)")
+    _write(out / "models" / "utilities" / "metricflow_time_spine.sql",
+           "select date_day from {{ ref('util_date_spine') }}")
+    _dump(out / "models" / "utilities" / "utilities.yml", {"version": 2, "models": [
+        {"name": "util_date_spine", "description": "One row per calendar day from 2018 to 2029, generated in SQL."},
+        {"name": "metricflow_time_spine", "description": "MetricFlow's daily time spine.",
+         "time_spine": {"standard_granularity_column": "date_day"},
+         "columns": [{"name": "date_day", "granularity": "day"}]}]})
+    counts["models"] += 2
+
+    for d_i, (domain, team, email, tables) in enumerate(DOMAINS):
+        src_name = f"raw_{domain}"
+        source_tables = []
+        for t_i, table in enumerate(tables):
+            spec = {"name": table, "description": f"Raw {table.replace('_', ' ')} rows as loaded from the "
+                                                  f"{domain} system.",
+                    "columns": [{"name": "id"}, {"name": "updated_at"}]}
+            if t_i % 3 == 0:
+                spec["loaded_at_field"] = "_loaded_at"
+                spec["freshness"] = {"warn_after": {"count": 12 + t_i, "period": "hour"},
+                                     "error_after": {"count": 48 + t_i, "period": "hour"}}
+            source_tables.append(spec)
+        _dump(out / "models" / "staging" / domain / f"_{domain}__sources.yml", {"version": 2, "sources": [
+            {"name": src_name, "description": f"Loads from the {domain} system.", "schema": src_name,
+             "tables": source_tables}]})
+        counts["sources"] += len(tables)
+
+        stg_specs = []
+        for table in tables:
+            name = staging_name(domain, table)
+            _write(out / "models" / "staging" / domain / f"{name}.sql",
+                   f"select id, updated_at, '{table}' as entity from {{{{ source('{src_name}', '{table}') }}}}")
+            spec = {"name": name, "description": f"Staged {table.replace('_', ' ')}: renamed and typed, one row "
+                                                 f"per {table.rstrip('s').replace('_', ' ')}."}
+            if name == "orders":
+                spec["description"] = "{{ doc('net_revenue_definition') }}"
+            stg_specs.append(spec)
+        counts["models"] += len(tables)
+        # A staged feed the team turned off but never deleted.
+        _write(out / "models" / "staging" / domain / f"stg_{domain}__legacy_export.sql",
+               f"{{{{ config(enabled=false) }}}}\nselect * from {{{{ source('{src_name}', '{tables[0]}') }}}}")
+        counts["disabled"] += 1
+        _dump(out / "models" / "staging" / domain / f"_{domain}__models.yml", {"version": 2, "models": stg_specs})
+
+        ints = []
+        for i in range(INTERMEDIATE_PER_DOMAIN):
+            a, b = tables[i % len(tables)], tables[(i * 7 + 3 + i // len(tables)) % len(tables)]
+            name = f"int_{domain}__{a}_joined_{b}"
+            ints.append(name)
+            _write(out / "models" / "intermediate" / domain / f"{name}.sql",
+                   f"select x.id, x.updated_at from {{{{ ref('{staging_name(domain, a)}') }}}} x\n"
+                   f"join {{{{ ref('{staging_name(domain, b)}') }}}} y using (id)")
+        counts["models"] += len(ints)
+        _dump(out / "models" / "intermediate" / domain / f"_{domain}__intermediate.yml", {"version": 2, "models": [
+            {"name": n, "description": f"Joins {n.split('__', 1)[1].replace('_joined_', ' with ').replace('_', ' ')}."}
+            for n in ints]})
+
+        marts = []
+        for i in range(MARTS_PER_DOMAIN):
+            base = tables[(i * 5 + 1) % len(tables)]
+            kind = "fct" if i % 2 == 0 else "dim"
+            name = f"{kind}_{domain}__{base}{MART_SUFFIXES[i // len(tables)]}"
+            if name in marts:
+                continue
+            marts.append(name)
+            parents = [ints[i % len(ints)], ints[(i + 5) % len(ints)]]
+            if i % 4 == 0:
+                parents.append(staging_name(domain, base))
+            if i % 10 == 0:
+                parents.append("util_date_spine")
+            sql = " union all ".join(f"select id, updated_at from {{{{ ref('{p}') }}}}" for p in parents)
+            _write(out / "models" / "marts" / domain / f"{name}.sql", sql)
+        mart_specs = []
+        for i, name in enumerate(marts):
+            spec = {"name": name, "description": f"{'Facts' if name.startswith('fct') else 'Dimension'} of "
+                                                 f"{name.split('__', 1)[1].replace('_', ' ')} for {domain}.",
+                    "columns": [{"name": "id", "description": "Primary key."},
+                                {"name": "updated_at", "description": "Last change in the source system."}]}
+            if i % 3 == 0:
+                spec["group"] = domain
+                spec["access"] = "public" if i % 2 == 0 else "protected"
+            elif i % 3 == 1:
+                spec["config"] = {"meta": {"owner": f"{team} ({email})"}}
+            elif i % 6 == 2:
+                spec["meta"] = {"owner": f"{domain}-oncall@acme.test"}
+            mart_specs.append(spec)
+        counts["models"] += len(marts)
+        _dump(out / "models" / "marts" / domain / f"_{domain}__marts.yml", {"version": 2, "models": mart_specs})
+
+    _semantic_layer(out, counts)
+    _exposures(out, counts)
+    return counts
+
+
+def _semantic_layer(out: Path, counts: dict[str, int]) -> None:
+    """Facts with measures for MetricFlow, a versioned customer dimension, and metrics over them."""
+    facts = {
+        "fct_order_lines": ("sales", "order_line", "ordered_at",
+                            [("gross_amount", "sum", "amount"), ("discount_amount", "sum", "discount"),
+                             ("order_line_count", "count", "order_line_id"),
+                             ("food_amount", "sum", "case when is_food then amount else 0 end")]),
+        "fct_invoices": ("finance", "invoice", "invoiced_at",
+                         [("invoiced_amount", "sum", "amount"), ("invoice_count", "count", "invoice_id"),
+                          ("tax_amount", "sum", "tax")]),
+        "fct_refunds": ("finance", "refund", "refunded_at",
+                        [("refunded_amount", "sum", "amount"), ("refund_count", "count", "refund_id")]),
+        "fct_ad_spend": ("marketing", "ad_spend_row", "spent_at",
+                         [("ad_spend_amount", "sum", "amount"), ("click_count", "sum", "clicks")]),
+        "fct_signups": ("marketing", "signup", "signed_up_at",
+                        [("signup_count", "count", "signup_id")]),
+        "fct_subscriptions": ("product", "subscription", "started_at",
+                              [("mrr_amount", "sum", "mrr"), ("subscription_count", "count", "subscription_id"),
+                               ("churned_subscriptions", "sum", "case when churned then 1 else 0 end")]),
+    }
+    sm_specs, model_specs = [], []
+    for name, (domain, entity, time_col, measures) in facts.items():
+        cols = sorted({f"{entity}_id", time_col, "customer_id", "amount", "discount", "tax", "clicks", "mrr",
+                       "is_food", "churned"})
+        parents = [f"int_{domain}__{DOMAINS[[d[0] for d in DOMAINS].index(domain)][3][0]}_joined_"
+                   f"{DOMAINS[[d[0] for d in DOMAINS].index(domain)][3][3]}"]
+        _write(out / "models" / "marts" / "semantic" / f"{name}.sql",
+               "select " + ", ".join(f"null as {c}" for c in cols) + f" from {{{{ ref('{parents[0]}') }}}}")
+        model_specs.append({"name": name, "description": f"One row per {entity.replace('_', ' ')}.",
+                            "group": domain, "access": "public",
+                            "columns": [{"name": c} for c in cols]})
+        sm_specs.append({
+            "name": name.removeprefix("fct_"), "model": f"ref('{name}')",
+            "description": f"{entity.replace('_', ' ').capitalize()}s for MetricFlow.",
+            "defaults": {"agg_time_dimension": time_col},
+            "entities": [{"name": entity, "type": "primary", "expr": f"{entity}_id"},
+                         {"name": "customer", "type": "foreign", "expr": "customer_id"}],
+            "dimensions": [{"name": time_col, "type": "time", "type_params": {"time_granularity": "day"}}],
+            "measures": [{"name": m, "agg": agg, "expr": expr} for m, agg, expr in measures]})
+    counts["models"] += len(facts)
+    # A versioned dimension: v1 deprecated, v2 latest, v3 pre-release.
+    for v in (1, 2, 3):
+        _write(out / "models" / "marts" / "semantic" / f"dim_customers_v{v}.sql",
+               "select id as customer_id, updated_at" + (", segment" if v > 1 else "")
+               + (", lifetime_value" if v > 2 else "") + " from {{ ref('stg_sales__accounts') }}")
+    model_specs.append({
+        "name": "dim_customers", "description": "One row per customer.", "latest_version": 2,
+        "group": "sales", "access": "public",
+        "columns": [{"name": "customer_id"}, {"name": "updated_at"}, {"name": "segment"}, {"name": "lifetime_value"}],
+        "versions": [{"v": 1, "deprecation_date": "2025-06-30", "columns": [{"include": "all", "exclude": ["segment", "lifetime_value"]}]},
+                     {"v": 2, "columns": [{"include": "all", "exclude": ["lifetime_value"]}]},
+                     {"v": 3}]})
+    counts["models"] += 3
+    metrics = [
+        {"name": "gross_revenue", "label": "Gross Revenue", "type": "simple",
+         "description": "Order line amounts before discounts. Includes tax.",
+         "type_params": {"measure": "gross_amount"}},
+        {"name": "discounts", "label": "Discounts", "type": "simple", "description": "Discounts granted.",
+         "type_params": {"measure": "discount_amount"}},
+        {"name": "food_revenue", "label": "Food Revenue", "type": "simple", "description": "Revenue from food lines.",
+         "type_params": {"measure": "food_amount"}},
+        {"name": "invoiced_revenue", "label": "Invoiced Revenue", "type": "simple",
+         "description": "Invoiced amounts. Excludes tax.", "type_params": {"measure": "invoiced_amount"}},
+        {"name": "refunds", "label": "Refunds", "type": "simple", "description": "Refunded amounts.",
+         "type_params": {"measure": "refunded_amount"}},
+        {"name": "ad_spend", "label": "Ad Spend", "type": "simple", "description": "Paid media spend.",
+         "type_params": {"measure": "ad_spend_amount"}},
+        {"name": "signups", "label": "Signups", "type": "simple", "description": "New signups.",
+         "type_params": {"measure": "signup_count"}},
+        {"name": "mrr", "label": "Monthly Recurring Revenue", "type": "simple",
+         "description": "Recurring revenue at month grain.", "type_params": {"measure": "mrr_amount"}},
+        {"name": "subscriptions", "label": "Subscriptions", "type": "simple", "description": "Subscriptions started.",
+         "type_params": {"measure": "subscription_count"}},
+        {"name": "churned_subscriptions", "label": "Churned Subscriptions", "type": "simple",
+         "description": "Subscriptions that churned.", "type_params": {"measure": "churned_subscriptions"}},
+        {"name": "net_revenue", "label": "Net Revenue", "type": "derived",
+         "description": "Gross revenue less discounts and refunds. Excludes tax.",
+         "type_params": {"expr": "gross_revenue - discounts - refunds",
+                         "metrics": [{"name": "gross_revenue"}, {"name": "discounts"}, {"name": "refunds"}]}},
+        {"name": "food_revenue_pct", "label": "Food Revenue %", "type": "ratio",
+         "description": "Share of gross revenue from food.",
+         "type_params": {"numerator": "food_revenue", "denominator": "gross_revenue"}},
+        {"name": "customer_acquisition_cost", "label": "Customer Acquisition Cost", "type": "ratio",
+         "description": "Ad spend per signup.", "type_params": {"numerator": "ad_spend", "denominator": "signups"}},
+        {"name": "churn_rate", "label": "Churn Rate", "type": "ratio", "description": "Churned over started.",
+         "type_params": {"numerator": "churned_subscriptions", "denominator": "subscriptions"}},
+        {"name": "revenue_per_signup", "label": "Revenue per Signup", "type": "derived",
+         "description": "Invoiced revenue divided by signups.",
+         "type_params": {"expr": "invoiced_revenue / nullif(signups, 0)",
+                         "metrics": [{"name": "invoiced_revenue"}, {"name": "signups"}]}},
+        {"name": "revenue_growth_mom", "label": "Revenue Growth MoM", "type": "derived",
+         "description": "Month over month change in invoiced revenue.",
+         "type_params": {"expr": "(invoiced_revenue - prior) / prior",
+                         "metrics": [{"name": "invoiced_revenue"},
+                                     {"name": "invoiced_revenue", "alias": "prior", "offset_window": "1 month"}]}},
+    ]
+    _dump(out / "models" / "marts" / "semantic" / "_semantic.yml",
+          {"version": 2, "models": model_specs, "semantic_models": sm_specs, "metrics": metrics})
+
+
+def _exposures(out: Path, counts: dict[str, int]) -> None:
+    exposures = [
+        ("weekly_business_review", "Weekly Business Review", "dashboard", "high", "Dana Ruiz", "dana.ruiz@acme.test",
+         ["fct_order_lines", "fct_invoices", "fct_subscriptions"], "The Monday leadership dashboard."),
+        ("board_deck_metrics", "Board Deck Metrics", "analysis", "medium", "Lee Park", "lee.park@acme.test",
+         ["fct_invoices", "fct_refunds"], "Quarterly figures for the board deck."),
+        ("marketing_funnel", "Marketing Funnel", "dashboard", "medium", "Ana Silva", "ana.silva@acme.test",
+         ["fct_ad_spend", "fct_signups"], "Spend to signup funnel."),
+        ("churn_model", "Churn Prediction Model", "ml", "low", "Ravi Shah", "ravi.shah@acme.test",
+         ["fct_subscriptions", "dim_customers"], "Features for the churn model."),
+        ("support_console", "Support Console", "application", "high", "Mia Chen", "mia.chen@acme.test",
+         ["dim_support__tickets"], "Agent-facing console."),
+        ("ops_daily", "Operations Daily", "notebook", "low", "Tom Berg", "tom.berg@acme.test",
+         ["fct_operations__inventory_levels", "dim_operations__carriers"], "Daily ops notebook."),
+    ]
+    specs = [{"name": n, "label": label, "type": t, "maturity": mat,
+              "url": f"https://bi.acme.test/{n.replace('_', '-')}", "description": desc,
+              "depends_on": [f"ref('{d}')" for d in deps], "owner": {"name": owner, "email": email}}
+             for n, label, t, mat, owner, email, deps, desc in exposures]
+    _dump(out / "models" / "exposures.yml", {"version": 2, "exposures": specs})
+    counts["exposures"] = len(specs)
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "build/acme-analytics")
+    print(generate(target))
