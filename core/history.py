@@ -34,6 +34,10 @@ LEAD_IN = re.compile(r"\bas\s+(?:(?:it\s+was\s+|they\s+were\s+)?recorded|we\s+kn
 class NothingRecorded(ValueError):
     """The moment asked about is before the catalog's first ingest."""
 
+    def __init__(self, message: str, at: datetime):
+        super().__init__(message)
+        self.at = at
+
 
 @dataclass(frozen=True)
 class Ingest:
@@ -154,7 +158,7 @@ def state_at(store: Store, at: datetime) -> Ingest:
     if not known:
         first = ingests(store)[0].ingested_at.isoformat() if ingests(store) else "never"
         raise NothingRecorded(f"nothing was recorded in this catalog by {at.isoformat()}: its history starts at "
-                              f"{first}")
+                              f"{first}", at)
     return known[-1]
 
 
