@@ -213,3 +213,48 @@ def test_no_hidden_text_in_the_log(demo_db, changed, suite_logs):
                 for text in texts[eid]:
                     assert text[:40] not in body, (rec.id, eid)
     assert checked > 100
+
+
+@pytest.fixture
+def app_db(tmp_path, monkeypatch):
+    import streamlit as st
+    db = tmp_path / "app.duckdb"
+    write_catalog(load_catalog(DEMO), db)
+    monkeypatch.setenv("ASOF_DB", str(db))
+    st.cache_resource.clear()  # settings and the store are cached per process
+    yield db
+    st.cache_resource.clear()
+
+
+def test_the_ask_page_records_each_answer_once_and_the_audit_page_is_for_stewards(app_db):
+    from datetime import date
+
+    from conftest import ROOT
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["role"] = "analyst"
+    at.session_state["day"] = date(2025, 3, 31)
+    at.run()
+    at.text_input(key="question").input("What is net revenue?").run()
+    at.button(key="ask").click().run()
+    assert not at.exception, at.exception
+    at.run()  # a rerun showing the same answer is not a new answer
+    at.toggle(key="as_recorded").set_value(True).run()  # the same question, as recorded today
+    assert not at.exception, at.exception
+    records = audit.read_all(app_db)
+    assert [(r.source, r.role, r.recorded_at is not None) for r in records] == [
+        ("app", "analyst", False), ("app", "analyst", True)]
+    assert any("as recorded at" in i.value for i in at.info)
+
+    page = AppTest.from_file(str(ROOT / "pages" / "5_Audit.py"), default_timeout=120)
+    page.session_state["role"] = "analyst"
+    page.run()
+    assert any("catalog stewards" in w.value for w in page.warning) and not page.dataframe
+    page = AppTest.from_file(str(ROOT / "pages" / "5_Audit.py"), default_timeout=120)
+    page.session_state["role"] = "governance"
+    page.run()
+    assert not page.exception, page.exception
+    assert len(page.dataframe[0].value) == 2
+    page.button(key="audit_replay").click().run()
+    assert not page.exception, page.exception
+    assert page.success and "Reproduced" in page.success[0].value
