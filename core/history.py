@@ -104,6 +104,9 @@ class PastStore(Store):
         self._root.execute("BEGIN")
         _insert(self._root, catalog, ingest.revision, ingest.source, ingest.ingested_at, ingest.number)
         self._root.execute("COMMIT")
+        # Read once, like Store does for the file: a past state never changes.
+        self._meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+        self._roles = parent.roles()
 
     @property
     def con(self):

@@ -51,7 +51,7 @@ def question_of(rec: AuditRecord) -> Question:
 
 def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher) -> tuple[Envelope | None, str, str]:
     current = history.current_ingest(store)
-    if rec.recorded_at is None and rec.ingest == current and rec.catalog_revision == store.revision:
+    if rec.recorded_at is None and rec.ingest == current and rec.ingest_revision == store.revision:
         use = searcher if rec.searched else None
         env = ask(store, replace(q, recorded_at=None), now=rec.now, searcher=use)
         how = f"ingest {current} is still the current catalog (revision {store.revision})"
@@ -62,12 +62,12 @@ def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher) -> tuple
         env = ask(store, q, now=rec.now)
         return env, "nothing was recorded by then (history only grows, so it still isn't)", "envelope"
     known = {i.number: i for i in history.ingests(store)}
-    if rec.ingest not in known or known[rec.ingest].revision != rec.catalog_revision:
-        return None, (f"the catalog's history holds no ingest {rec.ingest} with revision {rec.catalog_revision} "
+    if rec.ingest not in known or known[rec.ingest].revision != rec.ingest_revision:
+        return None, (f"the catalog's history holds no ingest {rec.ingest} with revision {rec.ingest_revision} "
                       "(the database was replaced without its history)"), "none"
     past = history.past_store(store, rec.ingest, rec.acl_ingest)
     env = ask(past, replace(q, recorded_at=None), now=rec.now)
-    how = (f"rebuilt from history: content of ingest {rec.ingest} (revision {rec.catalog_revision}), permissions "
+    how = (f"rebuilt from history: content of ingest {rec.ingest} (revision {rec.ingest_revision}), permissions "
            f"of ingest {rec.acl_ingest}")
     if rec.searched:
         how += ("; the recorded answer also used the search index, which keeps only current content, so its "
@@ -78,6 +78,9 @@ def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher) -> tuple
 
 def replay(db_path: str | Path, record_id: str, searcher=None, store: Store | None = None) -> Replay:
     rec = find(db_path, record_id)
+    if not rec.question.strip():
+        raise ValueError(f"audit record {rec.id} holds no question to ask again (source {rec.source}; inputs "
+                         f"{', '.join(sorted(rec.inputs))})")
     store = store or Store(db_path)
     q = question_of(rec)
     then, how, compared = _at_recorded(store, rec, q, searcher)
@@ -166,8 +169,9 @@ def explain_changes(store: Store, rec: AuditRecord, then: Envelope | None, today
     elif base_ids != now_ids:
         out.append(f"governing objects: {', '.join(sorted(base_ids)) or 'none'} then, "
                    f"{', '.join(sorted(now_ids)) or 'none'} today")
-    if rec.catalog_revision != today.catalog_revision and not out:
-        out.append(f"the catalog changed (revision {rec.catalog_revision} -> {today.catalog_revision}), "
+    today_rev = today.recorded.revision if today.recorded else today.catalog_revision
+    if rec.ingest_revision and rec.ingest_revision != today_rev and not out:
+        out.append(f"the catalog changed (revision {rec.ingest_revision} -> {today_rev}), "
                    "but not in anything this answer uses")
     if not out and then is not None and envelope_hash(then) != envelope_hash(today):
         out.append("wording or supporting material differs; what governs is the same")
@@ -180,7 +184,7 @@ def format_report(r: Replay) -> str:
              + (f", principal {rec.principal}" if rec.principal else ""),
              f"  question: {rec.question}",
              f"  recorded: {rec.behavior} {rec.entity_id or ''} governs {', '.join(rec.governing_ids) or 'nothing'}"
-             f"; catalog revision {rec.catalog_revision} (ingest {rec.ingest})"
+             f"; catalog revision {rec.ingest_revision or rec.catalog_revision} (ingest {rec.ingest})"
              + (f", as recorded at {rec.recorded_at.isoformat()}" if rec.recorded_at else "")
              + f"; evaluated at {rec.now.isoformat()}",
              f"  at the recorded revision: {r.how}"]
@@ -192,7 +196,7 @@ def format_report(r: Replay) -> str:
     else:
         lines.append(f"    cannot replay: {r.problem}")
     t = r.today
-    lines.append(f"  today (revision {t.catalog_revision}): {t.behavior.value} {t.entity_id or ''} governs "
+    lines.append(f"  today (revision {t.recorded.revision if t.recorded else t.catalog_revision}): {t.behavior.value} {t.entity_id or ''} governs "
                  f"{', '.join(s.evidence_id for s in t.selected) or 'nothing'}")
     if r.reasons:
         lines.append("  what changed and why:")

@@ -76,7 +76,6 @@ def test_recorded_at_each_ingest_time_returns_that_states_answer(three_ingests, 
     env = json.loads(r.stdout)
     assert env["behavior"] == "answer"
     assert [s["metric"]["formula"] for s in env["selected"] if s.get("metric")] == [formula]
-    assert env["catalog_revision"] == at.revision
     state = env["recorded"]
     assert state["ingest"] == n and state["revision"] == at.revision
     assert state["current_revision"] == ingests[-1].revision and state["catalog_only"]
@@ -112,7 +111,7 @@ def test_current_answer_is_unchanged_and_states_its_revision(three_ingests):
     env = ask(store, Question(role="analyst", text=QUESTION, at=DEMO_AT))
     assert formulas(env) == [V2_FORMULA]
     assert env.recorded.recorded_at is None and env.recorded.ingest == 3 and not env.recorded.catalog_only
-    assert env.catalog_revision == ingests[-1].revision
+    assert env.recorded.revision == env.recorded.current_revision == ingests[-1].revision
 
 
 def test_a_role_that_lost_access_sees_nothing_at_any_recorded_time(three_ingests):
