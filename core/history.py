@@ -31,6 +31,9 @@ LEAD_IN = re.compile(r"\bas\s+(?:(?:it\s+was\s+|they\s+were\s+)?recorded|we\s+kn
                      r"\s+(?:on|at|as\s+of|in|by)?\s*", re.I)
 
 
+KEEP_PAST_STATES = 4  # in-memory past catalogs kept per open database
+
+
 class NothingRecorded(ValueError):
     """The moment asked about is before the catalog's first ingest."""
 
@@ -174,10 +177,13 @@ def past_store(store: Store, ingest: int, acl_ingest: int | None = None) -> Past
         raise ValueError(f"{store.path} has no ingest {ingest}; its history holds ingests "
                          f"{', '.join(map(str, by_number)) or 'none'}")
     h = _history(store)
+    key = (ingest, acl_ingest)
     with h.lock:
-        if (ingest, acl_ingest) not in h.past:
-            h.past[(ingest, acl_ingest)] = PastStore(store, by_number[ingest], acl_ingest)
-        return h.past[(ingest, acl_ingest)]
+        if key not in h.past:
+            while len(h.past) >= KEEP_PAST_STATES:  # the oldest-built goes; a thread still using it keeps it alive
+                h.past.pop(next(iter(h.past)))
+            h.past[key] = PastStore(store, by_number[ingest], acl_ingest)
+        return h.past[key]
 
 
 def resolve(store: Store, q) -> tuple[Store, object, CatalogState]:

@@ -158,3 +158,18 @@ def test_an_older_database_without_history_becomes_ingest_one(tmp_path):
         assert store.con.execute("SELECT count(*) FROM evidence_history WHERE recorded_to IS NOT NULL").fetchone()[0] == 0
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("text,recorded,rest", [
+    ("What was net revenue on 2025-03-31, as recorded on 2025-04-30?", "2025-04-30T23:59:59.999999+00:00",
+     "What was net revenue on 2025-03-31?"),
+    ("As we knew it on April 30, 2025, what did churn mean in Q1 2025?", "2025-04-30T23:59:59.999999+00:00",
+     "what did churn mean in Q1 2025?"),
+    ("Net revenue as recorded at 2026-11-29T10:00:00Z for 2025-03-31", "2026-11-29T10:00:00+00:00",
+     "Net revenue for 2025-03-31"),
+    ("What was net revenue as of 2025-03-31?", None, "What was net revenue as of 2025-03-31?"),
+    ("Which revenue is recorded on 2025-03-31?", None, "Which revenue is recorded on 2025-03-31?"),
+])
+def test_recorded_phrase_is_a_transaction_time_not_a_reporting_date(text, recorded, rest):
+    at, left = history.recorded_in_text(text)
+    assert (at.isoformat() if at else None, left) == (recorded, rest)
