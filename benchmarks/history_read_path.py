@@ -94,7 +94,7 @@ def measure(db: Path, qs: list[tuple[str, str]], repeats: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--label", required=True)
-    ap.add_argument("--size", type=int, default=10000)
+    ap.add_argument("--size", type=int, default=10000, help="synthetic catalog size; 0 = demo only (not saved)")
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     import core
@@ -111,6 +111,9 @@ def main() -> None:
         write_catalog(catalog, demo)  # a re-ingest: with history, the file now carries two ingests
         out["demo"] = measure(demo, DEMO_QUESTIONS, args.repeats)
 
+        if not args.size:  # demo only: quick interleaved before/after latency runs
+            print(json.dumps(out, indent=2))
+            return
         raw = bench.synth_catalog(args.size)
         src = tmp / "synth.json"
         src.write_text(json.dumps(raw))
