@@ -186,6 +186,15 @@ def past_store(store: Store, ingest: int, acl_ingest: int | None = None) -> Past
         return h.past[key]
 
 
+def view_for(store: Store, env):
+    """The role's view of the catalog state that answered `env`: what its explanation's citations are checked
+    against (a past state for an as-recorded answer, else the current catalog)."""
+    state = env.recorded
+    if state and state.catalog_only and state.ingest:
+        return past_store(store, state.ingest, state.acl_ingest).visible(env.role)
+    return store.visible(env.role)
+
+
 def resolve(store: Store, q) -> tuple[Store, object, CatalogState]:
     """Which catalog state answers `q`: the current one, or the one recorded at q.recorded_at or at the time
     the question's text names. Returns (store to read, the question without the phrase, the state)."""
