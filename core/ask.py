@@ -120,7 +120,7 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
         return Envelope(behavior=Behavior.not_found_or_not_authorized, role=q.role, evaluated_at=exc.at,
                         verdict=f"I can't answer as recorded then: {exc}.", catalog_revision="(nothing recorded)",
                         recorded=CatalogState(recorded_at=exc.at, revision="(nothing recorded)", catalog_only=True,
-                                              current_revision=store.revision, detail=str(exc)))
+                                              current_revision=store.visible(q.role).revision, detail=str(exc)))
     if state.catalog_only:
         searcher = None
         now = now or state.recorded_at  # what we knew then: freshness too is evaluated at that moment

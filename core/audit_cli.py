@@ -34,7 +34,7 @@ def run_audit(args) -> int:
                 (args.role, args.principal, args.behavior, args.source, args.contains)) else ""))
         for r in recs:
             print(f"{r.id}  {r.at:%Y-%m-%d %H:%M:%S}  {r.source:<3}  {r.role:<10} {r.principal or '-':<8} "
-                  f"{r.behavior:<28} ingest {r.ingest or '-'} rev {r.ingest_revision or r.catalog_revision}"
+                  f"{r.behavior:<28} ingest {r.ingest or '-'} rev {r.catalog_revision}"
                   + (f" (as recorded {r.recorded_at:%Y-%m-%d %H:%M})" if r.recorded_at else "")
                   + f"  {r.question[:70]}")
         return 0

@@ -167,9 +167,9 @@ class CatalogState(BaseModel):
     recorded_at: datetime | None = None  # asked "as recorded at"; None = the current catalog
     ingest: int | None = None  # the ingest whose content answered
     ingested_at: datetime | None = None
-    revision: str  # catalog revision of that state
+    revision: str  # catalog revision of that state, as the role sees it (like Envelope.catalog_revision)
     current_ingest: int | None = None
-    current_revision: str
+    current_revision: str  # today's, as the role sees it
     acl_ingest: int | None = None  # whose permissions applied (always the current ones when asked)
     catalog_only: bool = False  # past states are read from DuckDB; the search index holds only current content
     detail: str = ""

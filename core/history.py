@@ -201,30 +201,33 @@ def resolve(store: Store, q) -> tuple[Store, object, CatalogState]:
     named, text = recorded_in_text(q.text)
     if named is not None:
         q = replace(q, text=text)
+    # Revisions in the envelope are the role's own (Visible.revision): the whole catalog's would change when
+    # objects the role may not see change, and so reveal them. Ingest numbers and times count ingests only.
     if isinstance(store, PastStore):  # pinned already (an audit replay)
-        cur = store.acl_ingest
+        rev = store.visible(q.role).revision
         return store, q, CatalogState(ingest=store.ingest.number, ingested_at=store.ingest.ingested_at,
-                                      revision=store.revision, current_ingest=cur, current_revision="",
-                                      acl_ingest=cur, catalog_only=True,
+                                      revision=rev, current_ingest=store.acl_ingest, current_revision="",
+                                      acl_ingest=store.acl_ingest, catalog_only=True,
                                       detail=f"replayed from ingest {store.ingest.number}")
     current = current_ingest(store)
     form_at = getattr(q, "recorded_at", None)
     at = form_at or named
     if at is None:
-        return store, q, CatalogState(ingest=current, revision=store.revision, current_ingest=current,
-                                      current_revision=store.revision, acl_ingest=current)
+        rev = store.visible(q.role).revision  # the same cached value the answer cites
+        return store, q, CatalogState(ingest=current, revision=rev, current_ingest=current, current_revision=rev,
+                                      acl_ingest=current)
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
     q = replace(q, recorded_at=at)
     past = state_at(store, at)
-    total = len(ingests(store))
-    detail = (f"Answered from the catalog as recorded at {at.isoformat()}: ingest {past.number} of {total}, "
-              f"recorded {past.ingested_at.isoformat()} (revision {past.revision}); today's catalog is revision "
-              f"{store.revision}. Permissions are today's. Past states are read from the catalog alone: the "
-              "search index holds only current content.")
+    pinned = past_store(store, past.number, current)
+    then_rev, now_rev = pinned.visible(q.role).revision, store.visible(q.role).revision
+    detail = (f"Answered from the catalog as recorded at {at.isoformat()}: ingest {past.number} of "
+              f"{len(ingests(store))}, recorded {past.ingested_at.isoformat()} (revision {then_rev}); today's "
+              f"catalog is revision {now_rev}. Permissions are today's. Past states are read from the catalog "
+              "alone: the search index holds only current content.")
     if named is not None and form_at is not None and form_at != named:
         detail += f" The form's recorded-at time was used; the question also names {named.isoformat()}."
-    return past_store(store, past.number, current), q, CatalogState(
-        recorded_at=at, ingest=past.number, ingested_at=past.ingested_at, revision=past.revision,
-        current_ingest=current, current_revision=store.revision, acl_ingest=current, catalog_only=True,
-        detail=detail)
+    return pinned, q, CatalogState(
+        recorded_at=at, ingest=past.number, ingested_at=past.ingested_at, revision=then_rev,
+        current_ingest=current, current_revision=now_rev, acl_ingest=current, catalog_only=True, detail=detail)

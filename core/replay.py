@@ -51,10 +51,10 @@ def question_of(rec: AuditRecord) -> Question:
 
 def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher) -> tuple[Envelope | None, str, str]:
     current = history.current_ingest(store)
-    if rec.recorded_at is None and rec.ingest == current and rec.ingest_revision == store.revision:
+    if rec.recorded_at is None and rec.ingest == current:
         use = searcher if rec.searched else None
         env = ask(store, replace(q, recorded_at=None), now=rec.now, searcher=use)
-        how = f"ingest {current} is still the current catalog (revision {store.revision})"
+        how = f"ingest {current} is still the current catalog"
         if rec.searched:
             how += "; with the search index" if use else "; the search index is not available, so catalog-only"
         return env, how, "envelope" if (use is not None) == rec.searched else "governed"
@@ -62,12 +62,12 @@ def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher) -> tuple
         env = ask(store, q, now=rec.now)
         return env, "nothing was recorded by then (history only grows, so it still isn't)", "envelope"
     known = {i.number: i for i in history.ingests(store)}
-    if rec.ingest not in known or known[rec.ingest].revision != rec.ingest_revision:
-        return None, (f"the catalog's history holds no ingest {rec.ingest} with revision {rec.ingest_revision} "
-                      "(the database was replaced without its history)"), "none"
+    if rec.ingest not in known:
+        return None, (f"the catalog's history holds no ingest {rec.ingest} (the database was replaced without its "
+                      "history)"), "none"
     past = history.past_store(store, rec.ingest, rec.acl_ingest)
     env = ask(past, replace(q, recorded_at=None), now=rec.now)
-    how = (f"rebuilt from history: content of ingest {rec.ingest} (revision {rec.ingest_revision}), permissions "
+    how = (f"rebuilt from history: content of ingest {rec.ingest} (recorded {known[rec.ingest].ingested_at:%Y-%m-%d %H:%M:%S}), permissions "
            f"of ingest {rec.acl_ingest}")
     if rec.searched:
         how += ("; the recorded answer also used the search index, which keeps only current content, so its "
@@ -92,7 +92,8 @@ def replay(db_path: str | Path, record_id: str, searcher=None, store: Store | No
         else:
             reproduced = governed_hash(then) == rec.governed_hash
         if not reproduced:
-            problem = "the replay at the recorded state does not reproduce the recorded hash"
+            problem = ("the replay at the recorded state does not reproduce the recorded hash (was the database "
+                       "replaced without its history?)")
     else:
         problem = how
     today = ask(store, replace(q, recorded_at=None), now=rec.now, searcher=searcher if rec.searched else None)
@@ -172,10 +173,9 @@ def explain_changes(store: Store, rec: AuditRecord, then: Envelope | None, today
     elif base_ids != now_ids:
         out.append(f"governing objects: {', '.join(sorted(base_ids)) or 'none'} then, "
                    f"{', '.join(sorted(now_ids)) or 'none'} today")
-    today_rev = today.recorded.revision if today.recorded else today.catalog_revision
-    if rec.ingest_revision and rec.ingest_revision != today_rev and not out:
-        out.append(f"the catalog changed (revision {rec.ingest_revision} -> {today_rev}), "
-                   "but not in anything this answer uses")
+    if rec.catalog_revision != today.catalog_revision and not out:
+        out.append(f"what role {rec.role} may see changed (revision {rec.catalog_revision} -> "
+                   f"{today.catalog_revision}), but not in anything this answer uses")
     if not out and then is not None and envelope_hash(then) != envelope_hash(today):
         out.append("wording or supporting material differs; what governs is the same")
     return out
@@ -187,7 +187,7 @@ def format_report(r: Replay) -> str:
              + (f", principal {rec.principal}" if rec.principal else ""),
              f"  question: {rec.question}",
              f"  recorded: {rec.behavior} {rec.entity_id or ''} governs {', '.join(rec.governing_ids) or 'nothing'}"
-             f"; catalog revision {rec.ingest_revision or rec.catalog_revision} (ingest {rec.ingest})"
+             f"; catalog revision {rec.catalog_revision} (ingest {rec.ingest})"
              + (f", as recorded at {rec.recorded_at.isoformat()}" if rec.recorded_at else "")
              + f"; evaluated at {rec.now.isoformat()}",
              f"  at the recorded revision: {r.how}"]
@@ -199,7 +199,7 @@ def format_report(r: Replay) -> str:
     else:
         lines.append(f"    cannot replay: {r.problem}")
     t = r.today
-    lines.append(f"  today (revision {t.recorded.revision if t.recorded else t.catalog_revision}): {t.behavior.value} {t.entity_id or ''} governs "
+    lines.append(f"  today (revision {t.catalog_revision}): {t.behavior.value} {t.entity_id or ''} governs "
                  f"{', '.join(s.evidence_id for s in t.selected) or 'nothing'}")
     if r.reasons:
         lines.append("  what changed and why:")

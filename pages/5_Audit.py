@@ -32,7 +32,7 @@ records = filtered(db, f_role or None, f_principal or None, f_behavior or None, 
 st.metric("Records", len(records))
 st.dataframe([{"id": r.id, "when": r.at.strftime("%Y-%m-%d %H:%M:%S"), "source": r.source, "role": r.role,
                "principal": r.principal or "", "behavior": r.behavior, "governs": ", ".join(r.governing_ids),
-               "ingest": r.ingest, "revision": r.ingest_revision or r.catalog_revision, "as recorded": r.recorded_at.isoformat() if r.recorded_at else "",
+               "ingest": r.ingest, "revision": r.catalog_revision, "as recorded": r.recorded_at.isoformat() if r.recorded_at else "",
                "index": r.index, "explanation": r.explanation_model or "", "question": r.question}
               for r in records[:500]], hide_index=True, width="stretch")
 

@@ -68,7 +68,7 @@ def test_every_revision_is_kept_with_the_ingests_that_introduced_and_replaced_it
 
 @pytest.mark.parametrize("n,formula", [(1, V1_FORMULA), (2, V2_FORMULA), (3, V2_FORMULA)])
 def test_recorded_at_each_ingest_time_returns_that_states_answer(three_ingests, n, formula):
-    db, _, ingests = three_ingests
+    db, store, ingests = three_ingests
     at = ingests[n - 1]
     r = cli("ask", "--db", str(db), "--role", "analyst", "--recorded-at", at.ingested_at.isoformat(),
             "--at", DEMO_AT.isoformat(), "--json", QUESTION)
@@ -77,8 +77,10 @@ def test_recorded_at_each_ingest_time_returns_that_states_answer(three_ingests, 
     assert env["behavior"] == "answer"
     assert [s["metric"]["formula"] for s in env["selected"] if s.get("metric")] == [formula]
     state = env["recorded"]
-    assert state["ingest"] == n and state["revision"] == at.revision
-    assert state["current_revision"] == ingests[-1].revision and state["catalog_only"]
+    assert state["ingest"] == n and state["revision"] == env["catalog_revision"] and state["catalog_only"]
+    # Revisions are the role's own: marketing losing access (ingest 3) changes nothing analyst sees.
+    assert state["current_revision"] == store.visible("analyst").revision
+    assert (state["revision"] == state["current_revision"]) == (n > 1)
     assert env["reporting_date"] == "2025-03-31" and env["index"] is None
     # The freshness observation known then: the 07:00 load before ingest 2, the 11:00 one after.
     orders = next(f for f in env["freshness"] if f["source"] == "source.raw_shop.orders")
@@ -111,7 +113,7 @@ def test_current_answer_is_unchanged_and_states_its_revision(three_ingests):
     env = ask(store, Question(role="analyst", text=QUESTION, at=DEMO_AT))
     assert formulas(env) == [V2_FORMULA]
     assert env.recorded.recorded_at is None and env.recorded.ingest == 3 and not env.recorded.catalog_only
-    assert env.recorded.revision == env.recorded.current_revision == ingests[-1].revision
+    assert env.recorded.revision == env.recorded.current_revision == env.catalog_revision
 
 
 def test_a_role_that_lost_access_sees_nothing_at_any_recorded_time(three_ingests):
