@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
+from . import history
 from . import lineage as lineage_mod
 from . import when
 from .access import Visible
@@ -26,6 +27,7 @@ from .entities import (
 )
 from .envelope import (
     Behavior,
+    CatalogState,
     Clarify,
     ClarifyOption,
     ColumnLineage,
@@ -81,6 +83,7 @@ class Question:
     at: datetime | None = None
     entity: str | None = None  # chosen on the form (a clarification answer); must be visible
     date_from_form: bool = False  # the user confirmed the form's date over dates written in the text
+    recorded_at: datetime | None = None  # transaction time: answer from the catalog as it stood then
 
 
 @dataclass
@@ -115,8 +118,19 @@ class _Run:
 
 def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None) -> Envelope:
     """Answer one question. `searcher` adds the semantic path and the conflict pass; without it the
-    answer comes from the catalog alone. An index that cannot be read (at opening or mid-question) gives
-    the catalog-only answer with a notice, never a Lance traceback."""
+    answer comes from the catalog alone. A recorded-at time (on the form or in the text) answers from the
+    catalog as it stood then (core/history.py), from DuckDB alone. An index that cannot be read (at opening
+    or mid-question) gives the catalog-only answer with a notice, never a Lance traceback."""
+    try:
+        store, q, state = history.resolve(store, q)
+    except history.NothingRecorded as exc:
+        return Envelope(behavior=Behavior.not_found_or_not_authorized, role=q.role, evaluated_at=exc.at,
+                        verdict=f"I can't answer as recorded then: {exc}.", catalog_revision="(nothing recorded)",
+                        recorded=CatalogState(recorded_at=exc.at, revision="(nothing recorded)", catalog_only=True,
+                                              current_revision=store.visible(q.role).revision, detail=str(exc)))
+    if state.catalog_only:
+        searcher = None
+        now = now or state.recorded_at  # what we knew then: freshness too is evaluated at that moment
     try:
         env = _ask(store, q, now, searcher)
         problem = searcher.problem if searcher is not None and not searcher.available else None
@@ -125,6 +139,7 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
     if problem:
         env.index = IndexStatus(status="unavailable", detail=problem)
         env.notes.append(f"Search index unavailable: {problem}.")
+    env.recorded = state
     return env
 
 

@@ -9,16 +9,17 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Ask", page_icon="🕰️", layout="wide")
 
-from core.access import Visible  # noqa: E402
 from core.ask import Question, ask  # noqa: E402
 from core.dates import parse_period  # noqa: E402
 from core.envelope import Behavior, Envelope  # noqa: E402
 from core.examples import examples  # noqa: E402
 from core.explain import explain  # noqa: E402
+from core.history import view_for  # noqa: E402
 from core.headline import date_source, day_text, markdown  # noqa: E402
 from core.parts import part_details  # noqa: E402
 from core.steward import ask_as_steward  # noqa: E402
 from ui import answer  # noqa: E402
+from ui import history as history_ui  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
 from ui.graph import pick_node_object  # noqa: E402
 from ui.safe import code, md  # noqa: E402
@@ -105,6 +106,7 @@ with st.form("ask_form", border=False, enter_to_submit=True):
     c1, c2 = st.columns([6, 1], vertical_alignment="bottom")
     c1.text_input("Question", key="question", placeholder="What did net revenue mean on 30 Jun 2024?")
     c2.form_submit_button("Ask", key="ask", type="primary", on_click=_submit, width="stretch")
+recorded_at = history_ui.recorded_at_control()  # transaction time (core/history.py)
 if st.session_state.pop("empty_question", False):
     st.warning("Type a question first, for example “What is net revenue on 2025-03-31?”.")
 
@@ -152,7 +154,8 @@ def _answer(asked: dict) -> None:
     if "day" in asked or "period" in asked:  # chosen in a clarification: this question only
         day, period = asked.get("day"), asked.get("period")
     q = Question(role=form["role"], text=asked["question"], day=day, period=period, at=form["at"],
-                 entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False))
+                 entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False),
+                 recorded_at=recorded_at)
     srch = searcher(s)
     audience = None
     if scope is not None:
@@ -161,8 +164,11 @@ def _answer(asked: dict) -> None:
         env = ask(s, q, searcher=srch)
     cfg = settings()
     with st.spinner("Writing the explanation…") if cfg.llm_model else contextlib.nullcontext():
-        env.explanation = explain(env, asked["question"], Visible(s, env.role).visible_ids, cfg.llm_model,
+        # Citations are checked against the state that answered (a past state when recorded_at is set).
+        env.explanation = explain(env, asked["question"], view_for(s, env).visible_ids, cfg.llm_model,
                                   cfg.llm_timeout_s, explanation_cache())
+    history_ui.record_answer(env, q, form.get("principal"))  # audit log: one record per distinct answer
+    history_ui.recorded_note(env)
     st.session_state["envelope_json"] = env.model_dump_json(indent=2)  # exactly what the download serves
     st.query_params.from_dict(_link_params(asked["question"], form))
     if render_intent is not None and render_intent(env):
