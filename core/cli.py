@@ -6,6 +6,7 @@ import json
 import sys
 from datetime import date, datetime, timezone
 
+from . import mcp_cli
 from .access import Visible
 from .ask import Question, UnknownRole, ask
 from .config import Settings
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("roles", help="list the catalog's roles")
     r.add_argument("--db", required=True)
+    mcp_cli.add_parsers(sub)
     return p
 
 
@@ -68,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
             return _ingest(args)
         if args.cmd == "eval":
             return _eval(args)
+        if args.cmd in ("mcp", "mcp-token"):
+            return mcp_cli.run(args)
         if args.cmd == "roles":
             store = Store(args.db)
             for role in store.roles():

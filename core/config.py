@@ -32,6 +32,11 @@ class Settings(BaseModel):
     # Any litellm model id ("openai/gpt-4o-mini", "ollama/llama3.1", ...); None = deterministic explanations.
     llm_model: str | None = None
     llm_timeout_s: float = 30.0
+    # MCP server (`python -m core mcp`): the principal a stdio server runs as, optionally one of its roles,
+    # and the hashed bearer-token file an HTTP server checks.
+    mcp_principal: str | None = None
+    mcp_role: str | None = None
+    mcp_tokens: Path | None = None
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -46,4 +51,8 @@ class Settings(BaseModel):
             values["llm_model"] = os.environ["ASOF_LLM_MODEL"]
         if os.environ.get("ASOF_LLM_TIMEOUT"):
             values["llm_timeout_s"] = float(os.environ["ASOF_LLM_TIMEOUT"])
+        for key, env in (("mcp_principal", "ASOF_MCP_PRINCIPAL"), ("mcp_role", "ASOF_MCP_ROLE"),
+                         ("mcp_tokens", "ASOF_MCP_TOKENS")):
+            if os.environ.get(env):
+                values[key] = os.environ[env]
         return cls(**values)

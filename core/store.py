@@ -146,6 +146,11 @@ class Store:
     def roles(self) -> list[Role]:
         return list(self._roles)
 
+    def principal_roles(self, name: str) -> list[str]:
+        """The roles the catalog's `principals` table gives this principal, sorted; [] when unknown."""
+        return [r for (r,) in self.con.execute(
+            "SELECT DISTINCT role FROM principals WHERE principal = ? ORDER BY role", [name]).fetchall()]
+
     def visible(self, role: str):
         """The role's view (see access.Visible); cached, since the database is read-only here."""
         from .access import Visible
