@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
+from . import history
 from . import lineage as lineage_mod
 from . import when
 from .access import Visible
@@ -75,6 +76,7 @@ class Question:
     at: datetime | None = None
     entity: str | None = None  # chosen on the form (a clarification answer); must be visible
     date_from_form: bool = False  # the user confirmed the form's date over dates written in the text
+    recorded_at: datetime | None = None  # transaction time: answer from the catalog as it stood then
 
 
 @dataclass
@@ -109,7 +111,23 @@ class _Run:
 
 def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None) -> Envelope:
     """Answer one question. `searcher` adds the semantic path and the conflict pass; without it the
-    answer comes from the catalog alone."""
+    answer comes from the catalog alone. A recorded-at time (on the form or in the text) answers from the
+    catalog as it stood then (core/history.py), from DuckDB alone."""
+    try:
+        store, q, state = history.resolve(store, q)
+    except history.NothingRecorded as exc:
+        at = q.at or now or datetime.now(timezone.utc)
+        return Envelope(behavior=Behavior.not_found_or_not_authorized, role=q.role, evaluated_at=at,
+                        verdict=f"I can't answer as recorded then: {exc}.", catalog_revision=store.revision)
+    if state.catalog_only:
+        searcher = None
+        now = now or state.recorded_at  # what we knew then: freshness too is evaluated at that moment
+    env = _ask(store, q, now, searcher)
+    env.recorded = state
+    return env
+
+
+def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | None) -> Envelope:
     roles = [r.name for r in store.roles()]
     if q.role not in roles:
         raise UnknownRole(f"unknown role {q.role!r}; roles in this catalog: {', '.join(roles)}")

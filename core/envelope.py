@@ -160,6 +160,21 @@ class IndexStatus(BaseModel):
     detail: str = ""
 
 
+class CatalogState(BaseModel):
+    """Transaction time: which recorded state of the catalog answered, and today's, by ingest number.
+
+    Not part of the answer's hash (see core.audit): it says when the answer was read, not what it says."""
+    recorded_at: datetime | None = None  # asked "as recorded at"; None = the current catalog
+    ingest: int | None = None  # the ingest whose content answered
+    ingested_at: datetime | None = None
+    revision: str  # catalog revision of that state
+    current_ingest: int | None = None
+    current_revision: str
+    acl_ingest: int | None = None  # whose permissions applied (always the current ones when asked)
+    catalog_only: bool = False  # past states are read from DuckDB; the search index holds only current content
+    detail: str = ""
+
+
 class TraceStep(BaseModel):
     rule: str
     detail: str
@@ -189,6 +204,7 @@ class Envelope(BaseModel):
     ignored_instructions: list[str] = Field(default_factory=list)
     trace: list[TraceStep] = Field(default_factory=list)
     catalog_revision: str
+    recorded: CatalogState | None = None  # the catalog state answered from (transaction time)
     explanation: Explanation | None = None  # added on request (`ask --explain`, the Ask page)
 
     def evidence_ids(self) -> set[str]:

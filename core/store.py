@@ -2,6 +2,12 @@
 
 Writes go to a temporary file that replaces the database only once complete, so a failed
 ingest never leaves a half-written catalog and an existing database stays untouched.
+
+Transaction time: the current tables (evidence, links, lineage_edges, ...) hold today's catalog and are
+all the answer path reads. Beside them, `ingests` lists every ingest and `evidence_history` every content
+and ACL revision each object ever had, with the ingests that introduced (`recorded_from`) and replaced
+(`recorded_to`) it. Each ingest copies the previous file's history into the new one before the swap and only
+adds to it (core/history.py reads past states from it).
 """
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ import pyarrow as pa
 
 from .catalog import Catalog, Evidence, Role
 
-SCHEMA_VERSION = "4"  # bump when the tables change; older files must be re-ingested
+SCHEMA_VERSION = "5"  # bump when the tables change; older files must be re-ingested
 SCHEMA = """
 CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE roles (role VARCHAR PRIMARY KEY, description VARCHAR, steward BOOLEAN);
@@ -38,6 +44,14 @@ CREATE TABLE lineage_edges (evidence_id VARCHAR, upstream VARCHAR, downstream VA
 CREATE TABLE freshness (evidence_id VARCHAR, source VARCHAR, warn_after_hours DOUBLE,
   error_after_hours DOUBLE, loaded_at TIMESTAMPTZ, observed_at TIMESTAMPTZ);
 """
+HISTORY_SCHEMA = """
+CREATE TABLE ingests (ingest INTEGER PRIMARY KEY, ingested_at TIMESTAMPTZ NOT NULL,
+  catalog_revision VARCHAR NOT NULL, source VARCHAR, object_count INTEGER);
+-- One row per content or ACL revision of an object; recorded_to is NULL while it is current.
+CREATE TABLE evidence_history (evidence_id VARCHAR NOT NULL, content_hash VARCHAR NOT NULL,
+  acl_revision VARCHAR NOT NULL, acl VARCHAR[] NOT NULL, doc JSON NOT NULL,
+  recorded_from INTEGER NOT NULL, recorded_to INTEGER);
+"""
 
 
 def write_catalog(catalog: Catalog, db_path: str | Path, source: str = "") -> str:
@@ -53,7 +67,11 @@ def write_catalog(catalog: Catalog, db_path: str | Path, source: str = "") -> st
         try:
             con.execute("BEGIN")
             con.execute(SCHEMA)
-            _insert(con, catalog, revision, source)
+            con.execute(HISTORY_SCHEMA)
+            now = datetime.now(timezone.utc)
+            ingest = _carry_history(con, db_path)
+            _insert(con, catalog, revision, source, now, ingest)
+            _record_ingest(con, ingest, now, revision, source, len(catalog.evidence))
             con.execute("COMMIT")
             con.execute("CHECKPOINT")
         finally:
@@ -66,10 +84,60 @@ def write_catalog(catalog: Catalog, db_path: str | Path, source: str = "") -> st
     return revision
 
 
-def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, source: str) -> None:
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+def _carry_history(con: duckdb.DuckDBPyConnection, db_path: Path) -> int:
+    """Copy the previous database's history into the new file; returns this ingest's number.
+
+    A previous file without history (an older schema) contributes its catalog as ingest 1; an unreadable
+    one is replaced whole, as before, and the history starts again.
+    """
+    if not db_path.exists():
+        return 1
+    try:
+        con.execute(f"ATTACH '{str(db_path).replace(chr(39), chr(39) * 2)}' AS prev (READ_ONLY)")
+    except duckdb.Error:
+        return 1
+    try:
+        tables = {t for (t,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_catalog = 'prev'").fetchall()}
+        if {"ingests", "evidence_history"} <= tables:
+            con.execute("INSERT INTO ingests SELECT * FROM prev.ingests")
+            con.execute("INSERT INTO evidence_history SELECT * FROM prev.evidence_history")
+        elif {"evidence", "meta"} <= tables:
+            meta = dict(con.execute("SELECT key, value FROM prev.meta").fetchall())
+            con.execute("INSERT INTO ingests VALUES (1, ?, ?, ?, ?)", [
+                meta.get("ingested_at") or datetime.now(timezone.utc), meta.get("catalog_revision", "unknown"),
+                meta.get("source", ""), int(meta.get("object_count") or 0)])
+            con.execute("""INSERT INTO evidence_history SELECT evidence_id, content_hash, acl_revision, acl, doc, 1,
+                           NULL FROM prev.evidence""")
+        return (con.execute("SELECT max(ingest) FROM ingests").fetchone()[0] or 0) + 1
+    except duckdb.Error:
+        con.execute("DELETE FROM ingests")
+        con.execute("DELETE FROM evidence_history")
+        return 1
+    finally:
+        con.execute("DETACH prev")
+
+
+def _record_ingest(con: duckdb.DuckDBPyConnection, ingest: int, now: datetime, revision: str, source: str,
+                   count: int) -> None:
+    """Close the revisions this ingest replaced (or removed) and add the ones it introduced."""
+    con.execute("""UPDATE evidence_history h SET recorded_to = ? WHERE recorded_to IS NULL AND NOT EXISTS (
+                     SELECT 1 FROM evidence e WHERE e.evidence_id = h.evidence_id
+                       AND e.content_hash = h.content_hash AND e.acl_revision = h.acl_revision)""", [ingest])
+    con.execute("""INSERT INTO evidence_history
+                   SELECT evidence_id, content_hash, acl_revision, acl, doc, ?, NULL FROM evidence e
+                   WHERE NOT EXISTS (SELECT 1 FROM evidence_history h WHERE h.recorded_to IS NULL
+                     AND h.evidence_id = e.evidence_id AND h.content_hash = e.content_hash
+                     AND h.acl_revision = e.acl_revision)""", [ingest])
+    con.execute("INSERT INTO ingests VALUES (?, ?, ?, ?, ?)", [ingest, now, revision, source, count])
+
+
+def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, source: str,
+            now: datetime | None = None, ingest: int | None = None) -> None:
+    now = now or datetime.now(timezone.utc)
     con.executemany("INSERT INTO meta VALUES (?, ?)", [
-        ("catalog_revision", revision), ("ingested_at", now), ("source", source), ("schema_version", SCHEMA_VERSION),
+        ("catalog_revision", revision), ("ingested_at", now.isoformat(timespec="seconds")), ("source", source),
+        ("schema_version", SCHEMA_VERSION), ("ingest", str(ingest or "")),
         ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence)))])
     _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
