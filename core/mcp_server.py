@@ -24,6 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from . import audit
 from . import mcp_tools as tools
 from .config import Settings
 from .embed import Embedder
@@ -43,6 +44,9 @@ BEHAVIORS = ("Every result has `answered_as` (the principal and role the server 
 
 
 DateArg = Annotated[Day | None, Field(description="reporting date, YYYY-MM-DD")]
+RecordedAtArg = Annotated[datetime | None, Field(
+    description="answer from the catalog as it was recorded at this time, ISO 8601 (transaction time; "
+                "permissions are always today's)")]
 AtArg = Annotated[datetime | None, Field(description="when freshness is evaluated, ISO 8601 (default: now, UTC)")]
 EntityArg = Annotated[str, Field(description="an entity id from list_metrics (e.g. metric.net_revenue), the id of "
                                              "one of its versions, or its exact name or alias")]
@@ -133,7 +137,8 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
                       f"records them. {who_text} {BEHAVIORS}"),
         **kw)
 
-    async def call(tool: str, inputs: dict, fn: Callable[[tools.Catalog, Identity], Any]) -> dict:
+    async def call(tool: str, inputs: dict, fn: Callable[[tools.Catalog, Identity], tuple]) -> dict:
+        """Run one tool as the resolved principal, then append its audit record (source "mcp")."""
         name, role = (principal.name, principal.role) if principal.tokens_path is None else _token_identity(principal)
 
         def work() -> dict:
@@ -141,10 +146,12 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
                 cat = holder.current()
                 try:
                     who = resolve_identity(cat.store, name, role)
-                    out = fn(cat, who)
+                    body, env, *extra = fn(cat, who)
                 except (AccessDenied, tools.ToolInputError, tools.NotSteward) as exc:
                     raise ToolError(str(exc)) from None
-                return out[0] if isinstance(out, tuple) else out
+                audit.record(cat.db_path, envelope=env, role=who.role, principal=who.principal, source="mcp",
+                             inputs={"tool": tool, **inputs, **(extra[0] if extra else {})})
+                return body
 
         return await anyio.to_thread.run_sync(work)
 
@@ -158,9 +165,10 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
                   date: DateArg = None,
                   period: Annotated[str | None, Field(description="reporting period START..END, inclusive end, "
                                                                "e.g. 2025-01-01..2025-03-31")] = None,
-                  at: AtArg = None) -> dict[str, Any]:
-        return await call("ask", {"question": question, "date": date, "period": period, "at": at},
-                          lambda cat, who: tools.ask_tool(cat, who, question, date, period, at))
+                  at: AtArg = None, recorded_at: RecordedAtArg = None) -> dict[str, Any]:
+        return await call("ask", {"question": question, "date": date, "period": period, "at": at,
+                                  "recorded_at": recorded_at},
+                          lambda cat, who: tools.ask_tool(cat, who, question, date, period, at, recorded_at))
 
     @tool("List the metrics this principal may see, with their names, aliases and versions' effective "
           "intervals. `topic` keeps metrics whose names share a word with it.")
@@ -171,9 +179,12 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
     @tool("The definition of one metric, model or source that governs on a date: the version in effect, its "
           "backing model, and the drafts, superseded pages and notes that disagree and why they do not govern. "
           "Without a date and with several versions, it asks back (clarify).")
-    async def get_definition(entity: EntityArg, date: DateArg = None) -> dict[str, Any]:
-        return await call("get_definition", {"entity": entity, "date": date},
-                          lambda cat, who: tools.get_definition_tool(cat, who, entity, date))
+    async def get_definition(entity: EntityArg, date: DateArg = None,
+                             recorded_at: RecordedAtArg = None) -> dict[str, Any]:
+        def run(cat, who):
+            (body, env), replay_inputs = tools.get_definition_tool(cat, who, entity, date, recorded_at)
+            return body, env, replay_inputs
+        return await call("get_definition", {"entity": entity, "date": date, "recorded_at": recorded_at}, run)
 
     @tool("Field-by-field differences between two authoritative versions of a metric or model (formula, grain, "
           "filters, columns, effective interval, text). Defaults to the two latest versions.")

@@ -19,7 +19,7 @@ from .compare import compare_versions
 from .config import Settings
 from .dates import parse_period
 from .entities import Entity
-from .envelope import Envelope
+from .envelope import Behavior, Envelope, EvidenceRef, TraceStep
 from .explain import cache_for, explain
 from .freshness import source_freshness
 from .mcp_auth import Identity
@@ -79,9 +79,30 @@ def result(who: Identity, body: dict) -> dict:
     return out
 
 
-def not_found() -> dict:
+Answer = tuple[dict, Envelope]  # the tool's result, and the envelope its audit record is made from
+
+
+def envelope(cat: Catalog, who: Identity, tool: str, behavior: str, verdict: str, **kw) -> Envelope:
+    """An envelope for a tool that is not `ask`: what it returned, so its audit record hashes exactly that."""
+    return Envelope(behavior=Behavior(behavior), role=who.role, evaluated_at=datetime.now(timezone.utc),
+                    verdict=verdict, catalog_revision=cat.store.revision,
+                    trace=[TraceStep(rule="mcp tool", detail=f"{tool} as principal {who.principal}")], **kw)
+
+
+def answer(cat: Catalog, who: Identity, tool: str, body: dict, **kw) -> Answer:
+    env = envelope(cat, who, tool, body.get("behavior", "answer"), body.get("verdict", ""), **kw)
+    return result(who, body), env
+
+
+def not_found(cat: Catalog, who: Identity, tool: str) -> Answer:
     """Identical for a hidden object and a made-up one; the caller's input is deliberately not echoed."""
-    return {"behavior": "not_found_or_not_authorized", "verdict": NOT_FOUND}
+    return answer(cat, who, tool, {"behavior": "not_found_or_not_authorized", "verdict": NOT_FOUND})
+
+
+def _ambiguous(cat: Catalog, who: Identity, tool: str, found: list[Entity]) -> Answer:
+    return answer(cat, who, tool, {
+        "behavior": "clarify", "verdict": "That name matches several things. Which one do you mean?",
+        "options": [{"entity_id": e.entity_id, "label": e.label, "kind": e.role} for e in found]})
 
 
 def _period(value: str | None) -> tuple[date, date] | None:
@@ -120,11 +141,6 @@ def find_entity(view: Visible, name: str, roles: tuple[str, ...] = TOPIC_ROLES) 
     return [ents[i] for i in ids] or None
 
 
-def _ambiguous(found: list[Entity]) -> dict:
-    return {"behavior": "clarify", "verdict": "That name matches several things. Which one do you mean?",
-            "options": [{"entity_id": e.entity_id, "label": e.label, "kind": e.role} for e in found]}
-
-
 def _explained(cat: Catalog, who: Identity, env: Envelope, question: str) -> Envelope:
     env.explanation = explain(env, question, cat.view(who).visible_ids, cat.settings.llm_model,
                               cat.settings.llm_timeout_s, cache_for(cat.db_path))
@@ -132,17 +148,17 @@ def _explained(cat: Catalog, who: Identity, env: Envelope, question: str) -> Env
 
 
 def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, period: str | None,
-             at: datetime | None) -> tuple[dict, Envelope]:
+             at: datetime | None, recorded_at: datetime | None) -> Answer:
     if not question or not question.strip():
         raise ToolInputError("argument 'question': must not be empty")
     if day and period:
         raise ToolInputError("give either 'date' or 'period', not both")
-    q = Question(role=who.role, text=question, day=day, period=_period(period), at=at)
+    q = Question(role=who.role, text=question, day=day, period=_period(period), at=at, recorded_at=recorded_at)
     env = _explained(cat, who, ask(cat.store, q, searcher=cat.searcher), question)
     return result(who, {"envelope": env.model_dump(mode="json", exclude_none=True)}), env
 
 
-def list_metrics_tool(cat: Catalog, who: Identity, topic: str | None) -> dict:
+def list_metrics_tool(cat: Catalog, who: Identity, topic: str | None) -> Answer:
     view = cat.view(who)
     metrics = sorted((e for e in view.entities.values() if e.role == "metric"), key=lambda e: e.entity_id)
     if topic and topic.strip():
@@ -155,23 +171,23 @@ def list_metrics_tool(cat: Catalog, who: Identity, topic: str | None) -> dict:
                      "names": sorted({" ".join(n) for n in ent.names})[:8],
                      "versions": [{"version": version_name(v), "evidence_id": v.evidence_id,
                                    "effective": interval_text(v)} for v in versions]})
-    body = {"count": len(metrics), "metrics": rows}
+    body = {"behavior": "answer", "verdict": f"{len(metrics)} metric(s) you may see"
+            + (" match the topic" if topic else ""), "count": len(metrics), "metrics": rows}
     if len(metrics) > MAX_METRICS:
         body["note"] = f"showing the first {MAX_METRICS} of {len(metrics)}; pass a topic to narrow"
-    if not metrics:
-        body["note"] = "no metric you may see matches" if topic else "no metric is visible to this principal"
-    return result(who, body)
+    return answer(cat, who, "list_metrics", body)
 
 
-def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | None) -> tuple[dict, Envelope | None]:
+def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
+                        recorded_at: datetime | None) -> tuple[Answer, dict]:
+    """Also returns the audit inputs: a definition is an `ask` with the entity fixed, so it replays as one."""
     found = find_entity(cat.view(who), entity)
-    if found is None:
-        return result(who, not_found()), None
-    if isinstance(found, list):
-        return result(who, _ambiguous(found)), None
+    if found is None or isinstance(found, list):
+        return (not_found(cat, who, "get_definition") if found is None
+                else _ambiguous(cat, who, "get_definition", found)), {}
     question = f"What is the definition of {found.label}?"
-    env = ask(cat.store, Question(role=who.role, text=question, day=day, entity=found.entity_id),
-              searcher=cat.searcher)
+    env = ask(cat.store, Question(role=who.role, text=question, day=day, entity=found.entity_id,
+                                  recorded_at=recorded_at), searcher=cat.searcher)
     body = {"behavior": env.behavior.value, "verdict": env.verdict, "entity_id": env.entity_id,
             "reporting_date": env.reporting_date.isoformat() if env.reporting_date else None,
             "definition": [s.model_dump(mode="json", exclude_none=True) for s in env.selected
@@ -185,35 +201,44 @@ def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | No
         body["clarify"] = env.clarify.model_dump(mode="json", exclude_none=True)
     if env.splits:
         body["splits"] = [s.model_dump(mode="json", exclude_none=True) for s in env.splits]
-    return result(who, body), env
+    if env.recorded and env.recorded.recorded_at:
+        body["recorded"] = env.recorded.model_dump(mode="json", exclude_none=True)
+    return (result(who, body), env), {"question": question, "entity": found.entity_id, "date": day,
+                                      "recorded_at": recorded_at}
 
 
 def compare_versions_tool(cat: Catalog, who: Identity, entity: str, version_a: str | None,
-                          version_b: str | None) -> dict:
+                          version_b: str | None) -> Answer:
+    tool = "compare_versions"
     view = cat.view(who)
     found = find_entity(view, entity, ("metric", "model"))
     if found is None:
-        return result(who, not_found())
+        return not_found(cat, who, tool)
     if isinstance(found, list):
-        return result(who, _ambiguous(found))
+        return _ambiguous(cat, who, tool, found)
     versions = sorted(governing_versions(view.entity_objects(found.entity_id), found.role),
                       key=lambda v: (v.valid_from or date.min, v.evidence_id))
     names = [version_name(v) for v in versions]
     if len(versions) < 2:
-        return result(who, {"behavior": "abstain", "entity_id": found.entity_id, "versions": names,
-                            "verdict": f"{found.label} has {len(versions)} authoritative version(s) you may see; "
-                                       "there is nothing to compare."})
+        return answer(cat, who, tool, {
+            "behavior": "abstain", "entity_id": found.entity_id, "versions": names,
+            "verdict": f"{found.label} has {len(versions)} authoritative version(s) you may see; there is nothing "
+                       "to compare."}, entity_id=found.entity_id)
     picked = []
     for arg, label, default in (("version_a", version_a, versions[-2]), ("version_b", version_b, versions[-1])):
         v = by_version(versions, label) if label else default
         if v is None:  # lists only versions this principal may see, so a hidden version reads as absent
-            return result(who, {"behavior": "not_found_or_not_authorized", "entity_id": found.entity_id,
-                                "versions": names, "verdict": f"{arg}: no such version among those you may see."})
+            return answer(cat, who, tool, {"behavior": "not_found_or_not_authorized", "entity_id": found.entity_id,
+                                           "versions": names,
+                                           "verdict": f"{arg}: no such version among those you may see."},
+                          entity_id=found.entity_id)
         picked.append(v)
     a, b = picked
-    return result(who, {"behavior": "answer", "entity_id": found.entity_id, "from": a.evidence_id,
-                        "to": b.evidence_id, "versions": names,
-                        "changes": [c.model_dump() for c in compare_versions(a, b)]})
+    return answer(cat, who, tool, {
+        "behavior": "answer", "verdict": f"{version_name(a)} and {version_name(b)} of {found.label} compared",
+        "entity_id": found.entity_id, "from": a.evidence_id, "to": b.evidence_id, "versions": names,
+        "changes": [c.model_dump() for c in compare_versions(a, b)]},
+        entity_id=found.entity_id, selected=[EvidenceRef.of(a, "compared"), EvidenceRef.of(b, "compared")])
 
 
 def _starts(view: Visible, ent: Entity, day: date) -> list[str]:
@@ -225,40 +250,44 @@ def _starts(view: Visible, ent: Entity, day: date) -> list[str]:
 
 
 def get_lineage_tool(cat: Catalog, who: Identity, entity: str, day: date | None, depth: int,
-                     column: str | None, direction: str) -> dict:
+                     column: str | None, direction: str) -> Answer:
+    tool = "get_lineage"
     if not 1 <= depth <= MAX_DEPTH:
         raise ToolInputError(f"argument 'depth': must be between 1 and {MAX_DEPTH}, got {depth}")
     view = cat.view(who)
     found = find_entity(view, entity)
     if found is None:
-        return result(who, not_found())
+        return not_found(cat, who, tool)
     if isinstance(found, list):
-        return result(who, _ambiguous(found))
+        return _ambiguous(cat, who, tool, found)
     day = day or datetime.now(timezone.utc).date()
     starts = _starts(view, found, day)
     up = depth if direction in ("upstream", "both") else 0
     down = depth if direction in ("downstream", "both") else 0
     lin = lineage_mod.explore(view, starts, day, up, down)
-    body: dict = {"behavior": "answer", "entity_id": found.entity_id, "date": day.isoformat(), "starts": starts,
-                  "direction": direction, "depth": depth,
+    verdict = (f"{len(lin.edges)} lineage edge(s) {direction} of {found.label} in effect on {day}" if lin.edges
+               else f"No lineage edge you may see is in effect on {day} for {found.label}.")
+    body: dict = {"behavior": "answer", "verdict": verdict, "entity_id": found.entity_id, "date": day.isoformat(),
+                  "starts": starts, "direction": direction, "depth": depth,
                   "edges": [e.model_dump() for e in lin.edges],
                   "nodes": [n.model_dump(exclude_none=True) for n in lin.nodes],
                   "raw_sources": lin.raw_sources}
-    if not lin.edges:
-        body["verdict"] = f"No lineage edge you may see is in effect on {day} for {found.label}."
+    columns = None
     if column:
         upstream = lin if not down else lineage_mod.upstream(view, starts, day, depth)
-        body["column"] = trace_column(view, upstream, starts, column.strip("`"), day).model_dump(exclude_none=True)
-    return result(who, body)
+        columns = trace_column(view, upstream, starts, column.strip("`"), day)
+        body["column"] = columns.model_dump(exclude_none=True)
+    return answer(cat, who, tool, body, entity_id=found.entity_id, reporting_date=day, lineage=lin, columns=columns)
 
 
-def get_freshness_tool(cat: Catalog, who: Identity, entity: str, at: datetime | None) -> dict:
+def get_freshness_tool(cat: Catalog, who: Identity, entity: str, at: datetime | None) -> Answer:
+    tool = "get_freshness"
     view = cat.view(who)
     found = find_entity(view, entity)
     if found is None:
-        return result(who, not_found())
+        return not_found(cat, who, tool)
     if isinstance(found, list):
-        return result(who, _ambiguous(found))
+        return _ambiguous(cat, who, tool, found)
     at = _utc(at)
     day = at.date()
     if found.role == "source":
@@ -266,23 +295,26 @@ def get_freshness_tool(cat: Catalog, who: Identity, entity: str, at: datetime | 
     else:
         sources = lineage_mod.upstream(view, _starts(view, found, day), day).raw_sources
     entries = [f for f in (source_freshness(s, view.freshness_objects(s), at, day) for s in sources) if f]
-    body: dict = {"behavior": "answer", "entity_id": found.entity_id, "evaluated_at": at.isoformat(),
-                  "sources": sources, "freshness": [f.model_dump(mode="json") for f in entries]}
     unknown = [s for s in sources if not any(f.source == s and f.loaded_at for f in entries)]
+    verdict = "; ".join(f"{f.source}: {f.status}" for f in entries if f.loaded_at)
     if unknown:
-        body["verdict"] = ("No load time you may see is recorded for " + ", ".join(unknown)
-                           + ": its freshness is unknown, never reported as fresh.")
+        verdict = (verdict + ". " if verdict else "") + ("No load time you may see is recorded for "
+                                                         + ", ".join(unknown)
+                                                         + ": freshness unknown, never reported as fresh.")
+    behavior = "answer"
     if not sources:
-        body["behavior"] = "abstain"
-        body["verdict"] = f"No raw source you may see feeds {found.label} on {day}, so there is no freshness to report."
-    return result(who, body)
+        behavior = "abstain"
+        verdict = f"No raw source you may see feeds {found.label} on {day}, so there is no freshness to report."
+    body = {"behavior": behavior, "verdict": verdict, "entity_id": found.entity_id, "evaluated_at": at.isoformat(),
+            "sources": sources, "freshness": [f.model_dump(mode="json") for f in entries]}
+    return answer(cat, who, tool, body, entity_id=found.entity_id, freshness=entries)
 
 
 class NotSteward(PermissionError):
     pass
 
 
-def review_queue_tool(cat: Catalog, who: Identity, category: str | None) -> dict:
+def review_queue_tool(cat: Catalog, who: Identity, category: str | None) -> Answer:
     if not who.steward:
         raise NotSteward(f"review_queue is for catalog stewards; principal {who.principal} runs as role "
                          f"{who.role}, which is not a steward role")
@@ -293,5 +325,6 @@ def review_queue_tool(cat: Catalog, who: Identity, category: str | None) -> dict
     counts: dict[str, int] = {}
     for i in items:
         counts[i.category] = counts.get(i.category, 0) + 1
-    return result(who, {"count": len(items), "by_category": counts,
-                        "items": [i.model_dump(mode="json", exclude_none=True) for i in items]})
+    return answer(cat, who, "review_queue", {
+        "behavior": "answer", "verdict": f"{len(items)} open review item(s)", "count": len(items),
+        "by_category": counts, "items": [i.model_dump(mode="json", exclude_none=True) for i in items]})
