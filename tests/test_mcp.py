@@ -89,6 +89,17 @@ def test_stdio_session_as_one_principal(catalog_only):
             assert env["behavior"] == "answer" and env["selected"][0]["evidence_id"] == "metric.net_revenue.v2"
             assert env["explanation"]["validation"]["passed"] and env["explanation"]["citations"]
 
+            # Transaction time passes through: before the first ingest nothing was recorded; after it, the same
+            # answer, stating the recorded state it was read from.
+            before = _json(await c.call_tool("ask", {"question": "What does net revenue mean?", "date": "2025-03-31",
+                                                     "at": AT, "recorded_at": "2001-01-01T00:00:00Z"}))
+            assert before["envelope"]["behavior"] == "not_found_or_not_authorized"
+            assert "recorded" in before["envelope"]["verdict"]
+            since = _json(await c.call_tool("get_definition", {"entity": "metric.net_revenue", "date": "2025-03-31",
+                                                               "recorded_at": "2099-01-01T00:00:00Z"}))
+            assert since["definition"][0]["evidence_id"] == "metric.net_revenue.v2"
+            assert since["recorded"]["recorded_at"].startswith("2099-01-01")
+
             metrics = _json(await c.call_tool("list_metrics", {"topic": "revenue"}))
             assert [m["entity_id"] for m in metrics["metrics"]] == ["metric.net_revenue"]
             assert "metric.contribution_margin" not in json.dumps(_json(await c.call_tool("list_metrics", {})))
