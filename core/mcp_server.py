@@ -7,6 +7,7 @@ milliseconds of DuckDB and one embedding.
 """
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from . import audit
@@ -137,11 +138,11 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
                       f"records them. {who_text} {BEHAVIORS}"),
         **kw)
 
-    async def call(tool: str, inputs: dict, fn: Callable[[tools.Catalog, Identity], tuple]) -> dict:
+    async def call(tool: str, inputs: dict, fn: Callable[[tools.Catalog, Identity], tuple]) -> CallToolResult:
         """Run one tool as the resolved principal, then append its audit record (source "mcp")."""
         name, role = (principal.name, principal.role) if principal.tokens_path is None else _token_identity(principal)
 
-        def work() -> dict:
+        def work() -> CallToolResult:
             with holder.lock:
                 cat = holder.current()
                 try:
@@ -151,7 +152,9 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
                     raise ToolError(str(exc)) from None
                 audit.record(cat.db_path, envelope=env, role=who.role, principal=who.principal, source="mcp",
                              inputs={"tool": tool, **inputs, **(extra[0] if extra else {})})
-                return body
+            # Compact JSON for the model to read (the SDK would indent it), and the same object structured.
+            return CallToolResult(content=[TextContent(type="text", text=json.dumps(body, separators=(",", ":")))],
+                                  structured_content=body)
 
         return await anyio.to_thread.run_sync(work)
 
@@ -165,7 +168,7 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
                   date: DateArg = None,
                   period: Annotated[str | None, Field(description="reporting period START..END, inclusive end, "
                                                                "e.g. 2025-01-01..2025-03-31")] = None,
-                  at: AtArg = None, recorded_at: RecordedAtArg = None) -> dict[str, Any]:
+                  at: AtArg = None, recorded_at: RecordedAtArg = None) -> CallToolResult:
         return await call("ask", {"question": question, "date": date, "period": period, "at": at,
                                   "recorded_at": recorded_at},
                           lambda cat, who: tools.ask_tool(cat, who, question, date, period, at, recorded_at))
@@ -173,14 +176,14 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
     @tool("List the metrics this principal may see, with their names, aliases and versions' effective "
           "intervals. `topic` keeps metrics whose names share a word with it.")
     async def list_metrics(topic: Annotated[str | None, Field(description="a word or two, e.g. 'revenue'")] = None
-                           ) -> dict[str, Any]:
+                           ) -> CallToolResult:
         return await call("list_metrics", {"topic": topic}, lambda cat, who: tools.list_metrics_tool(cat, who, topic))
 
     @tool("The definition of one metric, model or source that governs on a date: the version in effect, its "
           "backing model, and the drafts, superseded pages and notes that disagree and why they do not govern. "
           "Without a date and with several versions, it asks back (clarify).")
     async def get_definition(entity: EntityArg, date: DateArg = None,
-                             recorded_at: RecordedAtArg = None) -> dict[str, Any]:
+                             recorded_at: RecordedAtArg = None) -> CallToolResult:
         def run(cat, who):
             (body, env), replay_inputs = tools.get_definition_tool(cat, who, entity, date, recorded_at)
             return body, env, replay_inputs
@@ -191,7 +194,7 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
     async def compare_versions(entity: EntityArg,
                                version_a: Annotated[str | None, Field(description="e.g. '1' or 'v1'")] = None,
                                version_b: Annotated[str | None, Field(description="e.g. '2' or 'v2'")] = None
-                               ) -> dict[str, Any]:
+                               ) -> CallToolResult:
         return await call("compare_versions", {"entity": entity, "version_a": version_a, "version_b": version_b},
                           lambda cat, who: tools.compare_versions_tool(cat, who, entity, version_a, version_b))
 
@@ -202,7 +205,7 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
                               description="date the edges must be in effect, YYYY-MM-DD (default: today)")] = None,
                           depth: Annotated[int, Field(description=f"hops, 1 to {tools.MAX_DEPTH}")] = 3,
                           column: Annotated[str | None, Field(description="a column name to trace")] = None,
-                          direction: Literal["upstream", "downstream", "both"] = "upstream") -> dict[str, Any]:
+                          direction: Literal["upstream", "downstream", "both"] = "upstream") -> CallToolResult:
         return await call("get_lineage", {"entity": entity, "date": date, "depth": depth, "column": column,
                                           "direction": direction},
                           lambda cat, who: tools.get_lineage_tool(cat, who, entity, date, depth, column, direction))
@@ -212,14 +215,14 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
           "with no recorded load is unknown, never fresh.")
     async def get_freshness(entity: Annotated[str, Field(description="a source, or a metric or model whose raw "
                                                                      "sources to check")],
-                            at: AtArg = None) -> dict[str, Any]:
+                            at: AtArg = None) -> CallToolResult:
         return await call("get_freshness", {"entity": entity, "at": at},
                           lambda cat, who: tools.get_freshness_tool(cat, who, entity, at))
 
     @tool("Catalog stewards only: the governance review queue over the whole catalog (overlapping versions, "
           "drafts contradicting a governing version, superseded pages still retrievable, untrusted notes "
           "carrying instructions, empty ACLs, stale index entries). Other principals get an error.")
-    async def review_queue(category: Annotated[Category | None, Field(description="only this category")] = None) -> dict[str, Any]:
+    async def review_queue(category: Annotated[Category | None, Field(description="only this category")] = None) -> CallToolResult:
         return await call("review_queue", {"category": category},
                           lambda cat, who: tools.review_queue_tool(cat, who, category))
 
