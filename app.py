@@ -10,6 +10,7 @@ from core.ask import Question, ask  # noqa: E402
 from core.envelope import Behavior  # noqa: E402
 from core.explain import explain  # noqa: E402
 from ui import answer  # noqa: E402
+from ui import history as history_ui  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
 
 EXAMPLES = [
@@ -59,20 +60,23 @@ st.selectbox("Example questions", [""] + EXAMPLES, key="example", on_change=_use
              format_func=lambda q: q or "Pick an example…")
 st.text_input("Question", key="question", placeholder="What did net revenue mean on 2025-03-31?")
 st.button("Ask", key="ask", type="primary", on_click=_ask_clicked)
+recorded_at = history_ui.recorded_at_control()  # transaction time (core/history.py)
 
 asked = st.session_state.get("asked")
 if asked:
     # Recomputed on every run from the current role and dates, so switching role never shows
     # another role's evidence.
     srch = searcher()
-    env = ask(s, Question(role=form["role"], text=asked["question"], day=form["day"], period=form["period"],
-                          at=form["at"], entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False)),
-              searcher=srch)
+    q = Question(role=form["role"], text=asked["question"], day=form["day"], period=form["period"], at=form["at"],
+                 entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False), recorded_at=recorded_at)
+    env = ask(s, q, searcher=srch)
     cfg = settings()
     with st.spinner("Writing the explanation…") if cfg.llm_model else contextlib.nullcontext():
         env.explanation = explain(env, asked["question"], Visible(s, form["role"]).visible_ids, cfg.llm_model,
                                   cfg.llm_timeout_s, explanation_cache())
+    history_ui.record_answer(env, q)  # audit log: one record per distinct answer (core/audit.py)
     st.session_state["envelope_json"] = env.model_dump_json(indent=2)  # exactly what the download serves
+    history_ui.recorded_note(env)
     answer.verdict(env)
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))

@@ -27,6 +27,7 @@ from .entities import (
 )
 from .envelope import (
     Behavior,
+    CatalogState,
     Clarify,
     ClarifyOption,
     ColumnLineage,
@@ -116,9 +117,10 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
     try:
         store, q, state = history.resolve(store, q)
     except history.NothingRecorded as exc:
-        at = q.at or now or datetime.now(timezone.utc)
-        return Envelope(behavior=Behavior.not_found_or_not_authorized, role=q.role, evaluated_at=at,
-                        verdict=f"I can't answer as recorded then: {exc}.", catalog_revision=store.revision)
+        return Envelope(behavior=Behavior.not_found_or_not_authorized, role=q.role, evaluated_at=exc.at,
+                        verdict=f"I can't answer as recorded then: {exc}.", catalog_revision="(nothing recorded)",
+                        recorded=CatalogState(recorded_at=exc.at, revision="(nothing recorded)", catalog_only=True,
+                                              current_revision=store.revision, detail=str(exc)))
     if state.catalog_only:
         searcher = None
         now = now or state.recorded_at  # what we knew then: freshness too is evaluated at that moment

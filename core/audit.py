@@ -69,8 +69,9 @@ class AuditRecord(BaseModel):
     question: str
     inputs: dict = Field(default_factory=dict)  # form inputs as given (date, period, at, entity, recorded_at ...)
     now: datetime  # the evaluation time used: replay asks with it
-    catalog_revision: str  # the revision answered from
+    catalog_revision: str  # the envelope's catalog revision
     ingest: int | None = None  # the ingest whose content answered
+    ingest_revision: str | None = None  # that ingest's catalog revision (the whole catalog's)
     acl_ingest: int | None = None  # the ingest whose permissions applied
     current_revision: str | None = None
     recorded_at: datetime | None = None  # set when the question was asked "as recorded at"
@@ -118,6 +119,7 @@ def make_record(*, envelope: Envelope, role: str, principal: str | None, source:
         id=_new_id(at), at=at, source=source, principal=principal, role=role, question=question, inputs=inputs,
         now=envelope.evaluated_at, catalog_revision=envelope.catalog_revision,
         ingest=state.ingest if state else None, acl_ingest=state.acl_ingest if state else None,
+        ingest_revision=state.revision if state else None,
         current_revision=state.current_revision if state else None,
         recorded_at=state.recorded_at if state else None,
         index=envelope.index.status if envelope.index else "not used", searched=envelope.index is not None,

@@ -6,19 +6,24 @@ import json
 import sys
 from datetime import date, datetime, timezone
 
-from . import mcp_cli
-from .access import Visible
+from . import audit, mcp_cli
 from .ask import Question, UnknownRole, ask
 from .config import Settings
 from .dates import parse_period
 from .embed import Embedder
 from .explain import cache_for, explain
+from . import history
 from .index import commit_index, index_path, prepare_index
 from .ingest import read_inputs
 from .load import CatalogError
 from .render import render_text
 from .search import open_searcher
 from .store import Store, write_catalog
+
+
+def _recorded_at(value: str) -> datetime:
+    from .history import end_of
+    return end_of(value)
 
 
 def _iso_datetime(value: str) -> datetime:
@@ -46,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     when.add_argument("--date", type=date.fromisoformat, help="reporting date YYYY-MM-DD")
     when.add_argument("--period", help="reporting period START..END (inclusive end)")
     a.add_argument("--at", type=_iso_datetime, help="evaluation time for freshness (ISO 8601; default now)")
+    a.add_argument("--recorded-at", type=_recorded_at, metavar="T",
+                   help="answer from the catalog as recorded at T (ISO time, or a date = end of that day)")
+    a.add_argument("--principal", help="who is asking (recorded in the audit log)")
     a.add_argument("--json", action="store_true", help="print the envelope as JSON")
     a.add_argument("--explain", action="store_true",
                    help="add a cited explanation (ASOF_LLM_MODEL if set, else written without an LLM)")
@@ -56,6 +64,21 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--retrieval", nargs="+", metavar="SUITE", required=True,
                    help="suite_a, suite_b, paraphrase, or all")
     e.add_argument("--json", action="store_true", help="print rows and per-case details as JSON")
+
+    au = sub.add_parser("audit", help="the audit log beside the database: list, show ID, replay ID")
+    au.add_argument("action", choices=["list", "show", "replay"])
+    au.add_argument("id", nargs="?", help="audit record id (or a unique prefix) for show/replay")
+    au.add_argument("--db", required=True)
+    au.add_argument("--role")
+    au.add_argument("--principal")
+    au.add_argument("--behavior")
+    au.add_argument("--source", choices=list(audit.SOURCES))
+    au.add_argument("--contains", help="question text contains (case-insensitive)")
+    au.add_argument("--limit", type=int, default=50)
+    au.add_argument("--json", action="store_true")
+
+    h = sub.add_parser("history", help="the catalog's ingests (transaction time) and what each changed")
+    h.add_argument("--db", required=True)
 
     r = sub.add_parser("roles", help="list the catalog's roles")
     r.add_argument("--db", required=True)
@@ -72,6 +95,12 @@ def main(argv: list[str] | None = None) -> int:
             return _eval(args)
         if args.cmd in ("mcp", "mcp-token"):
             return mcp_cli.run(args)
+        if args.cmd == "audit":
+            from .audit_cli import run_audit
+            return run_audit(args)
+        if args.cmd == "history":
+            from .audit_cli import run_history
+            return run_history(args)
         if args.cmd == "roles":
             store = Store(args.db)
             for role in store.roles():
@@ -99,20 +128,37 @@ def _ingest(args) -> int:
     report = commit_index(prepared)
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
-          f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted; objects: {changes.summary()}")
+          f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted; objects: {changes.summary()}"
+          f"; {_ingest_label(args.db)}")
     return 0
 
 
-def _question(role, text, day, period, at) -> Question:
-    return Question(role=role, text=text, day=day, period=parse_period(period) if period else None, at=at)
+def _ingest_label(db) -> str:
+    store = Store(db)
+    try:
+        last = history.ingests(store)[-1]
+        return f"recorded as ingest {last.number} at {last.ingested_at.isoformat()}"
+    finally:
+        store.close()
 
 
-def _answer(store, q: Question, searcher, args):
+def _question(role, text, day, period, at, recorded_at=None) -> Question:
+    return Question(role=role, text=text, day=day, period=parse_period(period) if period else None, at=at,
+                    recorded_at=recorded_at)
+
+
+def _answer(store, q: Question, searcher, args, principal=None):
     env = ask(store, q, searcher=searcher)
     if args.explain:
         settings = Settings.from_env()
-        env.explanation = explain(env, q.text, Visible(store, q.role).visible_ids, settings.llm_model,
+        # Citations are checked against the state that answered (a past state for --recorded-at).
+        past = env.recorded and env.recorded.catalog_only and env.recorded.ingest
+        view = history.past_store(store, env.recorded.ingest, env.recorded.acl_ingest).visible(q.role) if past \
+            else store.visible(q.role)
+        env.explanation = explain(env, q.text, view.visible_ids, settings.llm_model,
                                   settings.llm_timeout_s, cache_for(args.db))
+    audit.record(args.db, envelope=env, role=q.role, principal=principal or args.principal, source="cli",
+                 inputs=audit.inputs_of(q))
     return env
 
 
@@ -134,16 +180,18 @@ def _ask(args) -> int:
                 q = _question(role, item["question"],
                               date.fromisoformat(item["date"]) if item.get("date") else args.date,
                               item.get("period") or (None if item.get("date") else args.period),
-                              _iso_datetime(item["at"]) if item.get("at") else args.at)
+                              _iso_datetime(item["at"]) if item.get("at") else args.at,
+                              _recorded_at(item["recorded_at"]) if item.get("recorded_at") else args.recorded_at)
             except (ValueError, TypeError) as exc:
                 raise ValueError(f"{args.batch} line {n}: {exc}") from exc
-            out.append(_answer(store, q, searcher, args))
+            out.append(_answer(store, q, searcher, args, item.get("principal")))
         for env in out:
             print(env.model_dump_json())
         return 0
     if not args.question or not args.role:
         raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
-    env = _answer(store, _question(args.role, args.question, args.date, args.period, args.at), searcher, args)
+    env = _answer(store, _question(args.role, args.question, args.date, args.period, args.at, args.recorded_at),
+                  searcher, args)
     print(env.model_dump_json(indent=2) if args.json else render_text(env))
     return 0
 

@@ -31,8 +31,15 @@ LEAD_IN = re.compile(r"\bas\s+(?:(?:it\s+was\s+|they\s+were\s+)?recorded|we\s+kn
                      r"\s+(?:on|at|as\s+of|in|by)?\s*", re.I)
 
 
+KEEP_PAST_STATES = 4  # in-memory past catalogs kept per open database
+
+
 class NothingRecorded(ValueError):
     """The moment asked about is before the catalog's first ingest."""
+
+    def __init__(self, message: str, at: datetime):
+        super().__init__(message)
+        self.at = at
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,9 @@ class PastStore(Store):
         self._root.execute("BEGIN")
         _insert(self._root, catalog, ingest.revision, ingest.source, ingest.ingested_at, ingest.number)
         self._root.execute("COMMIT")
+        # Read once, like Store does for the file: a past state never changes.
+        self._meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+        self._roles = parent.roles()
 
     @property
     def con(self):
@@ -154,7 +164,7 @@ def state_at(store: Store, at: datetime) -> Ingest:
     if not known:
         first = ingests(store)[0].ingested_at.isoformat() if ingests(store) else "never"
         raise NothingRecorded(f"nothing was recorded in this catalog by {at.isoformat()}: its history starts at "
-                              f"{first}")
+                              f"{first}", at)
     return known[-1]
 
 
@@ -167,10 +177,13 @@ def past_store(store: Store, ingest: int, acl_ingest: int | None = None) -> Past
         raise ValueError(f"{store.path} has no ingest {ingest}; its history holds ingests "
                          f"{', '.join(map(str, by_number)) or 'none'}")
     h = _history(store)
+    key = (ingest, acl_ingest)
     with h.lock:
-        if (ingest, acl_ingest) not in h.past:
-            h.past[(ingest, acl_ingest)] = PastStore(store, by_number[ingest], acl_ingest)
-        return h.past[(ingest, acl_ingest)]
+        if key not in h.past:
+            while len(h.past) >= KEEP_PAST_STATES:  # the oldest-built goes; a thread still using it keeps it alive
+                h.past.pop(next(iter(h.past)))
+            h.past[key] = PastStore(store, by_number[ingest], acl_ingest)
+        return h.past[key]
 
 
 def resolve(store: Store, q) -> tuple[Store, object, CatalogState]:

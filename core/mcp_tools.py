@@ -11,6 +11,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from . import history
 from . import lineage as lineage_mod
 from .access import Visible
 from .ask import NOT_FOUND, Question, ask
@@ -142,7 +143,11 @@ def find_entity(view: Visible, name: str, roles: tuple[str, ...] = TOPIC_ROLES) 
 
 
 def _explained(cat: Catalog, who: Identity, env: Envelope, question: str) -> Envelope:
-    env.explanation = explain(env, question, cat.view(who).visible_ids, cat.settings.llm_model,
+    # Citations are checked against the state that answered (a past state for recorded_at), as the CLI does.
+    past = env.recorded and env.recorded.catalog_only and env.recorded.ingest
+    view = (history.past_store(cat.store, env.recorded.ingest, env.recorded.acl_ingest).visible(who.role) if past
+            else cat.view(who))
+    env.explanation = explain(env, question, view.visible_ids, cat.settings.llm_model,
                               cat.settings.llm_timeout_s, cache_for(cat.db_path))
     return env
 

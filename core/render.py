@@ -16,6 +16,8 @@ def render_text(env: Envelope) -> str:
     when = env.reporting_date or (f"{env.period_start}..{env.period_end - timedelta(days=1)}" if env.period_start else "—")
     lines = [f"[{env.behavior.value}] {env.verdict}", f"role: {env.role}   reporting date: {when}   "
              f"catalog: {env.catalog_revision}"]
+    if env.recorded and env.recorded.recorded_at:
+        lines.append(f"as recorded at {env.recorded.recorded_at.isoformat()}: {env.recorded.detail}")
     if env.entity_id:
         lines.append(f"entity: {env.entity_id}")
     for n in env.notes:

@@ -1,0 +1,42 @@
+"""Transaction time and the audit log on the Ask page: the "as recorded on" control, the note saying which
+catalog state answered, and one audit record per distinct answer."""
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+
+import streamlit as st
+
+from core import audit
+from core.envelope import Envelope
+from core.history import end_of
+from ui.resources import settings
+
+
+def recorded_at_control() -> datetime | None:
+    """An optional past catalog state: answers then come from the catalog as it stood at the end of that day."""
+    if not st.toggle("As recorded on…", key="as_recorded",
+                     help="Answer from the catalog as AsOf had recorded it on a past day (what we knew then). "
+                          "Permissions are always today's; the search index is not used for past states."):
+        return None
+    day = st.date_input("Catalog as recorded on", key="recorded_day", value=date.today(),
+                        min_value=date(2000, 1, 1), max_value=date.today())
+    return end_of(day.isoformat())
+
+
+def recorded_note(env: Envelope) -> None:
+    if env.recorded and env.recorded.recorded_at:
+        st.info(env.recorded.detail, icon="🗂️")
+
+
+def record_answer(env: Envelope, q, principal: str | None = None) -> None:
+    """Append one audit record per distinct answer: Streamlit reruns the page on every click, and a rerun that
+    shows the same answer again is not a new answer."""
+    inputs = audit.inputs_of(q)
+    key = json.dumps([q.role, inputs, audit.envelope_hash(env)], sort_keys=True)
+    if st.session_state.get("_audited") == key:
+        return
+    model = env.explanation.model if env.explanation else None
+    audit.record(settings().db_path, envelope=env, role=q.role, principal=principal, source="app", inputs=inputs,
+                 explanation_model=model)
+    st.session_state["_audited"] = key
