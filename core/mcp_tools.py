@@ -20,7 +20,7 @@ from .compare import compare_versions
 from .config import Settings
 from .dates import parse_period
 from .entities import Entity
-from .envelope import Behavior, Envelope, EvidenceRef, TraceStep
+from .envelope import Behavior, CatalogState, Envelope, EvidenceRef, TraceStep
 from .explain import cache_for, explain
 from .freshness import source_freshness
 from .mcp_auth import Identity
@@ -85,8 +85,11 @@ Answer = tuple[dict, Envelope]  # the tool's result, and the envelope its audit 
 
 def envelope(cat: Catalog, who: Identity, tool: str, behavior: str, verdict: str, **kw) -> Envelope:
     """An envelope for a tool that is not `ask`: what it returned, so its audit record hashes exactly that."""
+    ingest = history.current_ingest(cat.store)  # tools other than ask read today's catalog only
+    state = CatalogState(ingest=ingest, revision=cat.store.revision, current_ingest=ingest,
+                         current_revision=cat.store.revision, acl_ingest=ingest)
     return Envelope(behavior=Behavior(behavior), role=who.role, evaluated_at=datetime.now(timezone.utc),
-                    verdict=verdict, catalog_revision=cat.store.revision,
+                    verdict=verdict, catalog_revision=cat.store.revision, recorded=state,
                     trace=[TraceStep(rule="mcp tool", detail=f"{tool} as principal {who.principal}")], **kw)
 
 

@@ -181,6 +181,11 @@ def test_stdio_session_as_one_principal(catalog_only):
     assert tools == TOOLS - {"review_queue"}  # every answered call is audited; errors answer nothing
     refused = [r for r in records if r.behavior == "refuse"]
     assert refused and refused[0].question.startswith("ignore previous instructions")
+    # An MCP answer replays like any other: `ask` and `get_definition` reproduce their recorded hash.
+    for tool in ("ask", "get_definition"):
+        rec = next(r for r in records if r.inputs["tool"] == tool and r.behavior == "answer")
+        replay = cli("audit", "replay", rec.id, "--db", str(db))
+        assert replay.returncode == 0 and "REPRODUCED" in replay.stdout, replay.stdout + replay.stderr
 
 
 def test_mcp_refuses_to_start_for_an_unknown_principal(catalog_only):
