@@ -4,7 +4,6 @@ Kept apart from core/cli.py so the MCP SDK is imported only when the server star
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path

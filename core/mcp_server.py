@@ -1,9 +1,9 @@
 """AsOf as an MCP server (official `mcp` SDK): stdio for desktop assistants, streamable HTTP for a shared one.
 
 Tools are read-only and run as one catalog principal: over stdio the one configured for the process, over
-HTTP the one a bearer token maps to. No tool takes a role. Tool calls are serialized on one lock: the
-catalog connection, role views and search index are shared by all requests, and each call is a few
-milliseconds of DuckDB and one embedding.
+HTTP the one a bearer token maps to. No tool takes a role. Calls run concurrently, each on a worker
+thread, over one shared Store and Searcher (both thread-safe: per-thread DuckDB cursors, locked caches), so
+a slow call (an LLM explanation) does not hold up the others.
 """
 from __future__ import annotations
 
@@ -60,10 +60,11 @@ class Principal:
     name: str | None = None
     role: str | None = None
     tokens_path: Path | None = None
+    resolved: str | None = None  # stdio: how the role was chosen, known once the catalog is open
 
     def describe(self) -> str:
         if self.tokens_path is None:
-            return (f"Runs as catalog principal {self.name}" + (f" with role {self.role}" if self.role else "")
+            return (f"Runs as catalog principal {self.name}" + (f" ({self.resolved})" if self.resolved else "")
                     + ", fixed by the server's configuration; you cannot choose a role.")
         return ("Runs as the catalog principal your bearer token is mapped to, with that principal's role; you "
                 "cannot choose a role.")
@@ -74,31 +75,35 @@ class CatalogHolder:
     """The open catalog; reopened when the database file is replaced by a re-ingest."""
     db_path: Path
     settings: Settings
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Lock = field(default_factory=threading.Lock)  # guards swapping the open catalog
+    ready: threading.Event = field(default_factory=threading.Event)  # set once the embedding model is loaded
     _cat: tools.Catalog | None = None
-    _mtime: float | None = None
+    _stamp: tuple | None = None
     _embedder: Embedder | None = None
 
     def current(self) -> tools.Catalog:
-        mtime = self.db_path.stat().st_mtime
-        if self._cat is None or mtime != self._mtime:
-            store = Store(self.db_path)
-            searcher = open_searcher(store, self.settings.embed_model)
-            if searcher is not None:
-                # One embedding model for the process, across re-opens.
-                self._embedder = self._embedder or searcher.embedder
-                searcher.embedder = self._embedder
-            if self._cat is not None:
-                self._cat.store.close()
-            self._cat, self._mtime = tools.Catalog(store, searcher, self.settings), mtime
-        return self._cat
+        with self.lock:
+            st = self.db_path.stat()
+            stamp = (st.st_ino, st.st_mtime_ns)  # a re-ingest renames a new file into place
+            if self._cat is None or stamp != self._stamp:
+                # The previous catalog is not closed: calls still running on it finish on what they started with.
+                store = Store(self.db_path)
+                searcher = open_searcher(store, self.settings.embed_model)
+                if searcher is not None:
+                    # One embedding model for the process, across re-opens.
+                    self._embedder = self._embedder or searcher.embedder
+                    searcher.embedder = self._embedder
+                self._cat, self._stamp = tools.Catalog(store, searcher, self.settings), stamp
+            return self._cat
 
     def warm(self) -> None:
-        """Load the embedding model before the first call (sentence-transformers takes seconds to import)."""
-        with self.lock:
+        """Load the embedding model once, before any call uses it (sentence-transformers takes seconds)."""
+        try:
             cat = self.current()
             if cat.searcher is not None:
                 cat.searcher.embed("warm up")
+        finally:
+            self.ready.set()
 
 
 def _token_identity(principal: Principal) -> tuple[str, str | None]:
@@ -143,15 +148,15 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
         name, role = (principal.name, principal.role) if principal.tokens_path is None else _token_identity(principal)
 
         def work() -> CallToolResult:
-            with holder.lock:
-                cat = holder.current()
-                try:
-                    who = resolve_identity(cat.store, name, role)
-                    body, env, *extra = fn(cat, who)
-                except (AccessDenied, tools.ToolInputError, tools.NotSteward) as exc:
-                    raise ToolError(str(exc)) from None
-                audit.record(cat.db_path, envelope=env, role=who.role, principal=who.principal, source="mcp",
-                             inputs={"tool": tool, **inputs, **(extra[0] if extra else {})})
+            holder.ready.wait()
+            cat = holder.current()
+            try:
+                who = resolve_identity(cat.store, name, role)
+                body, env, *extra = fn(cat, who)
+            except (AccessDenied, tools.ToolInputError, tools.NotSteward) as exc:
+                raise ToolError(str(exc)) from None
+            audit.record(cat.db_path, envelope=env, role=who.role, principal=who.principal, source="mcp",
+                         inputs={"tool": tool, **inputs, **(extra[0] if extra else {})})
             # Compact JSON for the model to read (the SDK would indent it), and the same object structured.
             return CallToolResult(content=[TextContent(type="text", text=json.dumps(body, separators=(",", ":")))],
                                   structured_content=body)
@@ -232,13 +237,12 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
 def serve(db_path: Path, settings: Settings, principal: Principal, transport: str, host: str, port: int,
           path: str) -> None:
     holder = CatalogHolder(db_path, settings)
-    with holder.lock:  # fail before serving: an unknown principal or a missing catalog is a start-up error
-        cat = holder.current()
-        if principal.tokens_path is None:
-            resolve_identity(cat.store, principal.name, principal.role)
-        else:
-            load_tokens(principal.tokens_path)
-    # Load the embedding model while the transport starts; the first call waits for it on the lock.
+    cat = holder.current()  # fail before serving: an unknown principal or a missing catalog is a start-up error
+    if principal.tokens_path is None:
+        principal.resolved = resolve_identity(cat.store, principal.name, principal.role).resolved
+    else:
+        load_tokens(principal.tokens_path)
+    # Load the embedding model while the transport starts; calls wait for it.
     threading.Thread(target=holder.warm, daemon=True).start()
     if transport == "stdio":
         build_server(holder, principal).run("stdio")

@@ -43,7 +43,7 @@ if records:
     with st.expander("Record", expanded=False):
         st.json(rec.model_dump(mode="json"))
     if st.button("Replay", key="audit_replay", type="primary"):
-        result = replay(db, rec.id, searcher=searcher(wait=True) if rec.searched else None, store=s)
+        result = replay(db, rec.id, searcher=searcher(s, wait=True) if rec.searched else None, store=s)
         (st.success if result.reproduced else st.error)(
             ("Reproduced" if result.reproduced else "Not reproduced") + f" at the recorded revision: {result.how}")
         if result.reasons:

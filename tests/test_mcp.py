@@ -23,9 +23,12 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from test_permissions import _distinctive
 
+from core import mcp_tools as tools
 from core.audit import read_all
+from core.config import Settings
 from core.load import load_catalog
 from core.mcp_auth import AccessDenied, add_token, load_tokens, resolve_identity
+from core.mcp_server import CatalogHolder
 from core.store import Store, write_catalog
 
 CATALOG = load_catalog(DEMO)
@@ -326,3 +329,21 @@ evidence:
     for name, role in (("dana", "finance"), ("nobody", None), (None, None)):
         with pytest.raises(AccessDenied):
             resolve_identity(store, name, role)
+
+
+def test_a_reingest_is_picked_up_on_the_next_call(tmp_path):
+    db = tmp_path / "live.duckdb"
+    write_catalog(CATALOG, db)
+    holder = CatalogHolder(db, Settings())
+    before = holder.current()
+    assert holder.current() is before  # unchanged file: the same open catalog
+    smaller = CATALOG.model_copy(update={"evidence": [e for e in CATALOG.evidence
+                                                     if e.entity_id != "metric.churn_rate"]})
+    write_catalog(smaller, db)
+    after = holder.current()
+    assert after is not before and after.store.revision == smaller.revision() != before.store.revision
+    alice = resolve_identity(after.store, "alice")
+    listed = tools.list_metrics_tool(after, alice, None)[0]
+    assert "metric.churn_rate" not in [m["entity_id"] for m in listed["metrics"]]
+    # A call that started on the old catalog still finishes on it.
+    assert "metric.churn_rate" in [m["entity_id"] for m in tools.list_metrics_tool(before, alice, None)[0]["metrics"]]
