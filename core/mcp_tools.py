@@ -89,7 +89,7 @@ def envelope(cat: Catalog, who: Identity, tool: str, behavior: str, verdict: str
     state = CatalogState(ingest=ingest, revision=cat.store.revision, current_ingest=ingest,
                          current_revision=cat.store.revision, acl_ingest=ingest)
     return Envelope(behavior=Behavior(behavior), role=who.role, evaluated_at=datetime.now(timezone.utc),
-                    verdict=verdict, catalog_revision=cat.store.revision, recorded=state,
+                    verdict=verdict, catalog_revision=cat.view(who).revision, recorded=state,
                     trace=[TraceStep(rule="mcp tool", detail=f"{tool} as principal {who.principal}")], **kw)
 
 
