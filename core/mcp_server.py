@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date as Day
 from datetime import datetime
 from pathlib import Path
@@ -31,8 +31,7 @@ from .config import Settings
 from .embed import Embedder
 from .mcp_auth import AccessDenied, Identity, find_token, load_tokens, resolve_identity
 from .review import CATEGORIES
-from .search import open_searcher
-from .store import Store
+from .live import Live
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -70,31 +69,19 @@ class Principal:
                 "cannot choose a role.")
 
 
-@dataclass
 class CatalogHolder:
-    """The open catalog; reopened when the database file is replaced by a re-ingest."""
-    db_path: Path
-    settings: Settings
-    lock: threading.Lock = field(default_factory=threading.Lock)  # guards swapping the open catalog
-    ready: threading.Event = field(default_factory=threading.Event)  # set once the embedding model is loaded
-    _cat: tools.Catalog | None = None
-    _stamp: tuple | None = None
-    _embedder: Embedder | None = None
+    """The catalog calls answer from: core.live hands each call the Store and Searcher for the database file
+    as it is when the call starts, so a re-ingest is picked up by the next call and running calls finish on
+    what they started with."""
+
+    def __init__(self, db_path: Path, settings: Settings):
+        self.db_path, self.settings = Path(db_path), settings
+        self.live = Live(self.db_path, Embedder(settings.embed_model))
+        self.ready = threading.Event()  # set once the embedding model is loaded (or known to be unneeded)
 
     def current(self) -> tools.Catalog:
-        with self.lock:
-            st = self.db_path.stat()
-            stamp = (st.st_ino, st.st_mtime_ns)  # a re-ingest renames a new file into place
-            if self._cat is None or stamp != self._stamp:
-                # The previous catalog is not closed: calls still running on it finish on what they started with.
-                store = Store(self.db_path)
-                searcher = open_searcher(store, self.settings.embed_model)
-                if searcher is not None:
-                    # One embedding model for the process, across re-opens.
-                    self._embedder = self._embedder or searcher.embedder
-                    searcher.embedder = self._embedder
-                self._cat, self._stamp = tools.Catalog(store, searcher, self.settings), stamp
-            return self._cat
+        store = self.live.store()
+        return tools.Catalog(store, self.live.searcher(store), self.settings)
 
     def warm(self) -> None:
         """Load the embedding model once, before any call uses it (sentence-transformers takes seconds)."""

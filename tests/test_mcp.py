@@ -336,12 +336,12 @@ def test_a_reingest_is_picked_up_on_the_next_call(tmp_path):
     write_catalog(CATALOG, db)
     holder = CatalogHolder(db, Settings())
     before = holder.current()
-    assert holder.current() is before  # unchanged file: the same open catalog
+    assert holder.current().store is before.store  # unchanged file: the same open catalog
     smaller = CATALOG.model_copy(update={"evidence": [e for e in CATALOG.evidence
                                                      if e.entity_id != "metric.churn_rate"]})
     write_catalog(smaller, db)
     after = holder.current()
-    assert after is not before and after.store.revision == smaller.revision() != before.store.revision
+    assert after.store is not before.store and after.store.revision == smaller.revision() != before.store.revision
     alice = resolve_identity(after.store, "alice")
     listed = tools.list_metrics_tool(after, alice, None)[0]
     assert "metric.churn_rate" not in [m["entity_id"] for m in listed["metrics"]]
