@@ -223,6 +223,8 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
 
 def serve(db_path: Path, settings: Settings, principal: Principal, transport: str, host: str, port: int,
           path: str) -> None:
+    if not Path(db_path).exists():
+        raise FileNotFoundError(f"no catalog database at {db_path}; run `python -m core ingest` first")
     holder = CatalogHolder(db_path, settings)
     cat = holder.current()  # fail before serving: an unknown principal or a missing catalog is a start-up error
     if principal.tokens_path is None:

@@ -194,6 +194,10 @@ def test_stdio_session_as_one_principal(catalog_only):
 def test_mcp_refuses_to_start_for_an_unknown_principal(catalog_only):
     out = cli("mcp", "--db", str(catalog_only), "--principal", "mallory")
     assert out.returncode == 2 and "unknown principal 'mallory'" in out.stderr and out.stdout == ""
+    out = cli("mcp", "--db", str(catalog_only.with_name("missing.duckdb")), "--principal", "alice")
+    assert out.returncode == 2 and "no catalog database" in out.stderr
+    out = cli("mcp", "--db", str(catalog_only), "--transport", "http", "--tokens", str(catalog_only.with_name("no.json")))
+    assert out.returncode == 2 and "no MCP tokens file" in out.stderr
     out = cli("mcp", "--db", str(catalog_only), "--principal", "alice", "--role", "finance")
     assert out.returncode == 2 and "does not hold role 'finance'" in out.stderr
     out = cli("mcp-token", "add", "--db", str(catalog_only), "--tokens", str(catalog_only.with_name("t.json")),
