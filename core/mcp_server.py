@@ -214,7 +214,8 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
     @tool("Catalog stewards only: the governance review queue over the whole catalog (overlapping versions, "
           "drafts contradicting a governing version, superseded pages still retrievable, untrusted notes "
           "carrying instructions, empty ACLs, stale index entries). Other principals get an error.")
-    async def review_queue(category: Annotated[Category | None, Field(description="only this category")] = None) -> CallToolResult:
+    async def review_queue(category: Annotated[Category | None, Field(description="only this category")] = None
+                           ) -> CallToolResult:
         return await call("review_queue", {"category": category},
                           lambda cat, who: tools.review_queue_tool(cat, who, category))
 

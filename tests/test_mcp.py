@@ -196,7 +196,8 @@ def test_mcp_refuses_to_start_for_an_unknown_principal(catalog_only):
     assert out.returncode == 2 and "unknown principal 'mallory'" in out.stderr and out.stdout == ""
     out = cli("mcp", "--db", str(catalog_only.with_name("missing.duckdb")), "--principal", "alice")
     assert out.returncode == 2 and "no catalog database" in out.stderr
-    out = cli("mcp", "--db", str(catalog_only), "--transport", "http", "--tokens", str(catalog_only.with_name("no.json")))
+    out = cli("mcp", "--db", str(catalog_only), "--transport", "http",
+              "--tokens", str(catalog_only.with_name("no.json")))
     assert out.returncode == 2 and "no MCP tokens file" in out.stderr
     out = cli("mcp", "--db", str(catalog_only), "--principal", "alice", "--role", "finance")
     assert out.returncode == 2 and "does not hold role 'finance'" in out.stderr
