@@ -5,8 +5,8 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Ask", page_icon="🕰️", layout="wide")
 
-from core.access import Visible  # noqa: E402
 from core.ask import Question, ask  # noqa: E402
+from core.history import view_for  # noqa: E402
 from core.envelope import Behavior  # noqa: E402
 from core.explain import explain  # noqa: E402
 from ui import answer  # noqa: E402
@@ -72,7 +72,7 @@ if asked:
     env = ask(s, q, searcher=srch)
     cfg = settings()
     with st.spinner("Writing the explanation…") if cfg.llm_model else contextlib.nullcontext():
-        env.explanation = explain(env, asked["question"], Visible(s, form["role"]).visible_ids, cfg.llm_model,
+        env.explanation = explain(env, asked["question"], view_for(s, env).visible_ids, cfg.llm_model,
                                   cfg.llm_timeout_s, explanation_cache())
     history_ui.record_answer(env, q)  # audit log: one record per distinct answer (core/audit.py)
     st.session_state["envelope_json"] = env.model_dump_json(indent=2)  # exactly what the download serves

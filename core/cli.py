@@ -151,10 +151,7 @@ def _answer(store, q: Question, searcher, args, principal=None):
     if args.explain:
         settings = Settings.from_env()
         # Citations are checked against the state that answered (a past state for --recorded-at).
-        past = env.recorded and env.recorded.catalog_only and env.recorded.ingest
-        view = history.past_store(store, env.recorded.ingest, env.recorded.acl_ingest).visible(q.role) if past \
-            else store.visible(q.role)
-        env.explanation = explain(env, q.text, view.visible_ids, settings.llm_model,
+        env.explanation = explain(env, q.text, history.view_for(store, env).visible_ids, settings.llm_model,
                                   settings.llm_timeout_s, cache_for(args.db))
     audit.record(args.db, envelope=env, role=q.role, principal=principal or args.principal, source="cli",
                  inputs=audit.inputs_of(q))

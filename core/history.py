@@ -86,11 +86,11 @@ class PastStore(Store):
     def __init__(self, parent: Store, ingest: Ingest, acl_ingest: int):
         self.path, self.ingest, self.acl_ingest = parent.path, ingest, acl_ingest
         self._views: dict = {}
-        self._root = duckdb.connect(":memory:")
+        self._con = duckdb.connect(":memory:")
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._root.execute(SCHEMA)
-        self._root.execute(HISTORY_SCHEMA)
+        self._con.execute(SCHEMA)
+        self._con.execute(HISTORY_SCHEMA)
         # The content of each object at `ingest`, with the ACL of its latest revision at `acl_ingest`.
         rows = parent.con.execute(
             """SELECT h.doc, p.acl FROM evidence_history h
@@ -104,9 +104,9 @@ class PastStore(Store):
             principals.setdefault(name, []).append(role)
         catalog = Catalog(roles=parent.roles(), evidence=evidence,
                           principals=[Principal(name=n, roles=r) for n, r in principals.items()])
-        self._root.execute("BEGIN")
-        _insert(self._root, catalog, ingest.revision, ingest.source, ingest.ingested_at, ingest.number)
-        self._root.execute("COMMIT")
+        self._con.execute("BEGIN")
+        _insert(self._con, catalog, ingest.revision, ingest.source, ingest.ingested_at, ingest.number)
+        self._con.execute("COMMIT")
         # Read once, like Store does for the file: a past state never changes.
         self._meta = dict(self.con.execute("SELECT key, value FROM meta").fetchall())
         self._roles = parent.roles()
@@ -117,11 +117,11 @@ class PastStore(Store):
         cur = getattr(self._local, "cursor", None)
         if cur is None:
             with self._lock:
-                cur = self._local.cursor = self._root.cursor()
+                cur = self._local.cursor = self._con.cursor()
         return cur
 
     def close(self) -> None:
-        self._root.close()
+        self._con.close()
 
 
 class _History:
@@ -184,6 +184,15 @@ def past_store(store: Store, ingest: int, acl_ingest: int | None = None) -> Past
                 h.past.pop(next(iter(h.past)))
             h.past[key] = PastStore(store, by_number[ingest], acl_ingest)
         return h.past[key]
+
+
+def view_for(store: Store, env):
+    """The role's view of the catalog state that answered `env`: what its explanation's citations are checked
+    against (a past state for an as-recorded answer, else the current catalog)."""
+    state = env.recorded
+    if state and state.catalog_only and state.ingest:
+        return past_store(store, state.ingest, state.acl_ingest).visible(env.role)
+    return store.visible(env.role)
 
 
 def resolve(store: Store, q) -> tuple[Store, object, CatalogState]:

@@ -128,6 +128,7 @@ def explain_changes(store: Store, rec: AuditRecord, then: Envelope | None, today
     if removed:
         out.append(f"removed from the catalog since: {', '.join(removed)}")
     if then is not None:
+        dropped: list[str] = []
         old, new = _by_entity(then), _by_entity(today)
         for ent in sorted(set(old) | set(new)):
             a = {s.evidence_id: s for s in old.get(ent, [])}
@@ -145,8 +146,10 @@ def explain_changes(store: Store, rec: AuditRecord, then: Envelope | None, today
                 out.append(f"new version: {ent} is governed by {', '.join(came)} today (was {', '.join(gone)})")
             elif came:
                 out.append(f"now governs: {', '.join(came)}")
-            elif gone and not set(gone) <= set(revoked) | set(removed):
-                out.append(f"no longer governs: {', '.join(g for g in gone if g not in revoked and g not in removed)}")
+            elif gone:
+                dropped += [g for g in gone if g not in revoked and g not in removed]
+        if dropped:
+            out.append(f"no longer governs: {', '.join(dropped)}")
         fa = {f.source: f for f in then.freshness}
         fb = {f.source: f for f in today.freshness}
         for src in sorted(set(fa) | set(fb)):
