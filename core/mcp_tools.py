@@ -147,10 +147,7 @@ def find_entity(view: Visible, name: str, roles: tuple[str, ...] = TOPIC_ROLES) 
 
 def _explained(cat: Catalog, who: Identity, env: Envelope, question: str) -> Envelope:
     # Citations are checked against the state that answered (a past state for recorded_at), as the CLI does.
-    past = env.recorded and env.recorded.catalog_only and env.recorded.ingest
-    view = (history.past_store(cat.store, env.recorded.ingest, env.recorded.acl_ingest).visible(who.role) if past
-            else cat.view(who))
-    env.explanation = explain(env, question, view.visible_ids, cat.settings.llm_model,
+    env.explanation = explain(env, question, history.view_for(cat.store, env).visible_ids, cat.settings.llm_model,
                               cat.settings.llm_timeout_s, cache_for(cat.db_path))
     return env
 
