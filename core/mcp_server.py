@@ -29,9 +29,9 @@ from . import audit
 from . import mcp_tools as tools
 from .config import Settings
 from .embed import Embedder
+from .live import Live
 from .mcp_auth import AccessDenied, Identity, find_token, load_tokens, resolve_identity
 from .review import CATEGORIES
-from .live import Live
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
