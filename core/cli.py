@@ -6,7 +6,7 @@ import json
 import sys
 from datetime import date, datetime, timedelta, timezone
 
-from . import audit, history
+from . import audit, history, mcp_cli
 from .ask import Question, UnknownRole, ask
 from .auth import cli_role, cli_roles
 from .config import Settings
@@ -100,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("roles", help="list the catalog's roles")
     r.add_argument("--db", required=True)
+    mcp_cli.add_parsers(sub)
     return p
 
 
@@ -110,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
             return _ingest(args)
         if args.cmd == "eval":
             return _eval(args)
+        if args.cmd in ("mcp", "mcp-token"):
+            return mcp_cli.run(args)
         if args.cmd == "audit":
             from .audit_cli import run_audit
             return run_audit(args)

@@ -36,6 +36,11 @@ class Settings(BaseModel):
     llm_timeout_s: float = 30.0
     # Who may use which role: demo (chosen freely), header (trusted proxy), oidc (st.login). See core/auth.py.
     auth: AuthSettings = Field(default_factory=AuthSettings)
+    # MCP server (`python -m core mcp`): the principal a stdio server runs as, optionally one of its roles,
+    # and the hashed bearer-token file an HTTP server checks.
+    mcp_principal: str | None = None
+    mcp_role: str | None = None
+    mcp_tokens: Path | None = None
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -51,6 +56,10 @@ class Settings(BaseModel):
         if os.environ.get("ASOF_LLM_TIMEOUT"):
             values["llm_timeout_s"] = float(os.environ["ASOF_LLM_TIMEOUT"])
         values["auth"] = _auth_from_env()
+        for key, env in (("mcp_principal", "ASOF_MCP_PRINCIPAL"), ("mcp_role", "ASOF_MCP_ROLE"),
+                         ("mcp_tokens", "ASOF_MCP_TOKENS")):
+            if os.environ.get(env):
+                values[key] = os.environ[env]
         return cls(**values)
 
 
