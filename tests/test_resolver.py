@@ -221,5 +221,10 @@ def test_retired_and_expired_objects_are_never_used(tmp_path):
     assert "old" not in {s.evidence_id for s in late.selected}
 
 
-def test_catalog_revision_in_envelope(ask_demo, demo_store):
-    assert ask_demo("What is GMV on 2025-03-31?").catalog_revision == demo_store.revision
+def test_catalog_revision_in_envelope_is_the_roles_own(ask_demo, demo_store):
+    """Each role is told the revision of what it may see: a change to a hidden object must not move it."""
+    analyst = ask_demo("What is GMV on 2025-03-31?").catalog_revision
+    finance = ask_demo("What is GMV on 2025-03-31?", role="finance").catalog_revision
+    assert analyst == demo_store.visible("analyst").revision
+    assert finance == demo_store.visible("finance").revision
+    assert analyst != finance != demo_store.revision
