@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from .access import Visible
 from .ask import Question, UnknownRole, ask
+from .auth import cli_role, cli_roles
 from .config import Settings
 from .dates import parse_period
 from .embed import Embedder
@@ -17,6 +18,7 @@ from .ingest import read_inputs, refuse_wholesale_removal
 from .load import CatalogError, read_text
 from .publish import publish
 from .render import render_text
+from .safe_text import json_safe, plain
 from .search import open_searcher
 from .store import DatabaseError, Store, check_db_path
 
@@ -55,7 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("ask", help="answer one question (or a --batch file) as a role")
     a.add_argument("--db", required=True)
-    a.add_argument("--role", help="requester role (required unless every --batch line has one)")
+    a.add_argument("--role", help="requester role (required unless every --batch line has one, or --principal "
+                                  "gives it)")
+    a.add_argument("--principal", help="who is asking (a catalog principal): --role must be one of its roles, "
+                                       "default its first; required when ASOF_AUTH is header or oidc")
     when = a.add_mutually_exclusive_group()
     when.add_argument("--date", type=_day, help="reporting date YYYY-MM-DD")
     when.add_argument("--period", help="reporting period START..END (inclusive end)")
@@ -86,12 +91,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "roles":
             store = Store(args.db)
             for role in store.roles():
-                print(role.name)
+                print(plain(role.name, oneline=True))
             return 0
         return _ask(args)
     except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError) as exc:
         # OSError: a path that is a folder, unreadable, on a full or read-only disk; all named in the message.
-        print(f"error: {exc}", file=sys.stderr)
+        # Messages can quote catalog text and user input: no terminal escapes reach the terminal.
+        print(f"error: {plain(exc)}", file=sys.stderr)
         return 2
 
 
@@ -104,15 +110,16 @@ def _ingest(args) -> int:
     except CatalogError as exc:
         print(f"error: catalog not ingested; {len(exc.problems)} problem(s), database left unchanged:", file=sys.stderr)
         for problem in exc.problems[:200]:
-            print(f"  {problem}", file=sys.stderr)
+            print(f"  {plain(problem, oneline=True)}", file=sys.stderr)
         if len(exc.problems) > 200:
             print(f"  ... and {len(exc.problems) - 200} more", file=sys.stderr)
         return 2
     for warning in catalog.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {plain(warning, oneline=True)}", file=sys.stderr)
     if changes.removed:
         shown = ", ".join(changes.removed[:10]) + (" ..." if len(changes.removed) > 10 else "")
-        print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {shown}", file=sys.stderr)
+        print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {plain(shown, oneline=True)}",
+              file=sys.stderr)
     done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog))
     revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
@@ -136,7 +143,11 @@ def _answer(store, q: Question, searcher, args):
 
 def _ask(args) -> int:
     store = Store(args.db)
-    searcher = open_searcher(store, Settings.from_env().embed_model)
+    settings = Settings.from_env()
+    # The same principal -> roles mapping as the app; in demo mode without --principal any role goes.
+    allowed = cli_roles(settings.auth.mode, args.principal, store.principals(), [r.name for r in store.roles()],
+                        settings.auth.email_domain)
+    searcher = open_searcher(store, settings.embed_model)
     if args.batch:
         if args.question:
             raise ValueError("give either a question or --batch, not both")
@@ -150,7 +161,7 @@ def _ask(args) -> int:
                 for key in ("question", "role", "date", "period", "at"):
                     if item.get(key) is not None and not isinstance(item[key], str):
                         raise ValueError(f"field {key!r} must be a string, got {type(item[key]).__name__}")
-                role = item.get("role") or args.role
+                role = cli_role(item.get("role") or args.role, allowed, args.principal)
                 if not role or not item.get("question"):
                     raise ValueError("needs 'question' and 'role' (or --role)")
                 q = _question(role, item["question"],
@@ -161,12 +172,13 @@ def _ask(args) -> int:
                 raise ValueError(f"{args.batch} line {n}: {exc}") from exc
             out.append(_answer(store, q, searcher, args))
         for env in out:
-            print(env.model_dump_json())
+            print(json_safe(env.model_dump_json()))
         return 0
-    if not args.question or not args.role:
+    role = cli_role(args.role, allowed, args.principal)
+    if not args.question or not role:
         raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
-    env = _answer(store, _question(args.role, args.question, args.date, args.period, args.at), searcher, args)
-    print(env.model_dump_json(indent=2) if args.json else render_text(env))
+    env = _answer(store, _question(role, args.question, args.date, args.period, args.at), searcher, args)
+    print(json_safe(env.model_dump_json(indent=2)) if args.json else render_text(env))
     return 0
 
 

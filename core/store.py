@@ -269,6 +269,14 @@ class Store:
         return [r for (r,) in self.con.execute(
             "SELECT DISTINCT role FROM principals WHERE principal = ? ORDER BY role", [principal]).fetchall()]
 
+    def principals(self) -> dict[str, list[str]]:
+        """Principal name -> its roles, in catalog order (core/auth maps signed-in users onto these; the
+        first role is the CLI's default)."""
+        out: dict[str, list[str]] = {}
+        for name, role in self.con.execute("SELECT principal, role FROM principals ORDER BY rowid").fetchall():
+            out.setdefault(name, []).append(role)
+        return out
+
     def visible(self, role: str):
         """The role's view (see access.Visible); one per role, since the database is read-only here."""
         from .access import Visible
