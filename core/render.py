@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from .envelope import Envelope
+from .intent_render import intent_lines
 
 
 def _interval(ref) -> str:
@@ -28,6 +29,7 @@ def render_text(env: Envelope) -> str:
                 lines.append(f"      grain: {s.metric.grain}")
         if s.model and s.model.grain:
             lines.append(f"      grain: {s.model.grain}")
+    lines += intent_lines(env)
     for sp in env.splits:
         lines.append(f"  part: {sp.verdict}")
     for c in env.conflicts:
