@@ -34,7 +34,8 @@ def _entity_row(entity, objs: list[Evidence], day: date) -> ListedEntity:
     versions = governing_versions(objs, entity.role)
     now = in_effect(versions, day)
     if now:
-        main, status = now[-1], f"current version {version_name(now[-1])} on {day}"
+        main = now[-1]
+        status = f"current version {version_name(main)} on {day}" if main.version else f"current on {day}"
     elif versions:
         main, status = versions[-1], f"no current version on {day}"
     else:

@@ -42,7 +42,8 @@ def _bag(ev: Evidence) -> set[str]:
 
 def quote(ev: Evidence, topic: list[str]) -> str:
     """The sentences that mention the topic, else the opening ones; never more than MAX_QUOTE characters."""
-    sentences = [s.strip() for s in _SENTENCE.split(ev.text.strip()) if s.strip()]
+    body = " ".join(line for line in ev.text.splitlines() if not line.lstrip().startswith("#"))  # Markdown headings
+    sentences = [s.strip() for s in _SENTENCE.split(body.strip()) if s.strip()]
     hits = [s for s in sentences if set(topic) & set(words(s))] if topic else []
     out = ""
     for s in hits or sentences:

@@ -19,7 +19,8 @@ def intent_lines(env: Envelope) -> list[str]:
         lines.append(f"  {li.kind}s visible to {env.role} as of {li.as_of}"
                      + (f", about {' '.join(li.topic)}" if li.topic else "") + f": {len(li.items)}")
         for it in li.items:
-            vs = ", ".join(f"{v.version or v.evidence_id} {_interval(v)} {v.lifecycle}" for v in it.versions)
+            vs = ", ".join(f"{'v' + v.version if v.version else '(unversioned)'} {_interval(v)} {v.lifecycle}"
+                          for v in it.versions)
             lines.append(f"  - {it.label} ({it.entity_id})  owner: {it.owner or '—'}  status: {it.status}")
             lines.append(f"      versions: {vs}")
     if env.comparison:
