@@ -10,6 +10,7 @@ from core.ask import Question, ask  # noqa: E402
 from core.envelope import Behavior  # noqa: E402
 from core.explain import explain  # noqa: E402
 from ui import answer  # noqa: E402
+from ui.intents import render_intent  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
 
 EXAMPLES = [
@@ -74,6 +75,7 @@ if asked:
                                   cfg.llm_timeout_s, explanation_cache())
     st.session_state["envelope_json"] = env.model_dump_json(indent=2)  # exactly what the download serves
     answer.verdict(env)
+    render_intent(env)  # discover, compare, owner, downstream, document: their own section (ui/intents.py)
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))
         for i, (col, option) in enumerate(zip(cols, env.clarify.options)):
