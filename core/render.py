@@ -22,7 +22,9 @@ def render_text(env: Envelope) -> str:
     for n in env.notes:
         lines.append(f"note: {n}")
     for s in env.selected:
-        lines.append(f"  governs [{s.role_in_answer}] {s.evidence_id}  v{s.version}  {_interval(s)}  ({s.authority})")
+        # Intent answers carry evidence that is compared, owned or walked, not governing.
+        verb = "governs" if s.role_in_answer in ("definition", "model", "overlap", "lineage") else "evidence"
+        lines.append(f"  {verb} [{s.role_in_answer}] {s.evidence_id}  v{s.version}  {_interval(s)}  ({s.authority})")
         if s.metric:
             lines.append(f"      formula: {s.metric.formula}")
             if s.metric.grain:
