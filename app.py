@@ -65,7 +65,7 @@ asked = st.session_state.get("asked")
 if asked:
     # Recomputed on every run from the current role and dates, so switching role never shows
     # another role's evidence.
-    srch = searcher()
+    srch = searcher(s)
     env = ask(s, Question(role=form["role"], text=asked["question"], day=form["day"], period=form["period"],
                           at=form["at"], entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False)),
               searcher=srch)

@@ -6,6 +6,7 @@ costs the same on a catalog of 100 or 100,000 objects.
 """
 from __future__ import annotations
 
+import hashlib
 from datetime import date
 from functools import cached_property
 
@@ -18,13 +19,55 @@ from .text import words
 
 
 class Visible:
+    """One role's view. Shared by every thread that asks as this role: its cached values are pure
+    functions of the read-only file and the role, and every query runs on the calling thread's cursor."""
+
     def __init__(self, store: Store, role: str):
-        self.store, self.role, self.con = store, role, store.con
+        self.store, self.role = store, role
+
+    @property
+    def con(self):
+        return self.store.con
 
     def _docs(self, where: str, params: list) -> list[Evidence]:
         rows = self.con.execute(f"SELECT doc FROM evidence WHERE list_contains(acl, ?) AND ({where}) "
                                 "ORDER BY evidence_id", [self.role, *params]).fetchall()
-        return [Evidence.model_validate_json(doc) for (doc,) in rows]
+        return self._redact([Evidence.model_validate_json(doc) for (doc,) in rows])
+
+    def _redact(self, docs: list[Evidence]) -> list[Evidence]:
+        """Drop references (links, supersedes, superseded_by) to anything this role cannot see.
+
+        A visible page may say it is "superseded by" a finance-only version; naming that id would tell
+        the role it exists. Hidden and made-up targets are treated alike, so neither is observable.
+        """
+        refs = {t for ev in docs for _, t in ev.link_targets()}
+        if not refs:
+            return docs
+        seen = {i for row in self.con.execute(
+            "SELECT evidence_id, entity_id FROM evidence WHERE list_contains(acl, ?) "
+            "AND (evidence_id = ANY(?::VARCHAR[]) OR entity_id = ANY(?::VARCHAR[]))",
+            [self.role, sorted(refs), sorted(refs)]).fetchall() for i in row}
+        out = []
+        for ev in docs:
+            if all(t in seen for _, t in ev.link_targets()):
+                out.append(ev)
+                continue
+            links = {k: kept for k, ts in ev.links.items() if (kept := [t for t in ts if t in seen])}
+            out.append(ev.model_copy(update={
+                "links": links,
+                "supersedes": ev.supersedes if ev.supersedes in seen else None,
+                "superseded_by": ev.superseded_by if ev.superseded_by in seen else None}))
+        return out
+
+    @cached_property
+    def revision(self) -> str:
+        """The catalog revision as this role sees it: changes to objects it cannot see leave it as it is."""
+        digest = hashlib.sha256()
+        for ev_id, content in self.con.execute(
+                "SELECT evidence_id, content_hash FROM evidence WHERE list_contains(acl, ?) ORDER BY evidence_id",
+                [self.role]).fetchall():
+            digest.update(f"{ev_id}|{content}\n".encode())
+        return digest.hexdigest()[:16]
 
     @cached_property
     def count(self) -> int:

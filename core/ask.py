@@ -122,7 +122,7 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
     intent = parse_intent(q.text)
     # 1. Authorization first: everything after reads the catalog only through the role's view.
     view = store.visible(q.role)
-    run = _Run(q=q, view=view, intent=intent, revision=store.revision, at=at,
+    run = _Run(q=q, view=view, intent=intent, revision=view.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
     run.step("authorization", f"{view.count} objects visible to role {q.role}")
     # Intents that are not a definition answer (core/intents.py); compare reads its own two dates.

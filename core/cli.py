@@ -12,12 +12,13 @@ from .config import Settings
 from .dates import parse_period
 from .embed import Embedder
 from .explain import cache_for, explain
-from .index import commit_index, index_path, prepare_index
+from .index import index_path
 from .ingest import read_inputs
 from .load import CatalogError
 from .render import render_text
 from .search import open_searcher
-from .store import Store, write_catalog
+from .publish import publish
+from .store import Store
 
 
 def _iso_datetime(value: str) -> datetime:
@@ -89,10 +90,8 @@ def _ingest(args) -> int:
         return 2
     for warning in catalog.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    # Embed first: if that fails, neither the database nor the index has been touched.
-    prepared = prepare_index(catalog, args.db, Embedder(Settings.from_env().embed_model))
-    revision = write_catalog(catalog, args.db, source=str(args.catalog))
-    report = commit_index(prepared)
+    done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog))
+    revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
           f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted; objects: {changes.summary()}")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import threading
 from functools import cached_property
 
 import numpy as np
@@ -18,6 +19,8 @@ class Embedder:
     def __init__(self, model: str | None = None, batch_size: int = 64):
         self.model_name = model or default_model_path()
         self.batch_size = batch_size
+        # A fast tokenizer raises "Already borrowed" when two threads encode through it at once.
+        self._lock = threading.Lock()
 
     @cached_property
     def model(self):
@@ -33,8 +36,9 @@ class Embedder:
         out = []
         for start in range(0, len(texts), self.batch_size):
             batch = texts[start:start + self.batch_size]
-            out.append(self.model.encode(batch, batch_size=self.batch_size, normalize_embeddings=True,
-                                         convert_to_numpy=True, show_progress_bar=False))
+            with self._lock:
+                out.append(self.model.encode(batch, batch_size=self.batch_size, normalize_embeddings=True,
+                                             convert_to_numpy=True, show_progress_bar=False))
             if progress:
                 progress(min(start + self.batch_size, len(texts)), len(texts))
         if not out:

@@ -135,8 +135,13 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
     return PreparedIndex(path=path, data=pa.Table.from_pylist(rows, schema=schema(embedder.dim)), report=report)
 
 
-def commit_index(prepared: PreparedIndex) -> IndexReport:
-    """Upsert by chunk_id and delete what the catalog no longer has, in one LanceDB commit."""
+def revision_tag(revision: str) -> str:
+    return f"rev-{revision}"
+
+
+def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexReport:
+    """Upsert by chunk_id and delete what the catalog no longer has, in one LanceDB commit; the final
+    version is tagged with the catalog revision it serves (search.Searcher checks that tag out)."""
     import lancedb
     from lancedb.index import FTS, LabelList
 
@@ -149,8 +154,14 @@ def commit_index(prepared: PreparedIndex) -> IndexReport:
         table = db.create_table(TABLE, data=prepared.data)
     table.create_index("text", config=FTS(), replace=True)
     table.create_index("acl", config=LabelList(), replace=True)
+    if revision:
+        tag = revision_tag(revision)
+        if tag in table.tags.list():
+            table.tags.update(tag, table.version)
+        else:
+            table.tags.create(tag, table.version)
     return prepared.report
 
 
 def build_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> IndexReport:
-    return commit_index(prepare_index(catalog, db_path, embedder, quiet))
+    return commit_index(prepare_index(catalog, db_path, embedder, quiet), catalog.revision())

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from datetime import datetime, timezone
-from functools import cached_property
 from pathlib import Path
 
 import duckdb
@@ -108,28 +108,61 @@ def _many(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None
     con.execute(f"INSERT INTO {table} SELECT {', '.join(columns)} FROM batch")
 
 
+def _open_read_only(path: Path) -> duckdb.DuckDBPyConnection:
+    """The file attached read-only to a private in-memory database.
+
+    `duckdb.connect(path)` shares one database instance per path within a process, so after a
+    re-ingest renames a new file over the old one, a new connection would still read the old file
+    while any Store holds it open. Attaching opens the file that is at the path now.
+    """
+    con = duckdb.connect(":memory:")
+    literal = "'" + str(path).replace("'", "''") + "'"
+    con.execute(f"ATTACH {literal} AS catalog (READ_ONLY)")
+    con.execute("USE catalog")
+    return con
+
+
 class Store:
-    """Read access to an ingested catalog. Every evidence read is scoped to one role."""
+    """Read access to an ingested catalog. Every evidence read is scoped to one role.
+
+    One Store serves every thread of the app. A DuckDB connection must not run queries from two
+    threads at once (one thread can fetch the other's result), so each thread reads through its
+    own cursor of the one read-only connection. The file is opened once: a re-ingest replaces it by
+    rename, and this Store keeps answering from the revision it opened, never a mix.
+    """
 
     def __init__(self, db_path: str | Path):
         self.path = Path(db_path)
         if not self.path.exists():
             raise FileNotFoundError(f"no catalog database at {self.path}; run `python -m core ingest` first")
-        self.con = duckdb.connect(str(self.path), read_only=True)
+        self._con = _open_read_only(self.path)
+        self._local = threading.local()
+        self._lock = threading.Lock()
         self._views: dict = {}
-        found = dict(self.con.execute("SELECT key, value FROM meta").fetchall()).get("schema_version")
+        found = dict(self._con.execute("SELECT key, value FROM meta").fetchall()).get("schema_version")
         if found != SCHEMA_VERSION:
-            self.con.close()
+            self._con.close()
             raise FileNotFoundError(f"{self.path} was written by an older AsOf (schema {found}, need "
                                     f"{SCHEMA_VERSION}); run `python -m core ingest CATALOG --db {self.path}` again")
+        self._meta, self._roles = self._read_meta(), self._read_roles()
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """This thread's cursor (a connection of its own to the same database)."""
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            with self._lock:
+                cur = self._con.cursor()
+            cur.execute("USE catalog")
+            self._local.cursor = cur
+        return cur
 
     def close(self) -> None:
-        self.con.close()
+        self._con.close()
 
-    # The file is opened read-only, so meta and roles are read once, not on every question.
-    @cached_property
-    def _meta(self) -> dict[str, str]:
-        return dict(self.con.execute("SELECT key, value FROM meta").fetchall())
+    # The file is opened read-only, so meta and roles are read once, in __init__, not on every question.
+    def _read_meta(self) -> dict[str, str]:
+        return dict(self._con.execute("SELECT key, value FROM meta").fetchall())
 
     def meta(self) -> dict[str, str]:
         return dict(self._meta)
@@ -138,20 +171,25 @@ class Store:
     def revision(self) -> str:
         return self._meta["catalog_revision"]
 
-    @cached_property
-    def _roles(self) -> list[Role]:
+    def _read_roles(self) -> list[Role]:
         return [Role(name=n, description=d or "", steward=bool(st)) for n, d, st in
-                self.con.execute("SELECT role, description, steward FROM roles ORDER BY role").fetchall()]
+                self._con.execute("SELECT role, description, steward FROM roles ORDER BY role").fetchall()]
 
     def roles(self) -> list[Role]:
         return list(self._roles)
 
+    def principal_roles(self, principal: str) -> list[str]:
+        """The roles a catalog principal holds (identity modes map a signed-in user to one)."""
+        return [r for (r,) in self.con.execute(
+            "SELECT DISTINCT role FROM principals WHERE principal = ? ORDER BY role", [principal]).fetchall()]
+
     def visible(self, role: str):
-        """The role's view (see access.Visible); cached, since the database is read-only here."""
+        """The role's view (see access.Visible); one per role, since the database is read-only here."""
         from .access import Visible
-        if role not in self._views:
-            self._views[role] = Visible(self, role)
-        return self._views[role]
+        with self._lock:
+            if role not in self._views:
+                self._views[role] = Visible(self, role)
+            return self._views[role]
 
     def all_evidence_for_review(self) -> list[Evidence]:
         """Unscoped read for catalog stewards' review queue; never on the answer path."""

@@ -19,7 +19,7 @@ if role.steward:
 else:
     evidence = s.visible(role.name).all()
     st.caption(f"Limited to what role **{role.name}** may see.")
-srch = searcher()
+srch = searcher(s)
 index = srch.status_for(role.name) if srch else None
 items = review_queue(evidence, date.today(), index)
 st.metric("Open items", len(items))

@@ -11,6 +11,7 @@ from core.dates import parse_period
 from core.embed import Embedder
 from core.explain import ExplanationCache, cache_for
 from core.search import Searcher
+from core.live import Live
 from core.store import Store
 
 apply_offline_env()
@@ -19,26 +20,6 @@ apply_offline_env()
 @st.cache_resource
 def settings() -> Settings:
     return Settings.from_env()
-
-
-@st.cache_resource(show_spinner=False)
-def _store(path: str, mtime: float) -> Store:
-    return Store(path)
-
-
-def store() -> Store:
-    """The catalog database; a re-ingest (new file) opens a fresh connection."""
-    path = settings().db_path
-    if not path.exists():
-        st.error(f"No catalog database at {path}. Run `bash scripts/run.sh` (it ingests the demo catalog), "
-                 "or `python -m core ingest CATALOG --db PATH` and set ASOF_DB.")
-        st.stop()
-    return _store(str(path), path.stat().st_mtime)
-
-
-@st.cache_resource(show_spinner=False)
-def explanation_cache() -> ExplanationCache:
-    return cache_for(settings().db_path)
 
 
 @st.cache_resource(show_spinner=False)
@@ -52,20 +33,34 @@ def _embedder(model: str | None) -> tuple[Embedder, threading.Thread]:
 
 
 @st.cache_resource(show_spinner=False)
-def _searcher(path: str, mtime: float, model: str | None) -> Searcher | None:
-    s = Searcher(_store(path, mtime), _embedder(model)[0])
-    return s if s.available else None
+def _live(path: str, model: str | None) -> Live:
+    return Live(path, _embedder(model)[0])
 
 
-def searcher(wait: bool = False) -> Searcher | None:
-    """The hybrid searcher once the embedding model is loaded (None while it warms up)."""
-    embedder, thread = _embedder(settings().embed_model)
+def store() -> Store:
+    """The catalog database as it is now; one Store per file revision, shared by every session."""
+    path = settings().db_path
+    if not path.exists():
+        st.error(f"No catalog database at {path}. Run `bash scripts/run.sh` (it ingests the demo catalog), "
+                 "or `python -m core ingest CATALOG --db PATH` and set ASOF_DB.")
+        st.stop()
+    return _live(str(path), settings().embed_model).store()
+
+
+@st.cache_resource(show_spinner=False)
+def explanation_cache() -> ExplanationCache:
+    return cache_for(settings().db_path)
+
+
+def searcher(s: Store, wait: bool = False) -> Searcher | None:
+    """The hybrid searcher paired with this Store, once the embedding model is loaded (None while it
+    warms up). Always pass the Store the request started with, so both read the same revision."""
+    _, thread = _embedder(settings().embed_model)
     if wait:
         thread.join()
     if thread.is_alive():
         return None
-    path = settings().db_path
-    return _searcher(str(path), path.stat().st_mtime, settings().embed_model)
+    return _live(str(settings().db_path), settings().embed_model).searcher(s)
 
 
 def _keep(*keys: str) -> None:
@@ -101,7 +96,8 @@ def sidebar(s: Store) -> dict:
         at_day = st.date_input("Day (UTC)", key="at_day")
         at_time = st.time_input("Time (UTC)", key="at_time")
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
-    meta = s.meta()
-    st.sidebar.caption(f"Catalog revision `{meta['catalog_revision']}` · {meta['object_count']} objects · "
+    meta, view = s.meta(), s.visible(st.session_state["role"])
+    # Revision and count as this role sees them: hidden objects change neither.
+    st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} objects you can see · "
                        f"ingested {meta['ingested_at']}")
     return {"role": st.session_state["role"], "day": day, "period": period, "at": at}
