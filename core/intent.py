@@ -77,7 +77,9 @@ def parse_intent(question: str) -> Intent:
     if col:
         spans.append((col.start(), col.end()))
         aspects.add("lineage")
-    kind, listing = intent_kind(question)
+    kind, listing, cue = _intent_match(question)
+    if kind in ("owner", "downstream", "compare") and cue:
+        spans.append(cue)  # "who owns", "which dashboards use": the asking words, not part of any name
     return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=(col.group("tick") or col.group("word")) if col else None,
@@ -124,11 +126,15 @@ _LISTING = {"metric": "metric", "kpi": "metric", "measure": "metric", "model": "
             "table": "source", "dataset": "source", "document": "document", "doc": "document", "page": "document"}
 
 
-def intent_kind(question: str) -> tuple[str | None, str | None]:
-    """The intent kind, and for discover which kind of thing is listed."""
+def _intent_match(question: str) -> tuple[str | None, str | None, tuple[int, int] | None]:
     for kind, pattern in INTENTS:
         m = pattern.search(question)
         if m:
             noun = _NOUN.search(m.group(0)) if kind == "discover" else None
-            return kind, (_LISTING[noun.group(1).lower()] if noun else None)
-    return None, None
+            return kind, (_LISTING[noun.group(1).lower()] if noun else None), m.span()
+    return None, None, None
+
+
+def intent_kind(question: str) -> tuple[str | None, str | None]:
+    """The intent kind, and for discover which kind of thing is listed."""
+    return _intent_match(question)[:2]
