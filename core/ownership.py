@@ -9,7 +9,7 @@ from datetime import date
 
 from .discover import summary
 from .envelope import Behavior, Envelope, EvidenceRef, Ownership
-from .intents import as_of
+from .intents import as_of, not_found
 from .resolve import governing_versions, in_effect, interval_text, retrievable, version_name
 
 
@@ -34,7 +34,7 @@ def answer(run, pick) -> Envelope:
         source, from_draft = sorted(objs, key=lambda o: (o.valid_from or date.min, o.evidence_id))[-1], True
         how = f"{source.title}, a {source.lifecycle.value} {source.authority.value.replace('_', '-')} object (there is no approved version)"
     else:
-        return run.envelope(Behavior.not_found_or_not_authorized, _not_found(), **kw)
+        return not_found(run)
     history = versions or [source]
     owners = {v.evidence_id: v.owner for v in history}
     ownership = Ownership(entity_id=primary.entity_id, owner=source.owner, evidence_id=source.evidence_id,
@@ -52,8 +52,3 @@ def answer(run, pick) -> Envelope:
         behavior = Behavior.abstain
     selected = [] if from_draft else [EvidenceRef.of(source, "owner")]
     return run.envelope(behavior, verdict, selected=selected, ownership=ownership, **kw)
-
-
-def _not_found() -> str:
-    from .ask import NOT_FOUND
-    return NOT_FOUND

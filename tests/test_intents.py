@@ -10,7 +10,7 @@ import os
 from datetime import date, datetime, timezone
 
 import pytest
-from conftest import DEMO, DEMO_AT, ROOT, cli
+from conftest import DEMO, ROOT, cli
 from streamlit.testing.v1 import AppTest
 
 from core.ask import Question, ask
