@@ -79,7 +79,10 @@ def parse_intent(question: str) -> Intent:
         aspects.add("lineage")
     kind, listing, cue = _intent_match(question)
     if kind in ("owner", "downstream", "compare") and cue:
-        spans.append(cue)  # "who owns", "which dashboards use": the asking words, not part of any name
+        # "who owns", "which dashboards use": asking words, not part of any name. Only the cue's own words
+        # are set aside; a name inside the cue ("how did churn change") stays matchable.
+        spans += [(cue[0] + m.start(), cue[0] + m.end()) for m in re.finditer(r"[A-Za-z']+", question[cue[0]:cue[1]])
+                  if m.group().lower() in CUE_WORDS]
     return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=(col.group("tick") or col.group("word")) if col else None,
@@ -122,6 +125,11 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         r"\b(upcoming|planned|pending|proposed|proposals?|coming|future|next version|will .{1,40} change|"
         r"going to change|about to change|not yet in effect)\b", re.I)),
 ]
+CUE_WORDS = set("""who whose owns owned owner owners maintains maintain responsible accountable looks after ask contact
+talk which what dashboard dashboards report reports exposure exposures model models metric metrics asset assets things
+objects consumer consumers use uses using read reads reading depend depends consume consumes built build rely relies
+fed feed sit downstream uses break impact changing compare comparison diff difference differences differ changed
+change changes""".split())
 _LISTING = {"metric": "metric", "kpi": "metric", "measure": "metric", "model": "model", "source": "source",
             "table": "source", "dataset": "source", "document": "document", "doc": "document", "page": "document"}
 

@@ -151,6 +151,8 @@ def test_owner_of_the_governing_version(stores):
     explained(stores, "demo", env)
     j = run(stores, "jaffle", "who is the owner of order_items?")
     assert j.ownership.owner == "Data Platform (Sam Okafor)"
+    # the asking verb is not read as a qualifier of the one-word metric name
+    assert run(stores, "jaffle", "who owns revenue?").ownership.owner == "Finance (Dana Ruiz)"
     draft = run(stores, "demo", "who owns customer lifetime value?")
     assert draft.ownership.from_draft and draft.ownership.owner == "Growth Analytics (Jonas Berg)"
 
