@@ -33,6 +33,7 @@ from .envelope import (
     Conflict,
     Envelope,
     EvidenceRef,
+    IndexStatus,
     Lineage,
     SearchHit,
     SubPeriod,
@@ -40,6 +41,7 @@ from .envelope import (
 )
 from .columns import trace_column
 from .freshness import source_freshness
+from .index import IndexUnavailable
 from .intent import Intent, parse_intent
 from .resolve import (
     backing_model,
@@ -112,7 +114,20 @@ class _Run:
 
 def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None) -> Envelope:
     """Answer one question. `searcher` adds the semantic path and the conflict pass; without it the
-    answer comes from the catalog alone."""
+    answer comes from the catalog alone. An index that cannot be read (at opening or mid-question) gives
+    the catalog-only answer with a notice, never a Lance traceback."""
+    try:
+        env = _ask(store, q, now, searcher)
+        problem = searcher.problem if searcher is not None and not searcher.available else None
+    except IndexUnavailable as exc:
+        env, problem = _ask(store, q, now, None), str(exc)
+    if problem:
+        env.index = IndexStatus(status="unavailable", detail=problem)
+        env.notes.append(f"Search index unavailable: {problem}.")
+    return env
+
+
+def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | None) -> Envelope:
     roles = [r.name for r in store.roles()]
     if q.role not in roles:
         raise UnknownRole(f"unknown role {q.role!r}; roles in this catalog: {', '.join(roles)}")

@@ -86,10 +86,11 @@ class Edge(BaseModel):
 
 
 class Freshness(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN compares false with everything, so a NaN threshold would silently never fire: refused.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     source: str | None = None  # defaults to the object's entity_id
-    warn_after_hours: float | None = None
-    error_after_hours: float | None = None
+    warn_after_hours: float | None = Field(default=None, ge=0)
+    error_after_hours: float | None = Field(default=None, ge=0)
     loaded_at: datetime | None = None
     observed_at: datetime | None = None
 
@@ -154,7 +155,8 @@ class Evidence(BaseModel):
                 raise ValueError("give valid_to (exclusive) or valid_through (inclusive), not both")
             if through is not None:
                 day = through if isinstance(through, date) else date.fromisoformat(str(through))
-                data["valid_to"] = day + timedelta(days=1)
+                # The last day the calendar has (9999-12-31) has no day after it: open-ended.
+                data["valid_to"] = day + timedelta(days=1) if day < date.max else None
         return data
 
     @field_validator("links", mode="before")
@@ -177,6 +179,8 @@ class Evidence(BaseModel):
         if self.valid_from and self.valid_to and self.valid_to <= self.valid_from:
             raise ValueError(
                 f"valid_to {self.valid_to} must be after valid_from {self.valid_from} (valid_to is exclusive)")
+        if self.valid_from and self.expires_at and self.expires_at < self.valid_from:
+            raise ValueError(f"expires_at {self.expires_at} is before valid_from {self.valid_from}")
         if self.content_hash is None:
             self.content_hash = self.compute_hash()
         return self

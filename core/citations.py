@@ -7,7 +7,9 @@ A sentence is checked against the evidence it cites, never against the model's w
   - a conflicting object is cited only where the sentence labels it (draft, superseded, untrusted, ...);
   - every number, date, quoted formula or expression in a sentence appears in the evidence it cites;
   - no sentence repeats untrusted text unless it labels it, nor includes what the definition excludes;
-  - a sentence without citations must be the resolver's own words (its verdict, question or notes).
+  - a sentence without citations must be the resolver's own words (its verdict, question or notes);
+  - no sentence carries markup (Markdown images or links, HTML, Streamlit badges/colors), control characters
+    or ANSI escapes, or a URL that is not in the evidence it cites: explanation text is shown as text.
 Then the explanation as a whole must still answer: the governing evidence is cited and every conflict disclosed.
 """
 from __future__ import annotations
@@ -42,6 +44,19 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _TICKS = re.compile(r"`([^`]+)`")
 _EXPRESSION = re.compile(r"\b[a-z_][\w.]*\([^)]*\)|\b[a-z_][\w.]*\s[-+*/]\s[a-z_(][\w.]*", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
+# Markup a model could slip into the page: an image makes every viewer's browser fetch a URL, a link sends
+# people elsewhere, HTML and Streamlit directives draw badges and colors that look like the app's verdict.
+# Checked outside code spans (Markdown renders those literally; formulas live there).
+_MARKUP = (
+    ("a Markdown image", re.compile(r"!\[[^\]]*\]\s*[(\[]")),
+    ("a Markdown link", re.compile(r"\[[^\]]*\]\s*\(|\[[^\]]*\]\s*\[[^\]]*\]|^\s*\[[^\]]+\]:", re.M)),
+    ("an autolink", re.compile(r"<[a-z][a-z0-9+.-]*:[^<>\s]*>", re.I)),
+    ("HTML", re.compile(r"</?[a-z][a-z0-9-]*(?:[\s/][^<>]*)?>|<!--|&#?[a-z0-9]+;", re.I)),
+    ("a Streamlit badge or color", re.compile(r":[a-z][a-z0-9]*(?:-[a-z0-9]+)*\[|:material/[a-z0-9_]+:", re.I)),
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_URL = re.compile(r"\b(?:https?|ftp|file)://[^\s<>()\[\]`'\"]+|\bwww\.[^\s<>()\[\]`'\"]+"
+                  r"|\b(?:mailto|javascript|data|vbscript):[^\s<>()\[\]`'\"]+", re.I)
 
 
 def _norm(text: str) -> str:
@@ -152,6 +167,21 @@ def _affirms_governing(text: str) -> bool:
     return False
 
 
+def check_markup(text: str, hay: str) -> list[tuple[str, str]]:
+    """(rule, detail) for markup, control characters and URLs not in `hay` (normalized evidence text)."""
+    found = []
+    if _CONTROL.search(text):
+        found.append(("control_characters", "carries control characters or terminal escape sequences"))
+    outside_code = _TICKS.sub(" ", text)
+    for what, pattern in _MARKUP:
+        if pattern.search(outside_code):
+            found.append(("markup", f"carries {what}"))
+    for url in _URL.findall(text):
+        if _norm(url.rstrip(".,;:!?")) not in hay:
+            found.append(("url_not_in_evidence", f"links to {url}, which the cited evidence does not contain"))
+    return found
+
+
 def check_sentence(i: int, s: Cited, facts: _Facts, visible: set[str]) -> list[Problem]:
     env_ids = set(facts.text)
     problems: list[Problem] = []
@@ -159,6 +189,8 @@ def check_sentence(i: int, s: Cited, facts: _Facts, visible: set[str]) -> list[P
     def flag(rule: str, detail: str) -> None:
         problems.append(Problem(sentence=i, rule=rule, detail=detail))
 
+    for rule, detail in check_markup(s.text, facts.haystack([c for c in s.citations if c in visible])):
+        flag(rule, detail)
     if not s.citations:
         if not any(_norm(s.text).rstrip(".") in d for d in facts.decisions):
             flag("uncited", "a factual sentence without citations")

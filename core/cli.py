@@ -4,26 +4,40 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 from .access import Visible
 from .ask import Question, UnknownRole, ask
+from .auth import cli_role, cli_roles
 from .config import Settings
 from .dates import parse_period
 from .embed import Embedder
 from .explain import cache_for, explain
-from .index import index_path
-from .ingest import read_inputs
-from .load import CatalogError
-from .render import render_text
-from .search import open_searcher
+from .index import check_index_path, index_path
+from .ingest import read_inputs, refuse_wholesale_removal
+from .load import CatalogError, read_text
 from .publish import publish
-from .store import Store
+from .render import render_text
+from .safe_text import json_safe, plain
+from .search import open_searcher
+from .store import DatabaseError, Store, check_db_path
 
 
 def _iso_datetime(value: str) -> datetime:
     ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
     return ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc)
+
+
+def _day(value: str) -> date:
+    """A reporting date; the calendar's last day has no next day for the half-open [day, day+1)."""
+    try:
+        day = date.fromisoformat(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a date YYYY-MM-DD ({exc})") from exc
+    if day >= date.max:
+        raise argparse.ArgumentTypeError(f"reporting date {day} is out of range (the last supported day is "
+                         f"{date.max - timedelta(days=1)})")
+    return day
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,12 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
     ing.add_argument("--openlineage", metavar="PATH", help="an OpenLineage event file, JSON array, or folder")
     ing.add_argument("--overlay", metavar="FILE", help="governance overlay YAML (intervals, authority, ACLs, aliases)")
     ing.add_argument("--docs", metavar="FOLDER", help="Markdown pages with front matter to attach")
+    ing.add_argument("--allow-empty", action="store_true",
+                     help="allow an ingest that removes every object of the current catalog")
 
     a = sub.add_parser("ask", help="answer one question (or a --batch file) as a role")
     a.add_argument("--db", required=True)
-    a.add_argument("--role", help="requester role (required unless every --batch line has one)")
+    a.add_argument("--role", help="requester role (required unless every --batch line has one, or --principal "
+                                  "gives it)")
+    a.add_argument("--principal", help="who is asking (a catalog principal): --role must be one of its roles, "
+                                       "default its first; required when ASOF_AUTH is header or oidc")
     when = a.add_mutually_exclusive_group()
-    when.add_argument("--date", type=date.fromisoformat, help="reporting date YYYY-MM-DD")
+    when.add_argument("--date", type=_day, help="reporting date YYYY-MM-DD")
     when.add_argument("--period", help="reporting period START..END (inclusive end)")
     a.add_argument("--at", type=_iso_datetime, help="evaluation time for freshness (ISO 8601; default now)")
     a.add_argument("--json", action="store_true", help="print the envelope as JSON")
@@ -72,24 +91,35 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "roles":
             store = Store(args.db)
             for role in store.roles():
-                print(role.name)
+                print(plain(role.name, oneline=True))
             return 0
         return _ask(args)
-    except (UnknownRole, ValueError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError) as exc:
+        # OSError: a path that is a folder, unreadable, on a full or read-only disk; all named in the message.
+        # Messages can quote catalog text and user input: no terminal escapes reach the terminal.
+        print(f"error: {plain(exc)}", file=sys.stderr)
         return 2
 
 
 def _ingest(args) -> int:
     try:
+        check_db_path(args.db)
+        check_index_path(args.db)
         catalog, changes = read_inputs(args.db, args.catalog, args.dbt, args.openlineage, args.overlay, args.docs)
+        refuse_wholesale_removal(changes, args.db, args.allow_empty)
     except CatalogError as exc:
         print(f"error: catalog not ingested; {len(exc.problems)} problem(s), database left unchanged:", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  {problem}", file=sys.stderr)
+        for problem in exc.problems[:200]:
+            print(f"  {plain(problem, oneline=True)}", file=sys.stderr)
+        if len(exc.problems) > 200:
+            print(f"  ... and {len(exc.problems) - 200} more", file=sys.stderr)
         return 2
     for warning in catalog.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {plain(warning, oneline=True)}", file=sys.stderr)
+    if changes.removed:
+        shown = ", ".join(changes.removed[:10]) + (" ..." if len(changes.removed) > 10 else "")
+        print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {plain(shown, oneline=True)}",
+              file=sys.stderr)
     done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog))
     revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
@@ -113,33 +143,42 @@ def _answer(store, q: Question, searcher, args):
 
 def _ask(args) -> int:
     store = Store(args.db)
-    searcher = open_searcher(store, Settings.from_env().embed_model)
+    settings = Settings.from_env()
+    # The same principal -> roles mapping as the app; in demo mode without --principal any role goes.
+    allowed = cli_roles(settings.auth.mode, args.principal, store.principals(), [r.name for r in store.roles()],
+                        settings.auth.email_domain)
+    searcher = open_searcher(store, settings.embed_model)
     if args.batch:
         if args.question:
             raise ValueError("give either a question or --batch, not both")
-        with open(args.batch, encoding="utf-8") as fh:
-            lines = [(n, line) for n, line in enumerate(fh, 1) if line.strip()]
+        lines = [(n, line) for n, line in enumerate(read_text(args.batch).splitlines(), 1) if line.strip()]
         out = []
         for n, line in lines:
             try:
                 item = json.loads(line)
-                role = item.get("role") or args.role
+                if not isinstance(item, dict):
+                    raise ValueError("each line must be a JSON object")
+                for key in ("question", "role", "date", "period", "at"):
+                    if item.get(key) is not None and not isinstance(item[key], str):
+                        raise ValueError(f"field {key!r} must be a string, got {type(item[key]).__name__}")
+                role = cli_role(item.get("role") or args.role, allowed, args.principal)
                 if not role or not item.get("question"):
                     raise ValueError("needs 'question' and 'role' (or --role)")
                 q = _question(role, item["question"],
-                              date.fromisoformat(item["date"]) if item.get("date") else args.date,
+                              _day(item["date"]) if item.get("date") else args.date,
                               item.get("period") or (None if item.get("date") else args.period),
                               _iso_datetime(item["at"]) if item.get("at") else args.at)
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, OverflowError, RecursionError, argparse.ArgumentTypeError) as exc:
                 raise ValueError(f"{args.batch} line {n}: {exc}") from exc
             out.append(_answer(store, q, searcher, args))
         for env in out:
-            print(env.model_dump_json())
+            print(json_safe(env.model_dump_json()))
         return 0
-    if not args.question or not args.role:
+    role = cli_role(args.role, allowed, args.principal)
+    if not args.question or not role:
         raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
-    env = _answer(store, _question(args.role, args.question, args.date, args.period, args.at), searcher, args)
-    print(env.model_dump_json(indent=2) if args.json else render_text(env))
+    env = _answer(store, _question(role, args.question, args.date, args.period, args.at), searcher, args)
+    print(json_safe(env.model_dump_json(indent=2)) if args.json else render_text(env))
     return 0
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+
+from .auth import UVICORN_DEFAULT_FORWARDED, AuthSettings
 
 # Offline defaults: without these, library imports stall on network retries or flood stderr.
 OFFLINE_ENV = {
@@ -32,6 +34,8 @@ class Settings(BaseModel):
     # Any litellm model id ("openai/gpt-4o-mini", "ollama/llama3.1", ...); None = deterministic explanations.
     llm_model: str | None = None
     llm_timeout_s: float = 30.0
+    # Who may use which role: demo (chosen freely), header (trusted proxy), oidc (st.login). See core/auth.py.
+    auth: AuthSettings = Field(default_factory=AuthSettings)
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -46,4 +50,24 @@ class Settings(BaseModel):
             values["llm_model"] = os.environ["ASOF_LLM_MODEL"]
         if os.environ.get("ASOF_LLM_TIMEOUT"):
             values["llm_timeout_s"] = float(os.environ["ASOF_LLM_TIMEOUT"])
+        values["auth"] = _auth_from_env()
         return cls(**values)
+
+
+def _auth_from_env() -> AuthSettings:
+    env = os.environ
+    values: dict = {"mode": env.get("ASOF_AUTH") or "demo",
+                    "forwarded_allow_ips": env.get("FORWARDED_ALLOW_IPS", UVICORN_DEFAULT_FORWARDED)}
+    if env.get("ASOF_AUTH_HEADER"):
+        values["header"] = env["ASOF_AUTH_HEADER"]
+    if env.get("ASOF_TRUSTED_PROXIES"):
+        values["trusted_proxies"] = [x.strip() for x in env["ASOF_TRUSTED_PROXIES"].split(",") if x.strip()]
+    if env.get("ASOF_AUTH_EMAIL_DOMAIN"):
+        values["email_domain"] = env["ASOF_AUTH_EMAIL_DOMAIN"]
+    if env.get("ASOF_OIDC_CLAIM"):
+        values["oidc_claim"] = env["ASOF_OIDC_CLAIM"]
+    try:
+        return AuthSettings(**values)
+    except ValueError as exc:  # pydantic's ValidationError: name the variables, not the model fields
+        raise ValueError(f"bad identity settings (ASOF_AUTH, ASOF_AUTH_HEADER, ASOF_TRUSTED_PROXIES, "
+                         f"ASOF_AUTH_EMAIL_DOMAIN, ASOF_OIDC_CLAIM): {exc}") from None

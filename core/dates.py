@@ -72,6 +72,8 @@ def find_dates(text: str) -> list[DateMention]:
                 continue
             try:
                 mention = _build(name, m, (s, e))
+                if mention is not None and mention.kind == "date" and mention.start >= date.max:
+                    raise ValueError("the calendar's last day has no next day for [day, day + 1)")
             except ValueError:
                 # "2025-02-30" is not a date, and its year must not be read as one either.
                 for i in range(s, e):
@@ -150,4 +152,6 @@ def parse_period(value: str) -> tuple[date, date]:
     a, b = (date.fromisoformat(x.strip()) for x in value.split("..", 1))
     if b < a:
         raise ValueError(f"period end {b} is before its start {a}")
+    if b >= date.max:  # the half-open end would be the day after the calendar's last
+        raise ValueError(f"period end {b} is out of range (the last supported day is {date.max - timedelta(days=1)})")
     return a, b + timedelta(days=1)

@@ -7,13 +7,13 @@ who may see what) come from the overlay, with defaults that make a first run jus
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from .load import CatalogError, Problem
+from .artifacts import artifact_problems
+from .load import CatalogError, Problem, parse_text, read_text
 
 NODE_TYPES = ("model", "seed", "snapshot")
 HOURS = {"minute": 1 / 60, "hour": 1, "day": 24}
@@ -52,19 +52,20 @@ def read_target(folder: str | Path) -> DbtArtifacts:
     """Read the artifacts; manifest.json is required, the others are used when present."""
     folder = Path(folder)
     problems, loaded, files = [], {}, {}
-    if not (folder / "manifest.json").is_file():
+    if not (folder / "manifest.json").exists():
         raise CatalogError([Problem(file=str(folder), message="no manifest.json: give a dbt target/ folder "
                                                               "(run `dbt parse` or `dbt build` first)")])
     for name in ("manifest", "semantic_manifest", "catalog", "run_results", "sources"):
         path = folder / f"{name}.json"
-        if not path.is_file():
+        if not path.exists():
             continue
         files[name] = str(path)
         try:
-            loaded[name] = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(file=str(path), message=f"malformed JSON at line {exc.lineno} column "
-                                                            f"{exc.colno}: {exc.msg}"))
+            loaded[name] = parse_text(read_text(path), path, as_json=True)
+        except CatalogError as exc:
+            problems += exc.problems
+    # Wrong JSON types (a null metadata, a node that is a string, ...) stop here, named by file, object, field.
+    problems = problems or artifact_problems(loaded, files)
     if problems:
         raise CatalogError(problems)
     manifest = loaded["manifest"]

@@ -6,7 +6,9 @@ unchanged content_hash keeps its vector, removed objects are deleted, old versio
 """
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,49 @@ MAX_CHUNK_CHARS = 800
 
 def index_path(db_path: str | Path) -> Path:
     return Path(db_path).with_suffix(".lance")
+
+
+class IndexUnavailable(Exception):
+    """The search index exists but cannot be read (corrupted, deleted, not a folder): answers fall back
+    to the catalog alone and say so; the next ingest rebuilds it."""
+
+
+REBUILD_HINT = "answers use the catalog only until `python -m core ingest` rebuilds it"
+
+
+def revision_tag(revision: str) -> str:
+    """The index version written for one catalog revision. The catalog (DuckDB) is replaced last, so
+    readers check out the version tagged with the catalog's revision: an ingest killed after the index
+    commit but before the catalog replace leaves readers on the previous catalog and its own index."""
+    return f"rev-{revision}"
+
+
+def open_table(path: Path, revision: str | None):
+    """(table, None) at the version matching `revision` when tagged, else the latest; (None, None) when
+    there is no index; (None, reason) when it is there but unreadable. Probes every column a question
+    reads (metadata, vectors, full-text index) so a corrupted index is found here, not mid-answer."""
+    import lancedb
+    import numpy as np
+    if not path.exists():
+        return None, None
+    if not path.is_dir():
+        return None, f"search index {path} is not a folder; {REBUILD_HINT}"
+    try:
+        db = lancedb.connect(str(path))
+        if TABLE not in db.list_tables().tables:
+            return None, f"search index {path} holds no {TABLE!r} table; {REBUILD_HINT}"
+        table = db.open_table(TABLE)
+        tag = revision_tag(revision) if revision else None
+        if tag and tag in table.tags.list():
+            table.checkout(tag)
+        dim = table.schema.field("vector").type.list_size
+        table.search().select(["chunk_id", "evidence_id", "content_hash", "acl_revision", "acl"]) \
+            .limit(None).to_arrow()
+        table.search(np.zeros(dim, dtype=np.float32)).distance_type("cosine").limit(1).to_list()
+        table.search("probe", query_type="fts").limit(1).to_list()
+    except Exception as exc:  # Lance raises many kinds (OSError, ValueError, RuntimeError, panics)
+        return None, f"search index {path} cannot be read ({type(exc).__name__}: {str(exc)[:200]}); {REBUILD_HINT}"
+    return table, None
 
 
 def schema(dim: int) -> pa.Schema:
@@ -84,6 +129,7 @@ class IndexReport:
     embedded: int
     reused: int
     deleted: int
+    version: int | None = None  # the LanceDB table version written
 
 
 def _progress(done: int, total: int) -> None:
@@ -96,20 +142,38 @@ class PreparedIndex:
     path: Path
     data: pa.Table
     report: IndexReport
+    revision: str | None = None  # the catalog revision these rows belong to (the version's tag)
+    broken: str | None = None  # why the existing index could not be read: it is rebuilt whole
+
+
+def check_index_path(db_path: str | Path) -> None:
+    """Refuse before any work when the index location is unusable (a file where the folder goes)."""
+    path = index_path(db_path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{path} is a file, but the search index goes there as a folder; "
+                                f"move it away or choose another --db")
+
+
+def _existing(path: Path) -> tuple[dict[str, tuple[str, list[float]]], str | None]:
+    """Vectors already computed, by chunk_id; an unreadable index contributes nothing and is rebuilt."""
+    table, problem = open_table(path, None)  # the same probe readers run: a half-broken index is rebuilt
+    if table is None:
+        return {}, problem
+    try:
+        old = table.search().select(["chunk_id", "content_hash", "vector"]).limit(None).to_arrow()
+        return dict(zip(old["chunk_id"].to_pylist(), zip(old["content_hash"].to_pylist(),
+                                                         old["vector"].to_pylist()))), None
+    except Exception as exc:  # noqa: BLE001 (Lance raises many kinds on a corrupted folder)
+        return {}, f"search index {path} cannot be read ({type(exc).__name__}: {str(exc)[:200]})"
 
 
 def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> PreparedIndex:
     """Rows for the whole catalog, embedding only chunks whose object's content_hash changed."""
-    import lancedb
-
     path = index_path(db_path)
-    existing: dict[str, tuple[str, list[float]]] = {}
-    if path.exists():
-        db = lancedb.connect(str(path))
-        if TABLE in db.list_tables().tables:
-            old = db.open_table(TABLE).search().select(["chunk_id", "content_hash", "vector"]).limit(None).to_arrow()
-            existing = dict(zip(old["chunk_id"].to_pylist(),
-                                zip(old["content_hash"].to_pylist(), old["vector"].to_pylist())))
+    check_index_path(db_path)
+    existing, broken = _existing(path)
+    if broken and not quiet:
+        print(f"warning: {broken.split('; answers use')[0]}; rebuilding it now", file=sys.stderr)
     rows, to_embed = [], []
     for ev in catalog.evidence:
         for chunk_id, part, text in chunks_of(ev):
@@ -132,19 +196,24 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
     kept = {r["chunk_id"] for r in rows}
     report = IndexReport(chunks=len(rows), embedded=len(to_embed), reused=len(rows) - len(to_embed),
                          deleted=len(set(existing) - kept))
-    return PreparedIndex(path=path, data=pa.Table.from_pylist(rows, schema=schema(embedder.dim)), report=report)
-
-
-def revision_tag(revision: str) -> str:
-    return f"rev-{revision}"
+    return PreparedIndex(path=path, data=pa.Table.from_pylist(rows, schema=schema(embedder.dim)), report=report,
+                         revision=catalog.revision(), broken=broken)
 
 
 def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexReport:
-    """Upsert by chunk_id and delete what the catalog no longer has, in one LanceDB commit; the final
-    version is tagged with the catalog revision it serves (search.Searcher checks that tag out)."""
+    """Upsert by chunk_id and delete what the catalog no longer has, then tag the version with the
+    catalog revision it serves (`revision`, default the prepared catalog's). Each LanceDB step is its own
+    atomic, versioned commit, and readers check out the tag named by the catalog they opened, so a crash
+    part-way leaves them on the version they had."""
     import lancedb
     from lancedb.index import FTS, LabelList
 
+    aside = None
+    if prepared.broken and prepared.path.is_dir():
+        # Unreadable: set it aside (one atomic rename) and build a new one; removed once that succeeded.
+        aside = prepared.path.with_name(f".{prepared.path.name}.broken-{os.getpid()}")
+        shutil.rmtree(aside, ignore_errors=True)
+        os.replace(prepared.path, aside)
     db = lancedb.connect(str(prepared.path))
     if TABLE in db.list_tables().tables:
         table = db.open_table(TABLE)
@@ -154,12 +223,16 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexR
         table = db.create_table(TABLE, data=prepared.data)
     table.create_index("text", config=FTS(), replace=True)
     table.create_index("acl", config=LabelList(), replace=True)
+    revision = revision or prepared.revision
     if revision:
         tag = revision_tag(revision)
         if tag in table.tags.list():
             table.tags.update(tag, table.version)
         else:
             table.tags.create(tag, table.version)
+    prepared.report.version = table.version
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)
     return prepared.report
 
 

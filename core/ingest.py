@@ -89,19 +89,28 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
     gov = Overlay.read(overlay)
     generated: list[dict] = []
     dbt_file = None
-    if dbt:
-        art = read_target(dbt)
-        dbt_file = art.files["manifest"]
-        generated += dbt_evidence(art)
     warnings = []
-    if openlineage:
-        ol = read_openlineage(openlineage, _relations(generated))
-        warnings += [f"{s.file}: event skipped: {s.reason}" for s in ol.skipped]
-        warnings += [f"{s.file}: {s.reason}" for s in ol.warnings]
-        generated += ol.evidence
-    if generated or gov.path != "(no overlay)":
-        generated = gov.apply(generated)
-        problems += gov.problems
+    stage = "(inputs)"
+    try:
+        if dbt:
+            stage = str(Path(dbt) / "manifest.json")
+            art = read_target(dbt)
+            dbt_file = art.files["manifest"]
+            generated += dbt_evidence(art)
+        if openlineage:
+            stage = str(openlineage)
+            ol = read_openlineage(openlineage, _relations(generated))
+            warnings += [f"{s.file}: event skipped: {s.reason}" for s in ol.skipped]
+            warnings += [f"{s.file}: {s.reason}" for s in ol.warnings]
+            generated += ol.evidence
+        if generated or gov.path != "(no overlay)":
+            stage = gov.path
+            generated = gov.apply(generated)
+            problems += gov.problems
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError, RecursionError) as exc:
+        # The readers check the shapes they rely on; this catches any they missed, as a clear error.
+        raise CatalogError([Problem(file=stage, message=f"content the reader cannot use "
+                                                        f"({type(exc).__name__}: {str(exc)[:200]})")]) from exc
     folder = documents or gov.documents
     if folder:
         acl = list(gov.defaults.get("acl") or [])
@@ -123,6 +132,17 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
     result = build_catalog(docs, str(catalog or dbt or openlineage), problems)
     result.warnings.extend(warnings)
     return result, diff(result, previous)
+
+
+def refuse_wholesale_removal(changes: Changes, db_path: str | Path, allow_empty: bool) -> None:
+    """An ingest that would remove every object of the current catalog is almost always a mistake (an
+    empty file, a wrong path, a duplicate `evidence:` key): refused unless asked for with --allow-empty."""
+    kept = len(changes.changed) + len(changes.acl_changed) + changes.unchanged
+    if changes.removed and not kept and not allow_empty:
+        raise CatalogError([Problem(file=str(db_path), message=(
+            f"this ingest would remove all {len(changes.removed)} objects of the current catalog "
+            f"({len(changes.added)} added); nothing was written. Check the inputs, or pass --allow-empty "
+            "to replace the catalog anyway"))])
 
 
 def diff(catalog: Catalog, previous: dict[str, tuple]) -> Changes:

@@ -53,5 +53,6 @@ class Live:
         with self._lock:
             if store not in self._searchers:
                 s = Searcher(store, self.embedder)
-                self._searchers[store] = s if s.available else None
+                # An unreadable index is kept: `ask` reports its problem in each answer.
+                self._searchers[store] = s if s.available or s.problem else None
             return self._searchers[store]

@@ -2,10 +2,17 @@
 
 Every problem is reported with its file, evidence_id and field; nothing is written unless the
 whole catalog is valid (the store writes only what this returns).
+
+Every input file goes through `read_text`: only regular files are read (a FIFO or /dev/zero would
+block or never end), at most MAX_FILE_BYTES, as UTF-8; YAML with a duplicate key is refused with its
+line, and input nested deeper than MAX_DEPTH is refused instead of exhausting the stack.
 """
 from __future__ import annotations
 
 import json
+import os
+import stat
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +22,10 @@ from pydantic import BaseModel, ValidationError
 from .catalog import Catalog, Evidence, Kind, Principal, Role
 
 SUFFIXES = {".json", ".yaml", ".yml"}
+# Large enough for a 100k-object catalog or a big dbt manifest; small enough that a wrong path
+# (a disk image, a log) is refused before it fills memory. ASOF_MAX_FILE_MB overrides it.
+MAX_FILE_BYTES = int(float(os.environ.get("ASOF_MAX_FILE_MB", "512")) * 1024 * 1024)
+MAX_DEPTH = 64  # no catalog, overlay or dbt artifact nests anywhere near this
 
 
 class Problem(BaseModel):
@@ -38,33 +49,195 @@ class CatalogError(Exception):
         super().__init__("\n".join(str(p) for p in problems))
 
 
+def _fail(path: Path | str, message: str, field: str | None = None) -> CatalogError:
+    return CatalogError([Problem(file=str(path), field=field, message=message)])
+
+
+def read_text(path: Path | str, max_bytes: int | None = None) -> str:
+    """The text of a regular file, or CatalogError naming the file and why it cannot be read."""
+    path = Path(path)
+    limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    try:
+        info = path.stat()  # follows symlinks: a link to /dev/zero is judged by what it points at
+    except FileNotFoundError:
+        raise _fail(path, "no such file" + (" (a symlink whose target is missing)" if path.is_symlink() else ""))
+    except OSError as exc:
+        raise _fail(path, f"cannot read: {exc.strerror or exc}")
+    if stat.S_ISDIR(info.st_mode):
+        raise _fail(path, "is a folder where a file was expected")
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(info.st_mode) else "a device" if
+                stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "a socket" if
+                stat.S_ISSOCK(info.st_mode) else "not a regular file")
+        raise _fail(path, f"is {kind}; only regular files are read")
+    if info.st_size > limit:
+        raise _fail(path, f"is {info.st_size:,} bytes, over the {limit:,}-byte limit (ASOF_MAX_FILE_MB)")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)  # the file may grow between stat and read
+    except OSError as exc:
+        raise _fail(path, f"cannot read: {exc.strerror or exc}")
+    if len(data) > limit:
+        raise _fail(path, f"is over the {limit:,}-byte limit (ASOF_MAX_FILE_MB)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise _fail(path, f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}, offset {exc.start})")
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a mapping with the same key twice (PyYAML keeps the last silently,
+    so a second `evidence:` key would quietly drop every object above it)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+            seen: dict = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark, "found an unhashable key",
+                        key_node.start_mark)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"duplicate key {key!r} (first at line {seen[key] + 1})", key_node.start_mark)
+                seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Iterative, so a 100,000-deep document cannot exhaust the stack here."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return False
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return True
+
+
+def _nesting(text: str) -> int:
+    """Upper bound of bracket nesting in JSON text, checked before the parser recurses into it."""
+    depth = best = 0
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif ch in "]}":
+            depth -= 1
+    return best
+
+
+def parse_text(text: str, path: Path | str, as_json: bool) -> Any:
+    """Parse JSON or YAML text into plain Python values, or CatalogError with file, line and column."""
+    try:
+        if as_json:
+            if _nesting(text) > MAX_DEPTH:
+                raise _fail(path, f"JSON nested deeper than {MAX_DEPTH} levels")
+            data = json.loads(text)
+        else:
+            data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+    except json.JSONDecodeError as exc:
+        raise _fail(path, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise _fail(path, f"malformed YAML{at}: {getattr(exc, 'problem', None) or exc}")
+    except RecursionError:
+        raise _fail(path, f"nested deeper than {MAX_DEPTH} levels")
+    except ValueError as exc:  # e.g. an integer longer than Python converts (4,300 digits)
+        raise _fail(path, f"unreadable value: {exc}")
+    if not _depth_ok(data):
+        raise _fail(path, f"nested deeper than {MAX_DEPTH} levels")
+    return data
+
+
 def catalog_files(path: Path) -> list[Path]:
     if not path.exists():
-        raise CatalogError([Problem(file=str(path), message="no such file or folder")])
+        raise _fail(path, "no such file or folder" + (" (a symlink whose target is missing)"
+                                                      if path.is_symlink() else ""))
     if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+        found = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and not p.is_dir())
         if not found:
-            raise CatalogError([Problem(file=str(path), message="folder holds no .json/.yaml/.yml catalog file")])
+            raise _fail(path, "folder holds no .json/.yaml/.yml catalog file")
         return found
     return [path]
 
 
 def parse_file(path: Path) -> Any:
-    text = path.read_text(encoding="utf-8")
-    try:
-        if path.suffix == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise CatalogError([Problem(file=str(path), message=f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")])
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise CatalogError([Problem(file=str(path), message=f"malformed YAML{at}: {getattr(exc, 'problem', exc)}")])
+    return parse_text(read_text(path), path, as_json=Path(path).suffix == ".json")
 
 
 def _field(loc: tuple) -> str:
     return ".".join(str(part) for part in loc) or "(object)"
+
+
+def _type(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} characters)"
+
+
+# Letters from other scripts that render like Latin ones: `metric.revenue` written with a Cyrillic
+# `е` is a different id that no one can tell apart on screen.
+_LOOKALIKES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d", "ɡ": "g", "ӏ": "l", "ԛ": "q", "ԝ": "w",
+    "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
+    "χ": "x", "ı": "i", "ℓ": "l"})
+
+
+def id_skeleton(value: str) -> str:
+    """What an id looks like to a reader: compatibility-normalized, case-folded, look-alikes mapped."""
+    return unicodedata.normalize("NFKC", value).casefold().translate(_LOOKALIKES)
+
+
+def _confusable_ids(evidence: list[Evidence], origin: dict[str, str]) -> list[Problem]:
+    """Evidence ids that differ only in case, width or look-alike letters name two objects that every
+    reader (and every question) would take for one: refused, naming both."""
+    problems: list[Problem] = []
+    first: dict[str, str] = {}
+    for ev in evidence:
+        key = id_skeleton(ev.evidence_id)
+        if key in first and first[key] != ev.evidence_id:
+            other = first[key]
+            how = "only in letter case" if other.casefold() == ev.evidence_id.casefold() else \
+                "only by look-alike or compatibility characters"
+            problems.append(Problem(file=origin[ev.evidence_id], evidence_id=ev.evidence_id, field="evidence_id",
+                                    message=f"differs from {other!r} ({origin[other]}) {how}; use one spelling"))
+        first.setdefault(key, ev.evidence_id)
+    return problems
+
+
+def _mixed_script_warnings(evidence: list[Evidence], origin: dict[str, str]) -> list[str]:
+    out = []
+    for ev in evidence:
+        for name, value in (("evidence_id", ev.evidence_id), ("entity_id", ev.entity_id)):
+            if not value.isascii() and value.translate(_LOOKALIKES) != value:
+                out.append(f"{origin[ev.evidence_id]}: evidence {ev.evidence_id}: field {name}: contains letters "
+                           f"that look like Latin ones but are not ({ascii(value)})")
+    return out
 
 
 def load_catalog(path: str | Path) -> Catalog:
@@ -97,6 +270,11 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
         unknown = set(doc) - {"roles", "principals", "evidence"}
         if unknown:
             problems.append(Problem(file=fname, field=", ".join(sorted(unknown)), message="unknown top-level key"))
+        wrong = [k for k in ("roles", "principals", "evidence") if not isinstance(doc.get(k) or [], list)]
+        for key in wrong:
+            problems.append(Problem(file=fname, field=key, message=f"must be a list, got {_type(doc[key])}"))
+        if wrong:
+            continue
         for i, raw in enumerate(doc.get("roles") or []):
             try:
                 role = Role.model_validate(raw)
@@ -110,13 +288,9 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
             except ValidationError as exc:
                 for err in exc.errors():
                     problems.append(Problem(file=fname, field=f"principals[{i}].{_field(err['loc'])}", message=err["msg"]))
-        items = doc.get("evidence") or []
-        if not isinstance(items, list):
-            problems.append(Problem(file=fname, field="evidence", message="must be a list"))
-            continue
-        for i, raw in enumerate(items):
+        for i, raw in enumerate(doc.get("evidence") or []):
             eid = raw.get("evidence_id") if isinstance(raw, dict) else None
-            label = eid or f"#{i}"
+            label = eid if isinstance(eid, str) and eid else f"#{i}"
             if not isinstance(raw, dict):
                 problems.append(Problem(file=fname, evidence_id=label, message="evidence item must be a mapping"))
                 continue
@@ -126,7 +300,7 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
                 for err in exc.errors():
                     msg = err["msg"]
                     if err["type"] == "enum":
-                        msg = f"{msg} (got {err.get('input')!r})"
+                        msg = f"{msg} (got {_short(err.get('input'))})"
                     problems.append(Problem(file=fname, evidence_id=label, field=_field(err["loc"]), message=msg))
                 continue
             if ev.evidence_id in origin:
@@ -136,9 +310,11 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
             origin[ev.evidence_id] = fname
             evidence.append(ev)
 
-    if not roles:
+    if not roles and not problems:  # a file that could not be read already explains a missing roles list
         problems.append(Problem(file=where, field="roles", message="the catalog declares no roles"))
     problems.extend(_cross_checks(evidence, roles, principals, origin, warnings))
+    problems.extend(_confusable_ids(evidence, origin))
+    warnings.extend(_mixed_script_warnings(evidence, origin))
     if problems:
         raise CatalogError(problems)
     return Catalog(roles=list(roles.values()), principals=principals, evidence=evidence, warnings=warnings)

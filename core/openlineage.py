@@ -7,10 +7,11 @@ join the manifest's graph instead of running beside it.
 """
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .load import CatalogError, parse_text, read_text
 
 
 @dataclass
@@ -37,22 +38,59 @@ def _files(path: Path) -> list[Path]:
     return [path]
 
 
+def _named(value) -> bool:
+    return isinstance(value, dict) and all(isinstance(value.get(k), str) and value[k] for k in ("namespace", "name"))
+
+
 def _problem(event) -> str | None:
+    """Why an event cannot be read (wrong JSON types included), or None."""
     if not isinstance(event, dict):
         return "an event must be a JSON object"
     for key in ("eventTime", "run", "job"):
         if key not in event:
             return f"missing {key}"
-    job, run = event.get("job") or {}, event.get("run") or {}
-    if not job.get("namespace") or not job.get("name"):
+    job, run = event.get("job"), event.get("run")
+    if not isinstance(job, dict):
+        return "job must be an object"
+    if not isinstance(run, dict):
+        return "run must be an object"
+    if not _named(job):
         return "job needs namespace and name"
     if not isinstance(run.get("runId"), str) or not run["runId"].strip():
         return "run needs a runId"
+    if not isinstance(event["eventTime"], str):
+        return "eventTime must be a string"
     for side in ("inputs", "outputs"):
+        if not isinstance(event.get(side) or [], list):
+            return f"{side} must be a list"
         for i, ds in enumerate(event.get(side) or []):
-            if not isinstance(ds, dict) or not ds.get("namespace") or not ds.get("name"):
+            if not _named(ds):
                 return f"{side}[{i}] needs namespace and name"
+            if not isinstance(ds.get("facets") or {}, dict):
+                return f"{side}[{i}].facets must be an object"
     return None
+
+
+def _column_fields(d: dict, where: str, warnings: list[Skipped]) -> dict[str, list[dict]]:
+    """columnLineage facet -> {output column: [input fields]}; a malformed part is noted and left out."""
+    facet = (d.get("facets") or {}).get("columnLineage") or {}
+    fields = facet.get("fields") if isinstance(facet, dict) else None
+    if not fields:
+        return {}
+    if not isinstance(fields, dict):
+        warnings.append(Skipped(where, f"dataset {d['name']}: columnLineage.fields must be an object; "
+                                       "its column lineage is left out"))
+        return {}
+    out: dict[str, list[dict]] = {}
+    for column, spec in fields.items():
+        inputs = (spec or {}).get("inputFields") if isinstance(spec, dict) else None
+        if spec is not None and (not isinstance(spec, dict) or not isinstance(inputs or [], list)):
+            warnings.append(Skipped(where, f"dataset {d['name']}: columnLineage.fields.{column}.inputFields must "
+                                           "be a list; that column's lineage is left out"))
+            continue
+        out[column] = [f for f in inputs or [] if isinstance(f, dict)
+                       and all(isinstance(f.get(k), str) and f[k] for k in ("namespace", "name", "field"))]
+    return out
 
 
 def dataset_id(namespace: str, name: str, relations: dict[str, str]) -> str:
@@ -73,9 +111,10 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
     for file in _files(path):
         out.files.append(str(file))
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            out.skipped.append(Skipped(str(file), f"not JSON: {exc}"))
+            data = parse_text(read_text(file), file, as_json=True)
+        except CatalogError as exc:
+            why = "; ".join(p.message for p in exc.problems)
+            out.skipped.append(Skipped(str(file), f"not JSON: {why}" if why.startswith("malformed") else why))
             continue
         events = data if isinstance(data, list) else [data]
         for n, event in enumerate(events):
@@ -105,11 +144,8 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
                 for up in ins:
                     if up != out_id:
                         entry["edges"][(up, out_id, None, None)] = True
-                facet = (d.get("facets") or {}).get("columnLineage") or {}
-                for column, spec in (facet.get("fields") or {}).items():
-                    for f in (spec or {}).get("inputFields") or []:
-                        if not f.get("namespace") or not f.get("name") or not f.get("field"):
-                            continue
+                for column, inputs in _column_fields(d, where, out.warnings).items():
+                    for f in inputs:
                         up = dataset_id(f["namespace"], f["name"], relations)
                         _dataset(datasets, {"namespace": f["namespace"], "name": f["name"]}, relations, str(file))
                         entry["edges"][(up, out_id, f["field"], column)] = True
@@ -143,4 +179,6 @@ def _dataset(datasets: dict, d: dict, relations: dict, file: str) -> None:
     entry = datasets.setdefault(ds_id, {"namespace": d["namespace"], "name": d["name"], "columns": set(),
                                         "file": file})
     schema = (d.get("facets") or {}).get("schema") or {}
-    entry["columns"] |= {f.get("name") for f in schema.get("fields") or [] if f.get("name")}
+    fields = schema.get("fields") if isinstance(schema, dict) else None
+    entry["columns"] |= {f["name"] for f in (fields if isinstance(fields, list) else [])
+                         if isinstance(f, dict) and isinstance(f.get("name"), str) and f["name"]}

@@ -11,9 +11,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from .load import CatalogError, Problem, parse_file
+from .load import CatalogError, Problem, parse_file, parse_text, read_text
 
 DEFAULT_ROLE = "analyst"
 OBJECT_FIELDS = {"acl", "aliases", "owner", "authority", "lifecycle", "authority_class", "valid_from",
@@ -41,7 +39,7 @@ class Overlay:
         if path is None:
             return cls({}, None, [])
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise CatalogError([Problem(file=str(path), message="no such overlay file")])
         data = parse_file(path) or {}  # the catalog reader's YAML errors, with line and column
         problems = []
@@ -49,7 +47,10 @@ class Overlay:
             raise CatalogError([Problem(file=str(path), message="an overlay is a mapping with roles, defaults, "
                                                                 "objects and documents")])
         for key in set(data) - {"roles", "defaults", "objects", "documents"}:
-            problems.append(Problem(file=str(path), field=key, message="unknown top-level key"))
+            problems.append(Problem(file=str(path), field=str(key), message="unknown top-level key"))
+        shape = _shape_problems(data, str(path))
+        if shape:  # everything below reads these shapes; stop here with every wrong one named
+            raise CatalogError(problems + shape)
         for key, spec in (data.get("objects") or {}).items():
             if not isinstance(spec, dict):
                 problems.append(Problem(file=str(path), field=f"objects.{key}", message="must be a mapping"))
@@ -155,6 +156,65 @@ class Overlay:
                             e[f] = lead[f]
 
 
+def _kind(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "empty"}.get(type(value), type(value).__name__)
+
+
+def _str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _shape_problems(data: dict, file: str) -> list[Problem]:
+    """Wrong YAML types (objects as a list, roles as a number, acl as a string, ...) named by field."""
+    out: list[Problem] = []
+
+    def bad(field: str, want: str, value: Any) -> None:
+        out.append(Problem(file=file, field=field, message=f"must be {want}, got {_kind(value)}"))
+
+    roles = data.get("roles")
+    if roles is not None:
+        if not isinstance(roles, list) or not roles:
+            bad("roles", "a non-empty list of role names", roles)
+        else:
+            for i, r in enumerate(roles):
+                if not (isinstance(r, str) and r) and not (isinstance(r, dict) and isinstance(r.get("name"), str)
+                                                            and r["name"]):
+                    bad(f"roles[{i}]", "a role name or a mapping with a name", r)
+    for key, want in (("defaults", dict), ("objects", dict), ("documents", str)):
+        if data.get(key) is not None and not isinstance(data[key], want):
+            bad(key, "a mapping" if want is dict else "a folder path", data[key])
+    defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
+    if defaults.get("acl") is not None and not _str_list(defaults["acl"]):
+        bad("defaults.acl", "a list of role names", defaults["acl"])
+    for f in ("authority", "owner"):
+        if defaults.get(f) is not None and not isinstance(defaults[f], str):
+            bad(f"defaults.{f}", "a string", defaults[f])
+    objects = data.get("objects") if isinstance(data.get("objects"), dict) else {}
+    for key, spec in objects.items():
+        where = f"objects.{key}"
+        if not isinstance(key, str):
+            bad(where, "keyed by a name such as metric:revenue (a string)", key)
+            continue
+        if not isinstance(spec, dict):
+            continue  # reported with the unknown fields below
+        for f in ("acl", "aliases"):
+            if spec.get(f) is not None and not _str_list(spec[f]):
+                bad(f"{where}.{f}", "a list of strings", spec[f])
+        if spec.get("versions") is not None:
+            if not isinstance(spec["versions"], dict):
+                bad(f"{where}.versions", "a mapping of dbt version to settings", spec["versions"])
+            else:
+                for v, vspec in spec["versions"].items():
+                    if vspec is not None and not isinstance(vspec, dict):
+                        bad(f"{where}.versions.{v}", "a mapping", vspec)
+                    elif isinstance(vspec, dict) and vspec.get("acl") is not None and not _str_list(vspec["acl"]):
+                        bad(f"{where}.versions.{v}.acl", "a list of role names", vspec["acl"])
+        if spec.get("history") is not None and not isinstance(spec["history"], list):
+            bad(f"{where}.history", "a list of earlier versions", spec["history"])
+    return out
+
+
 def read_documents(folder: str | Path, entities: dict[str, str], default_acl: list[str]) -> tuple[list[tuple[str, dict]], list[Problem]]:
     """Markdown files with YAML front matter -> (file, evidence) pairs. `about: metric:revenue` attaches a
     page to an entity; without front matter a page is a non-authoritative document about nothing."""
@@ -162,8 +222,12 @@ def read_documents(folder: str | Path, entities: dict[str, str], default_acl: li
     docs, problems = [], []
     if not folder.is_dir():
         return [], [Problem(file=str(folder), message="documents folder not found")]
-    for path in sorted(folder.rglob("*.md")):
-        raw = path.read_text(encoding="utf-8")
+    for path in sorted(p for p in folder.rglob("*.md") if not p.is_dir()):
+        try:
+            raw = read_text(path)
+        except CatalogError as exc:
+            problems += exc.problems
+            continue
         meta: dict[str, Any] = {}
         body = raw
         if raw.startswith("---"):
@@ -172,13 +236,20 @@ def read_documents(folder: str | Path, entities: dict[str, str], default_acl: li
                 problems.append(Problem(file=str(path), message="front matter opened with --- but never closed"))
                 continue
             try:
-                meta = yaml.safe_load(parts[1]) or {}
-            except yaml.YAMLError as exc:
-                problems.append(Problem(file=str(path), message=f"malformed front matter: {exc}"))
+                meta = parse_text(parts[1], path, as_json=False) or {}
+            except CatalogError as exc:
+                problems += [Problem(file=p.file, field=p.field, message=f"front matter: {p.message}")
+                             for p in exc.problems]
+                continue
+            if not isinstance(meta, dict):
+                problems.append(Problem(file=str(path), message=f"front matter must be a mapping, got {_kind(meta)}"))
                 continue
             body = parts[2]
         for f in set(meta) - DOC_FIELDS:
-            problems.append(Problem(file=str(path), field=f, message="unknown front-matter field"))
+            problems.append(Problem(file=str(path), field=str(f), message="unknown front-matter field"))
+        if any(not isinstance(meta.get(f), str) for f in ("about", "entity_id", "title") if meta.get(f) is not None):
+            problems.append(Problem(file=str(path), field="about/entity_id/title", message="must be a string"))
+            continue
         about = meta.pop("about", None)
         entity = meta.pop("entity_id", None)
         if about:

@@ -13,7 +13,7 @@ from pathlib import Path
 from .catalog import Catalog
 from .embed import Embedder
 from .index import IndexReport, commit_index, prepare_index
-from .store import write_catalog
+from .store import DatabaseError, write_catalog
 
 
 @dataclass
@@ -25,6 +25,11 @@ class Published:
 def publish(catalog: Catalog, db_path: str | Path, embedder: Embedder, source: str = "",
             quiet: bool = False) -> Published:
     prepared = prepare_index(catalog, db_path, embedder, quiet)
-    report = commit_index(prepared, catalog.revision())
-    revision = write_catalog(catalog, db_path, source=source)
+    try:
+        report = commit_index(prepared, catalog.revision())
+    except Exception as exc:  # noqa: BLE001 (Lance reports a full or read-only disk in many ways)
+        raise DatabaseError(f"could not write the search index {prepared.path} ({type(exc).__name__}: "
+                            f"{str(exc)[:300]}); the catalog database is unchanged") from exc
+    # index_version tells readers an index belongs to this catalog: a missing one is then reported.
+    revision = write_catalog(catalog, db_path, source=source, index_version=report.version)
     return Published(revision=revision, index=report)

@@ -1,10 +1,11 @@
-"""Plain-text rendering of an envelope for the terminal."""
+"""Plain-text rendering of an envelope for the terminal: catalog text as inert text."""
 from __future__ import annotations
 
 from datetime import timedelta
 
 from .envelope import Envelope
 from .intent_render import intent_lines
+from .safe_text import plain
 
 
 def _interval(ref) -> str:
@@ -54,4 +55,6 @@ def render_text(env: Envelope) -> str:
         lines.append(f"explanation ({source}; citations checked: {'passed' if x.validation.passed else 'problems'}"
                      + (f"; fallback: {x.fallback_reason}" if x.fallback_used else "") + "):")
         lines += [f"  {s.text} [{', '.join(s.citations)}]" if s.citations else f"  {s.text}" for s in x.sentences]
-    return "\n".join(lines)
+    # Every field is catalog or model text: one line each, no escape sequences (a title with ESC[2J
+    # would clear the reader's screen; a newline inside a reason could forge a line of the answer).
+    return "\n".join(plain(line, oneline=True) for line in lines)

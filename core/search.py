@@ -14,7 +14,7 @@ from functools import cached_property
 
 from .embed import Embedder
 from .envelope import IndexStatus
-from .index import TABLE, index_path, revision_tag
+from .index import TABLE, IndexUnavailable, index_path, open_table
 from .store import Store
 from .text import STOPWORDS, normalize, words
 
@@ -43,6 +43,22 @@ class Hit:
     lifecycle: str
     text: str
     score: float  # cosine similarity for vector search, RRF relevance for hybrid, BM25 for full text
+
+
+def _guarded(method):
+    """A Lance failure mid-question (a file corrupted after opening) becomes IndexUnavailable, which
+    `ask` answers from the catalog alone, with a notice, instead of a Rust/Lance traceback."""
+    def run(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except IndexUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 (Lance raises OSError, RuntimeError, panics...)
+            raise IndexUnavailable(f"search index {self.path} failed while answering ({type(exc).__name__}: "
+                                   f"{str(exc)[:200]}); answers use the catalog only until "
+                                   "`python -m core ingest` rebuilds it") from exc
+    run.__name__ = method.__name__
+    return run
 
 
 # Full text matches fetched per query before re-scoring; a question's content words rarely match more.
@@ -100,6 +116,7 @@ class Searcher:
         self._queries: dict = {}
         self._filters: dict[str, str] = {}
         self._status: dict[str, IndexStatus] = {}
+        self.problem: str | None = None  # why an index that should be there cannot be used
         self.version = self._pin()
 
     def _open(self):
@@ -110,15 +127,19 @@ class Searcher:
         return db.open_table(TABLE) if TABLE in db.list_tables().tables else None
 
     def _pin(self) -> int | str | None:
-        """The index version for this catalog revision: its tag when the ingest left one, else the latest."""
-        table = self._open()
+        """The index version for this catalog revision: its tag when the ingest left one, else the latest.
+        An index that is there but unreadable (or missing although the catalog was ingested with one)
+        leaves the searcher unavailable with `problem` saying why; answers then use the catalog only."""
+        table, self.problem = open_table(self.path, self.store.revision)  # probes every column it reads
         if table is None:
+            if self.problem is None and self.store.meta().get("index_version"):
+                self.problem = (f"search index {self.path} is missing although the catalog was ingested with "
+                                "one; answers use the catalog only until `python -m core ingest` rebuilds it")
             return None
-        tag = revision_tag(self.store.revision)
-        version = tag if tag in table.tags.list() else table.version
-        table.checkout(version)
+        # open_table checked out the revision's tag when there is one; keep its number, not the tag, so
+        # threads opening their own handle later see this version even if a re-ingest moves the tag.
         self._local.table = table
-        return version
+        return table.version
 
     @property
     def table(self):
@@ -143,6 +164,7 @@ class Searcher:
 
     # ---- the third clock: does the index reflect the catalog's content and permissions? ----
     @cached_property
+    @_guarded
     def _state(self) -> tuple[dict, dict]:
         indexed = self.table.search().where("part = 'body' AND chunk_id LIKE '%#0'").select(
             ["evidence_id", "content_hash", "acl_revision", "acl"]).limit(None).to_arrow().to_pylist()
@@ -202,6 +224,7 @@ class Searcher:
                 self._queries[query] = vec
         return vec
 
+    @_guarded
     def vector(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         # Exact (flat) cosine search: a distance depends on the query and the row alone.
         q = self.table.search(self.embed(query)).distance_type("cosine")
@@ -209,6 +232,7 @@ class Searcher:
             q = q.where(where, prefilter=True)
         return [self._hit(r, 1.0 - r["_distance"]) for r in q.limit(k).to_list()]
 
+    @_guarded
     def text(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         """Full-text search: LanceDB finds every row of the filtered set sharing a content word; BM25 is
         then computed over those rows, so statistics come from the role's own rows only."""
@@ -225,6 +249,7 @@ class Searcher:
         ranked = sorted(zip(rows, scores), key=lambda p: (-p[1], p[0]["chunk_id"]))
         return [self._hit(r, s) for r, s in ranked[:k] if s > 0]
 
+    @_guarded
     def hybrid(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         """Reciprocal rank fusion of the vector and re-scored full-text lists, computed here so both
         inputs are the role's own rankings."""
@@ -242,5 +267,7 @@ class Searcher:
 
 
 def open_searcher(store: Store, embed_model: str | None = None) -> Searcher | None:
-    """A searcher when the index exists next to the database, else None (answers use the catalog only)."""
-    return Searcher(store, Embedder(embed_model)) if index_path(store.path).exists() else None
+    """A searcher when the index exists next to the database, or should (then it reports why it cannot be
+    used); else None (answers use the catalog only)."""
+    expected = index_path(store.path).exists() or bool(store.meta().get("index_version"))
+    return Searcher(store, Embedder(embed_model)) if expected else None

@@ -40,37 +40,108 @@ CREATE TABLE freshness (evidence_id VARCHAR, source VARCHAR, warn_after_hours DO
 """
 
 
-def write_catalog(catalog: Catalog, db_path: str | Path, source: str = "") -> str:
-    """Replace the database at db_path with this catalog; returns the catalog revision."""
+class DatabaseError(Exception):
+    """The catalog database cannot be opened or written; the message names the file and why."""
+
+
+def check_db_path(db_path: str | Path) -> None:
+    """Refuse, before any work, a --db that cannot hold a database file."""
     db_path = Path(db_path)
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    if db_path.is_dir():
+        raise DatabaseError(f"{db_path} is a folder; --db names the database file to create or replace "
+                            f"(for example {db_path / 'catalog.duckdb'})")
+    if db_path.exists() and not db_path.is_file():
+        raise DatabaseError(f"{db_path} is not a regular file; --db names the database file to create or replace")
+    for parent in db_path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise DatabaseError(f"cannot create {db_path}: {parent} is a file, not a folder")
+            break
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def clean_stale_temp(db_path: str | Path) -> list[Path]:
+    """Remove temporary files (and set-aside index folders) left by an ingest killed with SIGKILL:
+    only those whose process id is no longer running, so a concurrent ingest keeps its own."""
+    import re
+    import shutil
+    db_path = Path(db_path)
+    if not db_path.parent.is_dir():
+        return []
+    pattern = re.compile(rf"^\.{re.escape(db_path.name)}\.tmp-(\d+)(\.wal)?$|"
+                         rf"^\.{re.escape(db_path.with_suffix('.lance').name)}\.broken-(\d+)$")
+    removed = []
+    for entry in db_path.parent.iterdir():
+        m = pattern.match(entry.name)
+        if not m:
+            continue
+        pid = int(m.group(1) or m.group(3))
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        try:
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+            removed.append(entry)
+        except OSError:
+            pass  # not ours to force; it breaks nothing (readers never look at temp names)
+    return removed
+
+
+def write_catalog(catalog: Catalog, db_path: str | Path, source: str = "", index_version: int | None = None) -> str:
+    """Replace the database at db_path with this catalog; returns the catalog revision.
+
+    `index_version` records that an index was written for this revision (readers then report a missing
+    index instead of silently answering without one). Any OS or DuckDB failure (read-only folder, full
+    disk) raises DatabaseError and leaves the previous database as it was."""
+    db_path = Path(db_path)
+    check_db_path(db_path)
     tmp = db_path.with_name(f".{db_path.name}.tmp-{os.getpid()}")
-    for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
-        stale.unlink(missing_ok=True)
     revision = catalog.revision()
     try:
-        con = duckdb.connect(str(tmp))
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_temp(db_path)
+        for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
+            stale.unlink(missing_ok=True)
         try:
-            con.execute("BEGIN")
-            con.execute(SCHEMA)
-            _insert(con, catalog, revision, source)
-            con.execute("COMMIT")
-            con.execute("CHECKPOINT")
+            con = duckdb.connect(str(tmp))
+            try:
+                con.execute("BEGIN")
+                con.execute(SCHEMA)
+                _insert(con, catalog, revision, source, index_version)
+                con.execute("COMMIT")
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+            os.replace(tmp, db_path)
+            Path(str(db_path) + ".wal").unlink(missing_ok=True)
         finally:
-            con.close()
-        os.replace(tmp, db_path)
-        Path(str(db_path) + ".wal").unlink(missing_ok=True)
-    finally:
-        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
-            leftover.unlink(missing_ok=True)
+            for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+                try:
+                    leftover.unlink(missing_ok=True)
+                except OSError:
+                    pass
+    except (OSError, duckdb.Error) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc).splitlines()[0][:300]
+        raise DatabaseError(f"could not write the catalog database {db_path}: {reason}; "
+                            "the previous database is unchanged") from exc
     return revision
 
 
-def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, source: str) -> None:
+def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, source: str,
+            index_version: int | None = None) -> None:
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     con.executemany("INSERT INTO meta VALUES (?, ?)", [
         ("catalog_revision", revision), ("ingested_at", now), ("source", source), ("schema_version", SCHEMA_VERSION),
-        ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence)))])
+        ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence))),
+        ("index_version", "" if index_version is None else str(index_version))])
     _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
     rows, acl, aliases, links, edges, fresh = [], [], [], [], [], []
@@ -135,11 +206,26 @@ class Store:
         self.path = Path(db_path)
         if not self.path.exists():
             raise FileNotFoundError(f"no catalog database at {self.path}; run `python -m core ingest` first")
-        self._con = _open_read_only(self.path)
+        again = f"; run `python -m core ingest CATALOG --db {self.path}` to write it again"
+        if not self.path.is_file():
+            raise DatabaseError(f"{self.path} is {'a folder' if self.path.is_dir() else 'not a regular file'}, "
+                                f"not a catalog database{again}")
+        if self.path.stat().st_size == 0:
+            raise DatabaseError(f"{self.path} is empty, not a catalog database{again}")
+        try:
+            self._con = _open_read_only(self.path)
+        except duckdb.Error as exc:
+            raise DatabaseError(f"{self.path} is not a readable DuckDB catalog database "
+                                f"({str(exc).splitlines()[0][:200]}){again}") from exc
         self._local = threading.local()
         self._lock = threading.Lock()
         self._views: dict = {}
-        found = dict(self._con.execute("SELECT key, value FROM meta").fetchall()).get("schema_version")
+        try:
+            found = dict(self._con.execute("SELECT key, value FROM meta").fetchall()).get("schema_version")
+        except duckdb.Error as exc:
+            self._con.close()
+            raise DatabaseError(f"{self.path} is a DuckDB file but not an AsOf catalog "
+                                f"({str(exc).splitlines()[0][:200]}){again}") from exc
         if found != SCHEMA_VERSION:
             self._con.close()
             raise FileNotFoundError(f"{self.path} was written by an older AsOf (schema {found}, need "
@@ -182,6 +268,14 @@ class Store:
         """The roles a catalog principal holds (identity modes map a signed-in user to one)."""
         return [r for (r,) in self.con.execute(
             "SELECT DISTINCT role FROM principals WHERE principal = ? ORDER BY role", [principal]).fetchall()]
+
+    def principals(self) -> dict[str, list[str]]:
+        """Principal name -> its roles, in catalog order (core/auth maps signed-in users onto these; the
+        first role is the CLI's default)."""
+        out: dict[str, list[str]] = {}
+        for name, role in self.con.execute("SELECT principal, role FROM principals ORDER BY rowid").fetchall():
+            out.setdefault(name, []).append(role)
+        return out
 
     def visible(self, role: str):
         """The role's view (see access.Visible); one per role, since the database is read-only here."""

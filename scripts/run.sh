@@ -5,4 +5,9 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 bash scripts/setup.sh
 .venv/bin/python -m core ingest data/demo --db data/build/demo.duckdb
-exec .venv/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false "$@"
+# Local only unless told otherwise (ASOF_HOST=0.0.0.0 to listen on every interface).
+# FORWARDED_ALLOW_IPS='': the server reports the real TCP peer instead of an X-Forwarded-For value,
+# which ASOF_AUTH=header needs to tell its trusted proxy from everyone else (see core/auth.py).
+export FORWARDED_ALLOW_IPS="${FORWARDED_ALLOW_IPS-}"
+exec .venv/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false \
+    --server.address "${ASOF_HOST:-127.0.0.1}" "$@"

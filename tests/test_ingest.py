@@ -5,7 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DEMO, cli
+from conftest import DEMO, ROOT, cli
 
 from core.load import CatalogError, load_catalog
 
@@ -124,3 +124,254 @@ def test_no_roles_is_an_error(tmp_path):
     path.write_text(json.dumps({"evidence": [GOOD]}))
     with pytest.raises(CatalogError, match="no roles"):
         load_catalog(path)
+
+
+# ---- hostile input: every named case gives a clear error or a normal answer, never a traceback or hang ----
+
+import os  # noqa: E402
+
+from core.ingest import read_inputs  # noqa: E402
+from core.openlineage import read_openlineage  # noqa: E402
+
+
+def refused(tmp_path, existing_db, path, *needles, extra=()):
+    """Ingest through the CLI: exit 2, every needle in the message, database and index byte-identical."""
+    before = digest(existing_db), sorted((p.name, p.stat().st_size) for p in
+                                         existing_db.with_suffix(".lance").rglob("*") if p.is_file())
+    result = cli("ingest", *([str(path)] if path else []), *extra, "--db", str(existing_db))
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in result.stderr, result.stderr
+    assert before == (digest(existing_db), sorted((p.name, p.stat().st_size) for p in
+                                                  existing_db.with_suffix(".lance").rglob("*") if p.is_file()))
+    return result.stderr
+
+
+def test_fifo_and_dev_zero_are_refused_without_hanging(tmp_path, existing_db):
+    fifo = tmp_path / "catalog.yaml"
+    os.mkfifo(fifo)
+    refused(tmp_path, existing_db, fifo, "FIFO", "only regular files")
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    refused(tmp_path, existing_db, zero, "zero.json", "device")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "cat.json").symlink_to("/dev/zero")
+    refused(tmp_path, existing_db, folder, "cat.json", "device")
+
+
+def test_huge_file_is_refused_by_size(tmp_path, existing_db, monkeypatch):
+    import core.load
+    monkeypatch.setattr(core.load, "MAX_FILE_BYTES", 1000)
+    path = write(tmp_path, [{**GOOD, "text": "x" * 2000}])
+    refused(tmp_path, existing_db, path, "over the 1,000-byte limit")
+
+
+def test_truncated_non_utf8_and_deep_files(tmp_path, existing_db):
+    path = tmp_path / "trunc.json"
+    path.write_text(json.dumps({"roles": ["analyst"], "evidence": [GOOD]})[:57])
+    refused(tmp_path, existing_db, path, "trunc.json", "malformed JSON")
+    path = tmp_path / "latin.yaml"
+    path.write_bytes("roles: [analyst]\nevidence:\n  - title: Umsatz für März\n".encode("latin-1"))
+    refused(tmp_path, existing_db, path, "latin.yaml", "not UTF-8", "line 3")
+    path = tmp_path / "deep.json"
+    path.write_text('{"roles": ["analyst"], "evidence": ' + "[" * 10_000 + "]" * 10_000 + "}")
+    refused(tmp_path, existing_db, path, "deep.json", "nested deeper")
+    path = tmp_path / "deep.yaml"
+    path.write_text("roles: [analyst]\nevidence: " + "[" * 10_000 + "]" * 10_000 + "\n")
+    refused(tmp_path, existing_db, path, "deep.yaml", "nested deeper")
+
+
+def test_wrong_types_inside_a_valid_catalog_file(tmp_path, existing_db):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"roles": 5, "evidence": [GOOD]}))
+    refused(tmp_path, existing_db, path, "field roles", "must be a list")
+    path.write_text(json.dumps({"roles": ["analyst"], "evidence": ["just a string", {**GOOD, "acl": "analyst"}]}))
+    refused(tmp_path, existing_db, path, "evidence #0", "must be a mapping", "evidence metric.a.v1: field acl")
+
+
+def test_duplicate_yaml_key_is_refused_with_its_line(tmp_path, existing_db):
+    path = tmp_path / "dup.yaml"
+    path.write_text("roles: [analyst]\nevidence:\n  - evidence_id: a\nevidence: []\n")
+    refused(tmp_path, existing_db, path, "dup.yaml", "duplicate key 'evidence'", "line 4", "first at line 2")
+
+
+@pytest.mark.parametrize("fresh,needle", [
+    ({"warn_after_hours": float("nan")}, "finite number"),
+    ({"warn_after_hours": -1}, "greater than or equal to 0"),
+    ({"error_after_hours": "Infinity"}, "finite number"),
+])
+def test_nan_negative_and_infinite_freshness_thresholds(tmp_path, existing_db, fresh, needle):
+    ev = {**GOOD, "evidence_id": "fresh.a", "kind": "freshness_policy", "freshness": fresh}
+    path = write(tmp_path, [ev])
+    refused(tmp_path, existing_db, path, "evidence fresh.a", "field freshness.", needle)
+
+
+def test_expires_before_valid_from_is_refused(tmp_path, existing_db):
+    refused(tmp_path, existing_db, write(tmp_path, [{**GOOD, "expires_at": "2024-01-01"}]),
+            "evidence metric.a.v1", "expires_at 2024-01-01 is before valid_from 2025-01-01")
+
+
+def test_ids_differing_only_in_case_or_by_look_alikes_are_refused(tmp_path, existing_db):
+    case = write(tmp_path, [GOOD, {**GOOD, "evidence_id": "Metric.A.V1"}])
+    refused(tmp_path, existing_db, case, "Metric.A.V1", "only in letter case")
+    cyrillic = write(tmp_path, [GOOD, {**GOOD, "evidence_id": "m\u0435tric.a.v1"}], name="c2.json")
+    refused(tmp_path, existing_db, cyrillic, "look-alike")
+    catalog = load_catalog(write(tmp_path, [{**GOOD, "entity_id": "metric.\u0430"}], name="c3.json"))
+    assert any("look like Latin" in w for w in catalog.warnings)
+
+
+def test_the_calendar_ends_load(tmp_path):
+    catalog = load_catalog(write(tmp_path, [{**GOOD, "valid_from": "0001-01-01", "valid_through": "9999-12-31",
+                                             "expires_at": "9999-12-31"}]))
+    assert catalog.evidence[0].valid_to is None  # through the last day there is = open-ended
+
+
+def test_huge_numbers_and_strings(tmp_path, existing_db):
+    path = tmp_path / "big.json"
+    path.write_text('{"roles": ["analyst"], "evidence": [{"evidence_id": "x", "version": ' + "9" * 5000 + "}]}")
+    refused(tmp_path, existing_db, path, "big.json", "4300 digits")
+    catalog = load_catalog(write(tmp_path, [{**GOOD, "title": "T" * 200_000,
+                                             "freshness": {"warn_after_hours": 1e300}}]))
+    assert len(catalog.evidence[0].title) == 200_000
+
+
+def test_catalog_that_removes_everything_is_refused_unless_allowed(tmp_path, existing_db):
+    path = tmp_path / "empty.yaml"
+    path.write_text("roles: [analyst, finance, marketing, governance]\nevidence: []\n")
+    stderr = refused(tmp_path, existing_db, path, "would remove all 59 objects", "--allow-empty")
+    assert "nothing was written" in stderr
+    result = cli("ingest", str(path), "--db", str(existing_db), "--allow-empty")
+    assert result.returncode == 0, result.stderr
+    assert "removing 59 object(s)" in result.stderr and "59 removed" in result.stdout
+
+
+def test_ingest_says_how_many_objects_it_removes(tmp_path, existing_db):
+    folder = tmp_path / "demo"
+    shutil.copytree(DEMO, folder)
+    (folder / "50_documents.yaml").unlink()
+    removed = len([e for e in load_catalog(DEMO).evidence]) - len(load_catalog(folder).evidence)
+    result = cli("ingest", str(folder), "--db", str(existing_db))
+    assert result.returncode == 0, result.stderr
+    assert f"removing {removed} object(s) no longer in the inputs" in result.stderr
+
+
+def test_symlinks_and_folders_where_files_are_expected(tmp_path, existing_db):
+    dangling = tmp_path / "gone.json"
+    dangling.symlink_to(tmp_path / "nowhere.json")
+    refused(tmp_path, existing_db, dangling, "gone.json", "symlink whose target is missing")
+    overlay_dir = tmp_path / "overlay.yml"
+    overlay_dir.mkdir()
+    refused(tmp_path, existing_db, None, "overlay.yml", "is a folder",
+            extra=["--dbt", str(ROOT / "tests/fixtures/realworld/jaffle-shop"), "--overlay", str(overlay_dir)])
+
+
+# --- dbt artifacts with wrong JSON types ---
+
+def _target(tmp_path, **changes):
+    src = ROOT / "tests/fixtures/realworld/jaffle-shop"
+    folder = tmp_path / "target"
+    shutil.copytree(src, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for apply in changes.values():
+        apply(manifest)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    return folder
+
+
+@pytest.mark.parametrize("name,change,needles", [
+    ("metadata null", lambda m: m.update(metadata=None), ["field metadata", "must be an object, got null"]),
+    ("node is a string", lambda m: m["nodes"].update({"model.jaffle_shop.orders": "orders"}),
+     ["evidence model.jaffle_shop.orders", "must be an object, got a string"]),
+    ("freshness count as a string", lambda m: next(s for s in m["sources"].values()).update(
+        freshness={"warn_after": {"count": "12", "period": "hour"}}),
+     ["field freshness.warn_after.count", "must be a number or null, got a string"]),
+    ("unknown freshness period", lambda m: next(s for s in m["sources"].values()).update(
+        freshness={"warn_after": {"count": 12, "period": "fortnight"}}), ["must be one of minute, hour, day"]),
+    ("parent_map a list", lambda m: m.update(parent_map=[]), ["field parent_map", "must be an object keyed by id"]),
+])
+def test_dbt_artifact_wrong_types(tmp_path, name, change, needles):
+    folder = _target(tmp_path, change=change)
+    with pytest.raises(CatalogError) as exc:
+        read_inputs(tmp_path / "none.duckdb", dbt=folder)
+    text = str(exc.value)
+    assert "manifest.json" in text and all(n in text for n in needles), text
+
+
+# --- overlay and OpenLineage with wrong JSON/YAML types ---
+
+@pytest.mark.parametrize("body,needles", [
+    ("objects: [metric:revenue]\n", ["field objects", "must be a mapping, got a list"]),
+    ("roles: 5\n", ["field roles", "must be a non-empty list of role names, got a number"]),
+    ("defaults: {acl: analyst}\n", ["field defaults.acl", "must be a list of role names"]),
+    ("objects:\n  metric:revenue: {versions: [1, 2]}\n", ["objects.metric:revenue.versions", "mapping"]),
+    ("objects:\n  metric:revenue: {acl: analyst}\n", ["objects.metric:revenue.acl", "list of strings"]),
+])
+def test_overlay_wrong_types(tmp_path, body, needles):
+    overlay = tmp_path / "overlay.yml"
+    overlay.write_text(body)
+    with pytest.raises(CatalogError) as exc:
+        read_inputs(tmp_path / "none.duckdb", dbt=ROOT / "tests/fixtures/realworld/jaffle-shop", overlay=overlay)
+    text = str(exc.value)
+    assert "overlay.yml" in text and all(n in text for n in needles), text
+
+
+def test_openlineage_wrong_types_are_skipped_or_noted(tmp_path):
+    good = json.loads((ROOT / "tests/fixtures/realworld/openlineage/compat__simple_run_event.json").read_text())
+    column = {"eventTime": "2025-01-01T00:00:00Z", "run": {"runId": "3f5e83fa-3480-44ff-99c5-ff943904e5e8"},
+              "job": {"namespace": "n", "name": "j"}, "inputs": [{"namespace": "pg", "name": "a"}],
+              "outputs": [{"namespace": "pg", "name": "b", "facets": {"columnLineage": {
+                  "fields": {"x": {"inputFields": "pg.a.x"}}}}}]}
+    (tmp_path / "e.json").write_text(json.dumps([good, {**good, "run": "r-1"}, {**good, "job": "j"},
+                                                  {**good, "inputs": "pg.a"}, column]))
+    read = read_openlineage(tmp_path / "e.json")
+    reasons = {s.file.rsplit("[", 1)[-1]: s.reason for s in read.skipped}
+    assert reasons == {"event 1]": "run must be an object", "event 2]": "job must be an object",
+                       "event 3]": "inputs must be a list"}
+    assert any("inputFields must be a list" in w.reason for w in read.warnings)
+    assert any(e["kind"] == "lineage" and ["dataset:pg/a", "dataset:pg/b"] in e["edges"] for e in read.evidence)
+
+
+def test_cyclic_and_10000_deep_lineage_answers(tmp_path):
+    """A 10,000-edge chain and a cycle load, and the lineage walk stops at its depth cap."""
+    chain = [{"evidence_id": f"lin.{i}", "entity_id": f"lin.{i}", "kind": "lineage", "title": f"edge {i}",
+              "authority": "authoritative", "lifecycle": "current", "acl": ["analyst"],
+              "edges": [[f"t{i + 1}", f"t{i}"]]} for i in range(10_000)]
+    chain.append({**chain[0], "evidence_id": "lin.cycle", "entity_id": "lin.cycle", "edges": [["t0", "t10000"]]})
+    db = tmp_path / "deep.duckdb"
+    from core.store import Store, write_catalog
+    write_catalog(load_catalog(write(tmp_path, chain)), db)
+    store = Store(db)
+    rows = store.upstream_closure(["t0"], "analyst", None)
+    assert rows and max(r[3] for r in rows) == 25
+    store.close()
+
+
+def test_ask_at_the_calendar_ends_and_bad_batch_lines(tmp_path, existing_db):
+    """`ask` with year-9999 dates, periods and question dates, and --batch lines of the wrong types or a
+    folder as the batch file: an answer or exit 2 with a message, never a traceback."""
+    db = str(existing_db)
+    for args, code, needle in [
+        (["--date", "9999-12-31"], 2, "out of range"),
+        (["--period", "9999-01-01..9999-12-31"], 2, "out of range"),
+        (["--date", "0001-01-01"], 0, ""),
+        (["--period", "0001-01-01..9999-12-30"], 0, ""),
+    ]:
+        r = cli("ask", "--db", db, "--role", "analyst", *args, "What is net revenue?")
+        assert r.returncode == code and needle in r.stderr, (args, r.stderr)
+    for question in ("What was net revenue on 9999-12-31?", "net revenue at the end of 9999",
+                     "net revenue from 9999-12-30 to 9999-12-31", "What is net revenue? " * 5000):
+        r = cli("ask", "--db", db, "--role", "analyst", "--json", question)
+        assert r.returncode == 0 and json.loads(r.stdout)["role"] == "analyst"
+    batch = tmp_path / "q.jsonl"
+    for line, needle in [({"question": 5, "role": "analyst"}, "'question' must be a string"),
+                         ({"question": "q", "role": ["analyst"]}, "'role' must be a string"),
+                         ({"question": "q", "role": "analyst", "date": "9999-12-31"}, "out of range"),
+                         ({"question": "q", "role": "analyst", "period": "x"}, "START..END"),
+                         (["q"], "must be a JSON object")]:
+        batch.write_text(json.dumps(line) + "\n")
+        r = cli("ask", "--db", db, "--batch", str(batch))
+        assert r.returncode == 2 and "line 1" in r.stderr and needle in r.stderr, r.stderr
+    r = cli("ask", "--db", db, "--batch", str(tmp_path))
+    assert r.returncode == 2 and "is a folder" in r.stderr

@@ -7,21 +7,20 @@ tables, `st.text` or Markdown-escaped, so a title or quote can never turn into f
 """
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 import streamlit as st
 
 from core.envelope import Envelope
+from core.safe_text import md_code, md_escape
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~:=^])")
 LABEL_COLOURS = {"AUTHORITATIVE DOCUMENT": "green", "NON-AUTHORITATIVE": "violet", "DRAFT": "orange",
                  "SUPERSEDED": "gray", "DEPRECATED": "gray", "RETIRED": "gray", "UNTRUSTED": "red"}
 
 
 def md(text: object) -> str:
-    """Catalog text as Markdown-inert text: every character Markdown or Streamlit would act on is escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text if text is not None else "—")).replace("\n", " ")
+    """Catalog text as Markdown-inert text (core/safe_text.md_escape): nothing in it renders as formatting."""
+    return md_escape("—" if text is None else str(text))
 
 
 def _interval(v) -> str:
@@ -52,7 +51,7 @@ def _compare(env: Envelope) -> None:
     for col, ref, side in ((cols[0], c.left, "Earlier"), (cols[1], c.right, "Later")):
         with col.container(border=True):
             st.markdown(f"**{side}: {md(ref.title)}** :gray-badge[{md(ref.lifecycle)}]")
-            st.markdown(f"`{ref.evidence_id}` · {_interval(ref)}")
+            st.markdown(f"{md_code(ref.evidence_id)} · {_interval(ref)}")
     rows = [{"field": f.field, "earlier": f.before or "—", "later": f.after or "—",
              "changed": "changed" if f.changed else "same"} for f in c.fields]
     st.dataframe(rows, hide_index=True, width="stretch", key="intent_compare")
@@ -87,7 +86,7 @@ def _documents(env: Envelope) -> None:
     for i, doc in enumerate(env.documents):
         with st.container(border=True):
             colour = LABEL_COLOURS.get(doc.label, "gray")
-            st.markdown(f":{colour}-badge[{md(doc.label)}] **{md(doc.title)}** `{doc.evidence_id}`")
+            st.markdown(f":{colour}-badge[{md(doc.label)}] **{md(doc.title)}** {md_code(doc.evidence_id)}")
             meta = [doc.authority, doc.lifecycle, doc.authority_class, f"owner {doc.owner}" if doc.owner else None,
                     f"effective {_interval(doc)}" if doc.valid_from or doc.valid_to else None]
             st.caption(md(" · ".join(m for m in meta if m)))

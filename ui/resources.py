@@ -13,6 +13,7 @@ from core.explain import ExplanationCache, cache_for
 from core.search import Searcher
 from core.live import Live
 from core.store import Store
+from ui.identity import allowed_roles
 
 apply_offline_env()
 
@@ -74,7 +75,7 @@ def _keep(*keys: str) -> None:
 def sidebar(s: Store) -> dict:
     """Role, reporting date or period, evaluation time, and the catalog's status."""
     _keep("role", "date_mode", "day", "period", "at_day", "at_time")
-    roles = [r.name for r in s.roles()]
+    roles = allowed_roles(s, settings().auth)  # demo: every role; otherwise the signed-in principal's (or stop)
     now = datetime.now(timezone.utc)
     defaults = {"date_mode": "Date", "day": date(2025, 3, 31), "period": (date(2025, 1, 1), date(2025, 12, 31)),
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
@@ -82,7 +83,9 @@ def sidebar(s: Store) -> dict:
         st.session_state.setdefault(key, value)
     if st.session_state.get("role") not in roles:
         st.session_state["role"] = roles[0]
-    st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
+    role = st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
+    if role not in roles:  # a widget value the options never offered (a forged client message)
+        st.stop()
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
     day = period = None
     bounds = dict(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31))
@@ -96,8 +99,8 @@ def sidebar(s: Store) -> dict:
         at_day = st.date_input("Day (UTC)", key="at_day")
         at_time = st.time_input("Time (UTC)", key="at_time")
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
-    meta, view = s.meta(), s.visible(st.session_state["role"])
+    meta, view = s.meta(), s.visible(role)
     # Revision and count as this role sees them: hidden objects change neither.
     st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} objects you can see · "
                        f"ingested {meta['ingested_at']}")
-    return {"role": st.session_state["role"], "day": day, "period": period, "at": at}
+    return {"role": role, "day": day, "period": period, "at": at}
