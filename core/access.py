@@ -124,6 +124,10 @@ class Visible:
         """Everything this role may see (catalog browsing and the review queue; not on the answer path)."""
         return self._docs("TRUE", [])
 
+    def of_kinds(self, kinds: list[str]) -> list[Evidence]:
+        """Every visible object of these kinds (discover: what metrics, models, sources can I see)."""
+        return self._docs("kind = ANY(?::VARCHAR[])", [list(kinds)])
+
     def entity_objects(self, entity_id: str) -> list[Evidence]:
         return self._docs("entity_id = ?", [entity_id])
 

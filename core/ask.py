@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
-from . import history
+from . import history, intents
 from . import lineage as lineage_mod
-from . import when
+from . import upcoming, when
 from .access import Visible
 from .catalog import Evidence
 from .entities import (
@@ -108,6 +108,8 @@ class _Run:
         if self.intent.overrides:
             ignored = [f"request to {o.replace('_', ' ')}: not followed" for o in self.intent.overrides]
         index = self.searcher.status_for(self.q.role) if self.searcher else None
+        if "intent" not in kw and self.intent.kind == "upcoming":
+            kw["intent"] = "upcoming"
         return Envelope(behavior=behavior, role=self.q.role, reporting_date=self.day, index=index,
                         period_start=self.period[0] if self.period else None,
                         period_end=self.period[1] if self.period else None, evaluated_at=self.at,
@@ -156,11 +158,18 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
     run = _Run(q=q, view=view, intent=intent, revision=view.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
     run.step("authorization", f"{view.count} objects visible to role {q.role}")
+    # Intents that are not a definition answer (core/intents.py); compare reads its own two dates.
+    early = intents.before_when(run, _intent_entity)
+    if early:
+        return early
 
     # 2. When: reporting date or period, and the evaluation time for freshness.
     clarify = _decide_when(run)
     if clarify:
         return clarify
+    late = intents.after_when(run, _intent_entity)
+    if late:
+        return late
     # 3. Which entity.
     if q.entity and q.entity in view.entities:
         run.step("entity", f"{q.entity} chosen on the form")
@@ -225,6 +234,14 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
     run.step("entity", f"{lead} ({entities[lead].role}) named in the question"
              + (f"; related: {', '.join(i for i in ids if i != lead)}" if len(ids) > 1 else ""))
     return entities[lead], matches + topic, toks
+
+
+def _intent_entity(run: _Run):
+    """The entity an intent is about: the form's choice, else the ordinary pick (unchanged)."""
+    if run.q.entity and run.q.entity in run.view.entities:
+        _, toks = match_entities(run.q.text, run.view.entities, run.view.phrases, run.intent.excluded_spans)
+        return run.view.entities[run.q.entity], [], toks
+    return _pick_entity(run, run.view.entities)
 
 
 def _semantic_entity(run: _Run, entities: dict[str, Entity], restrict: list[str]):
@@ -330,8 +347,17 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
         run.step("version request", f"requested version {wanted} is not the one in effect; answered with "
                  f"{chosen.evidence_id}")
     day = run.day or (run.period[0] if run.period else None)
+    if day is None and chosen.valid_on(run.at.date()):
+        # No date: the version is expanded as of the evaluation time, not its first day, so its backing
+        # model, lineage and freshness are today's.
+        day = run.at.date()
+        run.notes.append(f"No reporting date was given, so the answer is expanded as of today ({day}, the "
+                         "evaluation time): the backing model, lineage and freshness are those in effect then.")
+        run.step("reporting date", f"none given; {chosen.evidence_id} is in effect on {day}, the evaluation "
+                 "date, so it is expanded as of then")
     selected, lineage, fresh, missing = _expand(run, chosen, primary, requested, extra, day)
     found = conflicts([chosen], extra)
+    found += upcoming.later_conflicts(run, objs, versions, chosen, found, day)
     supporting: list[SearchHit] = []
     if run.searcher:
         more, supporting = _search_pass(run, primary, selected, found)
@@ -451,6 +477,13 @@ def _choose_for_period(run: _Run, primary: Entity, versions: list[Evidence], con
     if len(pieces) == 1 and pieces[0][2]:
         run.step("version", f"{pieces[0][2][0].evidence_id} is in effect for the whole period")
         return pieces[0][2][0]
+    if not any(vs for _, _, vs in pieces):
+        run.step("abstain", "no authoritative version is in effect on any day of the period")
+        return _finish(run, Behavior.abstain,
+                       f"No authoritative version of {primary.label} is in effect from {start} to "
+                       f"{end - timedelta(days=1)}. Versions: "
+                       + "; ".join(f"{version_name(v)} {interval_text(v)}" for v in versions) + ".",
+                       conflicts=conflicts([]) + [conflict_for(v, None, [], False) for v in versions], **kw)
     splits = []
     for a, b, vs in pieces:
         last = b - timedelta(days=1)

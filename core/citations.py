@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from .envelope import Behavior, Envelope
+from .envelope import Behavior, Envelope, intent_facts
 from .explanation import Cited, Problem, Validation
 
 LABEL_WORDS = {
@@ -27,6 +27,7 @@ LABEL_WORDS = {
     "NON-AUTHORITATIVE": r"not (?:an )?authoritative|non-authoritative|unofficial|informal",
     "NOT IN EFFECT": r"not in effect|no longer|not yet|expired|earlier version|later version|does not apply",
     "DEPRECATED": r"deprecated|retired",
+    "NOT YET IN EFFECT": r"not yet|later version|upcoming|starts? (?:on|from)",
 }
 _GOVERNS = re.compile(r"\b(govern(?:s|ing|ed)?|authoritative|official|appl(?:y|ies)|in effect|defined as|"
                       r"calculated as|computed as|measured as|defin(?:es|ed))\b", re.I)
@@ -123,6 +124,19 @@ class _Facts:
                     self.governing.add(o.evidence_id)
         for h in env.supporting:
             self._add(h.evidence_id, [h.evidence_id, h.title])
+        # Discover, compare, owner, downstream and document answers: listed, never governing by themselves.
+        for evidence_id, parts in intent_facts(env).items():
+            self._add(evidence_id, parts)
+        self.extra_versions: dict[str, set[str]] = {}
+        for it in (env.listing.items if env.listing else []):
+            self.extra_versions.setdefault(it.evidence_id, set()).update(
+                (v.version or "").lower().lstrip("v") for v in it.versions)
+        for it in (env.downstream.items if env.downstream else []):
+            for i in [it.evidence_id, *it.via]:
+                if i and it.version:
+                    self.extra_versions.setdefault(i, set()).add(it.version.lower().lstrip("v"))
+        for v in (env.ownership.history if env.ownership else []):
+            self.extra_versions.setdefault(v.evidence_id, set()).add((v.version or "").lower().lstrip("v"))
         day = env.reporting_date
         self.context_dates = {str(d) for d in (day, env.period_start, env.evaluated_at.date()) if d}
         if env.period_end:
@@ -203,7 +217,7 @@ def check_sentence(i: int, s: Cited, facts: _Facts, visible: set[str]) -> list[P
                 if facts.env.behavior is not Behavior.clarify:
                     flag("not_in_effect", f"{c} is not in effect on {day}")
     versions = {v.rstrip(".").lower() for v in _VERSION.findall(text)}
-    cited_versions = {_version_of(facts, c) for c in cited}
+    cited_versions = {_version_of(facts, c) for c in cited} | {v for c in cited for v in facts.extra_versions.get(c, ())}
     for v in versions - cited_versions:
         flag("wrong_version", f"names version {v}, but the cited evidence is version "
              + (", ".join(sorted(x for x in cited_versions if x)) or "unversioned"))

@@ -1,44 +1,131 @@
-"""Field-by-field difference between two versions of one entity (metric or model definitions)."""
+"""Compare: two versions of one entity, field by field.
+
+The two are the versions the question names ("v1 and v2"), or the versions in effect on the two dates it
+names ("between 2024 and 2025": the earlier period's first version and the later period's last one), or,
+with neither, the version in effect on the reporting date (else today) and the one before it. Only
+authoritative versions the role may see are compared; drafts never stand in for a version.
+"""
 from __future__ import annotations
 
-from pydantic import BaseModel
+from datetime import date, timedelta
 
 from .catalog import Evidence
-from .resolve import interval_text, version_name
+from .dates import DateMention
+from .envelope import Behavior, Comparison, Envelope, EvidenceRef, FieldChange
+from .resolve import (backing_model, by_version, governing_versions, in_effect, interval_text, retrievable,
+                      version_name)
 
 
-class FieldChange(BaseModel):
-    field: str
-    a: str | list[str] | None
-    b: str | list[str] | None
-    change: str  # same | changed | "added: x; removed: y"
+def _list(values: list[str]) -> str | None:
+    return "; ".join(values) if values else None
 
 
-def _spec(ev: Evidence) -> dict:
-    spec = ev.metric or ev.model
-    return spec.model_dump() if spec else {}
+def fields_of(ev: Evidence, model: Evidence | None) -> dict[str, str | None]:
+    """The fields a reader compares, as text (None when the version does not record it)."""
+    out: dict[str, str | None] = {}
+    if ev.metric:
+        m = ev.metric
+        out.update({"formula": m.formula, "grain": m.grain, "unit": m.unit, "time dimension": m.time_dimension,
+                    "filters": _list(m.filters), "exclusions": _list(m.exclusions)})
+        out["backing model"] = (f"{model.title} ({model.evidence_id})" if model else None)
+    if ev.model:
+        m = ev.model
+        out.update({"relation": m.relation, "grain": m.grain, "primary key": _list(m.primary_key),
+                    "columns": _list(m.columns)})
+    if not ev.metric and not ev.model:
+        out["text"] = ev.text or None
+    out["owner"] = ev.owner
+    out["effective"] = interval_text(ev)
+    return out
 
 
-def _change(a, b) -> str:
-    if isinstance(a, list) or isinstance(b, list):
-        sa, sb = set(a or []), set(b or [])
-        parts = ([f"added: {', '.join(sorted(sb - sa))}"] if sb - sa else []) + \
-                ([f"removed: {', '.join(sorted(sa - sb))}"] if sa - sb else [])
-        return "; ".join(parts) or ("reordered" if list(a or []) != list(b or []) else "same")
-    return "same" if a == b else "changed"
+def diff(left: Evidence, right: Evidence, lmodel: Evidence | None, rmodel: Evidence | None) -> list[FieldChange]:
+    a, b = fields_of(left, lmodel), fields_of(right, rmodel)
+    return [FieldChange(field=k, before=a.get(k), after=b.get(k), changed=a.get(k) != b.get(k))
+            for k in dict.fromkeys([*a, *b])]
 
 
-def compare_versions(a: Evidence, b: Evidence) -> list[FieldChange]:
-    """What changed from `a` to `b`: the definition's structured fields, then its text and standing."""
-    spec_a, spec_b = _spec(a), _spec(b)
-    fields = list(dict.fromkeys([*spec_a, *spec_b]))
-    rows = [FieldChange(field=f, a=spec_a.get(f), b=spec_b.get(f), change=_change(spec_a.get(f), spec_b.get(f)))
-            for f in fields]
-    for name, va, vb in (("version", version_name(a), version_name(b)),
-                         ("effective", interval_text(a), interval_text(b)),
-                         ("authority", a.authority.value, b.authority.value),
-                         ("lifecycle", a.lifecycle.value, b.lifecycle.value),
-                         ("owner", a.owner, b.owner),
-                         ("text", a.text, b.text)):
-        rows.append(FieldChange(field=name, a=va, b=vb, change=_change(va, vb)))
-    return rows
+def _on(versions: list[Evidence], day: date) -> Evidence | None:
+    found = in_effect(versions, day)
+    return found[0] if len(found) == 1 else None
+
+
+def _from_dates(versions: list[Evidence], mentions: list[DateMention]) -> tuple[list, str]:
+    first, second = sorted(mentions[:2], key=lambda m: m.start)
+    picks = []
+    for m, early in ((first, True), (second, False)):
+        if m.kind == "date":
+            picks.append((_on(versions, m.start), str(m.start)))
+        else:  # a period: the version it starts with (earlier side) or ends with (later side)
+            day = m.start if early else m.end - timedelta(days=1)
+            picks.append((_on(versions, day), str(day)))
+    return picks, f"the versions in effect on {picks[0][1]} and on {picks[1][1]}, the dates the question names"
+
+
+def answer(run, pick) -> Envelope:
+    picked = pick(run)
+    if isinstance(picked, Envelope):
+        return picked
+    primary = picked[0]
+    today = run.at.date()
+    objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, today)]
+    versions = governing_versions(objs, primary.role)
+    kw = dict(intent="compare", entity_id=primary.entity_id, entity_label=primary.label)
+    if len(versions) < 2:
+        run.step("compare", f"{primary.entity_id} has {len(versions)} authoritative version(s) visible to you")
+        what = "no approved version" if not versions else f"only one approved version ({version_name(versions[0])})"
+        return run.envelope(Behavior.abstain, f"{primary.label} has {what}, so there is nothing to compare.", **kw)
+    labels = [label for label, _ in run.intent.versions]
+    dated = [m for m in run.intent.reporting if m.start]
+    if len(labels) >= 2:
+        picks = [(by_version(versions, label), f"version {label}") for label in labels[:2]]
+        how = "the two versions the question names"
+    elif len(dated) >= 2:
+        picks, how = _from_dates(versions, dated)
+    elif len(dated) == 1 and dated[0].kind == "period" and not labels:
+        # "between 2024 and 2025", "in 2025": the version the period starts with and the one it ends with
+        m = dated[0]
+        last = m.end - timedelta(days=1)
+        picks = [(_on(versions, m.start), str(m.start)), (_on(versions, last), str(last))]
+        how = f"the versions in effect at the start ({m.start}) and the end ({last}) of the period the question names"
+    else:
+        day = run.q.day or (dated[0].start if dated else today)
+        current = _on(versions, day) or next((v for v in reversed(versions)
+                                             if v.valid_from and v.valid_from <= day), versions[-1])
+        if labels:
+            named = by_version(versions, labels[0])
+            picks = [(named, f"version {labels[0]}"), (current, str(day))]
+            how = f"version {labels[0]}, as named, and the version in effect on {day}"
+        else:
+            before = [v for v in versions if (v.valid_from or date.min) < (current.valid_from or date.min)]
+            prior = before[-1] if before else next(v for v in versions if v is not current)
+            picks = [(prior, "the previous version"), (current, str(day))]
+            how = f"the version in effect on {day} and the one before it (no versions or dates named)"
+    missing = [what for ev, what in picks if ev is None]
+    if missing:
+        run.step("compare", "no single authoritative version for " + ", ".join(missing))
+        return run.envelope(Behavior.abstain,
+                            f"{primary.label} has no single approved version for {' or '.join(missing)}. Versions: "
+                            + "; ".join(f"{version_name(v)} {interval_text(v)}" for v in versions) + ".", **kw)
+    left, right = sorted([picks[0][0], picks[1][0]], key=lambda v: (v.valid_from or date.min, v.evidence_id))
+    models = []
+    for v in (left, right):
+        when = v.valid_from if not v.valid_on(today) else today
+        models.append(backing_model(v, when, run.view)[0] if primary.role == "metric" else None)
+    changes = diff(left, right, *models)
+    comparison = Comparison(left=EvidenceRef.of(left, "compared"), right=EvidenceRef.of(right, "compared"), how=how,
+                            fields=changes, left_model=models[0].evidence_id if models[0] else None,
+                            right_model=models[1].evidence_id if models[1] else None)
+    selected = [EvidenceRef.of(left, "compared"), EvidenceRef.of(right, "compared")]
+    unique = {m.evidence_id: m for m in models if m}
+    selected += [EvidenceRef.of(m, "compared_model") for m in unique.values()]
+    run.step("compare", f"{left.evidence_id} vs {right.evidence_id}: {how}")
+    changed = [c.field for c in changes if c.changed and c.field != "effective"]
+    names = f"{version_name(left)} ({interval_text(left)}) and {version_name(right)} ({interval_text(right)})"
+    if left.evidence_id == right.evidence_id:
+        verdict = f"The same version of {primary.label}, {version_name(left)}, is in effect on both dates: nothing changed."
+    elif changed:
+        verdict = f"{primary.label}: {names} differ in {', '.join(changed)}."
+    else:
+        verdict = f"{primary.label}: {names} record the same fields apart from their dates."
+    return run.envelope(Behavior.answer, verdict, selected=selected, comparison=comparison, **kw)

@@ -1,7 +1,7 @@
 """The evidence envelope: the structured, reproducible answer to one question."""
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from enum import Enum
 
 from pydantic import BaseModel, Field
@@ -187,6 +187,109 @@ class TraceStep(BaseModel):
     detail: str
 
 
+# ---- Intents the catalog answers without a definition (discover, compare, owner, downstream, document). ----
+# Each is an optional field of the envelope; `Envelope.intent` says which one the question asked.
+
+class VersionSummary(BaseModel):
+    evidence_id: str
+    version: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None  # exclusive
+    authority: str
+    lifecycle: str
+    in_effect: bool = False  # on the reporting date (or today when none was given)
+
+
+class ListedEntity(BaseModel):
+    """One visible entity in a discover answer: never anything the role may not see."""
+    entity_id: str
+    label: str
+    role: str  # metric | model | source | document | policy
+    owner: str | None = None
+    status: str  # current version vN on DAY | no current version on DAY | draft only | not authoritative
+    evidence_id: str  # the object the row is read from (the version in effect, else the latest visible)
+    title: str
+    description: str = ""
+    versions: list[VersionSummary] = Field(default_factory=list)
+
+
+class Listing(BaseModel):
+    kind: str  # metric | model | source | document
+    topic: list[str] = Field(default_factory=list)  # words the names had to contain; empty = everything
+    as_of: date
+    items: list[ListedEntity] = Field(default_factory=list)
+
+
+class FieldChange(BaseModel):
+    field: str
+    before: str | None = None
+    after: str | None = None
+    changed: bool
+
+
+class Comparison(BaseModel):
+    """Two versions of one entity, field by field; `left` is the earlier."""
+    left: EvidenceRef
+    right: EvidenceRef
+    how: str  # how the two were chosen
+    fields: list[FieldChange] = Field(default_factory=list)
+    left_model: str | None = None  # backing model evidence ids (metrics)
+    right_model: str | None = None
+
+    @property
+    def changed(self) -> list[FieldChange]:
+        return [f for f in self.fields if f.changed]
+
+
+class Ownership(BaseModel):
+    entity_id: str
+    owner: str | None
+    evidence_id: str  # where the owner is recorded
+    version: str | None = None
+    from_draft: bool = False  # no authoritative version: the owner of the latest non-governing object
+    history: list[VersionSummary] = Field(default_factory=list)
+    owners_by_version: dict[str, str | None] = Field(default_factory=dict)  # evidence_id -> owner
+
+
+class DownstreamItem(BaseModel):
+    id: str  # lineage node id
+    kind: str  # exposure | metric | model | document | source | node
+    label: str
+    depth: int
+    evidence_id: str | None = None  # the visible object behind the node, if any
+    version: str | None = None
+    exposure_type: str | None = None  # dashboard | notebook | analysis | ml | application (dbt exposures)
+    owner: str | None = None
+    via: list[str] = Field(default_factory=list)  # lineage evidence carrying the edge into it
+
+
+class Downstream(BaseModel):
+    starts: list[str]
+    as_of: date
+    asked: str | None = None  # dashboards | reports | models | metrics ... as the question put it
+    items: list[DownstreamItem] = Field(default_factory=list)
+
+
+class DocumentEvidence(BaseModel):
+    """A document answered as evidence: quoted and cited, labelled by its authority; it never governs."""
+    evidence_id: str
+    entity_id: str
+    title: str
+    kind: str
+    authority: str
+    lifecycle: str
+    authority_class: str | None = None
+    label: str  # e.g. AUTHORITATIVE DOCUMENT, UNTRUSTED, SUPERSEDED, DRAFT
+    owner: str | None = None
+    version: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None
+    about: list[str] = Field(default_factory=list)  # entity ids it documents
+    quote: str
+    text: str = ""
+    source_uri: str | None = None
+
+
 class Envelope(BaseModel):
     behavior: Behavior
     role: str
@@ -213,6 +316,12 @@ class Envelope(BaseModel):
     catalog_revision: str
     recorded: CatalogState | None = None  # the catalog state answered from (transaction time)
     explanation: Explanation | None = None  # added on request (`ask --explain`, the Ask page)
+    intent: str | None = None  # discover | compare | owner | downstream | document | upcoming; None = definition
+    listing: Listing | None = None
+    comparison: Comparison | None = None
+    ownership: Ownership | None = None
+    downstream: Downstream | None = None
+    documents: list[DocumentEvidence] = Field(default_factory=list)
 
     def evidence_ids(self) -> set[str]:
         ids = {s.evidence_id for s in self.selected} | {c.evidence_id for c in self.conflicts}
@@ -227,4 +336,39 @@ class Envelope(BaseModel):
             ids |= {s.evidence_id for s in sp.selected}
         if self.clarify:
             ids |= {o.evidence_id for o in self.clarify.options if o.evidence_id}
-        return ids
+        return ids | set(intent_facts(self))
+
+
+def intent_facts(env: "Envelope") -> dict[str, list[str]]:
+    """What the intent fields say about each evidence id: what a sentence citing it may draw on."""
+    out: dict[str, list[str]] = {}
+
+    def add(evidence_id: str | None, *parts) -> None:
+        if evidence_id:
+            out.setdefault(evidence_id, []).extend(str(p) for p in parts if p)
+
+    def dates(v) -> list:
+        return [v.valid_from, v.valid_to, v.valid_to and (v.valid_to - timedelta(days=1))]
+
+    if env.listing:
+        for it in env.listing.items:
+            add(it.evidence_id, it.entity_id, it.label, it.title, it.owner, it.status, it.description,
+                *(x for v in it.versions for x in (v.version, v.lifecycle, v.authority, *dates(v))))
+    if env.comparison:
+        c = env.comparison
+        for ref, model in ((c.left, c.left_model), (c.right, c.right_model)):
+            add(ref.evidence_id, model, *(x for f in c.fields for x in (f.field, f.before, f.after)))
+    if env.ownership:
+        o = env.ownership
+        add(o.evidence_id, o.entity_id, o.owner, o.version)
+        for v in o.history:
+            add(v.evidence_id, o.entity_id, v.version, o.owners_by_version.get(v.evidence_id), *dates(v))
+    if env.downstream:
+        for it in env.downstream.items:
+            add(it.evidence_id, it.id, it.label, it.kind, it.exposure_type, it.owner, it.version)
+            for via in it.via:
+                add(via, it.id, it.label)
+    for d in env.documents:
+        add(d.evidence_id, d.entity_id, d.title, d.text, d.quote, d.owner, d.version, d.authority,
+            d.lifecycle, d.authority_class, d.label, *d.about, *dates(d))
+    return out

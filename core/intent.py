@@ -52,6 +52,8 @@ class Intent:
     names_conflict: bool
     excluded_spans: list[tuple[int, int]] = field(default_factory=list)
     column: str | None = None  # a column whose lineage is asked for
+    kind: str | None = None  # discover | compare | owner | downstream | document | upcoming; None: a definition
+    listing: str | None = None  # discover: metric | model | source | document
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -76,6 +78,72 @@ def parse_intent(question: str) -> Intent:
     if col:
         spans.append((col.start(), col.end()))
         aspects.add("lineage")
+    kind, listing, cue = _intent_match(question)
+    if kind in ("owner", "downstream", "compare") and cue:
+        # "who owns", "which dashboards use": asking words, not part of any name. Only the cue's own words
+        # are set aside; a name inside the cue ("how did churn change") stays matchable.
+        spans += [(cue[0] + m.start(), cue[0] + m.end()) for m in re.finditer(r"[A-Za-z']+", question[cue[0]:cue[1]])
+                  if m.group().lower() in CUE_WORDS]
     return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
-                  excluded_spans=spans, column=(col.group("tick") or col.group("word")) if col else None)
+                  excluded_spans=spans, column=(col.group("tick") or col.group("word")) if col else None,
+                  kind=kind, listing=listing)
+
+
+# Questions the catalog answers without a definition: what can I see, how do two versions differ, who owns it,
+# what reads it, what a document says, what is about to change. Checked in this order; the first match wins.
+_LIST_NOUN = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages)"
+_NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page)s\b", re.I)
+_DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide)s?"
+INTENTS: list[tuple[str, re.Pattern]] = [
+    ("compare", re.compile(
+        r"\b(compare|comparison|diff|difference|differences|differ|what changed|what has changed|what's changed|"
+        r"what did .{1,40} change|how (?:did|has|does) .{1,60} change|changes? (?:between|from)|"
+        r"(?:v|version\s*)\d+\s+(?:vs\.?|versus|against)\s+(?:v|version\s*)\d+)\b", re.I)),
+    ("owner", re.compile(
+        r"\b(who (?:owns|owned|maintains|is responsible for|is accountable for|looks after|is the owner of)|"
+        r"who(?:'s| is) (?:the )?owner|owner of|owners? (?:for|is)|owned by whom|whose (?:metric|model|table) is|"
+        r"who (?:should|do|can) i (?:ask|contact|talk to) about)\b", re.I)),
+    ("downstream", re.compile(
+        r"\b((?:which|what) (?:dashboards?|reports?|exposures?|models?|metrics?|assets?|things|objects|consumers?|"
+        r"downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b(?:use|uses|using|read|reads|reading|depend|depends|consume|consumes|"
+        r"built on|build on|rel(?:y|ies) on|fed by|feed off|sit on|downstream)|downstream of|"
+        r"what (?:uses|reads|depends on|consumes|is built on)|who uses|impact of changing|"
+        r"what (?:would|will) break)\b", re.I)),
+    ("document", re.compile(
+        r"\b(what (?:does|did|do) (?:the |our |this |that )?[\w\s'-]{0,40}?\b" + _DOC_WORD
+        + r"\s+(?:say|says|state|mention|propose|cover|tell)|"
+        r"what(?:'s| is) in (?:the |our )?[\w\s'-]{0,40}?\b" + _DOC_WORD + r"|"
+        r"(?:summari[sz]e|quote|open|read me|show me) (?:the |our )?[\w\s'-]{0,40}?\b" + _DOC_WORD + r"\b)", re.I)),
+    ("discover", re.compile(
+        r"\b((?:list|enumerate)\b.{0,40}?\b" + _LIST_NOUN + r"|"
+        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN
+        + r"\s+(?:(?:can|could|may) (?:i|we|you)|do (?:i|we|you) have|are (?:there|available|visible|defined)|"
+        r"exist|does (?:the|this) catalog)\b|"
+        r"show me (?:all |the |every |my )?(?:\w+\s+)?" + _LIST_NOUN + r"|(?:all|every) (?:the )?(?:\w+\s+)?"
+        + _LIST_NOUN + r" (?:i|we) (?:can|may) see)\b", re.I)),
+    ("upcoming", re.compile(
+        r"\b(upcoming|planned|pending|proposed|proposals?|coming|future|next version|will .{1,40} change|"
+        r"going to change|about to change|not yet in effect)\b", re.I)),
+]
+CUE_WORDS = set("""who whose owns owned owner owners maintains maintain responsible accountable looks after ask contact
+talk which what dashboard dashboards report reports exposure exposures model models metric metrics asset assets things
+objects consumer consumers use uses using read reads reading depend depends consume consumes built build rely relies
+fed feed sit downstream uses break impact changing compare comparison diff difference differences differ changed
+change changes""".split())
+_LISTING = {"metric": "metric", "kpi": "metric", "measure": "metric", "model": "model", "source": "source",
+            "table": "source", "dataset": "source", "document": "document", "doc": "document", "page": "document"}
+
+
+def _intent_match(question: str) -> tuple[str | None, str | None, tuple[int, int] | None]:
+    for kind, pattern in INTENTS:
+        m = pattern.search(question)
+        if m:
+            noun = _NOUN.search(m.group(0)) if kind == "discover" else None
+            return kind, (_LISTING[noun.group(1).lower()] if noun else None), m.span()
+    return None, None, None
+
+
+def intent_kind(question: str) -> tuple[str | None, str | None]:
+    """The intent kind, and for discover which kind of thing is listed."""
+    return _intent_match(question)[:2]

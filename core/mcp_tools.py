@@ -16,7 +16,7 @@ from . import lineage as lineage_mod
 from .access import Visible
 from .ask import NOT_FOUND, Question, ask
 from .columns import trace_column
-from .compare import compare_versions
+from .compare import diff
 from .config import Settings
 from .dates import parse_period
 from .entities import Entity
@@ -24,7 +24,7 @@ from .envelope import Behavior, CatalogState, Envelope, EvidenceRef, TraceStep
 from .explain import cache_for, explain
 from .freshness import source_freshness
 from .mcp_auth import Identity
-from .resolve import by_version, governing_versions, in_effect, interval_text, version_name
+from .resolve import backing_model, by_version, governing_versions, in_effect, interval_text, version_name
 from .review import review_queue
 from .search import Searcher
 from .store import Store
@@ -243,7 +243,8 @@ def compare_versions_tool(cat: Catalog, who: Identity, entity: str, version_a: s
     return answer(cat, who, tool, {
         "behavior": "answer", "verdict": f"{version_name(a)} and {version_name(b)} of {found.label} compared",
         "entity_id": found.entity_id, "from": a.evidence_id, "to": b.evidence_id, "versions": names,
-        "changes": [c.model_dump() for c in compare_versions(a, b)]},
+        "changes": [c.model_dump() for c in diff(a, b, backing_model(a, a.valid_from, view)[0],
+                                                  backing_model(b, b.valid_from, view)[0])]},
         entity_id=found.entity_id, selected=[EvidenceRef.of(a, "compared"), EvidenceRef.of(b, "compared")])
 
 

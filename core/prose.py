@@ -165,7 +165,11 @@ _WHY = {
 
 def _conflict(env: Envelope, c: Conflict) -> Cited:
     named = ", which your question mentions," if c.named_in_question else ""
-    if c.label == "NOT IN EFFECT":
+    if c.label == "NOT YET IN EFFECT":  # a draft or version that starts after the reporting date
+        what = "a draft" if c.lifecycle == "draft" else "a later version"
+        why = (f"is {what} that is not yet in effect {_when(env)}: it starts "
+               f"{_interval(c.valid_from, c.valid_to)}, so it does not govern")
+    elif c.label == "NOT IN EFFECT":
         why = (f"is not in effect {_when(env)} (its interval runs {_interval(c.valid_from, c.valid_to)}), "
                "so it does not govern")
     else:
@@ -182,10 +186,15 @@ def explain_deterministic(env: Envelope) -> list[Cited]:
     out: list[Cited] = []
     definitions = [s for s in env.selected if s.role_in_answer == "definition"]
     models = [s for s in env.selected if s.role_in_answer == "model"]
+    from .intent_prose import intent_sentences  # discover, compare, owner, downstream, document
+    special = intent_sentences(env)
     # An abstention that still selected a definition (a source whose load time is unknown, a metric without
     # lineage) says why, then cites what it did find: the definition must be cited like any answer's.
     partial = env.behavior in (Behavior.refuse, Behavior.abstain) and definitions
-    if env.behavior is Behavior.answer or partial:
+    if special is not None:
+        # A list reads best after its one-line summary; the other intents' sentences say it all.
+        out += ([_decision(env.verdict)] if env.listing or not special else []) + special
+    elif env.behavior is Behavior.answer or partial:
         if partial:
             out.append(_decision(env.verdict))
         for d in definitions:

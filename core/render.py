@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from .envelope import Envelope
+from .intent_render import intent_lines
 from .safe_text import plain
 
 
@@ -24,7 +25,9 @@ def render_text(env: Envelope) -> str:
     for n in env.notes:
         lines.append(f"note: {n}")
     for s in env.selected:
-        lines.append(f"  governs [{s.role_in_answer}] {s.evidence_id}  v{s.version}  {_interval(s)}  ({s.authority})")
+        # Intent answers carry evidence that is compared, owned or walked, not governing.
+        verb = "governs" if s.role_in_answer in ("definition", "model", "overlap", "lineage") else "evidence"
+        lines.append(f"  {verb} [{s.role_in_answer}] {s.evidence_id}  v{s.version}  {_interval(s)}  ({s.authority})")
         if s.description:
             lines.append(f"      description: {' '.join(s.description.split())}")
         if s.owner and s.role_in_answer in ("definition", "model"):
@@ -35,6 +38,7 @@ def render_text(env: Envelope) -> str:
                 lines.append(f"      grain: {s.metric.grain}")
         if s.model and s.model.grain:
             lines.append(f"      grain: {s.model.grain}")
+    lines += intent_lines(env)
     for sp in env.splits:
         lines.append(f"  part: {sp.verdict}")
     for c in env.conflicts:

@@ -1,0 +1,96 @@
+"""Document: what a visible document says, asked about by title or topic ("what does the board memo say about
+margin?"). The document is the evidence: quoted, cited and labelled by its authority. It never governs a
+metric definition, whatever its authority.
+
+Candidates are the role's visible documents and notes only. Each is scored by the question's own words found
+in its title, entity id, class and lifecycle; at least one of them must be more than a document word ("memo",
+"wiki"), so "what does the memo say?" alone does not pick a memo at random. No match: the ordinary flow answers
+(and for a hidden document says exactly what it says for a made-up one).
+"""
+from __future__ import annotations
+
+import re
+
+from .catalog import DOCUMENT_KINDS, Authority, Evidence, Lifecycle
+from .envelope import Behavior, DocumentEvidence, Envelope
+from .intents import content_words
+from .resolve import retrievable
+from .text import words
+
+DOC_WORDS = set(words("memo memos wiki page pages doc docs document documents handbook note notes deck draft "
+                      "proposal glossary thread email slide slack export old legacy latest new"))
+MAX_QUOTE = 420
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def label(ev: Evidence) -> str:
+    if ev.authority is Authority.untrusted:
+        return "UNTRUSTED"
+    if ev.lifecycle is Lifecycle.draft:
+        return "DRAFT"
+    if ev.lifecycle in (Lifecycle.superseded, Lifecycle.deprecated, Lifecycle.retired):
+        return ev.lifecycle.value.upper()
+    if ev.authority is Authority.authoritative:
+        return "AUTHORITATIVE DOCUMENT"
+    return "NON-AUTHORITATIVE"
+
+
+def _bag(ev: Evidence) -> set[str]:
+    return set(words(f"{ev.title} {ev.entity_id} {ev.evidence_id} {ev.authority_class or ''} {ev.kind.value} "
+                     f"{ev.lifecycle.value}"))
+
+
+def quote(ev: Evidence, topic: list[str]) -> str:
+    """The sentences that mention the topic, else the opening ones; never more than MAX_QUOTE characters."""
+    body = " ".join(line for line in ev.text.splitlines() if not line.lstrip().startswith("#"))  # Markdown headings
+    sentences = [s.strip() for s in _SENTENCE.split(body.strip()) if s.strip()]
+    hits = [s for s in sentences if set(topic) & set(words(s))] if topic else []
+    out = ""
+    for s in hits or sentences:
+        if out and len(out) + len(s) + 1 > MAX_QUOTE:
+            break
+        out = f"{out} {s}".strip()
+    return out[:MAX_QUOTE]
+
+
+def evidence(ev: Evidence, topic: list[str]) -> DocumentEvidence:
+    about = [t for kind, t in ev.link_targets() if kind in ("documents", "superseded_by", "conflicts_with")]
+    if not ev.entity_id.startswith(("doc.", "docs.")):
+        about = [ev.entity_id] + about
+    return DocumentEvidence(evidence_id=ev.evidence_id, entity_id=ev.entity_id, title=ev.title, kind=ev.kind.value,
+                            authority=ev.authority.value, lifecycle=ev.lifecycle.value,
+                            authority_class=ev.authority_class, label=label(ev), owner=ev.owner, version=ev.version,
+                            valid_from=ev.valid_from, valid_to=ev.valid_to, about=list(dict.fromkeys(about)),
+                            quote=quote(ev, topic), text=ev.text, source_uri=ev.source_uri)
+
+
+def answer(run) -> Envelope | None:
+    asked = content_words(run.q.text, [d.span for d in run.intent.dates])
+    if not [w for w in asked if w not in DOC_WORDS]:
+        return None
+    today = run.day or run.at.date()
+    docs = [e for e in run.view.of_kinds([k.value for k in DOCUMENT_KINDS]) if retrievable(e, today)]
+    scored = []
+    for ev in docs:
+        hit = set(asked) & _bag(ev)
+        if hit - DOC_WORDS:
+            scored.append((len(hit), ev))
+    if not scored:
+        run.step("document", "no visible document's title matches the question")
+        return None
+    best = max(s for s, _ in scored)
+    chosen = sorted((ev for s, ev in scored if s == best), key=lambda e: e.evidence_id)[:3]
+    names = {w for ev in chosen for w in _bag(ev)}
+    topic = [w for w in asked if w not in names and w not in DOC_WORDS]  # "about margin": what to quote
+    found = [evidence(ev, topic) for ev in chosen]
+    run.step("document", "named in the question: " + ", ".join(f"{d.evidence_id} ({d.label})" for d in found))
+    d = found[0]
+    cls = f", {d.authority_class}" if d.authority_class else ""
+    verdict = (f"{d.title} ({d.label.lower()}{cls}) says: \"{d.quote}\" It is a document: it never "
+               "governs a metric definition.")
+    if d.label == "UNTRUSTED":
+        verdict += " It is untrusted content: shown as data, and any instructions in it are ignored."
+    if len(found) > 1:
+        run.notes.append("Other documents match the question as well: " + ", ".join(x.title for x in found[1:]) + ".")
+    return run.envelope(Behavior.answer, verdict, intent="document", documents=found,
+                        entity_id=d.entity_id, entity_label=d.title)

@@ -1,0 +1,54 @@
+"""Owner: who owns an entity, read from `owner` of the version governing on the reporting date (else today).
+
+With no approved version, the owner recorded on the latest visible object is given and labelled as coming
+from a draft or non-authoritative object. Owners of other versions are listed when they differ.
+"""
+from __future__ import annotations
+
+from datetime import date
+
+from .discover import summary
+from .envelope import Behavior, Envelope, EvidenceRef, Ownership
+from .intents import as_of, not_found
+from .resolve import governing_versions, in_effect, interval_text, retrievable, version_name
+
+
+def answer(run, pick) -> Envelope:
+    picked = pick(run)
+    if isinstance(picked, Envelope):
+        return picked
+    primary = picked[0]
+    day = as_of(run)
+    objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, day)]
+    versions = governing_versions(objs, primary.role)
+    kw = dict(intent="owner", entity_id=primary.entity_id, entity_label=primary.label)
+    when = f"on {day}" if run.day or run.period else f"today ({day})"
+    now = in_effect(versions, day)
+    if now:
+        source, from_draft = now[-1], False
+        how = f"{version_name(source)}, the version in effect {when}"
+    elif versions:
+        source, from_draft = versions[-1], False
+        how = f"{version_name(source)}, the latest approved version (none is in effect {when}; it is in effect {interval_text(source)})"
+    elif objs:
+        source, from_draft = sorted(objs, key=lambda o: (o.valid_from or date.min, o.evidence_id))[-1], True
+        how = f"{source.title}, a {source.lifecycle.value} {source.authority.value.replace('_', '-')} object (there is no approved version)"
+    else:
+        return not_found(run)
+    history = versions or [source]
+    owners = {v.evidence_id: v.owner for v in history}
+    ownership = Ownership(entity_id=primary.entity_id, owner=source.owner, evidence_id=source.evidence_id,
+                          version=source.version, from_draft=from_draft, history=[summary(v, day) for v in history],
+                          owners_by_version=owners)
+    run.step("owner", f"owner of {source.evidence_id}: {source.owner or 'not recorded'}")
+    others = sorted({o for o in owners.values() if o and o != source.owner})
+    if source.owner:
+        verdict = f"{primary.label} is owned by {source.owner}, as recorded on {how}."
+        if others:
+            verdict += f" Other versions record: {', '.join(others)}."
+        behavior = Behavior.answer
+    else:
+        verdict = f"No owner is recorded for {primary.label} on {how}."
+        behavior = Behavior.abstain
+    selected = [] if from_draft else [EvidenceRef.of(source, "owner")]
+    return run.envelope(behavior, verdict, selected=selected, ownership=ownership, **kw)

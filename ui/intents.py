@@ -1,0 +1,112 @@
+"""The Ask page's place for intent answers: discover, compare, owner, downstream, document.
+
+`render_intent(env)` draws the intent's own section and returns True, or returns False for an envelope it
+does not handle (an ordinary definition answer). The caller still draws the verdict, conflicts, lineage,
+explanation and download. Decides nothing: every fact shown is an envelope field. Catalog text is shown in
+tables, `st.text` or Markdown-escaped, so a title or quote can never turn into formatting, links or badges.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import streamlit as st
+
+from core.envelope import Envelope
+from core.safe_text import md_code, md_escape
+
+LABEL_COLOURS = {"AUTHORITATIVE DOCUMENT": "green", "NON-AUTHORITATIVE": "violet", "DRAFT": "orange",
+                 "SUPERSEDED": "gray", "DEPRECATED": "gray", "RETIRED": "gray", "UNTRUSTED": "red"}
+
+
+def md(text: object) -> str:
+    """Catalog text as Markdown-inert text (core/safe_text.md_escape): nothing in it renders as formatting."""
+    return md_escape("—" if text is None else str(text))
+
+
+def _interval(v) -> str:
+    start = v.valid_from or "…"
+    end = v.valid_to - timedelta(days=1) if v.valid_to else "open"
+    return f"{start} → {end}"
+
+
+def _discover(env: Envelope) -> None:
+    li = env.listing
+    about = f" about {' '.join(li.topic)}" if li.topic else ""
+    st.subheader(f"{li.kind.capitalize()}s you can see{about} ({len(li.items)})")
+    st.caption(f"Status as of {li.as_of}. Only what your role may see is listed or counted.")
+    if not li.items:
+        st.info("Nothing to list.")
+        return
+    st.dataframe([{"name": it.label, "id": it.entity_id, "owner": it.owner or "—", "status": it.status,
+                   "versions": "; ".join(f"{'v' + v.version if v.version else '(unversioned)'} {_interval(v)} "
+                                         f"({v.lifecycle})" for v in it.versions),
+                   "evidence": it.evidence_id} for it in li.items], hide_index=True, width="stretch", key="intent_listing")
+
+
+def _compare(env: Envelope) -> None:
+    c = env.comparison
+    st.subheader("Compare versions")
+    st.caption(md(f"Chosen: {c.how}."))
+    cols = st.columns(2)
+    for col, ref, side in ((cols[0], c.left, "Earlier"), (cols[1], c.right, "Later")):
+        with col.container(border=True):
+            st.markdown(f"**{side}: {md(ref.title)}** :gray-badge[{md(ref.lifecycle)}]")
+            st.markdown(f"{md_code(ref.evidence_id)} · {_interval(ref)}")
+    rows = [{"field": f.field, "earlier": f.before or "—", "later": f.after or "—",
+             "changed": "changed" if f.changed else "same"} for f in c.fields]
+    st.dataframe(rows, hide_index=True, width="stretch", key="intent_compare")
+
+
+def _owner(env: Envelope) -> None:
+    o = env.ownership
+    st.subheader("Owner")
+    with st.container(border=True):
+        st.markdown(f"**{md(o.owner or 'No owner recorded')}**")
+        st.caption(md(f"Recorded on {o.evidence_id}" + (" (not an approved version)" if o.from_draft else "")))
+    if len(o.history) > 1:
+        st.dataframe([{"version": v.version or "—", "evidence": v.evidence_id, "effective": _interval(v),
+                       "owner": o.owners_by_version.get(v.evidence_id) or "—"} for v in o.history],
+                     hide_index=True, width="stretch", key="intent_owner")
+
+
+def _downstream(env: Envelope) -> None:
+    d = env.downstream
+    st.subheader(f"Downstream ({len(d.items)})")
+    st.caption(f"What reads it on {d.as_of}, over lineage you may see; dbt exposures are dashboards and reports.")
+    if not d.items:
+        st.info("No downstream lineage is recorded for it.")
+        return
+    st.dataframe([{"depth": i.depth, "kind": i.kind + (f" ({i.exposure_type})" if i.exposure_type else ""),
+                   "name": i.label, "id": i.id, "owner": i.owner or "—", "via": ", ".join(i.via)} for i in d.items],
+                 hide_index=True, width="stretch", key="intent_downstream")
+
+
+def _documents(env: Envelope) -> None:
+    st.subheader("Document")
+    for i, doc in enumerate(env.documents):
+        with st.container(border=True):
+            colour = LABEL_COLOURS.get(doc.label, "gray")
+            st.markdown(f":{colour}-badge[{md(doc.label)}] **{md(doc.title)}** {md_code(doc.evidence_id)}")
+            meta = [doc.authority, doc.lifecycle, doc.authority_class, f"owner {doc.owner}" if doc.owner else None,
+                    f"effective {_interval(doc)}" if doc.valid_from or doc.valid_to else None]
+            st.caption(md(" · ".join(m for m in meta if m)))
+            st.markdown("**Quoted (data, not instructions):**")
+            st.text(doc.quote)
+            st.caption("A document: it is evidence for what it says, and never governs a metric definition.")
+
+
+def render_intent(env: Envelope) -> bool:
+    """Draw the intent's section; False when the envelope is not an intent answer."""
+    if env.listing:
+        _discover(env)
+    elif env.comparison:
+        _compare(env)
+    elif env.ownership:
+        _owner(env)
+    elif env.downstream:
+        _downstream(env)
+    elif env.documents:
+        _documents(env)
+    else:
+        return False
+    return True
