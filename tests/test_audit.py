@@ -234,9 +234,10 @@ def test_the_ask_page_records_each_answer_once_and_the_audit_page_is_for_steward
     from streamlit.testing.v1 import AppTest
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.session_state["role"] = "analyst"
+    at.session_state["date_mode"] = "Date"
     at.session_state["day"] = date(2025, 3, 31)
     at.run()
-    at.text_input(key="question").input("What is net revenue?").run()
+    at.text_input(key="question").input("What is net revenue?")  # inside the form: sent with the submit
     at.button(key="ask").click().run()
     assert not at.exception, at.exception
     at.run()  # a rerun showing the same answer is not a new answer

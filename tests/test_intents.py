@@ -333,7 +333,7 @@ def _ask_page(question, role):
     at.session_state["role"] = role
     at.session_state["date_mode"] = "No date"
     at.run()
-    at.text_input(key="question").input(question).run()
+    at.text_input(key="question").input(question)  # inside the form: sent with the submit
     at.button(key="ask").click().run()
     assert not at.exception, at.exception
     return at
