@@ -11,19 +11,8 @@ from . import lineage as lineage_mod
 from . import when
 from .access import Visible
 from .catalog import Evidence
-from .entities import (
-    ROLE_PRIORITY,
-    SEMANTIC_ACCEPT,
-    SEMANTIC_MARGIN,
-    SEMANTIC_MIN_VECTOR,
-    Entity,
-    Match,
-    bare_head_matches,
-    match_entities,
-    qualified_head,
-    rank,
-    semantic_entities,
-)
+from .entities import Entity, Match, match_entities
+from .ranker import rank_question
 from .envelope import (
     Behavior,
     Clarify,
@@ -90,6 +79,7 @@ class _Run:
     period: tuple[date, date] | None = None
     notes: list[str] = field(default_factory=list)
     columns: ColumnLineage | None = None
+    read_as: str | None = None  # how a misspelt name was read
 
     def step(self, rule: str, detail: str) -> None:
         self.trace.append(TraceStep(rule=rule, detail=detail))
@@ -104,7 +94,7 @@ class _Run:
                         period_end=self.period[1] if self.period else None, evaluated_at=self.at,
                         asked=sorted(self.intent.aspects), verdict=verdict, notes=self.notes,
                         ignored_instructions=ignored, trace=self.trace, catalog_revision=self.revision,
-                        columns=self.columns, **kw)
+                        columns=self.columns, entity_read_as=self.read_as, **kw)
 
 
 def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None) -> Envelope:
@@ -159,74 +149,26 @@ def _clarify(run: _Run, question: str, options: list[ClarifyOption], why: str, *
 
 
 def _pick_entity(run: _Run, entities: dict[str, Entity]):
-    matches, toks = match_entities(run.q.text, entities, run.view.phrases, run.intent.excluded_spans)
-    topic = [m for m in matches if entities[m.entity_id].is_topic]
-    if not topic:
-        topic = bare_head_matches(toks, run.view.heads, matches)
-        if topic:
-            run.step("entity", "matched by the bare head noun of a visible metric name, with no qualifier")
-    ids = list(dict.fromkeys(m.entity_id for m in topic))
-    if run.searcher and (not ids or all(not m.full for m in topic)) and not qualified_head(toks, run.view.heads):
-        picked = _semantic_entity(run, entities, restrict=ids)
-        if isinstance(picked, Envelope):
-            return picked
-        if picked:
-            return entities[picked], matches, toks
-    if not ids:
+    """The ranker (core/ranker.py) picks among the role's visible entities; this turns its choice
+    into the next step, a clarification, or not-found."""
+    choice = rank_question(run.q.text, run.intent, run.view, run.searcher, run.q.role)
+    if choice.decision == "clarify":
+        options = [ClarifyOption(label=f"{entities[i].label} ({i})", entity_id=i) for i in choice.options]
+        question = ("Your question matches several things. Which one do you mean?" if choice.note is None
+                    and "spelling" not in choice.rule and "close to" not in choice.rule
+                    else "Your question is close to several things. Which one do you mean?")
+        return _clarify(run, question, options, choice.rule)
+    if choice.decision == "none":
         if run.intent.overrides:
             run.step("refuse", "the request asks to step outside policy: " + ", ".join(run.intent.overrides))
             return run.envelope(Behavior.refuse, _refusal(run))
-        run.step("entity", "no visible entity matches the question")
+        run.step("entity", choice.rule)
         return run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
-    ids = rank(run.view.bm25_scores(run.q.text, ids), entities, ids)
-    lead = min(ids, key=lambda i: ROLE_PRIORITY.get(entities[i].role, 9))
-    # One hop only: everything connects through shared staging models somewhere, and "revenue and
-    # churn" are two questions, not one.
-    linked = run.view.linked_entities(lead) if len(ids) > 1 else set()
-    unrelated = [i for i in ids if i != lead and i not in linked]
-    if unrelated:
-        options = [ClarifyOption(label=f"{entities[i].label} ({i})", entity_id=i) for i in ids]
-        return _clarify(run, "Your question matches several things. Which one do you mean?", options,
-                        "the question names several unrelated visible entities: " + ", ".join(ids))
-    run.step("entity", f"{lead} ({entities[lead].role}) named in the question"
-             + (f"; related: {', '.join(i for i in ids if i != lead)}" if len(ids) > 1 else ""))
-    return entities[lead], matches + topic, toks
-
-
-def _semantic_entity(run: _Run, entities: dict[str, Entity], restrict: list[str]):
-    """The semantic path: names, aliases and descriptions close to the question, inside the visible set.
-
-    Used when no name matched, or only bare head nouns did (then it chooses among those). Two close
-    candidates become a clarification, unless one is plainly what the question asks about.
-    """
-    ranked = semantic_entities(run.searcher, run.q.text, run.searcher.role_filter(run.q.role), entities)
-    if restrict:
-        ranked = [r for r in ranked if r[0] in restrict] or [(e, 0.0, 0.0) for e in restrict]
-        if len(ranked) == 1:
-            return ranked[0][0]
-    elif not ranked or ranked[0][1] < SEMANTIC_ACCEPT or ranked[0][2] < SEMANTIC_MIN_VECTOR:
-        if ranked:
-            run.step("entity", "semantic search found nothing close enough among visible entities")
-        return None
-    (best, score, _), rest = ranked[0], ranked[1:]
-    close = [r for r in rest if score - r[1] < SEMANTIC_MARGIN]
-    if close:
-        group = [best] + [e for e, _, _ in close]
-        fresh = {"freshness_status", "freshness_policy"} & run.intent.aspects
-        sources = [e for e in group if entities[e].role == "source"]
-        linked = run.view.linked_entities(best)
-        if fresh and len(sources) == 1:
-            best = sources[0]
-        elif all(e in linked for e in group[1:]):
-            best = min(group, key=lambda e: ROLE_PRIORITY.get(entities[e].role, 9))
-        else:
-            options = [ClarifyOption(label=f"{entities[e].label} ({e})", entity_id=e) for e in group]
-            return _clarify(run, "Your question is close to several things. Which one do you mean?", options,
-                            "semantic search: " + ", ".join(f"{e} ({sc:.2f})" for e, sc, _ in [ranked[0], *close])
-                            + " are too close to call")
-    run.step("entity", f"semantic match over visible names, aliases and descriptions: {best} "
-             f"(score {score:.2f}" + (f"; next {rest[0][0]} {rest[0][1]:.2f})" if rest else ")"))
-    return best
+    run.step("entity", choice.rule)
+    if choice.note:
+        run.notes.append(choice.note[0].upper() + choice.note[1:] + ".")
+        run.read_as = choice.note
+    return entities[choice.entity_id], choice.matches, choice.toks
 
 
 def _refusal(run: _Run) -> str:
@@ -239,7 +181,12 @@ def _version_requests(run: _Run, matches: list[Match], toks, primary: Entity) ->
     out: dict[str, str] = {}
     for label, pos in run.intent.versions:
         before = [m for m in matches if m.end - 1 < len(toks) and toks[m.end - 1].end <= pos]
-        target = max(before, key=lambda m: toks[m.end - 1].end).entity_id if before else primary.entity_id
+        # Two entities sharing the name just before "version 2" (a metric and its lineage page): the
+        # one the question is about takes it, then a governed topic entity.
+        ents = run.view.entities
+        target = max(before, key=lambda m: (toks[m.end - 1].end, m.entity_id == primary.entity_id,
+                                            ents[m.entity_id].is_topic and ents[m.entity_id].governed)
+                     ).entity_id if before else primary.entity_id
         out.setdefault(target, label)
     return out
 
