@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from . import lineage as lineage_mod
 from . import when
+from .when import dates_read
 from .access import Visible
 from .catalog import Evidence
 from .entities import Entity, Match, match_entities
@@ -80,6 +81,7 @@ class _Run:
     notes: list[str] = field(default_factory=list)
     columns: ColumnLineage | None = None
     read_as: str | None = None  # how a misspelt name was read
+    dates_read: list = field(default_factory=list)  # how each date in the text was read
 
     def step(self, rule: str, detail: str) -> None:
         self.trace.append(TraceStep(rule=rule, detail=detail))
@@ -94,7 +96,8 @@ class _Run:
                         period_end=self.period[1] if self.period else None, evaluated_at=self.at,
                         asked=sorted(self.intent.aspects), verdict=verdict, notes=self.notes,
                         ignored_instructions=ignored, trace=self.trace, catalog_revision=self.revision,
-                        columns=self.columns, entity_read_as=self.read_as, **kw)
+                        columns=self.columns, entity_read_as=self.read_as,
+                        dates_read=self.dates_read, **kw)
 
 
 def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None) -> Envelope:
@@ -106,7 +109,7 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
     at = q.at or now or datetime.now(timezone.utc)
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
-    intent = parse_intent(q.text)
+    intent = parse_intent(q.text, at.date(), store.fiscal_year_start_month)
     # 1. Authorization first: everything after reads the catalog only through the role's view.
     view = store.visible(q.role)
     run = _Run(q=q, view=view, intent=intent, revision=store.revision, at=at,
@@ -131,6 +134,7 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
 
 def _decide_when(run: _Run) -> Envelope | None:
     q = run.q
+    run.dates_read = dates_read(run.intent.dates)
     decided = when.decide(q.day, q.period, run.at, q.at is not None, run.intent.dates, q.date_from_form)
     if isinstance(decided, when.AskBack):
         run.day, run.period = q.day, q.period

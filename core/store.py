@@ -70,7 +70,8 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     con.executemany("INSERT INTO meta VALUES (?, ?)", [
         ("catalog_revision", revision), ("ingested_at", now), ("source", source), ("schema_version", SCHEMA_VERSION),
-        ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence)))])
+        ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence))),
+        ("fiscal_year_start_month", str(catalog.settings.fiscal_year_start_month))])
     _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
     rows, acl, aliases, links, edges, fresh = [], [], [], [], [], []
@@ -137,6 +138,11 @@ class Store:
     @property
     def revision(self) -> str:
         return self._meta["catalog_revision"]
+
+    @property
+    def fiscal_year_start_month(self) -> int:
+        """The catalog's `settings.fiscal_year_start_month` (1, a calendar fiscal year, when not set)."""
+        return int(self._meta.get("fiscal_year_start_month") or 1)
 
     @cached_property
     def _roles(self) -> list[Role]:
