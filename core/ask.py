@@ -81,6 +81,7 @@ class _Run:
     notes: list[str] = field(default_factory=list)
     columns: ColumnLineage | None = None
     read_as: str | None = None  # how a misspelt name was read
+    reading: object = None  # the LLM's reading, when one was asked for and could be read
     dates_read: list = field(default_factory=list)  # how each date in the text was read
 
     def step(self, rule: str, detail: str) -> None:
@@ -100,9 +101,11 @@ class _Run:
                         dates_read=self.dates_read, **kw)
 
 
-def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None) -> Envelope:
+def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None,
+        llm: tuple[str, float] | None = None) -> Envelope:
     """Answer one question. `searcher` adds the semantic path and the conflict pass; without it the
-    answer comes from the catalog alone."""
+    answer comes from the catalog alone. `llm` (model, timeout s) adds a checked LLM reading of the
+    question (core/reading.py); without it the reading is deterministic."""
     roles = [r.name for r in store.roles()]
     if q.role not in roles:
         raise UnknownRole(f"unknown role {q.role!r}; roles in this catalog: {', '.join(roles)}")
@@ -115,6 +118,8 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
     run = _Run(q=q, view=view, intent=intent, revision=store.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
     run.step("authorization", f"{view.count} objects visible to role {q.role}")
+    if llm:
+        _llm_reading(run, llm)
 
     # 2. When: reporting date or period, and the evaluation time for freshness.
     clarify = _decide_when(run)
@@ -156,6 +161,8 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
     """The ranker (core/ranker.py) picks among the role's visible entities; this turns its choice
     into the next step, a clarification, or not-found."""
     choice = rank_question(run.q.text, run.intent, run.view, run.searcher, run.q.role)
+    if run.reading is not None:
+        choice = _settle_with_reading(run, choice)
     if choice.decision == "clarify":
         options = [ClarifyOption(label=f"{entities[i].label} ({i})", entity_id=i) for i in choice.options]
         question = ("Your question matches several things. Which one do you mean?" if choice.note is None
@@ -173,6 +180,45 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
         run.notes.append(choice.note[0].upper() + choice.note[1:] + ".")
         run.read_as = choice.note
     return entities[choice.entity_id], choice.matches, choice.toks
+
+
+def _llm_reading(run: _Run, llm: tuple[str, float]) -> None:
+    """Ask the model for a reading; use only the date part here (the entity part is settled after the
+    ranker). The model sees the question and visible entity names only."""
+    from .llm import ModelFailure
+    from .reading import check, read_question
+    ents = run.view.entities
+    names = [(e.entity_id, e.label, e.role) for e in ents.values() if e.is_topic]
+    try:
+        run.reading = read_question(run.q.text, names, llm[0], llm[1])
+    except ModelFailure as exc:
+        run.step("llm reading", f"not used ({str(exc)[:120]}); the deterministic reading stands")
+        return
+    use, reasons = check(run.reading, set(), [], run.intent.dates)
+    if "date" in use and use["date"] not in run.intent.dates:
+        chosen = use["date"]
+        run.intent.dates = [chosen if (m.kind == "ambiguous" and m.span == chosen.span) else m for m in run.intent.dates]
+        run.step("llm reading", f"date {chosen.text} read as {chosen.start}, one of the parser's readings")
+    date_reasons = [r for r in reasons if "date" in r]
+    if date_reasons:
+        run.step("llm reading", "; ".join(date_reasons) + "; the parser's dates stand")
+
+
+def _settle_with_reading(run: _Run, choice):
+    """The LLM may pick among the ranker's clarify options or confirm its winner; nothing else."""
+    from .reading import check
+    allowed = choice.options if choice.decision == "clarify" else ([choice.entity_id] if choice.entity_id else [])
+    use, reasons = check(run.reading, set(run.view.entities), allowed, [])
+    picked = use.get("entity")
+    if picked and choice.decision == "clarify":
+        run.step("llm reading", f"chose {picked} among the ranker's options")
+        choice.decision, choice.entity_id, choice.rule = "answer", picked, f"{picked} chosen by the checked LLM reading"
+    elif picked:
+        run.step("llm reading", f"agrees: {picked}")
+    ent_reasons = [r for r in reasons if "entity" in r]
+    if ent_reasons:
+        run.step("llm reading", "; ".join(dict.fromkeys(ent_reasons)))
+    return choice
 
 
 def _refusal(run: _Run) -> str:

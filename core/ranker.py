@@ -199,6 +199,12 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     """Pick the entity a question is about, among `view.entities` only."""
     entities: dict[str, Entity] = view.entities
     matches, toks = match_entities(question, entities, view.phrases, intent.excluded_spans)
+    # Inside an identifier that names nothing visible ("fct_order_costs"), a shorter visible name
+    # ("fct_orders" read from "fct order") is not what was asked for.
+    unexplained = _unexplained_spans(question, intent, view)
+    if unexplained:
+        inside = {k for k, t in enumerate(toks) if any(a <= t.start < b for a, b in unexplained)}
+        matches = [m for m in matches if not any(k in inside for k in range(m.start, m.end))]
     exact = [m for m in matches if entities[m.entity_id].is_topic]
     base = dict(matches=matches, toks=toks)
 
@@ -214,7 +220,6 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
 
     heads = bare_head_matches(toks, view.heads, matches)
     head_ids = list(dict.fromkeys(m.entity_id for m in heads))
-    unexplained = _unexplained_identifier(question, intent, view)
     if searcher is not None and not qualified_head(toks, view.heads) and not unexplained:
         sem = _semantic(question, view, searcher, role, restrict=head_ids, base=base)
         if sem is not None:
@@ -232,18 +237,17 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     return Choice("none", rule=rule, **base)
 
 
-def _unexplained_identifier(question: str, intent, view) -> str | None:
-    """An identifier ("fct_invoices", "raw.orders") that is no visible name: the user means one thing,
+def _unexplained_spans(question: str, intent, view) -> list[tuple[int, int]]:
+    """Identifiers ("fct_invoices", "raw.orders") that are no visible name: the user means one thing,
     and a similar-sounding visible object must not stand in for it."""
-    spans = intent.excluded_spans
+    out = []
     for m in IDENTIFIER.finditer(question):
-        if any(s <= m.start() < e for s, e in spans):
+        if any(s <= m.start() < e for s, e in intent.excluded_spans):
             continue
-        words = tuple(t for t in re.findall(r"[a-z0-9]+", m.group().lower()))
-        name = tuple(normalize(w) for w in words)
+        name = tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", m.group().lower()))
         if not any(name == n or name[-len(n):] == n for n in view.phrases if n):
-            return m.group()
-    return None
+            out.append(m.span())
+    return out
 
 
 def _bm25(question: str, view, cands: list[Candidate]) -> None:
