@@ -44,7 +44,7 @@ from .text import GENERIC, Token, normalize
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
-           "kind": 0.35, "aspect": 0.1, "subject": 0.3}
+           "kind": 0.35, "aspect": 0.1, "subject": 0.4}
 MARGIN = 0.25            # a lead this large over the next candidate decides between named entities
 FUZZY_MIN = 0.84         # mean per-word similarity for a spelling near-miss to count at all
 FUZZY_WORD_MIN = 0.70    # ... and no word of the name below this
@@ -52,6 +52,9 @@ FUZZY_SURE = 0.88        # at or above: answer, with a note; below: ask back
 FUZZY_MARGIN = 0.04      # two near-misses closer than this are asked back
 ABBREVIATION = 0.92      # "merch" for "merchandise", "acq" for "acquisition"
 MAX_OPTIONS = 4
+# Abbreviations analysts type that are not prefixes of the word they stand for.
+ABBREVIATIONS = {"avg": "average", "amt": "amount", "qty": "quantity", "num": "number", "cust": "customer",
+                 "pct": "percent", "mgmt": "management", "acct": "account"}
 # The semantic path keeps the thresholds calibrated in entities.py (paraphrases and absent topics).
 from .entities import SEMANTIC_ACCEPT, SEMANTIC_MARGIN, SEMANTIC_MIN_VECTOR  # noqa: E402
 
@@ -66,6 +69,7 @@ WAREHOUSE_TABLE = re.compile(r"^\s*(?:table|relation|view)\s+in\s+(?:the\s+)?(?:
 RATIO_AFTER = re.compile(r"^\s*(?:%|pct\b|percent(?:age)?\b|share\b|ratio\b)", re.I)
 RATIO_BEFORE = re.compile(r"(?:%|\bpct|\bpercent(?:age)?|\bshare|\bratio)(?:\s+of)?\s*$", re.I)
 RATIO_ID = re.compile(r"(_pct|_percent|_ratio|_share|_rate)$")
+SHARE_ID = re.compile(r"(_pct|_percent|_ratio|_share)$")
 # A clause opened by these is an aside about circumstances, not what is asked about.
 ASIDE = re.compile(r"\b(with|given|while|since|because|although|though|whereas|mentioning|mentions|after|"
                    r"despite|now that|if|when)\b", re.I)
@@ -103,6 +107,8 @@ class Choice:
 def _word_sim(q: str, n: str) -> float:
     if q == n:
         return 1.0
+    if ABBREVIATIONS.get(q) == n:
+        return ABBREVIATION
     if len(q) >= 3 and len(n) > len(q) and n.startswith(q):
         return ABBREVIATION
     return fuzz.ratio(q, n) / 100.0
@@ -171,6 +177,10 @@ def kind_fit(question: str, toks: list[Token], cand: Candidate, ent: Entity, col
     ratio_asked = bool(RATIO_AFTER.match(question[end_char:]) or RATIO_BEFORE.search(question[:start_char]))
     if ent.role == "metric" and ratio_asked:
         fit += 1.0 if RATIO_ID.search(ent.entity_id) else -1.0
+    elif ent.role == "metric" and SHARE_ID.search(ent.entity_id):
+        fit -= 1.0  # "food revenue" is the amount; its share is asked for with %, pct, share or ratio
+    if {"stg", "staging"} & set(norms[max(0, i - 2):j + 2]):
+        fit += 1.0 if any(n[:1] == ("stg",) for n in ent.names) else 0.0
     # A column of the model named in the question ("orders with order_total") points at the model.
     if columns and ent.role == "model" and columns & {n for k, n in enumerate(norms) if not i <= k < j}:
         fit += 1.0
@@ -205,20 +215,31 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     if unexplained:
         inside = {k for k, t in enumerate(toks) if any(a <= t.start < b for a, b in unexplained)}
         matches = [m for m in matches if not any(k in inside for k in range(m.start, m.end))]
+    vocab = {w for n in view.phrases for w in n}
+    norms = [t.norm for t in toks]
+    # "order cost" is not "orders": a one-word name followed by a content word that no visible name
+    # uses is part of a compound naming something else.
+    matches = [m for m in matches if not _compound(m, toks, norms, vocab, intent)]
+    # "staging orders" names stg_orders.
+    for k, w in enumerate(norms):
+        if w == "staging":
+            for n in range(1, 5):
+                name = ("stg", *norms[k + 1:k + 1 + n])
+                for eid in sorted(view.phrases.get(name, ())):
+                    matches.append(Match(eid, k, k + 1 + n, True))
     exact = [m for m in matches if entities[m.entity_id].is_topic]
     base = dict(matches=matches, toks=toks)
 
     if exact:
         return _decide_exact(question, intent, view, exact, toks, base)
 
-    vocab = {w for n in view.phrases for w in n}
     taken = {k for m in matches for k in range(m.start, m.end)}
     fuzzy = sorted(fuzzy_candidates(question, toks, entities, vocab, taken),
                    key=lambda c: (-c.features["fuzzy"], ROLE_PRIORITY.get(entities[c.entity_id].role, 9), c.entity_id))
     if fuzzy:
         return _decide_fuzzy(question, intent, view, fuzzy, toks, base)
 
-    heads = bare_head_matches(toks, view.heads, matches)
+    heads = [m for m in bare_head_matches(toks, view.heads, matches) if not _compound(m, toks, norms, vocab, intent)]
     head_ids = list(dict.fromkeys(m.entity_id for m in heads))
     if searcher is not None and not qualified_head(toks, view.heads) and not unexplained:
         sem = _semantic(question, view, searcher, role, restrict=head_ids, base=base)
@@ -235,6 +256,26 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         # The identifier itself is not repeated: output for a hidden name must equal a made-up one's.
         rule = "the question names an identifier that matches no visible object's name"
     return Choice("none", rule=rule, **base)
+
+
+DBT_PREFIXES = {"fct", "stg", "dim", "int", "raw", "base", "mart", "seed", "rpt"}
+
+
+def _compound(m: Match, toks: list[Token], norms: list[str], vocab: set[str], intent) -> bool:
+    """A one-word name ("customer") or a spelled-out dbt name ("fct order") directly followed by a
+    content word no visible name uses ("customer acquisition cost", "fct order cost") is part of a
+    longer name for something else."""
+    if m.end >= len(norms) or not (m.end - m.start == 1 or norms[m.start] in DBT_PREFIXES):
+        return False
+    nxt = norms[m.end]
+    if m.end - m.start > 1:  # a spelled-out dbt name: any content word after it makes a longer name
+        vocab = set()
+    return (nxt not in vocab and nxt not in GENERIC and not nxt.isdigit() and not _excluded(toks[m.end], intent)
+            and toks[m.end].start - toks[m.end - 1].end <= 1)
+
+
+def _excluded(tok: Token, intent) -> bool:
+    return any(s <= tok.start < e for s, e in intent.excluded_spans)
 
 
 def _unexplained_spans(question: str, intent, view) -> list[tuple[int, int]]:
@@ -293,9 +334,25 @@ def _decide_exact(question, intent, view, exact: list[Match], toks, base) -> Cho
     return _decide_named(question, intent, view, list(cands.values()), toks, base, None)
 
 
+def _contains(name: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    k = len(words)
+    return any(name[i:i + k] == words for i in range(len(name) - k + 1))
+
+
 def _decide_named(question, intent, view, cands: list[Candidate], toks, base, rule_prefix) -> Choice:
     entities = view.entities
     _score_named(question, intent, view, cands, toks)
+    if cands and all(c.features["kind"] < 0 for c in cands):
+        # "payment events staging model": the words name a source, the kind asked for is a model; a
+        # visible entity of another kind whose name holds the same words is a candidate too.
+        have = {c.entity_id for c in cands}
+        for c in list(cands):
+            words = tuple(t.norm for t in toks[c.span[0]:c.span[1]])
+            for ent in entities.values():
+                if ent.is_topic and ent.entity_id not in have and any(_contains(n, words) for n in ent.names):
+                    have.add(ent.entity_id)
+                    cands.append(Candidate(ent.entity_id, {"phrase": 0.9, "length": c.features.get("length", 0)}, c.span))
+        _score_named(question, intent, view, cands, toks)
     ordered = _order(cands, entities)
     lead = ordered[0]
     ids = [c.entity_id for c in ordered]

@@ -25,14 +25,22 @@ TEMPLATES = ["What is {n}?", "How is {n} defined on 2025-06-30?", "Is {n} fresh?
 
 def _names(entity_id):
     """The hidden entity's name as a phrase and as an identifier, with made-up names of the same shape."""
-    phrase = " ".join(id_phrases(entity_id)[0])
+    from core.text import GENERIC
+    made = iter(["zorvex", "quandle", "brimsk", "telvo", "gharn", "pellix"])
+    words = id_phrases(entity_id)[0]
+    phrase = " ".join(words)
+    # The first word is made up ("zebra margin" for "contribution margin"); the rest stay, so words that
+    # say what is asked ("margin", "memo", "policy") are the same in both questions.
+    first = next(i for i, w in enumerate(words) if w not in GENERIC)
+    fake = " ".join(next(made) if i == first else w for i, w in enumerate(words))
     ident = entity_id.split(".", 1)[-1]
-    return [(phrase, "zorvex quandle"), (ident, "zq_vexil_prr" if "_" in ident or "." in ident else "zorvexq")]
+    parts = ident.replace(".", "_").split("_")
+    fake_ident = ident.replace(parts[0], "zorvex", 1) if parts[0] not in GENERIC else ident.replace(parts[1], "zorvex", 1)
+    return [(phrase, fake), (ident, fake_ident)]
 
 
-def _view(env, name, stand_in):
-    text = (env.model_dump_json(exclude={"evaluated_at"}) + render_text(env)).replace(name, "<NAME>")
-    return text.replace(stand_in, "<NAME>")
+def _view(env, name):
+    return (env.model_dump_json(exclude={"evaluated_at"}) + render_text(env)).replace(name, "<NAME>")
 
 
 def test_every_role_has_hidden_entities():
@@ -47,7 +55,7 @@ def test_hidden_name_answers_exactly_like_a_made_up_name(demo_store, role, entit
         for t in TEMPLATES:
             hidden = ask(demo_store, Question(role=role, text=t.format(n=name), at=DEMO_AT))
             fake = ask(demo_store, Question(role=role, text=t.format(n=made_up), at=DEMO_AT))
-            assert _view(hidden, name, made_up) == _view(fake, made_up, name), (role, t.format(n=name))
+            assert _view(hidden, name) == _view(fake, made_up), (role, t.format(n=name))
             assert entity not in hidden.model_dump_json()
 
 
@@ -65,7 +73,7 @@ def test_near_miss_answers_with_a_note(ask_demo, q, entity, note):
     env = ask_demo(q)
     assert env.behavior.value == "answer" and env.entity_id == entity
     assert env.entity_read_as == note and note[0].upper() + note[1:] + "." in env.notes
-    assert note in render_text(env)
+    assert note.lower() in render_text(env).lower()
 
 
 def test_ordinary_verb_before_the_head_noun_does_not_block(ask_demo):
