@@ -73,7 +73,7 @@ SHARE_ID = re.compile(r"(_pct|_percent|_ratio|_share)$")
 # A clause opened by these is an aside about circumstances, not what is asked about.
 ASIDE = re.compile(r"\b(with|given|while|since|because|although|though|whereas|mentioning|mentions|after|"
                    r"despite|now that|if|when)\b", re.I)
-IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]\w*\.[a-z]\w*(?:\.\w+)?\b", re.I)
+IDENTIFIER = re.compile(r"\b[a-z]\w*(?:\.[a-z]\w*)+\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", re.I)
 ASPECT_FIT = {"definition": "metric", "freshness_status": "source", "freshness_policy": "source", "grain": "model"}
 
 
@@ -286,7 +286,7 @@ def _unexplained_spans(question: str, intent, view) -> list[tuple[int, int]]:
         if any(s <= m.start() < e for s, e in intent.excluded_spans):
             continue
         name = tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", m.group().lower()))
-        if not any(name == n or name[-len(n):] == n for n in view.phrases if n):
+        if not any(_contains(n, name) or name[-len(n):] == n for n in view.phrases if n):
             out.append(m.span())
     return out
 
