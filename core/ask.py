@@ -10,21 +10,11 @@ from datetime import date, datetime, timedelta, timezone
 from . import history, intents
 from . import lineage as lineage_mod
 from . import upcoming, when
+from .when import dates_read
 from .access import Visible
 from .catalog import Evidence
-from .entities import (
-    ROLE_PRIORITY,
-    SEMANTIC_ACCEPT,
-    SEMANTIC_MARGIN,
-    SEMANTIC_MIN_VECTOR,
-    Entity,
-    Match,
-    bare_head_matches,
-    match_entities,
-    qualified_head,
-    rank,
-    semantic_entities,
-)
+from .entities import Entity, Match, match_entities
+from .ranker import rank_question
 from .envelope import (
     Behavior,
     CatalogState,
@@ -99,6 +89,9 @@ class _Run:
     period: tuple[date, date] | None = None
     notes: list[str] = field(default_factory=list)
     columns: ColumnLineage | None = None
+    read_as: str | None = None  # how a misspelt name was read
+    reading: object = None  # the LLM's reading, when one was asked for and could be read
+    dates_read: list = field(default_factory=list)  # how each date in the text was read
 
     def step(self, rule: str, detail: str) -> None:
         self.trace.append(TraceStep(rule=rule, detail=detail))
@@ -115,14 +108,18 @@ class _Run:
                         period_end=self.period[1] if self.period else None, evaluated_at=self.at,
                         asked=sorted(self.intent.aspects), verdict=verdict, notes=self.notes,
                         ignored_instructions=ignored, trace=self.trace, catalog_revision=self.revision,
-                        columns=self.columns, **kw)
+                        columns=self.columns, entity_read_as=self.read_as,
+                        dates_read=self.dates_read, **kw)
 
 
-def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None) -> Envelope:
+def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None,
+        llm: tuple[str, float] | None = None) -> Envelope:
     """Answer one question. `searcher` adds the semantic path and the conflict pass; without it the
     answer comes from the catalog alone. A recorded-at time (on the form or in the text) answers from the
     catalog as it stood then (core/history.py), from DuckDB alone. An index that cannot be read (at opening
-    or mid-question) gives the catalog-only answer with a notice, never a Lance traceback."""
+    or mid-question) gives the catalog-only answer with a notice, never a Lance traceback. `llm` (model,
+    timeout s) adds a checked LLM reading of the question (core/reading.py); without it the reading is
+    deterministic."""
     try:
         store, q, state = history.resolve(store, q)
     except history.NothingRecorded as exc:
@@ -134,10 +131,10 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
         searcher = None
         now = now or state.recorded_at  # what we knew then: freshness too is evaluated at that moment
     try:
-        env = _ask(store, q, now, searcher)
+        env = _ask(store, q, now, searcher, llm)
         problem = searcher.problem if searcher is not None and not searcher.available else None
     except IndexUnavailable as exc:
-        env, problem = _ask(store, q, now, None), str(exc)
+        env, problem = _ask(store, q, now, None, llm), str(exc)
     if problem:
         env.index = IndexStatus(status="unavailable", detail=problem)
         env.notes.append(f"Search index unavailable: {problem}.")
@@ -145,19 +142,22 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
     return env
 
 
-def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | None) -> Envelope:
+def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | None,
+         llm: tuple[str, float] | None = None) -> Envelope:
     roles = [r.name for r in store.roles()]
     if q.role not in roles:
         raise UnknownRole(f"unknown role {q.role!r}; roles in this catalog: {', '.join(roles)}")
     at = q.at or now or datetime.now(timezone.utc)
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
-    intent = parse_intent(q.text)
+    intent = parse_intent(q.text, at.date(), store.fiscal_year_start_month)
     # 1. Authorization first: everything after reads the catalog only through the role's view.
     view = store.visible(q.role)
     run = _Run(q=q, view=view, intent=intent, revision=view.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
     run.step("authorization", f"{view.count} objects visible to role {q.role}")
+    if llm:
+        _llm_reading(run, llm)
     # Intents that are not a definition answer (core/intents.py); compare reads its own two dates.
     early = intents.before_when(run, _intent_entity)
     if early:
@@ -184,6 +184,7 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
 
 def _decide_when(run: _Run) -> Envelope | None:
     q = run.q
+    run.dates_read = dates_read(run.intent.dates)
     decided = when.decide(q.day, q.period, run.at, q.at is not None, run.intent.dates, q.date_from_form)
     if isinstance(decided, when.AskBack):
         run.day, run.period = q.day, q.period
@@ -202,38 +203,28 @@ def _clarify(run: _Run, question: str, options: list[ClarifyOption], why: str, *
 
 
 def _pick_entity(run: _Run, entities: dict[str, Entity]):
-    matches, toks = match_entities(run.q.text, entities, run.view.phrases, run.intent.excluded_spans)
-    topic = [m for m in matches if entities[m.entity_id].is_topic]
-    if not topic:
-        topic = bare_head_matches(toks, run.view.heads, matches)
-        if topic:
-            run.step("entity", "matched by the bare head noun of a visible metric name, with no qualifier")
-    ids = list(dict.fromkeys(m.entity_id for m in topic))
-    if run.searcher and (not ids or all(not m.full for m in topic)) and not qualified_head(toks, run.view.heads):
-        picked = _semantic_entity(run, entities, restrict=ids)
-        if isinstance(picked, Envelope):
-            return picked
-        if picked:
-            return entities[picked], matches, toks
-    if not ids:
+    """The ranker (core/ranker.py) picks among the role's visible entities; this turns its choice
+    into the next step, a clarification, or not-found."""
+    choice = rank_question(run.q.text, run.intent, run.view, run.searcher, run.q.role)
+    if run.reading is not None:
+        choice = _settle_with_reading(run, choice)
+    if choice.decision == "clarify":
+        options = [ClarifyOption(label=f"{entities[i].label} ({i})", entity_id=i) for i in choice.options]
+        question = ("Your question matches several things. Which one do you mean?" if choice.note is None
+                    and "spelling" not in choice.rule and "close to" not in choice.rule
+                    else "Your question is close to several things. Which one do you mean?")
+        return _clarify(run, question, options, choice.rule)
+    if choice.decision == "none":
         if run.intent.overrides:
             run.step("refuse", "the request asks to step outside policy: " + ", ".join(run.intent.overrides))
             return run.envelope(Behavior.refuse, _refusal(run))
-        run.step("entity", "no visible entity matches the question")
+        run.step("entity", choice.rule)
         return run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
-    ids = rank(run.view.bm25_scores(run.q.text, ids), entities, ids)
-    lead = min(ids, key=lambda i: ROLE_PRIORITY.get(entities[i].role, 9))
-    # One hop only: everything connects through shared staging models somewhere, and "revenue and
-    # churn" are two questions, not one.
-    linked = run.view.linked_entities(lead) if len(ids) > 1 else set()
-    unrelated = [i for i in ids if i != lead and i not in linked]
-    if unrelated:
-        options = [ClarifyOption(label=f"{entities[i].label} ({i})", entity_id=i) for i in ids]
-        return _clarify(run, "Your question matches several things. Which one do you mean?", options,
-                        "the question names several unrelated visible entities: " + ", ".join(ids))
-    run.step("entity", f"{lead} ({entities[lead].role}) named in the question"
-             + (f"; related: {', '.join(i for i in ids if i != lead)}" if len(ids) > 1 else ""))
-    return entities[lead], matches + topic, toks
+    run.step("entity", choice.rule)
+    if choice.note:
+        run.notes.append(choice.note[0].upper() + choice.note[1:] + ".")
+        run.read_as = choice.note
+    return entities[choice.entity_id], choice.matches, choice.toks
 
 
 def _intent_entity(run: _Run):
@@ -244,40 +235,43 @@ def _intent_entity(run: _Run):
     return _pick_entity(run, run.view.entities)
 
 
-def _semantic_entity(run: _Run, entities: dict[str, Entity], restrict: list[str]):
-    """The semantic path: names, aliases and descriptions close to the question, inside the visible set.
+def _llm_reading(run: _Run, llm: tuple[str, float]) -> None:
+    """Ask the model for a reading; use only the date part here (the entity part is settled after the
+    ranker). The model sees the question and visible entity names only."""
+    from .llm import ModelFailure
+    from .reading import check, read_question
+    ents = run.view.entities
+    names = [(e.entity_id, e.label, e.role) for e in ents.values() if e.is_topic]
+    try:
+        run.reading = read_question(run.q.text, names, llm[0], llm[1])
+    except ModelFailure as exc:
+        run.step("llm reading", f"not used ({str(exc)[:120]}); the deterministic reading stands")
+        return
+    use, reasons = check(run.reading, set(), [], run.intent.dates)
+    if "date" in use and use["date"] not in run.intent.dates:
+        chosen = use["date"]
+        run.intent.dates = [chosen if (m.kind == "ambiguous" and m.span == chosen.span) else m for m in run.intent.dates]
+        run.step("llm reading", f"date {chosen.text} read as {chosen.start}, one of the parser's readings")
+    date_reasons = [r for r in reasons if "date" in r]
+    if date_reasons:
+        run.step("llm reading", "; ".join(date_reasons) + "; the parser's dates stand")
 
-    Used when no name matched, or only bare head nouns did (then it chooses among those). Two close
-    candidates become a clarification, unless one is plainly what the question asks about.
-    """
-    ranked = semantic_entities(run.searcher, run.q.text, run.searcher.role_filter(run.q.role), entities)
-    if restrict:
-        ranked = [r for r in ranked if r[0] in restrict] or [(e, 0.0, 0.0) for e in restrict]
-        if len(ranked) == 1:
-            return ranked[0][0]
-    elif not ranked or ranked[0][1] < SEMANTIC_ACCEPT or ranked[0][2] < SEMANTIC_MIN_VECTOR:
-        if ranked:
-            run.step("entity", "semantic search found nothing close enough among visible entities")
-        return None
-    (best, score, _), rest = ranked[0], ranked[1:]
-    close = [r for r in rest if score - r[1] < SEMANTIC_MARGIN]
-    if close:
-        group = [best] + [e for e, _, _ in close]
-        fresh = {"freshness_status", "freshness_policy"} & run.intent.aspects
-        sources = [e for e in group if entities[e].role == "source"]
-        linked = run.view.linked_entities(best)
-        if fresh and len(sources) == 1:
-            best = sources[0]
-        elif all(e in linked for e in group[1:]):
-            best = min(group, key=lambda e: ROLE_PRIORITY.get(entities[e].role, 9))
-        else:
-            options = [ClarifyOption(label=f"{entities[e].label} ({e})", entity_id=e) for e in group]
-            return _clarify(run, "Your question is close to several things. Which one do you mean?", options,
-                            "semantic search: " + ", ".join(f"{e} ({sc:.2f})" for e, sc, _ in [ranked[0], *close])
-                            + " are too close to call")
-    run.step("entity", f"semantic match over visible names, aliases and descriptions: {best} "
-             f"(score {score:.2f}" + (f"; next {rest[0][0]} {rest[0][1]:.2f})" if rest else ")"))
-    return best
+
+def _settle_with_reading(run: _Run, choice):
+    """The LLM may pick among the ranker's clarify options or confirm its winner; nothing else."""
+    from .reading import check
+    allowed = choice.options if choice.decision == "clarify" else ([choice.entity_id] if choice.entity_id else [])
+    use, reasons = check(run.reading, set(run.view.entities), allowed, [])
+    picked = use.get("entity")
+    if picked and choice.decision == "clarify":
+        run.step("llm reading", f"chose {picked} among the ranker's options")
+        choice.decision, choice.entity_id, choice.rule = "answer", picked, f"{picked} chosen by the checked LLM reading"
+    elif picked:
+        run.step("llm reading", f"agrees: {picked}")
+    ent_reasons = [r for r in reasons if "entity" in r]
+    if ent_reasons:
+        run.step("llm reading", "; ".join(dict.fromkeys(ent_reasons)))
+    return choice
 
 
 def _refusal(run: _Run) -> str:
@@ -290,7 +284,12 @@ def _version_requests(run: _Run, matches: list[Match], toks, primary: Entity) ->
     out: dict[str, str] = {}
     for label, pos in run.intent.versions:
         before = [m for m in matches if m.end - 1 < len(toks) and toks[m.end - 1].end <= pos]
-        target = max(before, key=lambda m: toks[m.end - 1].end).entity_id if before else primary.entity_id
+        # Two entities sharing the name just before "version 2" (a metric and its lineage page): the
+        # one the question is about takes it, then a governed topic entity.
+        ents = run.view.entities
+        target = max(before, key=lambda m: (toks[m.end - 1].end, m.entity_id == primary.entity_id,
+                                            ents[m.entity_id].is_topic and ents[m.entity_id].governed)
+                     ).entity_id if before else primary.entity_id
         out.setdefault(target, label)
     return out
 

@@ -242,7 +242,14 @@ class Principal(BaseModel):
     roles: list[str]
 
 
+class CatalogSettings(BaseModel):
+    """Catalog-wide settings, declared under a top-level `settings:` key in any catalog file."""
+    model_config = ConfigDict(extra="forbid")
+    fiscal_year_start_month: int = Field(1, ge=1, le=12)  # FY2025 / Q1 FY2026 follow it
+
+
 class Catalog(BaseModel):
+    settings: CatalogSettings = Field(default_factory=CatalogSettings)
     roles: list[Role]
     principals: list[Principal] = Field(default_factory=list)
     evidence: list[Evidence]
@@ -258,4 +265,6 @@ class Catalog(BaseModel):
         for ev in sorted(self.evidence, key=lambda e: e.evidence_id):
             digest.update(f"{ev.evidence_id}|{ev.content_hash}|{ev.acl_revision}\n".encode())
         digest.update(json.dumps(sorted(self.role_names)).encode())
+        if self.settings != CatalogSettings():  # default settings leave existing revisions unchanged
+            digest.update(self.settings.model_dump_json().encode())
         return digest.hexdigest()[:16]

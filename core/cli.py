@@ -79,8 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("question", nargs="?")
 
     e = sub.add_parser("eval", help="scorecards, produced by running the code on gold suites")
-    e.add_argument("--retrieval", nargs="+", metavar="SUITE", required=True,
-                   help="suite_a, suite_b, paraphrase, or all")
+    which = e.add_mutually_exclusive_group(required=True)
+    which.add_argument("--retrieval", nargs="+", metavar="SUITE", help="suite_a, suite_b, paraphrase, or all")
+    which.add_argument("--questions", nargs="?", const="tests/questions", metavar="FOLDER",
+                       help="the question bank (default tests/questions): per-family table, tuning and check halves")
+    e.add_argument("--failures", action="store_true", help="with --questions: list every failed question")
     e.add_argument("--json", action="store_true", help="print rows and per-case details as JSON")
 
     au = sub.add_parser("audit", help="the audit log beside the database: list, show ID, replay ID")
@@ -175,7 +178,9 @@ def _question(role, text, day, period, at, recorded_at=None) -> Question:
 
 
 def _answer(store, q: Question, searcher, args):
-    env = ask(store, q, searcher=searcher)
+    settings = Settings.from_env()
+    env = ask(store, q, searcher=searcher,
+              llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None)
     if args.explain:
         settings = Settings.from_env()
         # Citations are checked against the state that answered (a past state for --recorded-at).
@@ -230,6 +235,21 @@ def _ask(args) -> int:
 
 
 def _eval(args) -> int:
+    if args.questions:
+        from pathlib import Path
+
+        from .questions import evaluate_bank, family_table
+        outcomes = evaluate_bank(Embedder(Settings.from_env().embed_model), Path(args.questions))
+        if args.json:
+            print(json.dumps([{"id": o.gold.id, "family": o.gold.fam, "split": o.gold.split, "ok": o.ok,
+                               "behavior": o.behavior, "entity": o.entity, "why": o.why} for o in outcomes], indent=2))
+            return 0
+        print(family_table(outcomes))
+        if args.failures:
+            for o in outcomes:
+                if not o.ok:
+                    print(f"FAIL {o.gold.id} [{o.gold.fam}/{o.gold.split}] {o.gold.q!r} ({o.gold.role}): {o.why}")
+        return 0
     from .evaluate import format_table, scorecard
     results = scorecard(args.retrieval, Embedder(Settings.from_env().embed_model))
     if args.json:

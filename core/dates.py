@@ -2,6 +2,11 @@
 
 Every period is half-open [start, end), like effective intervals. A year written as a
 document's name ("the 2025 draft") is a qualifier of that document, not a reporting period.
+Relative dates ("yesterday", "last quarter", "YTD", "end of last month") are read against the
+evaluation time's date (`today`); without it they are not read at all. Fiscal years follow the
+catalog's `fiscal_year_start_month` and are named by the calendar year they end in (FY2025 with a
+July start is 2024-07-01 to 2025-06-30). A numeric date that reads two ways (03/04/2025) is kept
+as `ambiguous`, with both readings, and asked back.
 """
 from __future__ import annotations
 
@@ -25,6 +30,9 @@ class DateMention:
     at: datetime | None = None
     span: tuple[int, int] = (0, 0)
     qualifier: bool = False  # names a document ("the 2025 draft"), not the reporting date
+    text: str = ""  # the words as written
+    rule: str = ""  # how they were read
+    readings: tuple[date, ...] = ()  # kind "ambiguous": the valid readings of a numeric date
 
     @property
     def day(self) -> date | None:
@@ -59,34 +67,187 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 ]
 
 
-def find_dates(text: str) -> list[DateMention]:
-    """All date mentions, longest pattern first; a span is consumed by the first that matches it."""
+_REL = r"(?P<rel>this|current|last|previous|prior|past|next|coming)"
+_UNIT = r"(?P<unit>week|month|quarter|qtr|half|half[- ]year|year)"
+_FISCAL = r"(?P<fiscal>fiscal\s+)?"
+_EDGE = r"(?P<edge>end|close|start|beginning)"
+RELATIVE: list[tuple[str, re.Pattern]] = [
+    ("rel_edge", re.compile(r"\b" + _EDGE + r"\s+of\s+(?:the\s+)?" + _REL + r"\s+" + _FISCAL + _UNIT + r"\b", re.I)),
+    ("rel_end", re.compile(r"\b" + _REL + r"\s+" + _FISCAL + r"(?P<unit>month|quarter|year)[- ]?(?P<edge>end|close)\b", re.I)),
+    ("to_date", re.compile(r"\b(?:(?P<abbr>mtd|qtd|ytd|wtd)|(?P<unit>week|month|quarter|year)[- ]to[- ]date)\b", re.I)),
+    ("rel_period", re.compile(r"\b" + _REL + r"\s+" + _FISCAL + _UNIT + r"\b", re.I)),
+    ("rel_day", re.compile(r"\b(?P<word>today|yesterday|tomorrow)\b", re.I)),
+]
+NUMERIC = [
+    ("iso_month", re.compile(r"\b(?P<y>(?:19|20)\d{2})-(?P<m>0[1-9]|1[0-2])\b(?![-/]\d)")),
+    ("numeric", re.compile(r"\b(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>(?:19|20)\d{2})\b")),
+]
+FISCAL = [
+    ("fiscal_edge", re.compile(r"\b" + _EDGE + r"\s+of\s+(?:the\s+)?(?:fy\s*'?|fiscal\s+(?:year\s+)?)(?P<y>\d{4}|\d{2})\b", re.I)),
+    ("fiscal_quarter", re.compile(r"\b(?:q(?P<q>[1-4])\s*[-/ ]?\s*fy\s*'?(?P<y>\d{4}|\d{2})|fy\s*'?(?P<y2>\d{4}|\d{2})\s*[-/ ]?\s*q(?P<q2>[1-4]))\b", re.I)),
+    ("fiscal_half", re.compile(r"\b(?:h(?P<h>[12])\s*[-/ ]?\s*fy\s*'?(?P<y>\d{4}|\d{2})|fy\s*'?(?P<y2>\d{4}|\d{2})\s*[-/ ]?\s*h(?P<h2>[12]))\b", re.I)),
+    ("fiscal_year", re.compile(r"\b(?:fy\s*'?|fiscal\s+(?:year\s+)?)(?P<y>\d{4}|\d{2})\b", re.I)),
+]
+
+
+def _fy_year(y: str) -> int:
+    return int(y) + 2000 if len(y) == 2 else int(y)
+
+
+def fiscal_year_start(fy: int, start_month: int) -> date:
+    """FY `fy` is the fiscal year ending in calendar year `fy` (a January start: the calendar year)."""
+    return date(fy if start_month == 1 else fy - 1, start_month, 1)
+
+
+def _add_months(d: date, months: int) -> date:
+    n = d.year * 12 + d.month - 1 + months
+    return date(n // 12, n % 12 + 1, 1)
+
+
+def _unit_start(today: date, unit: str, fy_start: int) -> tuple[date, int]:
+    """First day of the week/month/quarter/half/year containing `today`, and its length in months
+    (0 for a week). Quarters, halves and years are counted from `fy_start` (1 = calendar)."""
+    if unit == "week":
+        return today - timedelta(days=today.weekday()), 0
+    months = {"month": 1, "quarter": 3, "qtr": 3, "half": 6, "year": 12}[unit]
+    offset = (today.month - fy_start) % months if months > 1 else 0
+    return _add_months(date(today.year, today.month, 1), -offset), months
+
+
+def _shift(start: date, months: int, n: int) -> tuple[date, date]:
+    if months == 0:
+        a = start + timedelta(days=7 * n)
+        return a, a + timedelta(days=7)
+    a = _add_months(start, months * n)
+    return a, _add_months(a, months)
+
+
+_STEP = {"this": 0, "current": 0, "last": -1, "previous": -1, "prior": -1, "past": -1, "next": 1, "coming": 1}
+
+
+def _relative(name: str, m: re.Match, today: date, fy_start: int) -> tuple[str, date, date | None, str]:
+    """(kind, start, end, rule) for a relative mention."""
+    g = m.groupdict()
+    if name == "rel_day":
+        word = g["word"].lower()
+        d = today + timedelta(days={"today": 0, "yesterday": -1, "tomorrow": 1}[word])
+        return "date", d, None, f"{word}, from the evaluation date {today}"
+    if name == "to_date":
+        unit = {"mtd": "month", "qtd": "quarter", "ytd": "year", "wtd": "week"}.get((g["abbr"] or "").lower(),
+                                                                                 (g["unit"] or "").lower())
+        start, _ = _unit_start(today, unit, fy_start if unit in ("quarter", "year") else 1)
+        return "period", start, today + timedelta(days=1), f"{unit} to date: {start} through {today} (evaluation date)"
+    unit = g["unit"].lower().replace("-", " ").replace("half year", "half")
+    # "last quarter" is a calendar quarter; "last fiscal quarter" follows the catalog's fiscal year.
+    calendar_start = fy_start if g.get("fiscal") else 1
+    start, months = _unit_start(today, unit, calendar_start)
+    a, b = _shift(start, months, _STEP[g["rel"].lower()])
+    fiscal = " fiscal" if calendar_start != 1 else ""
+    if name == "rel_period":
+        return "period", a, b, f"{g['rel'].lower()}{fiscal} {unit} relative to the evaluation date {today}"
+    edge = g["edge"].lower()
+    d = a if edge in ("start", "beginning") else b - timedelta(days=1)
+    return "date", d, None, f"{edge} of {g['rel'].lower()}{fiscal} {unit} relative to the evaluation date {today}"
+
+
+def _numeric(name: str, m: re.Match, fy_start: int) -> DateMention | None:
+    g = m.groupdict()
+    if name == "iso_month":
+        y, mo = int(g["y"]), int(g["m"])
+        return DateMention("period", start=date(y, mo, 1), end=_next_month(y, mo), rule="YYYY-MM: the whole month")
+    a, b, y = int(g["a"]), int(g["b"]), int(g["y"])
+    readings = []
+    for d, mo, how in ((a, b, "day/month/year"), (b, a, "month/day/year")):
+        try:
+            readings.append((date(y, mo, d), how))
+        except ValueError:
+            pass
+    days = list(dict.fromkeys(r[0] for r in readings))
+    if not days:
+        raise ValueError("not a date")
+    if len(days) == 1:
+        how = readings[0][1] if len(readings) == 1 else "day and month are equal"
+        return DateMention("date", start=days[0], rule=f"numeric date read as {how} (the only valid reading)"
+                           if len(readings) == 1 else f"numeric date ({how})")
+    return DateMention("ambiguous", start=days[0], readings=tuple(days),
+                       rule="numeric date valid as day/month and as month/day: asked back")
+
+
+def _fiscal(name: str, m: re.Match, fy_start: int) -> DateMention:
+    g = m.groupdict()
+    fy = _fy_year(g.get("y") or g.get("y2"))
+    start = fiscal_year_start(fy, fy_start)
+    cal = "calendar" if fy_start == 1 else f"starting in {calendar.month_name[fy_start]}"
+    if name == "fiscal_year":
+        return DateMention("period", start=start, end=_add_months(start, 12), rule=f"fiscal year FY{fy} ({cal})")
+    if name == "fiscal_edge":
+        edge = g["edge"].lower()
+        d = start if edge in ("start", "beginning") else _add_months(start, 12) - timedelta(days=1)
+        return DateMention("date", start=d, rule=f"{edge} of fiscal year FY{fy} ({cal})")
+    if name == "fiscal_quarter":
+        q = int(g.get("q") or g.get("q2"))
+        a = _add_months(start, 3 * (q - 1))
+        return DateMention("period", start=a, end=_add_months(a, 3), rule=f"Q{q} of fiscal year FY{fy} ({cal})")
+    h = int(g.get("h") or g.get("h2"))
+    a = _add_months(start, 6 * (h - 1))
+    return DateMention("period", start=a, end=_add_months(a, 6), rule=f"H{h} of fiscal year FY{fy} ({cal})")
+
+
+def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[DateMention]:
+    """All date mentions, longest pattern first; a span is consumed by the first that matches it.
+
+    `today`: the evaluation date, for relative dates; `fy_start`: the fiscal year's first month."""
     taken = [False] * len(text)
     found: list[DateMention] = []
-    for name, pattern in PATTERNS:
-        for m in pattern.finditer(text):
-            s, e = m.span()
-            while s < e and text[s].isspace():
-                s += 1
-            if any(taken[s:e]):
-                continue
-            try:
-                mention = _build(name, m, (s, e))
-                if mention is not None and mention.kind == "date" and mention.start >= date.max:
-                    raise ValueError("the calendar's last day has no next day for [day, day + 1)")
-            except ValueError:
-                # "2025-02-30" is not a date, and its year must not be read as one either.
-                for i in range(s, e):
-                    taken[i] = True
-                continue
-            if mention is None:
-                continue
-            if mention.kind != "timestamp" and re.match(r"\s*(?:'s\s+)?" + _DOC_NOUNS + r"\b", text[e:], re.I):
-                mention = DateMention(**{**mention.__dict__, "qualifier": True})
+    for name, pattern in PATTERNS[:1]:  # timestamps before anything reads their date part
+        _scan(text, name, pattern, taken, found, lambda n, m, sp: _build(n, m, sp))
+    for name, pattern in FISCAL:
+        _scan(text, name, pattern, taken, found, lambda n, m, sp: _fiscal(n, m, fy_start))
+    if today is not None:
+        for name, pattern in RELATIVE:
+            _scan(text, name, pattern, taken, found, lambda n, m, sp: _from_relative(n, m, today, fy_start))
+    for name, pattern in NUMERIC:
+        _scan(text, name, pattern, taken, found, lambda n, m, sp: _numeric(n, m, fy_start))
+    for name, pattern in PATTERNS[1:]:
+        _scan(text, name, pattern, taken, found, lambda n, m, sp: _build(n, m, sp))
+    return _join_ranges(text, sorted(found, key=lambda d: d.span))
+
+
+def _from_relative(name, m, today, fy_start) -> DateMention:
+    kind, start, end, rule = _relative(name, m, today, fy_start)
+    return DateMention(kind, start=start, end=end, rule=rule)
+
+
+def _scan(text, name, pattern, taken, found, build) -> None:
+    for m in pattern.finditer(text):
+        s, e = m.span()
+        while s < e and text[s].isspace():
+            s += 1
+        if any(taken[s:e]):
+            continue
+        try:
+            mention = build(name, m, (s, e))
+            if mention is not None and mention.kind == "date" and mention.start >= date.max:
+                raise ValueError("the calendar's last day has no next day for [day, day + 1)")
+        except (ValueError, OverflowError):
+            # "2025-02-30" is not a date, and its year must not be read as one either.
             for i in range(s, e):
                 taken[i] = True
-            found.append(mention)
-    return _join_ranges(text, sorted(found, key=lambda d: d.span))
+            continue
+        if mention is None:
+            continue
+        if mention.kind != "timestamp" and re.match(r"\s*(?:'s\s+)?" + _DOC_NOUNS + r"\b", text[e:], re.I):
+            mention = DateMention(**{**mention.__dict__, "qualifier": True})
+        for i in range(s, e):
+            taken[i] = True
+        rule = mention.rule or _RULES.get(name, name)
+        found.append(DateMention(**{**mention.__dict__, "span": (s, e), "text": text[s:e], "rule": rule}))
+
+
+_RULES = {"timestamp": "ISO timestamp: the evaluation time", "iso": "ISO date", "end_quarter": "edge of a calendar quarter",
+          "end_month": "edge of a month", "end_year": "edge of a calendar year", "mdy": "month day, year",
+          "dmy": "day month year", "quarter": "calendar quarter", "half": "calendar half", "month": "month and year",
+          "year": "calendar year"}
 
 
 _JOINER = re.compile(r"\s*(?:to|through|thru|until|till|-|–|\.\.)\s*$", re.I)
@@ -103,7 +264,8 @@ def _join_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
                          and re.search(r"\bbetween\s*$", text[:prev.span[0]], re.I)))):
             end = m.end if m.kind == "period" else m.start + timedelta(days=1)
             if end > prev.start:
-                out[-1] = DateMention("period", start=prev.start, end=end, span=(prev.span[0], m.span[1]))
+                out[-1] = DateMention("period", start=prev.start, end=end, span=(prev.span[0], m.span[1]),
+                                      text=text[prev.span[0]:m.span[1]], rule=f"range: {prev.rule} to {m.rule}")
                 continue
         out.append(m)
     return out

@@ -290,6 +290,13 @@ class DocumentEvidence(BaseModel):
     source_uri: str | None = None
 
 
+class DateReading(BaseModel):
+    """How one date written in the question was read, and by which rule."""
+    text: str
+    read_as: str
+    rule: str
+
+
 class Envelope(BaseModel):
     behavior: Behavior
     role: str
@@ -299,6 +306,8 @@ class Envelope(BaseModel):
     evaluated_at: datetime
     entity_id: str | None = None
     entity_label: str | None = None
+    entity_read_as: str | None = None  # "read 'net reveneu' as Net revenue": a misspelt name was read
+    dates_read: list[DateReading] = Field(default_factory=list)
     asked: list[str] = Field(default_factory=list)
     verdict: str
     selected: list[EvidenceRef] = Field(default_factory=list)

@@ -62,11 +62,13 @@ class Intent:
     @property
     def reporting(self) -> list[DateMention]:
         """Dates and periods that set the reporting date (not timestamps, not document names)."""
-        return [d for d in self.dates if d.kind != "timestamp" and not d.qualifier]
+        return [d for d in self.dates if d.kind not in ("timestamp", "ambiguous") and not d.qualifier]
 
 
-def parse_intent(question: str) -> Intent:
-    dates = find_dates(question)
+def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
+    """`today` (the evaluation date) lets relative dates be read; `fy_start` is the catalog's fiscal
+    year start month."""
+    dates = find_dates(question, today, fy_start)
     versions = [(m.group("v"), m.start()) for m in VERSION.finditer(question)]
     aspects = {name for name, pattern in ASPECTS.items() if pattern.search(question)}
     if "freshness_policy" in aspects and not re.search(r"\bis\b.*\b(fresh|stale)\b|\bloaded\b", question, re.I):

@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .catalog import Catalog, Evidence, Kind, Principal, Role
+from .catalog import Catalog, CatalogSettings, Evidence, Kind, Principal, Role
 
 SUFFIXES = {".json", ".yaml", ".yml"}
 # Large enough for a 100k-object catalog or a big dbt manifest; small enough that a wrong path
@@ -260,6 +260,7 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
     principals: list[Principal] = []
     evidence: list[Evidence] = []
     origin: dict[str, str] = {}
+    settings: dict[str, Any] = {}
 
     for fname, doc in docs:
         if doc is None:
@@ -267,7 +268,7 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
         if not isinstance(doc, dict):
             problems.append(Problem(file=fname, message="top level must be a mapping with 'roles' and/or 'evidence'"))
             continue
-        unknown = set(doc) - {"roles", "principals", "evidence"}
+        unknown = set(doc) - {"roles", "principals", "evidence", "settings"}
         if unknown:
             problems.append(Problem(file=fname, field=", ".join(sorted(unknown)), message="unknown top-level key"))
         wrong = [k for k in ("roles", "principals", "evidence") if not isinstance(doc.get(k) or [], list)]
@@ -282,6 +283,12 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
             except ValidationError as exc:
                 for err in exc.errors():
                     problems.append(Problem(file=fname, field=f"roles[{i}].{_field(err['loc'])}", message=err["msg"]))
+        raw_settings = doc.get("settings") or {}
+        try:
+            settings.update(CatalogSettings.model_validate(raw_settings).model_dump(exclude_unset=True))
+        except ValidationError as exc:
+            for err in exc.errors():
+                problems.append(Problem(file=fname, field=f"settings.{_field(err['loc'])}", message=err["msg"]))
         for i, raw in enumerate(doc.get("principals") or []):
             try:
                 principals.append(Principal.model_validate(raw))
@@ -317,7 +324,8 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
     warnings.extend(_mixed_script_warnings(evidence, origin))
     if problems:
         raise CatalogError(problems)
-    return Catalog(roles=list(roles.values()), principals=principals, evidence=evidence, warnings=warnings)
+    return Catalog(settings=CatalogSettings(**settings), roles=list(roles.values()), principals=principals,
+                   evidence=evidence, warnings=warnings)
 
 
 def _cross_checks(evidence: list[Evidence], roles: dict[str, Role], principals: list[Principal],

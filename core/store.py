@@ -208,7 +208,8 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
         ("catalog_revision", revision), ("ingested_at", now.isoformat(timespec="seconds")), ("source", source),
         ("schema_version", SCHEMA_VERSION), ("ingest", str(ingest or "")),
         ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence))),
-        ("index_version", "" if index_version is None else str(index_version))])
+        ("index_version", "" if index_version is None else str(index_version)),
+        ("fiscal_year_start_month", str(catalog.settings.fiscal_year_start_month))])
     _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
     rows, acl, aliases, links, edges, fresh = [], [], [], [], [], []
@@ -323,6 +324,11 @@ class Store:
     @property
     def revision(self) -> str:
         return self._meta["catalog_revision"]
+
+    @property
+    def fiscal_year_start_month(self) -> int:
+        """The catalog's `settings.fiscal_year_start_month` (1, a calendar fiscal year, when not set)."""
+        return int(self._meta.get("fiscal_year_start_month") or 1)
 
     def _read_roles(self) -> list[Role]:
         return [Role(name=n, description=d or "", steward=bool(st)) for n, d, st in

@@ -62,6 +62,14 @@ instructions did happen happened whats what's look looks like treat treated trea
 including exclude excludes excluding is that this
 """.split()}
 
+# Ordinary verbs that sit before a metric's head noun without qualifying it ("do returns lower net
+# revenue?", "does tax increase revenue?").
+GENERIC |= {normalize(w) for w in """
+lower lowers reduce reduces increase increases raise raises inflate inflates affect affects impact impacts
+hit hits hurt hurts boost boosts drive drives count counts move moves drop drops cut cuts grow grows shrink
+shrinks decrease decreases distort distorts skew skews matter matters
+""".split()}
+
 MONTH_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june",
                "jul", "july", "aug", "august", "sep", "sept", "september", "oct", "october", "nov",
                "november", "dec", "december", "q1", "q2", "q3", "q4", "h1", "h2", "fy", "cy", "st", "nd",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from .dates import DateMention
-from .envelope import ClarifyOption, TraceStep
+from .envelope import ClarifyOption, DateReading, TraceStep
 
 
 @dataclass
@@ -34,6 +34,26 @@ def label(day: date | None, period: tuple[date, date] | None) -> str:
     if period:
         return f"{period[0]} to {period[1] - timedelta(days=1)}"
     return "no date"
+
+
+def dates_read(mentions: list[DateMention]) -> list[DateReading]:
+    """For the envelope: each date written in the question, what it was read as, and the rule."""
+    out = []
+    for m in mentions:
+        if m.kind == "timestamp":
+            read = f"evaluation time {m.at.isoformat()}"
+        elif m.kind == "ambiguous":
+            read = " or ".join(str(d) for d in m.readings)
+        else:
+            read = _mention(m)
+        if m.qualifier:
+            read = f"{read} (names a document, not the reporting date)"
+        out.append(DateReading(text=m.text, read_as=read, rule=m.rule))
+    return out
+
+
+def _long(d: date) -> str:
+    return f"{d.day} {d.strftime('%B')} {d.year}"
 
 
 def _mention(m: DateMention) -> str:
@@ -66,6 +86,12 @@ def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_
         steps.append(TraceStep(rule="evaluation time", detail=f"freshness evaluated at {at.isoformat()} (from the question)"))
     written = [m for m in mentions if m.kind != "timestamp" and not m.qualifier]
     form = label(day, period)
+    unsure = [m for m in written if m.kind == "ambiguous"]
+    if unsure and not (confirmed_form and (day or period)):
+        m = unsure[0]
+        return AskBack(f"Does {m.text} mean {_long(m.readings[0])} or {_long(m.readings[1])}?",
+                       [ClarifyOption(label=_long(d), date=d) for d in m.readings],
+                       f"the numeric date {m.text} is valid read as day/month and as month/day")
     if confirmed_form and (day or period):
         steps.append(TraceStep(rule="reporting date", detail=f"from the form, confirmed by the user: {form}"))
         return When(day, period, at, steps)
@@ -82,7 +108,8 @@ def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_
         return AskBack(f"The question says {_mention(m)} but the form says {form}. Which one?",
                        [ClarifyOption(label=form, date=day or period[0]), ClarifyOption(label=_mention(m), date=m.start)],
                        "the question's date disagrees with the form's date")
-    steps.append(TraceStep(rule="reporting date", detail=f"from the question: {_mention(m)}"
+    how = f" ({m.text!r}: {m.rule})" if m.text and m.rule else ""
+    steps.append(TraceStep(rule="reporting date", detail=f"from the question: {_mention(m)}{how}"
                            + (f" (agrees with the form's {form})" if (day or period) else "")))
     if m.kind == "date":
         return When(m.start, None, at, steps)

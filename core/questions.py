@@ -1,0 +1,227 @@
+"""The question bank (tests/questions/*.yaml): questions typed the way analysts type, each with its gold.
+
+Each question is asked through `ask` with the catalog's search index, exactly as the CLI does, and
+passes when the behavior is one of the gold ones, the answer is about the gold entity, every gold
+governing id is selected, and no forbidden id appears anywhere in the envelope or its text. Every
+object hidden from the asking role is forbidden, whatever the question's own list says.
+
+The bank is split once, at random with the recorded SPLIT_SEED, into a tuning half (thresholds in
+core/ranker.py are calibrated on it) and a check half (reported, never tuned on). The split of a
+question depends only on the seed and the question's own id and text, so adding questions never
+moves old ones between halves.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from dataclasses import dataclass, field
+import datetime as dt
+from datetime import datetime, timezone
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from .ask import Question, ask
+from .catalog import Catalog, CatalogSettings
+from .envelope import Envelope
+from .render import render_text
+
+REPO = Path(__file__).resolve().parent.parent
+BANK = REPO / "tests" / "questions"
+SPLIT_SEED = 20261130
+# Families whose intents are built on another branch (`intents`): reported apart, not gated here.
+PENDING_FAMILIES = {"discover", "compare", "owner", "downstream", "document", "upcoming"}
+REALWORLD = REPO / "tests" / "fixtures" / "realworld"
+
+
+class Gold(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    q: str
+    fam: str
+    behavior: list[str]
+    role: str
+    entity: str | None = None
+    governs: list[str] = Field(default_factory=list)
+    forbidden: list[str] = Field(default_factory=list)
+    date: dt.date | None = None
+    id: str = ""
+    catalog: str = ""
+    at: datetime | None = None
+
+    @property
+    def split(self) -> str:
+        digest = hashlib.sha256(f"{SPLIT_SEED}:{self.id}:{self.q}".encode()).digest()
+        return "tuning" if digest[0] % 2 == 0 else "check"
+
+    @property
+    def pending(self) -> bool:
+        return self.fam in PENDING_FAMILIES
+
+
+def load_bank(folder: Path = BANK) -> list[Gold]:
+    out: list[Gold] = []
+    for path in sorted(folder.glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text())
+        for n, row in enumerate(doc["questions"], 1):
+            row = dict(row)
+            beh = row.pop("behavior")
+            row.setdefault("role", doc.get("role"))
+            try:
+                out.append(Gold(**row, behavior=beh if isinstance(beh, list) else [beh], id=f"{path.stem}:{n}",
+                                catalog=doc["catalog"], at=doc.get("at")))
+            except Exception as exc:  # name the file and the question
+                raise ValueError(f"{path.name} question {n}: {exc}") from exc
+    return out
+
+
+# ---- catalogs ------------------------------------------------------------------------------------
+
+def _dbt(name: str):
+    def read(db: Path) -> Catalog:
+        from .ingest import read_inputs
+        catalog, _ = read_inputs(db, dbt=REALWORLD / name, overlay=REPO / "data" / "dbt" / f"{name}.overlay.yml")
+        return catalog
+    return read
+
+
+def _file(path: Path, **settings):
+    def read(db: Path) -> Catalog:
+        from .load import load_catalog
+        catalog = load_catalog(path)
+        if settings:
+            catalog = catalog.model_copy(update={"settings": CatalogSettings(**settings)})
+        return catalog
+    return read
+
+
+CATALOGS = {
+    "demo": _file(REPO / "data" / "demo"),
+    "demo_fy7": _file(REPO / "data" / "demo", fiscal_year_start_month=7),
+    "suite_a": _file(REPO / "tests" / "suites" / "suite_a.catalog.json"),
+    "suite_b": _file(REPO / "tests" / "suites" / "suite_b.catalog.json"),
+    "jaffle-shop": _dbt("jaffle-shop"),
+    "jaffle-sl-template": _dbt("jaffle-sl-template"),
+    "dbt-project-evaluator-versions": _dbt("dbt-project-evaluator-versions"),
+}
+
+
+@dataclass
+class Loaded:
+    store: object
+    searcher: object
+    hidden: dict[str, set[str]]  # role -> evidence ids it may not see
+
+
+def load_catalogs(names: set[str], workdir: Path, embedder, built: dict | None = None) -> dict[str, Loaded]:
+    """Each catalog written once, with its search index, like `python -m core ingest`. `built` maps a
+    name to an already ingested (store, searcher) (the test session's demo and suites)."""
+    import shutil
+
+    from .index import build_index, index_path
+    from .search import Searcher
+    from .store import Store, write_catalog
+    built = built or {}
+    out = {}
+    for name in sorted(names, key=lambda n: (n == "demo_fy7", n)):  # the fiscal demo reuses the demo's index
+        db = workdir / f"{name}.duckdb"
+        catalog = CATALOGS[name](db)
+        hidden = {r: {e.evidence_id for e in catalog.evidence if r not in e.acl} for r in catalog.role_names}
+        if name in built:
+            out[name] = Loaded(*built[name], hidden)
+            continue
+        write_catalog(catalog, db)
+        demo = out.get("demo")
+        if name == "demo_fy7" and demo and index_path(demo.store.path).exists():
+            shutil.copytree(index_path(demo.store.path), index_path(db))  # same objects, other settings
+        else:
+            build_index(catalog, db, embedder, quiet=True)
+        store = Store(db)
+        out[name] = Loaded(store, Searcher(store, embedder), hidden)
+    return out
+
+
+# ---- asking and judging --------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    gold: Gold
+    ok: bool
+    behavior: str
+    entity: str | None
+    leaked: list[str] = field(default_factory=list)
+    why: str = ""
+
+
+def _mentions(text: str, ids) -> list[str]:
+    return sorted(i for i in ids if re.search(r"(?<![\w.])" + re.escape(i) + r"(?![\w])", text))
+
+
+def judge(g: Gold, env: Envelope, hidden: set[str]) -> Outcome:
+    text = env.model_dump_json() + "\n" + render_text(env)
+    leaked = _mentions(text, set(g.forbidden) | hidden)
+    selected = {s.evidence_id for s in env.selected} | {s.evidence_id for sp in env.splits for s in sp.selected}
+    why = []
+    if env.behavior.value not in g.behavior:
+        why.append(f"behavior {env.behavior.value}, expected {'/'.join(g.behavior)}")
+    if g.entity and env.behavior.value not in ("clarify", "not_found_or_not_authorized", "refuse") \
+            and env.entity_id != g.entity:
+        why.append(f"entity {env.entity_id}, expected {g.entity}")
+    missing = [i for i in g.governs if i not in selected]
+    if missing and env.behavior.value in g.behavior:
+        why.append("not selected: " + ", ".join(missing))
+    if leaked:
+        why.append("forbidden ids in output: " + ", ".join(leaked))
+    return Outcome(g, not why, env.behavior.value, env.entity_id, leaked, "; ".join(why))
+
+
+def run_bank(bank: list[Gold], catalogs: dict[str, Loaded]) -> list[Outcome]:
+    out = []
+    for g in bank:
+        c = catalogs[g.catalog]
+        at = g.at or datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
+        # The file's `at` is "now" (like the CLI's clock), not a form value: a timestamp in the text may set it.
+        env = ask(c.store, Question(role=g.role, text=g.q, day=g.date), now=at, searcher=c.searcher)
+        out.append(judge(g, env, c.hidden.get(g.role, set())))
+    return out
+
+
+def evaluate_bank(embedder=None, folder: Path = BANK) -> list[Outcome]:
+    from .embed import Embedder
+    bank = load_bank(folder)
+    with tempfile.TemporaryDirectory(prefix="asof-bank-") as tmp:
+        catalogs = load_catalogs({g.catalog for g in bank}, Path(tmp), embedder or Embedder())
+        try:
+            return run_bank(bank, catalogs)
+        finally:
+            for c in catalogs.values():
+                c.store.close()
+
+
+def family_table(outcomes: list[Outcome]) -> str:
+    """Per family: passed/total in each half, and forbidden ids found. Pending families last."""
+    fams = sorted({o.gold.fam for o in outcomes}, key=lambda f: (f in PENDING_FAMILIES, f))
+
+    def cell(rows):
+        if not rows:
+            return "-"
+        ok = sum(o.ok for o in rows)
+        return f"{ok}/{len(rows)} ({100 * ok / len(rows):.0f}%)"
+
+    lines = ["| family | tuning | check | forbidden ids |", "|---|---|---|---|"]
+    for f in fams:
+        rows = [o for o in outcomes if o.gold.fam == f]
+        name = f + (" (pending: intents branch)" if f in PENDING_FAMILIES else "")
+        lines.append(f"| {name} | {cell([o for o in rows if o.gold.split == 'tuning'])} | "
+                     f"{cell([o for o in rows if o.gold.split == 'check'])} | {sum(len(o.leaked) for o in rows)} |")
+    mine = [o for o in outcomes if not o.gold.pending]
+    lines.append(f"| **all implemented** | {cell([o for o in mine if o.gold.split == 'tuning'])} | "
+                 f"{cell([o for o in mine if o.gold.split == 'check'])} | {sum(len(o.leaked) for o in mine)} |")
+    pend = [o for o in outcomes if o.gold.pending]
+    if pend:
+        lines.append(f"| all pending | {cell([o for o in pend if o.gold.split == 'tuning'])} | "
+                     f"{cell([o for o in pend if o.gold.split == 'check'])} | {sum(len(o.leaked) for o in pend)} |")
+    lines.append(f"\n{len(outcomes)} questions over {len({o.gold.catalog for o in outcomes})} catalogs; "
+                 f"split seed {SPLIT_SEED}.")
+    return "\n".join(lines)

@@ -1,0 +1,441 @@
+"""Which visible entity a question is about: one scoring model over every signal, in one place.
+
+Candidates come only from the role's visible entities (`Visible.entities`), and every statistic a
+score uses (BM25 document frequencies, dense similarity) is computed inside that set, so an object
+the role may not see is never a candidate, never a suggestion and never moves a score.
+
+Signals per candidate (all in `features`, all weighted in WEIGHTS):
+  phrase   a name or alias appears as a phrase in the question (1.0), scaled up a little by length
+  fuzzy    a name appears misspelt or abbreviated (rapidfuzz ratio per word, 0..1)
+  head     a metric's head noun stands bare ("what does revenue mean")
+  bm25     BM25 over names, aliases and ids of the visible entities, relative to the best
+  dense    MiniLM cosine (plus a small full-text share) from the LanceDB index, inside the role filter
+  kind     the kind the question asks for ("the orders model", "source", "staging", "%", a column of
+           the model) fits (+1) or contradicts (-1) the candidate's kind; what is asked (definition,
+           freshness, grain) fits metrics, sources and models
+  subject  the name sits in the question's main clause, not in a "with ..."/"given ..." aside
+
+Decisions (thresholds in one place, calibrated on the tuning half of tests/questions):
+  exact names   the best score wins when it leads by MARGIN; otherwise related candidates go to
+                the one the question is about (metric first), unrelated ones are asked back
+  spelling      a near-miss at FUZZY_SURE or better answers with a note ("read 'net reveneu' as
+                Net revenue"); between FUZZY_MIN and FUZZY_SURE, or two close, it is asked back
+  semantic      dense similarity answers paraphrases only above SEMANTIC_ACCEPT, never when the
+                question names an identifier or a qualified head noun that no visible name matches
+  nothing close not_found_or_not_authorized
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+
+from .entities import (
+    ROLE_PRIORITY,
+    Entity,
+    Match,
+    bare_head_matches,
+    match_entities,
+    qualified_head,
+    semantic_entities,
+)
+from .text import GENERIC, Token, normalize
+
+# ---- the scoring model: every weight and threshold ----------------------------------------------
+WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
+           "kind": 0.35, "aspect": 0.1, "subject": 0.4}
+MARGIN = 0.25            # a lead this large over the next candidate decides between named entities
+FUZZY_MIN = 0.84         # mean per-word similarity for a spelling near-miss to count at all
+FUZZY_WORD_MIN = 0.70    # ... and no word of the name below this
+FUZZY_SURE = 0.88        # at or above: answer, with a note; below: ask back
+FUZZY_MARGIN = 0.04      # two near-misses closer than this are asked back
+ABBREVIATION = 0.92      # "merch" for "merchandise", "acq" for "acquisition"
+MAX_OPTIONS = 4
+# Abbreviations analysts type that are not prefixes of the word they stand for.
+ABBREVIATIONS = {"avg": "average", "amt": "amount", "qty": "quantity", "num": "number", "cust": "customer",
+                 "pct": "percent", "mgmt": "management", "acct": "account"}
+# The semantic path keeps the thresholds calibrated in entities.py (paraphrases and absent topics).
+from .entities import SEMANTIC_ACCEPT, SEMANTIC_MARGIN, SEMANTIC_MIN_VECTOR  # noqa: E402
+
+# ---- what kind the question asks for --------------------------------------------------------------
+KIND_WORDS = {
+    "model": {"model", "dbt", "staging", "stg", "mart", "warehouse", "view", "relation", "dim", "fct", "int"},
+    "source": {"source", "raw", "seed", "feed", "landing", "ingest", "ingested"},
+    "metric": {"metric", "kpi", "measure"},
+    "document": {"dashboard", "exposure", "report", "memo", "doc", "document", "handbook"},
+}
+WAREHOUSE_TABLE = re.compile(r"^\s*(?:table|relation|view)\s+in\s+(?:the\s+)?(?:warehouse|dwh|db|database)\b", re.I)
+RATIO_AFTER = re.compile(r"^\s*(?:%|pct\b|percent(?:age)?\b|share\b|ratio\b)", re.I)
+RATIO_BEFORE = re.compile(r"(?:%|\bpct|\bpercent(?:age)?|\bshare|\bratio)(?:\s+of)?\s*$", re.I)
+RATIO_ID = re.compile(r"(_pct|_percent|_ratio|_share|_rate)$")
+SHARE_ID = re.compile(r"(_pct|_percent|_ratio|_share)$")
+# A clause opened by these is an aside about circumstances, not what is asked about.
+ASIDE = re.compile(r"\b(with|given|while|since|because|although|though|whereas|mentioning|mentions|after|"
+                   r"despite|now that|if|when)\b", re.I)
+IDENTIFIER = re.compile(r"\b[a-z]\w*(?:\.[a-z]\w*)+\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", re.I)
+ASPECT_FIT = {"definition": "metric", "freshness_status": "source", "freshness_policy": "source", "grain": "model"}
+
+
+@dataclass
+class Candidate:
+    entity_id: str
+    features: dict[str, float] = field(default_factory=dict)
+    span: tuple[int, int] | None = None  # token span of the name in the question
+    read_as: str | None = None  # the question's words, when they were read as a misspelt name
+
+    @property
+    def score(self) -> float:
+        return sum(WEIGHTS[k] * v for k, v in self.features.items())
+
+
+@dataclass
+class Choice:
+    decision: str  # answer | clarify | none
+    entity_id: str | None = None
+    options: list[str] = field(default_factory=list)
+    rule: str = ""
+    note: str | None = None  # how a misspelt name was read
+    related: list[str] = field(default_factory=list)
+    matches: list[Match] = field(default_factory=list)
+    toks: list[Token] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+
+
+# ---- features ------------------------------------------------------------------------------------
+
+def _word_sim(q: str, n: str) -> float:
+    if q == n:
+        return 1.0
+    if ABBREVIATIONS.get(q) == n:
+        return ABBREVIATION
+    if len(q) >= 3 and len(n) > len(q) and n.startswith(q):
+        return ABBREVIATION
+    return fuzz.ratio(q, n) / 100.0
+
+
+def fuzzy_candidates(question: str, toks: list[Token], entities: dict[str, Entity], vocab: set[str],
+                     taken: set[int]) -> list[Candidate]:
+    """Names that appear misspelt or abbreviated: same number of words, in order, each close.
+
+    A question word that is itself a word of some visible name, or a common question word, is a
+    different word, not a misspelling ("drink revenue" is not a typo of "food revenue")."""
+    norms = [t.norm for t in toks]
+    out: dict[str, Candidate] = {}
+    for ent in entities.values():
+        if not ent.is_topic:
+            continue
+        for name in ent.names:
+            k = len(name)
+            if sum(len(w) for w in name) < 5:
+                continue
+            for i in range(0, len(norms) - k + 1):
+                window = norms[i:i + k]
+                if any(j in taken for j in range(i, i + k)) or tuple(window) == name:
+                    continue
+                sims = []
+                for q, n in zip(window, name):
+                    if q != n and (q in vocab or q in GENERIC or len(q) < 3):
+                        break
+                    sims.append(_word_sim(q, n))
+                else:
+                    if min(sims) < FUZZY_WORD_MIN:
+                        continue
+                    # Long words weigh more: "grss" matters more than "of".
+                    weights = [max(len(n), 2) for n in name]
+                    sim = sum(s * w for s, w in zip(sims, weights)) / sum(weights)
+                    if k == 1 and (len(window[0]) < 6 or sim < FUZZY_SURE):
+                        continue  # a lone short word is too easily something else
+                    if sim >= FUZZY_MIN and sim > out.get(ent.entity_id, Candidate("")).features.get("fuzzy", 0):
+                        out[ent.entity_id] = Candidate(ent.entity_id, {"fuzzy": sim}, (i, i + k),
+                                                       read_as=question[toks[i].start:toks[i + k - 1].end])
+    return list(out.values())
+
+
+def _kind_of(ent: Entity) -> str:
+    return "document" if ent.role in ("document", "lineage") else ent.role
+
+
+def kind_fit(question: str, toks: list[Token], cand: Candidate, ent: Entity, columns: set[str]) -> float:
+    """+1 when a kind word next to the name fits the entity, -1 when it names another kind."""
+    if cand.span is None:
+        return 0.0
+    i, j = cand.span
+    norms = [t.norm for t in toks]
+    near = set(norms[max(0, i - 2):i]) | set(norms[j:j + 2])
+    asked = {kind for kind, words in KIND_WORDS.items() if near & words}
+    end_char = toks[j - 1].end
+    start_char = toks[i].start
+    if WAREHOUSE_TABLE.match(question[end_char:]):
+        asked.add("model")
+    if "model" in asked and "source" in asked:
+        asked.discard("source")  # "the raw orders model" is a model
+    kind = _kind_of(ent)
+    fit = 0.0
+    if asked:
+        fit = 1.0 if kind in asked else -1.0
+    ratio_asked = bool(RATIO_AFTER.match(question[end_char:]) or RATIO_BEFORE.search(question[:start_char]))
+    if ent.role == "metric" and ratio_asked:
+        fit += 1.0 if RATIO_ID.search(ent.entity_id) else -1.0
+    elif ent.role == "metric" and SHARE_ID.search(ent.entity_id):
+        fit -= 1.0  # "food revenue" is the amount; its share is asked for with %, pct, share or ratio
+    if {"stg", "staging"} & set(norms[max(0, i - 2):j + 2]):
+        fit += 1.0 if any(n[:1] == ("stg",) for n in ent.names) else 0.0
+    # A column of the model named in the question ("orders with order_total") points at the model.
+    if columns and ent.role == "model" and columns & {n for k, n in enumerate(norms) if not i <= k < j}:
+        fit += 1.0
+    return fit
+
+
+def _aside_tokens(question: str, toks: list[Token]) -> set[int]:
+    """Token indexes inside an aside: from an ASIDE word to the next comma, or to the end."""
+    out: set[int] = set()
+    for m in ASIDE.finditer(question):
+        before = question[:m.start()].rstrip()
+        stop = question.find(",", m.end())
+        if before == "" and stop > 0:
+            pass  # "With payment events late, how is net revenue defined?"
+        elif before.endswith(","):
+            stop = stop if stop > 0 else len(question)  # "..., given the payment events delay"
+        else:
+            continue  # inside the main clause ("revenue with refunds") it is part of what is asked
+        out |= {k for k, t in enumerate(toks) if m.start() <= t.start < stop}
+    return out
+
+
+# ---- the ranker ----------------------------------------------------------------------------------
+
+def rank_question(question: str, intent, view, searcher=None, role: str | None = None) -> Choice:
+    """Pick the entity a question is about, among `view.entities` only."""
+    entities: dict[str, Entity] = view.entities
+    matches, toks = match_entities(question, entities, view.phrases, intent.excluded_spans)
+    # Inside an identifier that names nothing visible ("fct_order_costs"), a shorter visible name
+    # ("fct_orders" read from "fct order") is not what was asked for.
+    unexplained = _unexplained_spans(question, intent, view)
+    if unexplained:
+        inside = {k for k, t in enumerate(toks) if any(a <= t.start < b for a, b in unexplained)}
+        matches = [m for m in matches if not any(k in inside for k in range(m.start, m.end))]
+    vocab = {w for n in view.phrases for w in n}
+    norms = [t.norm for t in toks]
+    # "order cost" is not "orders": a one-word name followed by a content word that no visible name
+    # uses is part of a compound naming something else.
+    matches = [m for m in matches if not _compound(m, toks, norms, vocab, intent)]
+    # "staging orders" names stg_orders.
+    for k, w in enumerate(norms):
+        if w == "staging":
+            for n in range(1, 5):
+                name = ("stg", *norms[k + 1:k + 1 + n])
+                for eid in sorted(view.phrases.get(name, ())):
+                    matches.append(Match(eid, k, k + 1 + n, True))
+    exact = [m for m in matches if entities[m.entity_id].is_topic]
+    base = dict(matches=matches, toks=toks)
+
+    if exact:
+        return _decide_exact(question, intent, view, exact, toks, base)
+
+    taken = {k for m in matches for k in range(m.start, m.end)}
+    fuzzy = sorted(fuzzy_candidates(question, toks, entities, vocab, taken),
+                   key=lambda c: (-c.features["fuzzy"], ROLE_PRIORITY.get(entities[c.entity_id].role, 9), c.entity_id))
+    if fuzzy:
+        return _decide_fuzzy(question, intent, view, fuzzy, toks, base)
+
+    heads = [m for m in bare_head_matches(toks, view.heads, matches) if not _compound(m, toks, norms, vocab, intent)]
+    head_ids = list(dict.fromkeys(m.entity_id for m in heads))
+    if searcher is not None and not qualified_head(toks, view.heads) and not unexplained:
+        sem = _semantic(question, view, searcher, role, restrict=head_ids, base=base)
+        if sem is not None:
+            return sem
+    if head_ids:
+        cands = [Candidate(e, {"head": 1.0, "bm25": 0.0}, (m.start, m.end)) for e, m in
+                 ((m.entity_id, m) for m in heads)]
+        _bm25(question, view, cands)
+        return _decide_named(question, intent, view, cands, toks, base,
+                             "matched by the bare head noun of a visible metric name, with no qualifier")
+    rule = "no visible entity matches the question"
+    if unexplained:
+        # The identifier itself is not repeated: output for a hidden name must equal a made-up one's.
+        rule = "the question names an identifier that matches no visible object's name"
+    return Choice("none", rule=rule, **base)
+
+
+DBT_PREFIXES = {"fct", "stg", "dim", "int", "raw", "base", "mart", "seed", "rpt"}
+
+
+def _compound(m: Match, toks: list[Token], norms: list[str], vocab: set[str], intent) -> bool:
+    """A one-word name ("customer") or a spelled-out dbt name ("fct order") directly followed by a
+    content word no visible name uses ("customer acquisition cost", "fct order cost") is part of a
+    longer name for something else."""
+    if m.end >= len(norms) or not (m.end - m.start == 1 or norms[m.start] in DBT_PREFIXES):
+        return False
+    nxt = norms[m.end]
+    if m.end - m.start > 1:  # a spelled-out dbt name: any content word after it makes a longer name
+        vocab = set()
+    return (nxt not in vocab and nxt not in GENERIC and not nxt.isdigit() and not _excluded(toks[m.end], intent)
+            and toks[m.end].start - toks[m.end - 1].end <= 1)
+
+
+def _excluded(tok: Token, intent) -> bool:
+    return any(s <= tok.start < e for s, e in intent.excluded_spans)
+
+
+def _unexplained_spans(question: str, intent, view) -> list[tuple[int, int]]:
+    """Identifiers ("fct_invoices", "raw.orders") that are no visible name: the user means one thing,
+    and a similar-sounding visible object must not stand in for it."""
+    out = []
+    for m in IDENTIFIER.finditer(question):
+        if any(s <= m.start() < e for s, e in intent.excluded_spans):
+            continue
+        name = tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", m.group().lower()))
+        if not any(_contains(n, name) or name[-len(n):] == n for n in view.phrases if n):
+            out.append(m.span())
+    return out
+
+
+def _bm25(question: str, view, cands: list[Candidate]) -> None:
+    scores = view.bm25_scores(question, [c.entity_id for c in cands])
+    top = max(scores.values(), default=0.0) or 1.0
+    for c in cands:
+        c.features["bm25"] = scores.get(c.entity_id, 0.0) / top
+
+
+def _columns(view, ent: Entity) -> set[str]:
+    if ent.role != "model":
+        return set()
+    cols = set()
+    for ev in view.entity_objects(ent.entity_id):
+        if ev.model:
+            cols |= {normalize(c) for c in ev.model.columns}
+    return cols
+
+
+def _score_named(question: str, intent, view, cands: list[Candidate], toks: list[Token]) -> None:
+    entities = view.entities
+    aside = _aside_tokens(question, toks)
+    for c in cands:
+        ent = entities[c.entity_id]
+        c.features["kind"] = kind_fit(question, toks, c, ent, _columns(view, ent))
+        c.features["aspect"] = float(sum(ASPECT_FIT.get(a) == ent.role for a in intent.aspects) > 0)
+        c.features["subject"] = 0.0 if c.span and all(k in aside for k in range(*c.span)) else 1.0
+    _bm25(question, view, cands)
+
+
+def _order(cands: list[Candidate], entities) -> list[Candidate]:
+    return sorted(cands, key=lambda c: (-round(c.score, 6), ROLE_PRIORITY.get(entities[c.entity_id].role, 9),
+                                        c.entity_id))
+
+
+def _decide_exact(question, intent, view, exact: list[Match], toks, base) -> Choice:
+    cands: dict[str, Candidate] = {}
+    for m in exact:
+        length = m.end - m.start
+        c = cands.get(m.entity_id)
+        if c is None or length > (c.span[1] - c.span[0]):
+            cands[m.entity_id] = Candidate(m.entity_id, {"phrase": 1.0, "length": min(length, 4) / 4}, (m.start, m.end))
+    return _decide_named(question, intent, view, list(cands.values()), toks, base, None)
+
+
+def _contains(name: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    k = len(words)
+    return any(name[i:i + k] == words for i in range(len(name) - k + 1))
+
+
+def _decide_named(question, intent, view, cands: list[Candidate], toks, base, rule_prefix) -> Choice:
+    entities = view.entities
+    _score_named(question, intent, view, cands, toks)
+    if cands and all(c.features["kind"] < 0 for c in cands):
+        # "payment events staging model": the words name a source, the kind asked for is a model; a
+        # visible entity of another kind whose name holds the same words is a candidate too.
+        have = {c.entity_id for c in cands}
+        for c in list(cands):
+            words = tuple(t.norm for t in toks[c.span[0]:c.span[1]])
+            for ent in entities.values():
+                if ent.is_topic and ent.entity_id not in have and any(_contains(n, words) for n in ent.names):
+                    have.add(ent.entity_id)
+                    cands.append(Candidate(ent.entity_id, {"phrase": 0.9, "length": c.features.get("length", 0)}, c.span))
+        _score_named(question, intent, view, cands, toks)
+    ordered = _order(cands, entities)
+    lead = ordered[0]
+    ids = [c.entity_id for c in ordered]
+    detail = "; ".join(f"{c.entity_id} {c.score:.2f}" for c in ordered[:MAX_OPTIONS])
+    if len(ordered) == 1:
+        return Choice("answer", lead.entity_id, rule=rule_prefix or f"{lead.entity_id} "
+                      f"({entities[lead.entity_id].role}) named in the question", candidates=ordered, **base)
+    if lead.score - ordered[1].score >= MARGIN:
+        others = [c.entity_id for c in ordered[1:]]
+        return Choice("answer", lead.entity_id, related=others, candidates=ordered, **base,
+                      rule=f"{lead.entity_id} ({entities[lead.entity_id].role}) is what the question asks about "
+                      f"(scores: {detail})")
+    # Close: related entities are one question about the one that leads by role (the metric);
+    # unrelated ones are two questions, and which is meant is asked back.
+    top = [c for c in ordered if lead.score - c.score < MARGIN]
+    leader = min(top, key=lambda c: (ROLE_PRIORITY.get(entities[c.entity_id].role, 9), -c.score, c.entity_id))
+    linked = view.linked_entities(leader.entity_id)
+    unrelated = [c.entity_id for c in top if c.entity_id != leader.entity_id and c.entity_id not in linked]
+    if unrelated:
+        return Choice("clarify", options=[c.entity_id for c in top][:MAX_OPTIONS] if len(top) > 1 else ids,
+                      candidates=ordered, rule="the question names several unrelated visible entities: "
+                      + ", ".join(c.entity_id for c in top) + f" (scores: {detail})", **base)
+    return Choice("answer", leader.entity_id, related=[i for i in ids if i != leader.entity_id], candidates=ordered,
+                  rule=(rule_prefix + "; " if rule_prefix else "") + f"{leader.entity_id} "
+                  f"({entities[leader.entity_id].role}) named in the question; related: "
+                  + ", ".join(i for i in ids if i != leader.entity_id), **base)
+
+
+def _decide_fuzzy(question, intent, view, fuzzy: list[Candidate], toks, base) -> Choice:
+    entities = view.entities
+    _score_named(question, intent, view, fuzzy, toks)
+    best = fuzzy[0]
+    sim = best.features["fuzzy"]
+    close = [c for c in fuzzy[1:] if sim - c.features["fuzzy"] < FUZZY_MARGIN and c.span == best.span]
+    if close and any(c.features["kind"] != best.features["kind"] for c in close):
+        # The kind asked for settles two near-misses of the same words.
+        ranked = sorted([best, *close], key=lambda c: -c.features["kind"])
+        if ranked[0].features["kind"] > ranked[1].features["kind"]:
+            best, close = ranked[0], []
+    label = entities[best.entity_id].label
+    reading = f"read '{best.read_as}' as {label}"
+    if sim >= FUZZY_SURE and not close:
+        return Choice("answer", best.entity_id, note=reading, candidates=fuzzy, **base,
+                      rule=f"no name matches exactly; {reading} (spelling similarity {sim:.2f})")
+    options = [best.entity_id] + [c.entity_id for c in (close or fuzzy[1:])][:MAX_OPTIONS - 1]
+    return Choice("clarify", options=options, candidates=fuzzy, **base,
+                  rule=f"no name matches exactly; '{best.read_as}' is close to "
+                  + ", ".join(f"{o} ({next(c.features['fuzzy'] for c in fuzzy if c.entity_id == o):.2f})" for o in options))
+
+
+def _semantic(question, view, searcher, role, restrict: list[str], base) -> Choice | None:
+    """Dense similarity (with a full-text share) over visible names, aliases and descriptions."""
+    entities = view.entities
+    ranked = semantic_entities(searcher, question, searcher.role_filter(role), entities)
+    if restrict:
+        ranked = [r for r in ranked if r[0] in restrict] or [(e, 0.0, 0.0) for e in restrict]
+        if len(ranked) == 1:
+            return Choice("answer", ranked[0][0], rule="matched by the bare head noun of a visible metric name, "
+                          "with no qualifier", candidates=[Candidate(ranked[0][0], {"head": 1.0})], **base)
+    elif not ranked or ranked[0][1] < SEMANTIC_ACCEPT or ranked[0][2] < SEMANTIC_MIN_VECTOR:
+        if ranked:
+            return Choice("none", rule="semantic search found nothing close enough among visible entities", **base)
+        return None
+    cands = [Candidate(e, {"dense": s}) for e, s, _ in ranked[:MAX_OPTIONS * 2]]
+    (best, score, _), rest = ranked[0], ranked[1:]
+    close = [r for r in rest if score - r[1] < SEMANTIC_MARGIN]
+    if close:
+        group = [best] + [e for e, _, _ in close]
+        sources = [e for e in group if entities[e].role == "source"]
+        linked = view.linked_entities(best)
+        if _asks_freshness(question) and len(sources) == 1:
+            best = sources[0]
+        elif all(e in linked for e in group[1:]):
+            best = min(group, key=lambda e: ROLE_PRIORITY.get(entities[e].role, 9))
+        else:
+            return Choice("clarify", options=group[:MAX_OPTIONS], candidates=cands, **base,
+                          rule="semantic search: " + ", ".join(f"{e} ({sc:.2f})" for e, sc, _ in [ranked[0], *close])
+                          + " are too close to call")
+    return Choice("answer", best, candidates=cands, **base,
+                  rule=f"semantic match over visible names, aliases and descriptions: {best} "
+                  f"(score {score:.2f}" + (f"; next {rest[0][0]} {rest[0][1]:.2f})" if rest else ")"))
+
+
+def _asks_freshness(question: str) -> bool:
+    from .intent import ASPECTS
+    return bool(ASPECTS["freshness_status"].search(question) or ASPECTS["freshness_policy"].search(question))

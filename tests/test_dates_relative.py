@@ -1,0 +1,109 @@
+"""Relative, numeric and fiscal dates, read against the evaluation date; how each was read is in the envelope."""
+from datetime import date, datetime, timezone
+
+import pytest
+
+from core.dates import find_dates
+from core.load import load_catalog
+from core.store import Store, write_catalog
+from core.when import AskBack, decide
+from conftest import DEMO
+
+TODAY = date(2026, 11, 29)  # a Sunday
+
+
+def one(text, fy=1, today=TODAY):
+    (m,) = [m for m in find_dates(text, today, fy) if not m.qualifier]
+    return (m.start, m.end) if m.kind == "period" else m.start
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("net revenue today", date(2026, 11, 29)),
+    ("what was churn yesterday?", date(2026, 11, 28)),
+    ("net rev this week", (date(2026, 11, 23), date(2026, 11, 30))),
+    ("aov last week", (date(2026, 11, 16), date(2026, 11, 23))),
+    ("gmv next week", (date(2026, 11, 30), date(2026, 12, 7))),
+    ("churn this month", (date(2026, 11, 1), date(2026, 12, 1))),
+    ("churn last month", (date(2026, 10, 1), date(2026, 11, 1))),
+    ("churn next month", (date(2026, 12, 1), date(2027, 1, 1))),
+    ("net revenue this quarter", (date(2026, 10, 1), date(2027, 1, 1))),
+    ("net revenue last quarter", (date(2026, 7, 1), date(2026, 10, 1))),
+    ("net revenue next quarter", (date(2027, 1, 1), date(2027, 4, 1))),
+    ("refund rate this half", (date(2026, 7, 1), date(2027, 1, 1))),
+    ("refund rate last half", (date(2026, 1, 1), date(2026, 7, 1))),
+    ("churn this year", (date(2026, 1, 1), date(2027, 1, 1))),
+    ("churn last year", (date(2025, 1, 1), date(2026, 1, 1))),
+    ("churn next year", (date(2027, 1, 1), date(2028, 1, 1))),
+    ("net revenue MTD", (date(2026, 11, 1), date(2026, 11, 30))),
+    ("net revenue QTD", (date(2026, 10, 1), date(2026, 11, 30))),
+    ("net revenue ytd", (date(2026, 1, 1), date(2026, 11, 30))),
+    ("net revenue year-to-date", (date(2026, 1, 1), date(2026, 11, 30))),
+    ("net revenue at the end of last quarter", date(2026, 9, 30)),
+    ("net revenue as of last month-end", date(2026, 10, 31)),
+    ("net revenue at end of last month", date(2026, 10, 31)),
+    ("net revenue at the start of this year", date(2026, 1, 1)),
+    ("net revenue for 2025-03", (date(2025, 3, 1), date(2025, 4, 1))),
+    ("net revenue on 30/09/2025", date(2025, 9, 30)),
+    ("net revenue on 09/30/2025", date(2025, 9, 30)),
+    ("net revenue on 30.09.2025", date(2025, 9, 30)),
+    ("net revenue on 05/05/2025", date(2025, 5, 5)),
+])
+def test_relative_and_numeric(text, expected):
+    assert one(text) == expected
+
+
+@pytest.mark.parametrize("text,fy,expected", [
+    ("net revenue FY2025", 1, (date(2025, 1, 1), date(2026, 1, 1))),
+    ("net revenue FY2025", 7, (date(2024, 7, 1), date(2025, 7, 1))),
+    ("net revenue fy25", 7, (date(2024, 7, 1), date(2025, 7, 1))),
+    ("net revenue Q1 FY2026", 7, (date(2025, 7, 1), date(2025, 10, 1))),
+    ("net revenue FY2026 Q3", 7, (date(2026, 1, 1), date(2026, 4, 1))),
+    ("net revenue H2 FY2026", 4, (date(2025, 10, 1), date(2026, 4, 1))),
+    ("net revenue at the end of FY2025", 7, date(2025, 6, 30)),
+    ("net revenue last fiscal year", 7, (date(2025, 7, 1), date(2026, 7, 1))),
+    ("net revenue YTD", 7, (date(2026, 7, 1), date(2026, 11, 30))),
+    ("net revenue Q1 2026", 7, (date(2026, 1, 1), date(2026, 4, 1))),  # no FY: a calendar quarter
+])
+def test_fiscal_year_follows_the_setting(text, fy, expected):
+    assert one(text, fy) == expected
+
+
+def test_without_an_evaluation_date_relative_words_are_not_dates():
+    assert find_dates("net revenue last quarter") == []
+
+
+@pytest.mark.parametrize("text", ["net revenue on 03/04/2025", "churn 1/7/2025"])
+def test_numeric_date_with_two_readings_is_asked_back(text):
+    a = decide(None, None, datetime(2026, 11, 29, tzinfo=timezone.utc), False, find_dates(text, TODAY))
+    assert isinstance(a, AskBack) and len(a.options) == 2 and a.options[0].date != a.options[1].date
+
+
+def test_envelope_says_how_each_date_was_read(ask_demo):
+    env = ask_demo("net revenue as of last month-end")
+    assert env.reporting_date == date(2026, 10, 31)
+    (r,) = env.dates_read
+    assert r.text == "last month-end" and r.read_as == "2026-10-31" and "evaluation date 2026-11-29" in r.rule
+    assert any("last month-end" in t.detail for t in env.trace if t.rule == "reporting date")
+    env = ask_demo("net revenue on 03/04/2025")
+    assert env.behavior.value == "clarify" and {o.date for o in env.clarify.options} == {date(2025, 4, 3), date(2025, 3, 4)}
+    assert env.dates_read[0].read_as == "2025-04-03 or 2025-03-04"
+
+
+def test_fiscal_setting_is_read_from_the_catalog(tmp_path):
+    import shutil
+    src = tmp_path / "cat"
+    shutil.copytree(DEMO, src)
+    (src / "01_settings.yaml").write_text("settings:\n  fiscal_year_start_month: 7\n")
+    db = tmp_path / "fy.duckdb"
+    write_catalog(load_catalog(src), db)
+    from core.ask import Question, ask
+    store = Store(db)
+    assert store.fiscal_year_start_month == 7
+    env = ask(store, Question(role="analyst", text="how was churn defined in Q1 FY2026?",
+                              at=datetime(2026, 11, 29, tzinfo=timezone.utc)))
+    assert (env.period_start, env.period_end) == (date(2025, 7, 1), date(2025, 10, 1))
+    assert env.dates_read[0].rule == "Q1 of fiscal year FY2026 (starting in July)"
+    (src / "01_settings.yaml").write_text("settings:\n  fiscal_year_start_month: 13\n")
+    from core.load import CatalogError
+    with pytest.raises(CatalogError, match="01_settings.yaml.*fiscal_year_start_month"):
+        load_catalog(src)

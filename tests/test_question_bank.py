@@ -1,0 +1,35 @@
+"""The question bank (tests/questions): the check half at 97% or better on the families this branch
+implements, and no forbidden id (explicit, or hidden from the asking role) in any answer."""
+import pytest
+
+from core.questions import PENDING_FAMILIES, load_bank, load_catalogs, run_bank
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory, embedder, demo, suites):
+    bank = load_bank()
+    built = {"demo": demo, "suite_a": suites["a"], "suite_b": suites["b"]}
+    catalogs = load_catalogs({g.catalog for g in bank}, tmp_path_factory.mktemp("bank"), embedder, built)
+    return run_bank(bank, catalogs)
+
+
+def test_bank_is_large_and_covers_every_catalog():
+    bank = load_bank()
+    assert len(bank) >= 300
+    assert {g.catalog for g in bank} >= {"demo", "suite_a", "suite_b", "jaffle-shop", "jaffle-sl-template",
+                                         "dbt-project-evaluator-versions"}
+    halves = {g.split for g in bank}
+    assert halves == {"tuning", "check"}
+    assert len({g.id for g in bank}) == len(bank)
+
+
+def test_no_forbidden_id_anywhere(outcomes):
+    leaks = [(o.gold.id, o.leaked) for o in outcomes if o.leaked]
+    assert not leaks
+
+
+def test_check_half_at_97_percent(outcomes):
+    check = [o for o in outcomes if o.gold.split == "check" and o.gold.fam not in PENDING_FAMILIES]
+    failed = [f"{o.gold.id} {o.gold.q!r}: {o.why}" for o in check if not o.ok]
+    assert len(check) >= 100
+    assert 1 - len(failed) / len(check) >= 0.97, "\n".join(failed)
