@@ -279,3 +279,46 @@ def test_every_page_renders_without_console_errors(server, browser, scheme, widt
         _shot(page, f"page_{name.lower().replace(' ', '_')}_{scheme}")
     assert not console.errors, console.errors
     context.close()
+
+
+def test_several_browsers_at_once_each_see_only_their_roles_answer(server, browser):
+    """Browser sessions asking at once, as different roles: each page shows the answer it shows when asked
+    alone, and no page carries an id its role may not see (the app shares one Store across sessions)."""
+    from concurrency import foreign_ids
+
+    from core.load import load_catalog
+    catalog = load_catalog(DEMO)
+    asks = [("analyst", "How was churn defined?", "2025-03-31"), ("finance", "contribution margin", "2025-06-30"),
+            ("marketing", "What is net revenue?", "2024-06-30"), ("finance", "What is net revenue?", "2025-03-31"),
+            ("analyst", "What is the board memo about margin?", "2025-03-31"),
+            ("marketing", "customer acquisition cost", "2025-03-31")]
+    links = [f"{server}/?" + urlencode({"q": q, "role": r, "date": d}) for r, q, d in asks]
+
+    def load(pages):
+        for (context, page), link in zip(pages, links):
+            page.goto(link, wait_until="commit")  # all requests in flight before any is read
+        out = []
+        for (context, page), (role, _, _) in zip(pages, asks):
+            text = _headline(page)
+            _settled(page)
+            out.append((text, page.content()))
+        return out
+
+    def fresh():
+        contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in asks]
+        return [(c, c.new_page()) for c in contexts]
+
+    alone = []
+    for link in links:  # one at a time first
+        context, page, _ = _open(browser, link)
+        alone.append(_headline(page))
+        context.close()
+    for _ in range(2):
+        pages = fresh()
+        got = load(pages)
+        for (text, html), expected, (role, q, _) in zip(got, alone, asks):
+            assert text == expected, q
+            leaked = sorted(i for i in foreign_ids(catalog, role) if i in html)
+            assert not leaked, (role, q, leaked)
+        for context, _ in pages:
+            context.close()
