@@ -116,8 +116,10 @@ def test_stdio_session_as_one_principal(catalog_only):
             diff = _json(await c.call_tool("compare_versions", {"entity": "metric.net_revenue"}))
             changes = {ch["field"]: ch for ch in diff["changes"]}
             assert (diff["from"], diff["to"]) == ("metric.net_revenue.v1", "metric.net_revenue.v2")
-            assert changes["formula"]["change"] == "changed" and changes["unit"]["change"] == "same"
-            assert changes["exclusions"]["change"] == "added: chargebacks"
+            assert changes["formula"]["changed"] and not changes["unit"]["changed"]
+            assert changes["exclusions"]["changed"]
+            assert "chargebacks" in changes["exclusions"]["after"]
+            assert "chargebacks" not in (changes["exclusions"]["before"] or "")
 
             lin = _json(await c.call_tool("get_lineage", {"entity": "metric.net_revenue", "date": "2025-03-31",
                                                           "depth": 5}))

@@ -33,10 +33,14 @@ def record_answer(env: Envelope, q, principal: str | None = None) -> None:
     """Append one audit record per distinct answer: Streamlit reruns the page on every click, and a rerun that
     shows the same answer again is not a new answer."""
     inputs = audit.inputs_of(q)
-    key = json.dumps([q.role, inputs, audit.envelope_hash(env)], sort_keys=True)
+    if env.role != q.role:
+        # A steward's question about a queue object is answered as that object's widest audience: the record
+        # is that answer (so it replays), and says which steward role asked.
+        inputs["steward_role"] = q.role
+    key = json.dumps([env.role, inputs, audit.envelope_hash(env)], sort_keys=True)
     if st.session_state.get("_audited") == key:
         return
     model = env.explanation.model if env.explanation else None
-    audit.record(settings().db_path, envelope=env, role=q.role, principal=principal, source="app", inputs=inputs,
+    audit.record(settings().db_path, envelope=env, role=env.role, principal=principal, source="app", inputs=inputs,
                  explanation_model=model)
     st.session_state["_audited"] = key
