@@ -21,7 +21,8 @@ ASKED = [("exposure", re.compile(r"\b(dashboards?|reports?|exposures?|notebooks?
          ("model", re.compile(r"\bmodels?\b", re.I)), ("metric", re.compile(r"\b(metrics?|kpis?)\b", re.I))]
 PLURAL = {"exposure": "dashboards or reports (dbt exposures)", "model": "models", "metric": "metrics",
           "document": "documents", "source": "sources", "node": "other nodes"}
-_EXPOSURE_TYPE = re.compile(r"dbt exposure \((\w+)")
+# dbt.py writes "dbt exposure <label>: <type>, maturity <maturity>. ..." (see exposures_and_docs).
+_EXPOSURE_TYPE = re.compile(r"^dbt exposure .+?: (\w+), maturity ")
 
 
 def _kind(ev: Evidence | None) -> tuple[str, str | None]:

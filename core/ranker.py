@@ -68,6 +68,8 @@ KIND_WORDS = {
 WAREHOUSE_TABLE = re.compile(r"^\s*(?:table|relation|view)\s+in\s+(?:the\s+)?(?:warehouse|dwh|db|database)\b", re.I)
 RATIO_AFTER = re.compile(r"^\s*(?:%|pct\b|percent(?:age)?\b|share\b|ratio\b)", re.I)
 RATIO_BEFORE = re.compile(r"(?:%|\bpct|\bpercent(?:age)?|\bshare|\bratio)(?:\s+of)?\s*$", re.I)
+# "what share of revenue is drink revenue": the ratio word opens the clause whose subject is the name.
+RATIO_CLAUSE = re.compile(r"(?:%|\bpct|\bpercent(?:age)?|\bshare|\bratio)\s+of\b[^?.,;]*\b(?:is|are)\s+(?:the\s+)?$", re.I)
 RATIO_ID = re.compile(r"(_pct|_percent|_ratio|_share|_rate)$")
 SHARE_ID = re.compile(r"(_pct|_percent|_ratio|_share)$")
 # A clause opened by these is an aside about circumstances, not what is asked about.
@@ -174,7 +176,8 @@ def kind_fit(question: str, toks: list[Token], cand: Candidate, ent: Entity, col
     fit = 0.0
     if asked:
         fit = 1.0 if kind in asked else -1.0
-    ratio_asked = bool(RATIO_AFTER.match(question[end_char:]) or RATIO_BEFORE.search(question[:start_char]))
+    ratio_asked = bool(RATIO_AFTER.match(question[end_char:]) or RATIO_BEFORE.search(question[:start_char])
+                       or RATIO_CLAUSE.search(question[:start_char]))
     if ent.role == "metric" and ratio_asked:
         fit += 1.0 if RATIO_ID.search(ent.entity_id) else -1.0
     elif ent.role == "metric" and SHARE_ID.search(ent.entity_id):
@@ -219,7 +222,8 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     norms = [t.norm for t in toks]
     # "order cost" is not "orders": a one-word name followed by a content word that no visible name
     # uses is part of a compound naming something else.
-    matches = [m for m in matches if not _compound(m, toks, norms, vocab, intent)]
+    compounds = [m for m in matches if _compound(m, toks, norms, vocab, intent)]
+    matches = [m for m in matches if m not in compounds]
     # "staging orders" names stg_orders.
     for k, w in enumerate(norms):
         if w == "staging":
@@ -241,7 +245,9 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
 
     heads = [m for m in bare_head_matches(toks, view.heads, matches) if not _compound(m, toks, norms, vocab, intent)]
     head_ids = list(dict.fromkeys(m.entity_id for m in heads))
-    if searcher is not None and not qualified_head(toks, view.heads) and not unexplained:
+    # A compound naming something no visible name matches ("order cost") is one specific thing the
+    # user means: a look-alike found by similarity must not stand in for it.
+    if searcher is not None and not qualified_head(toks, view.heads) and not unexplained and not compounds:
         sem = _semantic(question, view, searcher, role, restrict=head_ids, base=base)
         if sem is not None:
             return sem
@@ -346,6 +352,7 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
         # "payment events staging model": the words name a source, the kind asked for is a model; a
         # visible entity of another kind whose name holds the same words is a candidate too.
         have = {c.entity_id for c in cands}
+        named = set(have)
         for c in list(cands):
             words = tuple(t.norm for t in toks[c.span[0]:c.span[1]])
             for ent in entities.values():
@@ -353,6 +360,9 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
                     have.add(ent.entity_id)
                     cands.append(Candidate(ent.entity_id, {"phrase": 0.9, "length": c.features.get("length", 0)}, c.span))
         _score_named(question, intent, view, cands, toks)
+        # Only an entity of the kind asked for stands in; one that misfits as well is no candidate
+        # ("raw tables feed revenue" does not make every "... revenue" metric a candidate).
+        cands = [c for c in cands if c.entity_id in named or c.features["kind"] >= 0]
     ordered = _order(cands, entities)
     lead = ordered[0]
     ids = [c.entity_id for c in ordered]
