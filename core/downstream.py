@@ -13,9 +13,9 @@ from collections import deque
 
 from .catalog import Evidence, Kind
 from .envelope import Behavior, Downstream, DownstreamItem, Envelope, EvidenceRef
-from .intents import as_of
+from .intents import entity_on_day
 from .lineage import explore
-from .resolve import governing_versions, in_effect, retrievable
+from .resolve import in_effect
 
 ASKED = [("exposure", re.compile(r"\b(dashboards?|reports?|exposures?|notebooks?|apps?|applications?|analys[ie]s)\b", re.I)),
          ("model", re.compile(r"\bmodels?\b", re.I)), ("metric", re.compile(r"\b(metrics?|kpis?)\b", re.I))]
@@ -56,14 +56,11 @@ def _reachable(starts: list[str], edges) -> dict[str, tuple[int, list[str]]]:
 
 
 def answer(run, pick) -> Envelope:
-    picked = pick(run)
-    if isinstance(picked, Envelope):
-        return picked
-    primary = picked[0]
-    day = as_of(run)
+    read = entity_on_day(run, pick)
+    if isinstance(read, Envelope):
+        return read
+    primary, day, objs, versions = read
     when = f"on {day}" if run.day or run.period else f"today ({day})"
-    objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, day)]
-    versions = governing_versions(objs, primary.role)
     chosen = in_effect(versions, day) or versions or objs
     starts = list(dict.fromkeys([e.evidence_id for e in chosen] + [primary.entity_id]))
     graph = explore(run.view, starts, day, 0, 25)

@@ -34,6 +34,19 @@ def content_words(text: str, spans: list[tuple[int, int]] = (), drop: set[str] =
     return list(dict.fromkeys(out))
 
 
+def entity_on_day(run, pick):
+    """What an intent about one entity reads: the entity `pick` chooses (or its clarification/not-found
+    envelope), the day it is read on, its objects retrievable that day and their governing versions."""
+    picked = pick(run)
+    if isinstance(picked, Envelope):
+        return picked
+    primary = picked[0]
+    day = as_of(run)
+    from .resolve import governing_versions, retrievable
+    objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, day)]
+    return primary, day, objs, governing_versions(objs, primary.role)
+
+
 def as_of(run) -> date:
     """The day an intent reads the catalog on: the reporting date, the period's last day, else today."""
     if run.day:

@@ -9,18 +9,15 @@ from datetime import date
 
 from .discover import summary
 from .envelope import Behavior, Envelope, EvidenceRef, Ownership
-from .intents import as_of, not_found
-from .resolve import governing_versions, in_effect, interval_text, retrievable, version_name
+from .intents import entity_on_day, not_found
+from .resolve import in_effect, interval_text, version_name
 
 
 def answer(run, pick) -> Envelope:
-    picked = pick(run)
-    if isinstance(picked, Envelope):
-        return picked
-    primary = picked[0]
-    day = as_of(run)
-    objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, day)]
-    versions = governing_versions(objs, primary.role)
+    read = entity_on_day(run, pick)
+    if isinstance(read, Envelope):
+        return read
+    primary, day, objs, versions = read
     kw = dict(intent="owner", entity_id=primary.entity_id, entity_label=primary.label)
     when = f"on {day}" if run.day or run.period else f"today ({day})"
     now = in_effect(versions, day)
