@@ -41,6 +41,8 @@ those there here what which who whom whose when where why how do does did done c
 shall may might must i me my we our us you your they them their he she his her please tell show give explain
 summarize summarise describe list about into than then so if not no yes any all some each per via vs versus
 right correct true still also just only really actually exactly currently use used using want need know
+after before minus less excluding including without within under over between during since until till
+through across against among plus like
 """.split()}
 
 # Words a question uses around an entity name without naming a different entity. A content word
