@@ -6,7 +6,9 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Catalog", page_icon="📚", layout="wide")
 
-from core.browse import metric_rows, owner_line, search, timeline_rows  # noqa: E402
+FRESH_WORDS = {"pass": "fresh", "warn": "stale", "error": "failing", "unknown": "unknown"}
+
+from core.browse import metric_rows, owner_line, queue_rows, search, timeline_rows  # noqa: E402
 from core.headline import day_text  # noqa: E402
 from core.resolve import governing_versions, interval_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
@@ -20,10 +22,16 @@ view = s.visible(role)
 scope = scope_for(role)
 st.title("Catalog")
 entities = {e: ent.label for e, ent in sorted(view.entities.items()) if ent.is_topic}
+views = {e: view for e in entities}  # the view each entity is read through
 queue_objs = {}
 if scope is not None:  # the steward's review queue, read-only: exactly its objects, nothing else widens
     for o in scope.objects(s):
         queue_objs.setdefault(o.entity_id, []).append(o)
+        audience = scope.audiences.get(o.entity_id)
+        other = s.visible(audience) if audience else None
+        if o.entity_id not in entities and other is not None and o.entity_id in other.entities:
+            entities[o.entity_id] = other.entities[o.entity_id].label  # as its audience sees it, like Ask
+            views[o.entity_id] = other
         entities.setdefault(o.entity_id, o.title)
     badge(scope)
 if not entities:
@@ -34,6 +42,8 @@ query = st.text_input("Search names, aliases and descriptions", key="catalog_sea
                       placeholder="e.g. repurchase rate, money we keep after refunds")
 if query.strip():
     hits = [e for e in search(view, query, searcher(s)) if e in entities]
+    for other in {id(v): v for v in views.values() if v is not view}.values():  # a steward's queue entities
+        hits += [e for e in search(other, query, searcher(s)) if views.get(e) is other and e not in hits]
     if hits:
         st.caption(f"{len(hits)} match(es): choose one below.")
         for i, e in enumerate(hits[:6]):
@@ -44,6 +54,14 @@ if query.strip():
 
 at = datetime.now(timezone.utc)
 rows = [r.model_dump() for r in metric_rows(view, at)]
+if scope is not None:  # the queue's metrics too, each as the role the steward reads it as
+    own = {r["entity_id"] for r in rows}
+    for entity_id, audience in sorted(scope.audiences.items(), key=lambda t: t[0]):
+        if audience and entity_id not in own:
+            rows += [r.model_dump() for r in metric_rows(s.visible(audience), at, only={entity_id})]
+    rows.sort(key=lambda r: r["metric"].lower())
+for r in rows:
+    r["freshness"] = FRESH_WORDS.get(r["freshness"], r["freshness"])
 with st.expander(f"Metrics you can see ({len(rows)})", expanded=not query.strip()):
     f1, f2 = st.columns(2)
     owners = sorted({r["owner"] for r in rows})
@@ -57,12 +75,22 @@ with st.expander(f"Metrics you can see ({len(rows)})", expanded=not query.strip(
                  column_config={"in_effect_today": "in effect today", "entity_id": "id",
                                 "freshness": st.column_config.TextColumn("data freshness", help="worst of its raw sources")})
 
+if scope is not None:
+    qrows = [r.model_dump() for r in queue_rows(s, scope, date.today())]
+    with st.expander(f"Objects in your review queue ({len(qrows)}): each opens read-only", expanded=not query.strip()):
+        st.dataframe(qrows, hide_index=True, width="stretch", key="queue_table",
+                     column_order=["title", "problem", "kind", "standing", "owner", "may_see", "read_as", "evidence_id"],
+                     column_config={"may_see": "who may see it", "read_as": "you read it as", "evidence_id": "id"})
+
 if st.session_state.get("catalog_entity") not in entities:
     st.session_state["catalog_entity"] = next(iter(entities))
 entity_id = st.selectbox("Entity", list(entities), key="catalog_entity",
                          format_func=lambda e: f"{entities[e]} ({e})")
-ent = view.entities.get(entity_id)
-objs = {o.evidence_id: o for o in (view.entity_objects(entity_id) if ent else [])}
+ev_view = views.get(entity_id, view)
+if ev_view is not view:
+    badge(scope, ev_view.role)
+ent = ev_view.entities.get(entity_id)
+objs = {o.evidence_id: o for o in (ev_view.entity_objects(entity_id) if ent else [])}
 objs.update({o.evidence_id: o for o in queue_objs.get(entity_id, [])})
 objs = sorted(objs.values(), key=lambda o: o.evidence_id)
 kind = ent.role if ent else (objs[0].kind.value if objs else "")
@@ -77,22 +105,30 @@ st.subheader("Versions over time")
 day = form["day"] or (form["period"][0] if form["period"] else date.today())
 trows = timeline_rows(objs, max(date.today(), day) + timedelta(days=365))
 if trows:
+    palette = {"governs": "#1f6feb", "draft": "#d4a72c", "superseded": "#8c959f", "historical": "#8c959f",
+               "deprecated": "#8c959f", "current": "#8c959f"}
+    shown = [k for k in palette if any(r["status"] == k for r in trows)]  # the legend lists only what is drawn
     base = alt.Chart(alt.Data(values=trows))
     bars = base.mark_bar(height=20, cornerRadius=3).encode(
-        x=alt.X("start:T", title="in effect from"), x2="end:T",
+        # Years only, and Vega drops labels that would collide: no overlapping axis text at 1024 px.
+        x=alt.X("start:T", title=None, axis=alt.Axis(format="%Y", labelOverlap=True, tickCount="year")),
+        x2="end:T",
         y=alt.Y("version:N", title=None, axis=alt.Axis(labelLimit=320)),
-        color=alt.Color("status:N", title="status", scale=alt.Scale(
-            domain=["governs", "draft", "superseded", "historical", "deprecated", "current"],
-            range=["#1f6feb", "#d4a72c", "#8c959f", "#8c959f", "#8c959f", "#8c959f"])),
+        color=alt.Color("status:N", title="status", scale=alt.Scale(domain=shown, range=[palette[k] for k in shown]),
+                        legend=alt.Legend(orient="bottom")),
         opacity=alt.condition("datum.governs", alt.value(1.0), alt.value(0.35)),
         strokeDash=alt.condition("datum.governs", alt.value([1, 0]), alt.value([4, 3])),
         stroke=alt.value("#57606a"), strokeWidth=alt.condition("datum.governs", alt.value(0), alt.value(1.5)),
         tooltip=["evidence:N", "start:T", "end:T", "status:N"])
     rule = alt.Chart(alt.Data(values=[{"day": day.isoformat(), "label": f"reporting date {day_text(day)}"}])).mark_rule(
         color="#d1242f", strokeWidth=2).encode(x="day:T", tooltip=["label:N"])
+    # The date's label sits above the bars, on the side of the line with room (never over the chart's edge).
+    first, last = min(r["start"] for r in trows), max(r["end"] for r in trows)
+    late = day.isoformat() > (date.fromisoformat(first) + (date.fromisoformat(last) - date.fromisoformat(first)) / 2).isoformat()
     text = alt.Chart(alt.Data(values=[{"day": day.isoformat(), "label": day_text(day)}])).mark_text(
-        align="left", dx=4, dy=-6, color="#d1242f").encode(x="day:T", y=alt.value(0), text="label:N")
-    st.altair_chart((bars + rule + text).properties(height=60 + 34 * len(trows)), width="stretch")
+        align="right" if late else "left", dx=-4 if late else 4, dy=-8, color="#d1242f", fontWeight="bold").encode(
+        x="day:T", y=alt.value(0), text="label:N")
+    st.altair_chart((bars + rule + text).properties(height=40 + 34 * len(trows), padding={"top": 18}), width="stretch")
     st.caption("Solid: approved versions that govern. Pale and dashed: drafts and pages that never govern. "
                "Red line: the reporting date in the sidebar (today when none is set).")
 else:
