@@ -218,7 +218,11 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
             col.button(md(option.label), key=f"clarify_{i}", on_click=_choose,
                        args=(option.model_dump(mode="python"),), width="stretch")
     elif env.behavior is Behavior.not_found_or_not_authorized:
-        st.caption("It may not exist, or it may not be shared with your role. Try a metric from the list below.")
+        if scope is not None:  # a steward widens only to its review queue: say where that is
+            st.caption("It may not exist, or it is neither shared with your role nor in your review queue. "
+                       "Every queue item opens from the Governance review page and the Catalog.")
+        else:
+            st.caption("It may not exist, or it may not be shared with your role. Try a metric from the list below.")
         _landing_metrics()
     elif details:
         answer.parts(env, details)

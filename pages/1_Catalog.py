@@ -62,7 +62,7 @@ if scope is not None:  # the queue's metrics too, each as the role the steward r
     rows.sort(key=lambda r: r["metric"].lower())
 for r in rows:
     r["freshness"] = FRESH_WORDS.get(r["freshness"], r["freshness"])
-with st.expander(f"Metrics you can see ({len(rows)})", expanded=not query.strip()):
+with st.expander(f"Metrics you can {'see or review' if scope is not None else 'see'} ({len(rows)})", expanded=not query.strip()):
     f1, f2 = st.columns(2)
     owners = sorted({r["owner"] for r in rows})
     statuses = sorted({r["status"] for r in rows})
@@ -122,15 +122,11 @@ if trows:
         tooltip=["evidence:N", "start:T", "end:T", "status:N"])
     rule = alt.Chart(alt.Data(values=[{"day": day.isoformat(), "label": f"reporting date {day_text(day)}"}])).mark_rule(
         color="#d1242f", strokeWidth=2).encode(x="day:T", tooltip=["label:N"])
-    # The date's label sits above the bars, on the side of the line with room (never over the chart's edge).
-    first, last = min(r["start"] for r in trows), max(r["end"] for r in trows)
-    late = day.isoformat() > (date.fromisoformat(first) + (date.fromisoformat(last) - date.fromisoformat(first)) / 2).isoformat()
-    text = alt.Chart(alt.Data(values=[{"day": day.isoformat(), "label": day_text(day)}])).mark_text(
-        align="right" if late else "left", dx=-4 if late else 4, dy=-8, color="#d1242f", fontWeight="bold").encode(
-        x="day:T", y=alt.value(0), text="label:N")
-    st.altair_chart((bars + rule + text).properties(height=40 + 34 * len(trows), padding={"top": 18}), width="stretch")
+    # No text label on the chart: with one or two rows it lands on a bar. The caption names the date.
+    st.altair_chart((bars + rule).properties(height=40 + 34 * len(trows)), width="stretch")
     st.caption("Solid: approved versions that govern. Pale and dashed: drafts and pages that never govern. "
-               "Red line: the reporting date in the sidebar (today when none is set).")
+               f"Red line: {day_text(day)}, " + ("the reporting date in the sidebar." if form["day"] or form["period"]
+                                                 else "today (no reporting date is set in the sidebar)."))
 else:
     st.caption("No effective dates recorded.")
 st.dataframe([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o), "standing": o.authority.value,

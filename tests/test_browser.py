@@ -17,6 +17,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
 SOURCE_GREEN = (26, 127, 55)  # core.graph.COLOURS["source"]
+QUEUE_SIZE = 10  # objects in the demo's review queue (tests/test_steward.py checks the queue itself)
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
 
@@ -172,11 +173,22 @@ def test_ask_enter_headline_status_and_citations(server, browser):
     page.get_by_text("using 30 Jun 2024 from your question").wait_for()
     page.frame_locator("iframe[title='streamlit_agraph.agraph']").locator("canvas").first.wait_for(timeout=30000)
     assert "q=The+old+wiki" in page.url and "role=analyst" in page.url
-    # Citation chips carry titles and open the cited evidence.
-    page.get_by_role("button", name="Revenue Handbook (old wiki page)").first.click()
-    page.get_by_text("superseded by metric.net_revenue.v2").first.wait_for(timeout=15000)
-    page.keyboard.press("Escape")
+    # Citation chips sit inline in the explanation, carry titles, and open the cited evidence: a click brings
+    # it into view (outlined), and the answer stays on the page.
+    chip = page.locator(".st-key-explanation_text a[href^='#asof-cite-']", has_text="Revenue Handbook (old wiki page)")
+    target = chip.first.get_attribute("href")
+    chip.first.click()
+    cited = page.locator(f"div[class*='st-key-cited_']:has({target})")
+    page.wait_for_function("""(sel) => { const e = document.querySelector(sel); if (!e) return false;
+                                         const r = e.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; }""",
+                           arg=target, timeout=15000)
+    assert "superseded by metric.net_revenue.v2" in cited.inner_text()
+    assert cited.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
+    assert _headline(page).startswith("No: Revenue Handbook")
     _shot(page, "ask_answer_light")
+    # An intent answer (who owns ...) opens with its own short headline.
+    _ask(page, "who owns churn rate?")
+    assert _headline(page) == "Churn rate is owned by Growth Analytics (Jonas Berg)"
     # A source in ERROR: the status line leads with it.
     _ask(page, "Is raw_web.sessions fresh?")
     assert _headline(page).startswith("raw_web.sessions is failing")
@@ -271,8 +283,11 @@ def test_every_page_renders_without_console_errors(server, browser, scheme, widt
     _ask(page, "How was churn defined in calendar year 2025?")
     assert _headline(page).startswith("Churn rate changed definition for all of 2025")
     _shot(page, f"page_ask_split_{scheme}")
-    for name in ("Catalog", "Lineage", "Governance review", "Evaluation"):
+    for name in ("Catalog", "Lineage", "Governance review", "Evaluation", "Audit"):
         _nav(page, name)
+        if name == "Catalog":  # the steward's Catalog lists every object of its queue, each opened read-only
+            page.get_by_text(f"Objects in your review queue ({QUEUE_SIZE})").wait_for(timeout=30000)
+            page.locator(".st-key-queue_table").wait_for(timeout=30000)
         if name == "Lineage":
             page.frame_locator("iframe[title='streamlit_agraph.agraph']").locator("canvas").first.wait_for(timeout=30000)
             page.wait_for_timeout(1200)
