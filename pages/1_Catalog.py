@@ -115,7 +115,7 @@ if trows:
         x2="end:T",
         y=alt.Y("version:N", title=None, axis=alt.Axis(labelLimit=320)),
         color=alt.Color("status:N", title="status", scale=alt.Scale(domain=shown, range=[palette[k] for k in shown]),
-                        legend=alt.Legend(orient="bottom")),
+                        legend=alt.Legend(orient="top", title=None)),
         opacity=alt.condition("datum.governs", alt.value(1.0), alt.value(0.35)),
         strokeDash=alt.condition("datum.governs", alt.value([1, 0]), alt.value([4, 3])),
         stroke=alt.value("#57606a"), strokeWidth=alt.condition("datum.governs", alt.value(0), alt.value(1.5)),
@@ -123,7 +123,8 @@ if trows:
     rule = alt.Chart(alt.Data(values=[{"day": day.isoformat(), "label": f"reporting date {day_text(day)}"}])).mark_rule(
         color="#d1242f", strokeWidth=2).encode(x="day:T", tooltip=["label:N"])
     # No text label on the chart: with one or two rows it lands on a bar. The caption names the date.
-    st.altair_chart((bars + rule).properties(height=40 + 34 * len(trows)), width="stretch")
+    # One 34 px step per version row, whatever the legend takes: rows and their labels never squeeze together.
+    st.altair_chart((bars + rule).properties(height=alt.Step(34)), width="stretch")
     st.caption("Solid: approved versions that govern. Pale and dashed: drafts and pages that never govern. "
                f"Red line: {day_text(day)}, " + ("the reporting date in the sidebar." if form["day"] or form["period"]
                                                  else "today (no reporting date is set in the sidebar)."))
