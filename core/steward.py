@@ -9,6 +9,7 @@ This is the one place the rule lives: the Ask page and `python -m core ask` both
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import date
 
@@ -49,3 +50,20 @@ def steward_answer(store: Store, q: Question, searcher: Searcher | None = None, 
     review queue (default: today, as the Governance review page builds it)."""
     scope = steward_scope(store, q.role, today or date.today())
     return ask_as_steward(store, q, scope, searcher, llm=llm)
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def queue_matches(objects: list, text: str) -> list:
+    """Queue objects a steward's question names, for the case nobody may ask about them (an empty ACL):
+    at least two words of the object's title (or its whole entity name) appear in the question. Only
+    objects of the queue are ever offered, so nothing outside it widens."""
+    asked = set(_WORD.findall(text.lower()))
+    out = []
+    for o in objects:
+        title = {w for w in _WORD.findall(o.title.lower()) if len(w) >= 3}
+        name = set(_WORD.findall(o.entity_id.split(".", 1)[-1].lower()))
+        if len(title & asked) >= 2 or (name and name <= asked):
+            out.append(o)
+    return out

@@ -17,7 +17,7 @@ from core.explain import explain  # noqa: E402
 from core.history import view_for  # noqa: E402
 from core.headline import date_source, day_text, markdown  # noqa: E402
 from core.parts import part_details  # noqa: E402
-from core.steward import ask_as_steward  # noqa: E402
+from core.steward import ask_as_steward, queue_matches  # noqa: E402
 from ui import answer  # noqa: E402
 from ui import history as history_ui  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
@@ -209,9 +209,8 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
         for ref in (r for r in env.selected if r.role_in_answer == "overlap"):
             lin, fresh = part_details(view, [ref], env.reporting_date or (env.period_start or None), env.evaluated_at)
             details.append((ref.title, [ref], lin, fresh))
+    # A steward's widened answer says "Steward view ..." in its status line (the note comes from core/steward.py).
     answer.top(env, _notes(env, asked, form_day, form_period, audience), [f for d in details for f in d[3]])
-    if audience:
-        badge(scope, audience)
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))
         for i, (col, option) in enumerate(zip(cols, env.clarify.options)):
@@ -221,6 +220,11 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
         if scope is not None:  # a steward widens only to its review queue: say where that is
             st.caption("It may not exist, or it is neither shared with your role nor in your review queue. "
                        "Every queue item opens from the Governance review page and the Catalog.")
+            for i, o in enumerate(queue_matches(scope.objects(s), asked["question"])[:3]):
+                # A queue object nobody may ask about (an empty ACL): open it read-only instead.
+                st.button(f"Open {md(o.title)} from your review queue (read-only)", key=f"open_queue_{i}",
+                          on_click=lambda o=o: st.session_state.update(
+                              asked={"question": asked["question"], "open": [o.evidence_id]}))
         else:
             st.caption("It may not exist, or it may not be shared with your role. Try a metric from the list below.")
         _landing_metrics()

@@ -286,8 +286,8 @@ def test_every_page_renders_without_console_errors(server, browser, scheme, widt
     for name in ("Catalog", "Lineage", "Governance review", "Evaluation", "Audit"):
         _nav(page, name)
         if name == "Catalog":  # the steward's Catalog lists every object of its queue, each opened read-only
-            page.get_by_text(f"Objects in your review queue ({QUEUE_SIZE})").wait_for(timeout=30000)
-            page.locator(".st-key-queue_table").wait_for(timeout=30000)
+            queue = page.locator('[data-testid="stExpander"]', has_text=f"Objects in your review queue ({QUEUE_SIZE})")
+            queue.locator('[data-testid="stDataFrame"]').wait_for(timeout=30000)
         if name == "Lineage":
             page.frame_locator("iframe[title='streamlit_agraph.agraph']").locator("canvas").first.wait_for(timeout=30000)
             page.wait_for_timeout(1200)

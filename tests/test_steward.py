@@ -106,3 +106,13 @@ def test_a_widened_answer_says_steward_view(demo_store):
     env, audience = ask_as_steward(demo_store, Question(role="governance", text="What is net revenue on 2025-03-31?",
                                                         at=DEMO_AT), scope)
     assert any(n.startswith("Steward view (read-only): answered as role finance") for n in env.notes)
+
+
+def test_a_question_naming_a_queue_object_nobody_may_see_offers_to_open_it(demo_store):
+    from core.steward import queue_matches
+    scope = steward_scope(demo_store, "governance", TODAY)
+    objs = scope.objects(demo_store)
+    assert [o.evidence_id for o in queue_matches(objs, "What is the KPI glossary 2022?")] == ["doc.kpi_glossary.2022"]
+    # Objects outside the queue are never offered, however well the question names them.
+    assert queue_matches(objs, "What does the board memo say about Project Halyard margin targets?") == []
+    assert queue_matches(objs, "Who owns contribution margin?") == []
