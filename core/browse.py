@@ -14,6 +14,7 @@ from .resolve import backing_model, governing_versions, in_effect, version_name
 from .search import Searcher
 
 _WORST = {"error": 0, "warn": 1, "unknown": 2, "pass": 3}
+_STANDING = {"authoritative": "approved", "non_authoritative": "not approved", "untrusted": "untrusted"}  # plain words
 
 
 def search(view: Visible, text: str, searcher: Searcher | None = None, limit: int = 10) -> list[str]:
@@ -125,7 +126,8 @@ def queue_rows(store, scope, today: date) -> list[QueueRow]:
     for o in sorted(scope.objects(store), key=lambda o: (o.entity_id, o.evidence_id)):
         audience = scope.audiences.get(o.entity_id)
         rows.append(QueueRow(evidence_id=o.evidence_id, entity_id=o.entity_id, title=o.title,
-                             kind=o.kind.value.replace("_", " "), standing=f"{o.authority.value}, {o.lifecycle.value}",
+                             kind=o.kind.value.replace("_", " "),
+                             standing=f"{_STANDING.get(o.authority.value, o.authority.value)}, {o.lifecycle.value}",
                              problem="; ".join(dict.fromkeys(problems.get(o.evidence_id, []))), owner=o.owner or "—",
                              may_see=", ".join(o.acl) or "nobody (empty ACL)",
                              read_as=f"role {audience}" if audience else "read-only, as recorded"))

@@ -7,6 +7,7 @@ import streamlit as st
 st.set_page_config(page_title="AsOf · Catalog", page_icon="📚", layout="wide")
 
 FRESH_WORDS = {"pass": "fresh", "warn": "stale", "error": "failing", "unknown": "unknown"}
+STANDING = {"authoritative": "approved", "non_authoritative": "not approved", "untrusted": "untrusted"}
 
 from core.browse import metric_rows, owner_line, queue_rows, search, timeline_rows  # noqa: E402
 from core.headline import day_text  # noqa: E402
@@ -53,6 +54,18 @@ if query.strip():
         st.caption("Nothing you can see matches.")
 
 at = datetime.now(timezone.utc)
+
+
+def _open_row(key: str, picked, table: list[dict]) -> None:
+    """A newly selected table row opens its entity in the view below (once: the entity box stays free)."""
+    rows = picked.selection.rows if picked else []
+    chosen = table[rows[0]]["entity_id"] if rows and rows[0] < len(table) else None
+    if chosen != st.session_state.get(f"_{key}_opened"):
+        st.session_state[f"_{key}_opened"] = chosen
+        if chosen in entities:
+            st.session_state["catalog_entity"] = chosen
+
+
 rows = [r.model_dump() for r in metric_rows(view, at)]
 if scope is not None:  # the queue's metrics too, each as the role the steward reads it as
     own = {r["entity_id"] for r in rows}
@@ -70,17 +83,25 @@ with st.expander(f"Metrics you can {'see or review' if scope is not None else 's
     pick_status = f2.multiselect("Status", statuses, key="metric_status", placeholder="All statuses")
     table = [r for r in rows if (not pick_owner or r["owner"] in pick_owner)
              and (not pick_status or r["status"] in pick_status)]
-    st.dataframe(table, hide_index=True, width="stretch", key="metric_table",
-                 column_order=["metric", "in_effect_today", "status", "owner", "versions", "freshness", "entity_id"],
-                 column_config={"in_effect_today": "in effect today", "entity_id": "id",
-                                "freshness": st.column_config.TextColumn("data freshness", help="worst of its raw sources")})
+    picked = st.dataframe(table, hide_index=True, width="stretch", key="metric_table", on_select="rerun",
+                          selection_mode="single-row",
+                          column_order=["metric", "in_effect_today", "status", "owner", "versions", "freshness", "entity_id"],
+                          column_config={"in_effect_today": "in effect today", "entity_id": "id",
+                                         "freshness": st.column_config.TextColumn("data freshness",
+                                                                                  help="worst of its raw sources")})
+    st.caption("Click a row to open that metric below.")
+    _open_row("metric_table", picked, table)
 
 if scope is not None:
     qrows = [r.model_dump() for r in queue_rows(s, scope, date.today())]
     with st.expander(f"Objects in your review queue ({len(qrows)}): each opens read-only", expanded=not query.strip()):
-        st.dataframe(qrows, hide_index=True, width="stretch", key="queue_table",
-                     column_order=["title", "problem", "kind", "standing", "owner", "may_see", "read_as", "evidence_id"],
-                     column_config={"may_see": "who may see it", "read_as": "you read it as", "evidence_id": "id"})
+        picked = st.dataframe(qrows, hide_index=True, width="stretch", key="queue_table", on_select="rerun",
+                              selection_mode="single-row",
+                              column_order=["title", "problem", "kind", "standing", "owner", "may_see", "read_as",
+                                            "evidence_id"],
+                              column_config={"may_see": "who may see it", "read_as": "you read it as", "evidence_id": "id"})
+        st.caption("Click a row to open that object's entity below, read-only.")
+        _open_row("queue_table", picked, qrows)
 
 if st.session_state.get("catalog_entity") not in entities:
     st.session_state["catalog_entity"] = next(iter(entities))
@@ -130,7 +151,8 @@ if trows:
                                                  else "today (no reporting date is set in the sidebar)."))
 else:
     st.caption("No effective dates recorded.")
-st.dataframe([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o), "standing": o.authority.value,
+st.dataframe([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o),
+               "standing": STANDING.get(o.authority.value, o.authority.value),
                "lifecycle": o.lifecycle.value, "owner": o.owner or ""} for o in objs], hide_index=True, width="stretch")
 
 if len(versions) >= 2:
