@@ -3,6 +3,7 @@ holding only what that role may see would (output, behavior, trace, index status
 about a hidden object behaves as asking about a name that was never there. Through the core, the CLI's
 text and its JSON."""
 import shutil
+from datetime import date
 
 import pytest
 from concurrency import COMMON
@@ -14,6 +15,7 @@ from core.catalog import Catalog
 from core.index import index_path
 from core.load import load_catalog
 from core.publish import publish
+from core.review import steward_scope
 from core.render import render_text
 from core.search import Searcher
 from core.store import Store
@@ -65,7 +67,13 @@ def test_hidden_objects_are_indistinguishable_from_absent_ones(demo, worlds, rol
 @pytest.mark.parametrize("role", CATALOG.role_names)
 def test_cli_output_is_the_same_with_and_without_hidden_objects(demo, worlds, role):
     hidden_db, absent_db = str(demo[0].path), str(worlds[role][0].path)
-    for ev in [e for r, e in CASES if r == role][:6]:
+    # A steward opens the objects of its review queue by design (core/steward.py); every other hidden
+    # object stays as unobservable for it as for any role.
+    scope = steward_scope(demo[0], role, date.today())
+    queue = set(scope.audiences) if scope else set()
+    cases = [e for r, e in CASES if r == role and e.entity_id not in queue]
+    assert cases
+    for ev in cases[:6]:
         text = _questions(ev)[1]
         for fmt in ([], ["--json"]):
             args = ["--role", role, "--at", DEMO_AT.isoformat(), *fmt, text]
