@@ -19,7 +19,7 @@ def test_bank_is_large_and_covers_every_catalog():
     assert {g.catalog for g in bank} >= {"demo", "suite_a", "suite_b", "jaffle-shop", "jaffle-sl-template",
                                          "dbt-project-evaluator-versions"}
     halves = {g.split for g in bank}
-    assert halves == {"tuning", "check"}
+    assert halves == {"tuning", "check", "heldout"}
     assert len({g.id for g in bank}) == len(bank)
 
 
