@@ -62,6 +62,9 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     ("dmy", re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"\s*,?\s*(?P<y>\d{4})\b", re.I)),
     ("ord_part", re.compile(r"\b(?:(?P<qord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|"
                             r"(?P<hord>first|second|1st|2nd)\s+half)\s+(?:of\s+)?(?P<y>(?:19|20)\d{2})\b", re.I)),
+    # "H1 and H2 2025", "Q1-Q3 2025": the first part borrows the year written after the second
+    ("part_pair", re.compile(r"\b(?:(?P<qa>q)(?P<a>[1-4])|(?P<ha>h)(?P<a2>[12]))\s*(?:and|to|through|thru|-|–|&)\s*"
+                             r"(?:q(?P<b>[1-4])|h(?P<b2>[12]))\s*(?P<y>(?:19|20)\d{2})\b", re.I)),
     ("quarter_yy", re.compile(r"\b(?:q(?P<q>[1-4])|h(?P<h>[12]))\s*'(?P<yy>\d{2})\b", re.I)),
     ("quarter", re.compile(r"\b(?:q(?P<q>[1-4])\s*[-/ ]?\s*(?:fy\s*)?(?P<y>\d{4})|(?P<y2>\d{4})\s*[-/ ]?\s*q(?P<q2>[1-4]))\b", re.I)),
     ("half", re.compile(r"\b(?:h(?P<h>[12])\s*[-/ ]?\s*(?:fy\s*)?(?P<y>\d{4})|(?P<y2>\d{4})\s*[-/ ]?\s*h(?P<h2>[12]))\b", re.I)),
@@ -416,6 +419,15 @@ def _build(name: str, m: re.Match, span: tuple[int, int]) -> DateMention | None:
         return DateMention("date", start=date(int(g["y"]), int(g["m"]), int(g["d"])), span=span)
     if name in ("mdy", "dmy"):
         return DateMention("date", start=date(int(g["y"]), MONTHS[g["mon"].lower()], int(g["d"])), span=span)
+    if name == "part_pair":
+        year = int(g["y"])
+        size_a, a = (3, int(g["a"])) if g.get("qa") else (6, int(g["a2"]))
+        size_b, b = (3, int(g["b"])) if g.get("b") else (6, int(g["b2"]))
+        start = date(year, size_a * (a - 1) + 1, 1)
+        end = _add_months(date(year, size_b * (b - 1) + 1, 1), size_b)
+        if end <= start:
+            return None
+        return DateMention("period", start=start, end=end, span=span, rule="two parts of one year: from the first's start to the second's end")
     if name == "quarter_yy":
         year, size = 2000 + int(g["yy"]), (3 if g.get("q") else 6)
         n = int(g.get("q") or g.get("h"))

@@ -168,7 +168,9 @@ def _mentions(text: str, ids) -> list[str]:
 def judge(g: Gold, env: Envelope, hidden: set[str]) -> Outcome:
     text = env.model_dump_json() + "\n" + render_text(env)
     leaked = _mentions(text, set(g.forbidden) | hidden)
-    selected = {s.evidence_id for s in env.selected} | {s.evidence_id for sp in env.splits for s in sp.selected}
+    # A document answer's evidence is the document itself (it never governs a definition): it counts as selected.
+    selected = ({s.evidence_id for s in env.selected} | {s.evidence_id for sp in env.splits for s in sp.selected}
+                | {d.evidence_id for d in env.documents})
     why = []
     if env.behavior.value not in g.behavior:
         why.append(f"behavior {env.behavior.value}, expected {'/'.join(g.behavior)}")
