@@ -121,9 +121,12 @@ class Loaded:
     hidden: dict[str, set[str]]  # role -> evidence ids it may not see
 
 
-def load_catalogs(names: set[str], workdir: Path, embedder, built: dict | None = None) -> dict[str, Loaded]:
+def load_catalogs(names: set[str], workdir: Path, embedder, built: dict | None = None,
+                  no_index: frozenset[str] = frozenset()) -> dict[str, Loaded]:
     """Each catalog written once, with its search index, like `python -m core ingest`. `built` maps a
-    name to an already ingested (store, searcher) (the test session's demo and suites)."""
+    name to an already ingested (store, searcher) (the test session's demo and suites). Catalogs in
+    `no_index` are asked catalog-only, without a search index (the test suite's budget for the
+    1,000-model project; `eval --questions` indexes every catalog)."""
     import shutil
 
     from .index import build_index, index_path
@@ -139,6 +142,9 @@ def load_catalogs(names: set[str], workdir: Path, embedder, built: dict | None =
             out[name] = Loaded(*built[name], hidden)
             continue
         write_catalog(catalog, db)
+        if name in no_index:
+            out[name] = Loaded(Store(db), None, hidden)
+            continue
         demo = out.get("demo")
         if name == "demo_fy7" and demo and index_path(demo.store.path).exists():
             shutil.copytree(index_path(demo.store.path), index_path(db))  # same objects, other settings
