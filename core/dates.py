@@ -60,6 +60,12 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     ("end_year", re.compile(r"\b(?P<edge>end|close|start|beginning)\s+of\s+(?:fy\s*|the\s+year\s+)?(?P<y>\d{4})\b", re.I)),
     ("mdy", re.compile(r"\b" + _MON + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(?P<y>\d{4})\b", re.I)),
     ("dmy", re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"\s*,?\s*(?P<y>\d{4})\b", re.I)),
+    ("ord_part", re.compile(r"\b(?:(?P<qord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|"
+                            r"(?P<hord>first|second|1st|2nd)\s+half)\s+(?:of\s+)?(?P<y>(?:19|20)\d{2})\b", re.I)),
+    # "H1 and H2 2025", "Q1-Q3 2025": the first part borrows the year written after the second
+    ("part_pair", re.compile(r"\b(?:(?P<qa>q)(?P<a>[1-4])|(?P<ha>h)(?P<a2>[12]))\s*(?:and|to|through|thru|-|–|&)\s*"
+                             r"(?:q(?P<b>[1-4])|h(?P<b2>[12]))\s*(?P<y>(?:19|20)\d{2})\b", re.I)),
+    ("quarter_yy", re.compile(r"\b(?:q(?P<q>[1-4])|h(?P<h>[12]))\s*'(?P<yy>\d{2})\b", re.I)),
     ("quarter", re.compile(r"\b(?:q(?P<q>[1-4])\s*[-/ ]?\s*(?:fy\s*)?(?P<y>\d{4})|(?P<y2>\d{4})\s*[-/ ]?\s*q(?P<q2>[1-4]))\b", re.I)),
     ("half", re.compile(r"\b(?:h(?P<h>[12])\s*[-/ ]?\s*(?:fy\s*)?(?P<y>\d{4})|(?P<y2>\d{4})\s*[-/ ]?\s*h(?P<h2>[12]))\b", re.I)),
     ("month", re.compile(r"\b" + _MON + r"\s*,?\s*(?P<y>\d{4})\b", re.I)),
@@ -68,10 +74,32 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 
 
 _REL = r"(?P<rel>this|current|last|previous|prior|past|next|coming)"
-_UNIT = r"(?P<unit>week|month|quarter|qtr|half|half[- ]year|year)"
+_UNIT = r"(?P<unit>week|month|quarter|qtr|half|half[- ]year|year|fy)"
 _FISCAL = r"(?P<fiscal>fiscal\s+)?"
 _EDGE = r"(?P<edge>end|close|start|beginning)"
+_COUNT = r"(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+            "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_PART = (r"(?:q(?P<q>[1-4])|(?P<qord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|h(?P<h>[12])|"
+         r"(?P<hord>first|second|1st|2nd)\s+half)")
 RELATIVE: list[tuple[str, re.Pattern]] = [
+    # "end of Q3 last year", "Q1 of this year", "the first half of last fiscal year": a part of a relative year.
+    ("rel_part", re.compile(r"\b(?:" + _EDGE + r"\s+of\s+(?:the\s+)?)?" + _PART + r"\s+(?:of\s+)?(?:the\s+)?" + _REL
+                            + r"\s+(?:(?P<fiscal>fiscal\s+)?year|(?P<fy>fy))\b", re.I)),
+    # "this time last year": the same day one unit back.
+    ("same_day", re.compile(r"\bthis\s+time\s+last\s+(?P<unit>week|month|quarter|year)\b", re.I)),
+    # "the last 12 months", "past 30 days", "trailing 4 quarters": a rolling window ending on the evaluation date.
+    ("rolling", re.compile(r"\b(?:the\s+)?(?:last|past|previous|prior|trailing)\s+" + _COUNT
+                           + r"\s+(?P<unit>day|week|month|quarter|year)s?\b", re.I)),
+    # "two quarters ago", "3 months ago", "a year ago": the calendar unit that many back ("a year ago" is
+    # last year, like "last year"); days are a single day.
+    ("ago", re.compile(r"\b" + _COUNT + r"\s+(?P<unit>day|week|month|quarter|qtr|year)s?\s+(?:ago|back|earlier)\b", re.I)),
+    # "the year before last", "the quarter before last"
+    ("before_last", re.compile(r"\b(?:the\s+)?(?P<unit>week|month|quarter|half|year)\s+before\s+last\b", re.I)),
+    # "since jan", "since september": from the first of the latest such month up to the evaluation date.
+    ("since_month", re.compile(r"\bsince\s+(?:the\s+(?:start|beginning)\s+of\s+)?" + _MON
+                               + r"(?![\w.])(?!\s*,?\s*'?\d)", re.I)),
     ("rel_edge", re.compile(r"\b" + _EDGE + r"\s+of\s+(?:the\s+)?" + _REL + r"\s+" + _FISCAL + _UNIT + r"\b", re.I)),
     ("rel_end", re.compile(r"\b" + _REL + r"\s+" + _FISCAL + r"(?P<unit>month|quarter|year)[- ]?(?P<edge>end|close)\b", re.I)),
     ("to_date", re.compile(r"\b(?:(?P<abbr>mtd|qtd|ytd|wtd)|(?P<unit>week|month|quarter|year)[- ]to[- ]date)\b", re.I)),
@@ -79,13 +107,20 @@ RELATIVE: list[tuple[str, re.Pattern]] = [
     ("rel_day", re.compile(r"\b(?P<word>today|yesterday|tomorrow)\b", re.I)),
 ]
 NUMERIC = [
+    # 2025/06/30, 2025.06.30: year first is never ambiguous
+    ("ymd", re.compile(r"\b(?P<y>(?:19|20)\d{2})(?P<sep>[/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})\b(?![/.]\d)")),
     ("iso_month", re.compile(r"\b(?P<y>(?:19|20)\d{2})-(?P<m>0[1-9]|1[0-2])\b(?![-/]\d)")),
+    # 9/30/25: a two-digit year, only with slashes (a dotted "1.2.25" is too often a version)
+    ("numeric_yy", re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{2})\b(?![/.]\d)")),
     ("numeric", re.compile(r"\b(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>(?:19|20)\d{2})\b")),
 ]
 FISCAL = [
     ("fiscal_edge", re.compile(r"\b" + _EDGE + r"\s+of\s+(?:the\s+)?(?:fy\s*'?|fiscal\s+(?:year\s+)?)(?P<y>\d{4}|\d{2})\b", re.I)),
     ("fiscal_quarter", re.compile(r"\b(?:q(?P<q>[1-4])\s*[-/ ]?\s*fy\s*'?(?P<y>\d{4}|\d{2})|fy\s*'?(?P<y2>\d{4}|\d{2})\s*[-/ ]?\s*q(?P<q2>[1-4]))\b", re.I)),
     ("fiscal_half", re.compile(r"\b(?:h(?P<h>[12])\s*[-/ ]?\s*fy\s*'?(?P<y>\d{4}|\d{2})|fy\s*'?(?P<y2>\d{4}|\d{2})\s*[-/ ]?\s*h(?P<h2>[12]))\b", re.I)),
+    ("fiscal_part", re.compile(r"\b(?:(?P<qord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|"
+                               r"(?P<hord>first|second|1st|2nd)\s+half)\s+(?:of\s+)?(?:the\s+)?"
+                               r"(?:fy\s*'?|fiscal\s+(?:year\s+)?)(?P<y>\d{4}|\d{2})\b", re.I)),
     ("fiscal_year", re.compile(r"\b(?:fy\s*'?|fiscal\s+(?:year\s+)?)(?P<y>\d{4}|\d{2})\b", re.I)),
 ]
 
@@ -128,6 +163,8 @@ _STEP = {"this": 0, "current": 0, "last": -1, "previous": -1, "prior": -1, "past
 def _relative(name: str, m: re.Match, today: date, fy_start: int) -> tuple[str, date, date | None, str]:
     """(kind, start, end, rule) for a relative mention."""
     g = m.groupdict()
+    if name in _EXTRA:
+        return _EXTRA[name](g, today, fy_start)
     if name == "rel_day":
         word = g["word"].lower()
         d = today + timedelta(days={"today": 0, "yesterday": -1, "tomorrow": 1}[word])
@@ -138,8 +175,10 @@ def _relative(name: str, m: re.Match, today: date, fy_start: int) -> tuple[str, 
         start, _ = _unit_start(today, unit, fy_start if unit in ("quarter", "year") else 1)
         return "period", start, today + timedelta(days=1), f"{unit} to date: {start} through {today} (evaluation date)"
     unit = g["unit"].lower().replace("-", " ").replace("half year", "half")
-    # "last quarter" is a calendar quarter; "last fiscal quarter" follows the catalog's fiscal year.
-    calendar_start = fy_start if g.get("fiscal") else 1
+    # "last quarter" is a calendar quarter; "last fiscal quarter" (and "last FY") follows the catalog's fiscal year.
+    fiscal_unit = unit == "fy"
+    unit = "year" if fiscal_unit else unit
+    calendar_start = fy_start if (g.get("fiscal") or fiscal_unit) else 1
     start, months = _unit_start(today, unit, calendar_start)
     a, b = _shift(start, months, _STEP[g["rel"].lower()])
     fiscal = " fiscal" if calendar_start != 1 else ""
@@ -150,12 +189,91 @@ def _relative(name: str, m: re.Match, today: date, fy_start: int) -> tuple[str, 
     return "date", d, None, f"{edge} of {g['rel'].lower()}{fiscal} {unit} relative to the evaluation date {today}"
 
 
+def _count(g) -> int:
+    n = g["n"].lower()
+    return int(n) if n.isdigit() else _NUMBERS[n]
+
+
+def _rel_part(g, today: date, fy_start: int):
+    """A quarter or half of this/last/next (fiscal) year; with an edge, its first or last day."""
+    year_start = fy_start if (g.get("fiscal") or g.get("fy")) else 1
+    start, _ = _unit_start(today, "year", year_start)
+    a, _ = _shift(start, 12, _STEP[g["rel"].lower()])
+    if g.get("q") or g.get("qord"):
+        n, size, label = int(g["q"]) if g.get("q") else _ORD[g["qord"].lower()], 3, "Q"
+    else:
+        n, size, label = int(g["h"]) if g.get("h") else _ORD[g["hord"].lower()], 6, "H"
+    a = _add_months(a, size * (n - 1))
+    b = _add_months(a, size)
+    fiscal = " fiscal" if year_start != 1 else ""
+    what = f"{label}{n} of {g['rel'].lower()}{fiscal} year relative to the evaluation date {today}"
+    if g.get("edge"):
+        edge = g["edge"].lower()
+        return "date", (a if edge in ("start", "beginning") else b - timedelta(days=1)), None, f"{edge} of {what}"
+    return "period", a, b, what
+
+
+def _same_day(g, today: date, fy_start: int):
+    unit = g["unit"].lower()
+    if unit == "week":
+        d = today - timedelta(days=7)
+    else:
+        months = {"month": 1, "quarter": 3, "year": 12}[unit]
+        first = _add_months(date(today.year, today.month, 1), -months)
+        d = first.replace(day=min(today.day, calendar.monthrange(first.year, first.month)[1]))
+    return "date", d, None, f"this time last {unit}: {d}, one {unit} before the evaluation date {today}"
+
+
+def _rolling(g, today: date, fy_start: int):
+    n, unit = _count(g), g["unit"].lower()
+    end = today + timedelta(days=1)
+    if unit in ("day", "week"):
+        start = end - timedelta(days=n * (7 if unit == "week" else 1))
+    else:
+        months = n * {"month": 1, "quarter": 3, "year": 12}[unit]
+        back = _add_months(date(end.year, end.month, 1), -months)
+        start = back.replace(day=min(end.day, calendar.monthrange(back.year, back.month)[1]))
+    return "period", start, end, f"the last {n} {unit}s: {start} through {today} (evaluation date)"
+
+
+def _ago(g, today: date, fy_start: int):
+    n, unit = _count(g), g["unit"].lower()
+    if unit == "day":
+        d = today - timedelta(days=n)
+        return "date", d, None, f"{n} days before the evaluation date {today}"
+    start, months = _unit_start(today, unit, 1)
+    a, b = _shift(start, months, -n)
+    return "period", a, b, f"the calendar {unit} {n} before the one containing the evaluation date {today}"
+
+
+def _before_last(g, today: date, fy_start: int):
+    unit = g["unit"].lower()
+    start, months = _unit_start(today, unit, 1)
+    a, b = _shift(start, months, -2)
+    return "period", a, b, f"the {unit} before last, relative to the evaluation date {today}"
+
+
+def _since_month(g, today: date, fy_start: int):
+    month = MONTHS[g["mon"].lower()]
+    year = today.year if month <= today.month else today.year - 1  # the latest such month, not a future one
+    start = date(year, month, 1)
+    return "period", start, today + timedelta(days=1), f"since {calendar.month_name[month]}: {start} through {today} (evaluation date)"
+
+
+_EXTRA = {"rel_part": _rel_part, "same_day": _same_day, "rolling": _rolling, "ago": _ago,
+          "before_last": _before_last, "since_month": _since_month}
+
+
 def _numeric(name: str, m: re.Match, fy_start: int) -> DateMention | None:
     g = m.groupdict()
     if name == "iso_month":
         y, mo = int(g["y"]), int(g["m"])
         return DateMention("period", start=date(y, mo, 1), end=_next_month(y, mo), rule="YYYY-MM: the whole month")
+    if name == "ymd":
+        return DateMention("date", start=date(int(g["y"]), int(g["m"]), int(g["d"])), rule="numeric date, year first")
     a, b, y = int(g["a"]), int(g["b"]), int(g["y"])
+    if name == "numeric_yy":
+        y += 2000
     readings = []
     for d, mo, how in ((a, b, "day/month/year"), (b, a, "month/day/year")):
         try:
@@ -184,6 +302,14 @@ def _fiscal(name: str, m: re.Match, fy_start: int) -> DateMention:
         edge = g["edge"].lower()
         d = start if edge in ("start", "beginning") else _add_months(start, 12) - timedelta(days=1)
         return DateMention("date", start=d, rule=f"{edge} of fiscal year FY{fy} ({cal})")
+    if name == "fiscal_part":
+        if g.get("qord"):
+            q = _ORD[g["qord"].lower()]
+            a = _add_months(start, 3 * (q - 1))
+            return DateMention("period", start=a, end=_add_months(a, 3), rule=f"Q{q} of fiscal year FY{fy} ({cal})")
+        h = _ORD[g["hord"].lower()]
+        a = _add_months(start, 6 * (h - 1))
+        return DateMention("period", start=a, end=_add_months(a, 6), rule=f"H{h} of fiscal year FY{fy} ({cal})")
     if name == "fiscal_quarter":
         q = int(g.get("q") or g.get("q2"))
         a = _add_months(start, 3 * (q - 1))
@@ -210,7 +336,21 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
         _scan(text, name, pattern, taken, found, lambda n, m, sp: _numeric(n, m, fy_start))
     for name, pattern in PATTERNS[1:]:
         _scan(text, name, pattern, taken, found, lambda n, m, sp: _build(n, m, sp))
+    found = [_since(text, m, today) for m in found]
     return _join_ranges(text, sorted(found, key=lambda d: d.span))
+
+
+_SINCE = re.compile(r"\b(?:ever\s+)?since\s+(?:the\s+(?:start|beginning)\s+of\s+)?$", re.I)
+
+
+def _since(text: str, m: DateMention, today: date | None) -> DateMention:
+    """'since Oct 2025', 'since 2024-03-01': the period from that date (or period's start) through the
+    evaluation date. Without an evaluation date, or when the start is after it, the mention is kept as written."""
+    if (today is None or m.qualifier or m.kind not in ("date", "period") or m.rule.startswith("since")
+            or not _SINCE.search(text[:m.span[0]]) or m.start > today):
+        return m
+    return DateMention("period", start=m.start, end=today + timedelta(days=1), span=m.span, text=m.text,
+                       rule=f"since {m.text}: {m.start} through {today} (evaluation date)")
 
 
 def _from_relative(name, m, today, fy_start) -> DateMention:
@@ -244,7 +384,7 @@ def _scan(text, name, pattern, taken, found, build) -> None:
         found.append(DateMention(**{**mention.__dict__, "span": (s, e), "text": text[s:e], "rule": rule}))
 
 
-_RULES = {"timestamp": "ISO timestamp: the evaluation time", "iso": "ISO date", "end_quarter": "edge of a calendar quarter",
+_RULES = {"timestamp": "ISO timestamp: the evaluation time", "iso": "ISO date", "ord_part": "calendar quarter or half", "end_quarter": "edge of a calendar quarter",
           "end_month": "edge of a month", "end_year": "edge of a calendar year", "mdy": "month day, year",
           "dmy": "day month year", "quarter": "calendar quarter", "half": "calendar half", "month": "month and year",
           "year": "calendar year"}
@@ -279,7 +419,28 @@ def _build(name: str, m: re.Match, span: tuple[int, int]) -> DateMention | None:
         return DateMention("date", start=date(int(g["y"]), int(g["m"]), int(g["d"])), span=span)
     if name in ("mdy", "dmy"):
         return DateMention("date", start=date(int(g["y"]), MONTHS[g["mon"].lower()], int(g["d"])), span=span)
+    if name == "part_pair":
+        year = int(g["y"])
+        size_a, a = (3, int(g["a"])) if g.get("qa") else (6, int(g["a2"]))
+        size_b, b = (3, int(g["b"])) if g.get("b") else (6, int(g["b2"]))
+        start = date(year, size_a * (a - 1) + 1, 1)
+        end = _add_months(date(year, size_b * (b - 1) + 1, 1), size_b)
+        if end <= start:
+            return None
+        return DateMention("period", start=start, end=end, span=span, rule="two parts of one year: from the first's start to the second's end")
+    if name == "quarter_yy":
+        year, size = 2000 + int(g["yy"]), (3 if g.get("q") else 6)
+        n = int(g.get("q") or g.get("h"))
+        a = date(year, size * (n - 1) + 1, 1)
+        return DateMention("period", start=a, end=_add_months(a, size), span=span,
+                           rule=f"{'Q' if size == 3 else 'H'}{n} {year} (two-digit year)")
     year = int(g.get("y") or g.get("y2"))
+    if name == "ord_part":
+        size = 3 if g.get("qord") else 6
+        n = _ORD[(g.get("qord") or g.get("hord")).lower()]
+        a = date(year, size * (n - 1) + 1, 1)
+        return DateMention("period", start=a, end=_add_months(a, size), span=span,
+                           rule=f"{'Q' if size == 3 else 'H'}{n} {year}")
     if name == "end_month":
         month = MONTHS[g["mon"].lower()]
         day = date(year, month, 1) if g["edge"].lower() in ("start", "beginning") else _month_end(year, month)

@@ -99,7 +99,9 @@ _NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|d
 _DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide)s?"
 INTENTS: list[tuple[str, re.Pattern]] = [
     ("compare", re.compile(
-        r"\b(compare|comparison|diff|difference|differences|differ|what changed|what has changed|what's changed|"
+        r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|"
+        r"what(?:'s| is| was) different|how (?:is|was|are|were) .{1,40} different|"
+        r"(?:\d{4}|[qh]\d\s*\d{4})\s+(?:vs\.?|versus|against)\s+(?:\d{4}|[qh]\d\s*\d{4})|"
         r"what did .{1,40} change|how (?:did|has|does) .{1,60} change|changes? (?:between|from)|"
         r"(?:v|version\s*)\d+\s+(?:vs\.?|versus|against)\s+(?:v|version\s*)\d+)\b", re.I)),
     ("owner", re.compile(
@@ -111,14 +113,16 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         r"downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b(?:use|uses|using|read|reads|reading|depend|depends|consume|consumes|"
         r"built on|build on|rel(?:y|ies) on|fed by|feed off|sit on|downstream)|downstream of|"
         r"what (?:uses|reads|depends on|consumes|is built on)|who uses|impact of changing|"
-        r"what (?:would|will) break)\b", re.I)),
+        r"what (?:would |will )?breaks?|what (?:is|gets|would be) (?:affected|impacted)|impact of)\b", re.I)),
     ("document", re.compile(
         r"\b(what (?:does|did|do) (?:the |our |this |that )?[\w\s'-]{0,40}?\b" + _DOC_WORD
         + r"\s+(?:say|says|state|mention|propose|cover|tell)|"
         r"what(?:'s| is) in (?:the |our )?[\w\s'-]{0,40}?\b" + _DOC_WORD + r"|"
         r"(?:summari[sz]e|quote|open|read me|show me) (?:the |our )?[\w\s'-]{0,40}?\b" + _DOC_WORD + r"\b)", re.I)),
     ("discover", re.compile(
-        r"\b((?:list|enumerate)\b.{0,40}?\b" + _LIST_NOUN + r"|"
+        r"\b((?:list|enumerate)\b.{0,40}?\b" + _LIST_NOUN
+        # "list the sources behind conversion rate" asks for lineage, not a listing
+        + r"(?!\s+(?:behind|feeding|that (?:feed|back|build)|upstream|into|backing|used by|of|under)\b)|"
         r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN
         + r"\s+(?:(?:can|could|may) (?:i|we|you)|do (?:i|we|you) have|are (?:there|available|visible|defined)|"
         r"exist|does (?:the|this) catalog)\b|"
@@ -128,7 +132,7 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         r"\b(upcoming|planned|pending|proposed|proposals?|coming|future|next version|will .{1,40} change|"
         r"going to change|about to change|not yet in effect)\b", re.I)),
 ]
-CUE_WORDS = set("""who whose owns owned owner owners maintains maintain responsible accountable looks after ask contact
+CUE_WORDS = set("""contrast different who whose owns owned owner owners maintains maintain responsible accountable looks after ask contact
 talk which what dashboard dashboards report reports exposure exposures model models metric metrics asset assets things
 objects consumer consumers use uses using read reads reading depend depends consume consumes built build rely relies
 fed feed sit downstream uses break impact changing compare comparison diff difference differences differ changed

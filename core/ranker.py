@@ -27,9 +27,10 @@ Decisions (thresholds in one place, calibrated on the tuning half of tests/quest
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import OSA
 
 from .entities import (
     ROLE_PRIORITY,
@@ -40,7 +41,8 @@ from .entities import (
     qualified_head,
     semantic_entities,
 )
-from .text import GENERIC, Token, normalize
+from .catalog import Kind
+from .text import GENERIC, STOPWORDS, Token, normalize, words
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
@@ -50,11 +52,13 @@ FUZZY_MIN = 0.84         # mean per-word similarity for a spelling near-miss to 
 FUZZY_WORD_MIN = 0.70    # ... and no word of the name below this
 FUZZY_SURE = 0.88        # at or above: answer, with a note; below: ask back
 FUZZY_MARGIN = 0.04      # two near-misses closer than this are asked back
-ABBREVIATION = 0.92      # "merch" for "merchandise", "acq" for "acquisition"
+ABBREVIATION = 0.92      # "merch" for "merchandise", "acq" for "acquisition", "CAC" for a three-word name
+ONE_EDIT = 0.9           # a single insertion, deletion, substitution or swap in a word of 6+ letters
 MAX_OPTIONS = 4
 # Abbreviations analysts type that are not prefixes of the word they stand for.
 ABBREVIATIONS = {"avg": "average", "amt": "amount", "qty": "quantity", "num": "number", "cust": "customer",
-                 "pct": "percent", "mgmt": "management", "acct": "account"}
+                 "pct": "percent", "mgmt": "management", "acct": "account", "std": "standard", "cnt": "count",
+                 "w": "with"}
 # The semantic path keeps the thresholds calibrated in entities.py (paraphrases and absent topics).
 from .entities import SEMANTIC_ACCEPT, SEMANTIC_MARGIN, SEMANTIC_MIN_VECTOR  # noqa: E402
 
@@ -65,6 +69,7 @@ KIND_WORDS = {
     "metric": {"metric", "kpi", "measure"},
     "document": {"dashboard", "exposure", "report", "memo", "doc", "document", "handbook"},
 }
+KIND_NOUNS = {w for words in KIND_WORDS.values() for w in words} | {"table", "metric", "dataset"}
 WAREHOUSE_TABLE = re.compile(r"^\s*(?:table|relation|view)\s+in\s+(?:the\s+)?(?:warehouse|dwh|db|database)\b", re.I)
 RATIO_AFTER = re.compile(r"^\s*(?:%|pct\b|percent(?:age)?\b|share\b|ratio\b)", re.I)
 RATIO_BEFORE = re.compile(r"(?:%|\bpct|\bpercent(?:age)?|\bshare|\bratio)(?:\s+of)?\s*$", re.I)
@@ -75,7 +80,7 @@ SHARE_ID = re.compile(r"(_pct|_percent|_ratio|_share)$")
 # A clause opened by these is an aside about circumstances, not what is asked about.
 ASIDE = re.compile(r"\b(with|given|while|since|because|although|though|whereas|mentioning|mentions|after|"
                    r"despite|now that|if|when)\b", re.I)
-IDENTIFIER = re.compile(r"\b[a-z]\w*(?:\.[a-z]\w*)+\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b", re.I)
+IDENTIFIER = re.compile(r"\b[a-z]\w*(?:\.[a-z]\w*)+\b|\b[a-z][a-z0-9]*(?:_+[a-z0-9]+)+\b", re.I)  # dbt uses "__" too
 ASPECT_FIT = {"definition": "metric", "freshness_status": "source", "freshness_policy": "source", "grain": "model"}
 
 
@@ -113,6 +118,8 @@ def _word_sim(q: str, n: str) -> float:
         return ABBREVIATION
     if len(q) >= 3 and len(n) > len(q) and n.startswith(q):
         return ABBREVIATION
+    if len(n) >= 6 and OSA.distance(q, n) == 1:
+        return ONE_EDIT  # one slip on a long word ("reveune", "revenve") is a typo, whatever the edit
     return fuzz.ratio(q, n) / 100.0
 
 
@@ -151,7 +158,25 @@ def fuzzy_candidates(question: str, toks: list[Token], entities: dict[str, Entit
                     if sim >= FUZZY_MIN and sim > out.get(ent.entity_id, Candidate("")).features.get("fuzzy", 0):
                         out[ent.entity_id] = Candidate(ent.entity_id, {"fuzzy": sim}, (i, i + k),
                                                        read_as=question[toks[i].start:toks[i + k - 1].end])
+    for cand in acronym_candidates(question, toks, entities, vocab, taken):
+        if cand.features["fuzzy"] > out.get(cand.entity_id, Candidate("")).features.get("fuzzy", 0):
+            out[cand.entity_id] = cand
     return list(out.values())
+
+
+def acronym_candidates(question: str, toks: list[Token], entities: dict[str, Entity], vocab: set[str],
+                       taken: set[int]) -> list[Candidate]:
+    """"CAC" for Customer Acquisition Cost: one question word spelling the initials of a visible name of
+    three or more words. Shorter acronyms ("nr") are too often something else; they need an alias."""
+    out = []
+    for k, t in enumerate(toks):
+        w = question[t.start:t.end].lower()
+        if k in taken or len(w) < 3 or not w.isalpha() or w in vocab or w in GENERIC:
+            continue
+        for ent in entities.values():
+            if ent.is_topic and any(len(n) == len(w) and "".join(x[0] for x in n) == w for n in ent.names):
+                out.append(Candidate(ent.entity_id, {"fuzzy": ABBREVIATION}, (k, k + 1), read_as=question[t.start:t.end]))
+    return out
 
 
 def _kind_of(ent: Entity) -> str:
@@ -182,12 +207,25 @@ def kind_fit(question: str, toks: list[Token], cand: Candidate, ent: Entity, col
         fit += 1.0 if RATIO_ID.search(ent.entity_id) else -1.0
     elif ent.role == "metric" and SHARE_ID.search(ent.entity_id):
         fit -= 1.0  # "food revenue" is the amount; its share is asked for with %, pct, share or ratio
+    if "seed" in near and ent.role == "source":
+        fit += 1.0 if ent.entity_id.startswith("seed.") else 0.0  # "the raw_orders seed", not the dbt source
     if {"stg", "staging"} & set(norms[max(0, i - 2):j + 2]):
         fit += 1.0 if any(n[:1] == ("stg",) for n in ent.names) else 0.0
     # A column of the model named in the question ("orders with order_total") points at the model.
     if columns and ent.role == "model" and columns & {n for k, n in enumerate(norms) if not i <= k < j}:
         fit += 1.0
     return fit
+
+
+def _asks_data_kind(toks: list[Token], cands: list[Candidate]) -> bool:
+    """A metric, model or source is asked for next to a name ("the refunds metric"); a document word
+    ("the revenue handbook") asks about prose, which is not a kind a candidate can misfit."""
+    norms = [t.norm for t in toks]
+    data_words = {"metric", "kpi", "measure", "model", "table", "view", "relation", "source", "seed", "dataset"}
+    # Only a kind word right next to the name describes it; "the sources behind conversion rate" asks about
+    # what feeds the metric.
+    return all(c.span and set(norms[max(0, c.span[0] - 1):c.span[0]] + norms[c.span[1]:c.span[1] + 1]) & data_words
+               for c in cands)
 
 
 def _aside_tokens(question: str, toks: list[Token]) -> set[int]:
@@ -211,7 +249,15 @@ def _aside_tokens(question: str, toks: list[Token]) -> set[int]:
 def rank_question(question: str, intent, view, searcher=None, role: str | None = None) -> Choice:
     """Pick the entity a question is about, among `view.entities` only."""
     entities: dict[str, Entity] = view.entities
+    intent = _names_over_dates(question, intent, view)
     matches, toks = match_entities(question, entities, view.phrases, intent.excluded_spans)
+    docs = {m.entity_id for m in matches if entities[m.entity_id].role == "document"}
+    if docs and not any(entities[m.entity_id].is_topic for m in matches):
+        # "the revenue handbook says ...": a document's name must not hide the metric named inside it.
+        inner, _ = match_entities(question, entities, {n: ids - docs for n, ids in view.phrases.items() if ids - docs},
+                                  intent.excluded_spans)
+        if any(entities[m.entity_id].is_topic for m in inner):
+            matches = inner
     # Inside an identifier that names nothing visible ("fct_order_costs"), a shorter visible name
     # ("fct_orders" read from "fct order") is not what was asked for.
     unexplained = _unexplained_spans(question, intent, view)
@@ -236,6 +282,11 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
 
     if exact:
         return _decide_exact(question, intent, view, exact, toks, base)
+    about = document_reference(toks, view)
+    if len(about) == 1:
+        (eid, (title, span)), = about.items()
+        return Choice("answer", eid, candidates=[Candidate(eid, {"phrase": 0.9}, span)], **base,
+                      rule=f"the question names a document, {title!r}, which is about {eid}")
 
     taken = {k for m in matches for k in range(m.start, m.end)}
     fuzzy = sorted(fuzzy_candidates(question, toks, entities, vocab, taken),
@@ -243,7 +294,8 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     if fuzzy:
         return _decide_fuzzy(question, intent, view, fuzzy, toks, base)
 
-    heads = [m for m in bare_head_matches(toks, view.heads, matches) if not _compound(m, toks, norms, vocab, intent)]
+    named = [m for m in matches if entities[m.entity_id].role != "document"]  # a document's name hides no head noun
+    heads = [m for m in bare_head_matches(toks, view.heads, named) if not _compound(m, toks, norms, vocab, intent)]
     head_ids = list(dict.fromkeys(m.entity_id for m in heads))
     # A compound naming something no visible name matches ("order cost") is one specific thing the
     # user means: a look-alike found by similarity must not stand in for it.
@@ -264,6 +316,77 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     return Choice("none", rule=rule, **base)
 
 
+# "the chargeback draft", "the management revenue draft", "the old revenue wiki": a document named by its
+# type and the words before it. Words that only describe its status say nothing about its topic.
+DOC_TYPE_WORDS = {"draft", "wiki", "handbook", "memo", "page", "note", "thread", "export", "proposal", "glossary",
+                  "deck", "doc", "document", "slack"}
+DOC_STATUS_WORDS = {"old", "legacy", "superseded", "previous", "prior", "latest", "new", "current", "outdated",
+                    "deprecated", "approved", "unapproved", "working", "finance", "board"}
+
+
+def _names_over_dates(question: str, intent, view):
+    """Words read as a date that are inside a longer visible name ("orders last 7 days") are that name's
+    words: the name is matched over them (the date stays as read for the reporting date)."""
+    date_spans = [d.span for d in intent.dates]
+    if not date_spans:
+        return intent
+    full, toks = match_entities(question, view.entities, view.phrases, [])
+    covered = set()
+    for m in full:
+        a, b = toks[m.start].start, toks[m.end - 1].end
+        if not view.entities[m.entity_id].is_topic:
+            continue
+        for s, e in date_spans:
+            inside = [t for t in toks[m.start:m.end] if s <= t.start < e]
+            if a <= s and e <= b and 0 < len(inside) < m.end - m.start:
+                covered.add((s, e))
+    if not covered:
+        return intent
+    return replace(intent, excluded_spans=[sp for sp in intent.excluded_spans if sp not in covered])
+
+
+def document_reference(toks: list[Token], view) -> dict[str, tuple[str, tuple[int, int]]]:
+    """Topic entities of the visible documents a question names by type and topic words ("the chargeback
+    draft" is the draft that mentions chargebacks), each with the document's title and the words' span.
+    Only visible documents are read, so a hidden one never answers and never changes the answer."""
+    norms = [t.norm for t in toks]
+    out: dict[str, tuple[str, tuple[int, int]]] = {}
+    docs = None
+    for k, w in enumerate(norms):
+        if w not in DOC_TYPE_WORDS:
+            continue
+        j = k
+        while j > 0 and k - j < 3 and norms[j - 1] not in STOPWORDS and norms[j - 1] not in DOC_STATUS_WORDS \
+                and norms[j - 1] not in DOC_TYPE_WORDS and not norms[j - 1].isdigit():
+            j -= 1
+        topic = set(norms[j:k])
+        if not topic:
+            continue  # "the draft" alone names no particular document
+        if docs is None:
+            docs = view.of_kinds([Kind.documentation.value, Kind.note.value])
+        for ev in docs:
+            body = set(words(f"{ev.title} {ev.text}"))
+            kind_words = set(words(f"{ev.title} {ev.authority_class} {ev.lifecycle.value} {ev.kind.value}"))
+            if not topic <= body or w not in kind_words | ({"slack", "thread", "export"} if ev.kind is Kind.note else set()):
+                continue
+            for eid in _topics_of(ev, view):
+                out.setdefault(eid, (ev.title, (j, k + 1)))
+    return out
+
+
+def _topics_of(ev, view) -> set[str]:
+    """The visible topic entity a document is about: its own entity, or what it documents or is superseded by."""
+    entities = view.entities
+    if ev.entity_id in entities and entities[ev.entity_id].is_topic:
+        return {ev.entity_id}
+    targets = [t for ts in (ev.links or {}).values() for t in ts] + ([ev.superseded_by] if ev.superseded_by else [])
+    out = {t for t in targets if t in entities and entities[t].is_topic}
+    for obj in view.by_ids([t for t in targets if t not in entities]):
+        if obj.entity_id in entities and entities[obj.entity_id].is_topic:
+            out.add(obj.entity_id)
+    return out
+
+
 DBT_PREFIXES = {"fct", "stg", "dim", "int", "raw", "base", "mart", "seed", "rpt"}
 
 
@@ -274,6 +397,8 @@ def _compound(m: Match, toks: list[Token], norms: list[str], vocab: set[str], in
     if m.end >= len(norms) or not (m.end - m.start == 1 or norms[m.start] in DBT_PREFIXES):
         return False
     nxt = norms[m.end]
+    if nxt in KIND_NOUNS:
+        return False  # "raw_orders seed", "fct_orders model": the kind of the thing named, not a longer name
     if m.end - m.start > 1:  # a spelled-out dbt name: any content word after it makes a longer name
         vocab = set()
     return (nxt not in vocab and nxt not in GENERIC and not nxt.isdigit() and not _excluded(toks[m.end], intent)
@@ -291,8 +416,11 @@ def _unexplained_spans(question: str, intent, view) -> list[tuple[int, int]]:
     for m in IDENTIFIER.finditer(question):
         if any(s <= m.start() < e for s, e in intent.excluded_spans):
             continue
-        name = tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", m.group().lower()))
-        if not any(_contains(n, name) or name[-len(n):] == n for n in view.phrases if n):
+        # The whole identifier, or what follows a schema dot ("raw_finance.refunds" names "refunds"), must be
+        # a visible name; a visible word at the end of a longer identifier ("int_x__joined_refunds") is not.
+        parts = m.group().lower().split(".")
+        readings = [tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", ".".join(parts[i:]))) for i in range(len(parts))]
+        if not any(_contains(n, readings[0]) or n in readings[1:] for n in view.phrases if n):
             out.append(m.span())
     return out
 
@@ -363,6 +491,13 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
         # Only an entity of the kind asked for stands in; one that misfits as well is no candidate
         # ("raw tables feed revenue" does not make every "... revenue" metric a candidate).
         cands = [c for c in cands if c.entity_id in named or c.features["kind"] >= 0]
+        if all(c.features["kind"] < 0 for c in cands) and _asks_data_kind(toks, cands):
+            # "the refunds metric" when the only visible "refunds" is a source: not what was asked for,
+            # so it is offered, never answered silently.
+            ordered = _order(cands, entities)
+            return Choice("clarify", options=[c.entity_id for c in ordered][:MAX_OPTIONS], candidates=ordered, **base,
+                          rule="the question asks for another kind than every visible entity it names: "
+                          + ", ".join(f"{c.entity_id} ({entities[c.entity_id].role})" for c in ordered))
     ordered = _order(cands, entities)
     lead = ordered[0]
     ids = [c.entity_id for c in ordered]

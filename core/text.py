@@ -28,7 +28,17 @@ def normalize(word: str) -> str:
 
 def tokenize(text: str) -> list[Token]:
     # Identifiers split on '_' and '.', so fct_orders and "fct orders" are the same words.
-    return [Token(normalize(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text.lower())]
+    low = text.lower()
+    return [Token(_shorthand(m, low) or normalize(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(low)]
+
+
+def _shorthand(m: re.Match, low: str) -> str | None:
+    """"customers w/ orders": the shorthand "w/" is read as "with" (the "o" of "w/o" is then "without")."""
+    if m.group() == "w" and low[m.end():m.end() + 1] == "/" and not re.match(r"/o\b", low[m.end():]):
+        return "with"
+    if m.group() == "o" and m.start() >= 2 and low[m.start() - 2:m.start()] == "w/":
+        return "without"
+    return None
 
 
 def words(text: str) -> list[str]:
@@ -53,7 +63,7 @@ definition definitions define defined defining mean means meaning meant formula 
 calculation computed compute metric kpi measure number figure apply applies applied applicable govern
 governs governing valid effective reporting report reported date day period month quarter year fiscal
 calendar end start beginning close official approved authoritative latest current new newest old older
-legacy previous prior original our company say says said claim claims state states stated according
+legacy superseded outdated deprecated obsolete previous prior original our company say says said claim claims state states stated according
 mention mentions wiki draft note memo page doc document handbook proposal slack thread email deck model
 models dbt version versions grain granularity level lineage source sources upstream downstream table
 tables feed feeds fed come comes derive derived depend depends dependency backing back backs behind
@@ -69,7 +79,8 @@ including exclude excludes excluding is that this
 GENERIC |= {normalize(w) for w in """
 lower lowers reduce reduces increase increases raise raises inflate inflates affect affects impact impacts
 hit hits hurt hurts boost boosts drive drives count counts move moves drop drops cut cuts grow grows shrink
-shrinks decrease decreases distort distorts skew skews matter matters
+shrinks decrease decreases distort distorts skew skews matter matters subtract subtracts deduct deducts add
+adds remove removes contain contains cover covers capture captures reflect reflects
 """.split()}
 
 MONTH_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june",

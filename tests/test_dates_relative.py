@@ -107,3 +107,44 @@ def test_fiscal_setting_is_read_from_the_catalog(tmp_path):
     from core.load import CatalogError
     with pytest.raises(CatalogError, match="01_settings.yaml.*fiscal_year_start_month"):
         load_catalog(src)
+
+
+@pytest.mark.parametrize("text,expected", [
+    # "since <month>" is the latest such month up to the evaluation date, never a future one
+    ("net revenue since jan", (date(2026, 1, 1), date(2026, 11, 30))),
+    ("refund rate since march", (date(2026, 3, 1), date(2026, 11, 30))),
+    ("churn since december", (date(2025, 12, 1), date(2026, 11, 30))),
+    ("churn since oct 2025", (date(2025, 10, 1), date(2026, 11, 30))),
+    ("net rev since 2024-03-01", (date(2024, 3, 1), date(2026, 11, 30))),
+    ("churn rate last FY", (date(2025, 1, 1), date(2026, 1, 1))),
+    ("net revenue at the end of last FY", date(2025, 12, 31)),
+    ("churn two quarters ago", (date(2026, 4, 1), date(2026, 7, 1))),
+    ("net revenue 2 years ago", (date(2024, 1, 1), date(2025, 1, 1))),
+    ("net revenue the year before last", (date(2024, 1, 1), date(2025, 1, 1))),
+    ("churn 3 days ago", date(2026, 11, 26)),
+    ("active customers this time last year", date(2025, 11, 29)),
+    ("net revenue for the past 12 months", (date(2025, 11, 30), date(2026, 11, 30))),
+    ("churn rate end of Q3 last year", date(2025, 9, 30)),
+    ("churn rate in Q3 last year", (date(2025, 7, 1), date(2025, 10, 1))),
+    ("net revenue in the first quarter of last year", (date(2025, 1, 1), date(2025, 4, 1))),
+    ("net revenue second half of 2025", (date(2025, 7, 1), date(2026, 1, 1))),
+    ("standard revenue between H1 and H2 2025", (date(2025, 1, 1), date(2026, 1, 1))),
+    ("gmv Q3'25", (date(2025, 7, 1), date(2025, 10, 1))),
+    ("active customers 2024/06/30", date(2024, 6, 30)),
+    ("standard revenue 2025.06.30", date(2025, 6, 30)),
+    ("churn rate 9/30/25", date(2025, 9, 30)),
+])
+def test_more_relative_and_numeric_phrasings(text, expected):
+    assert one(text) == expected
+
+
+def test_since_a_later_date_and_since_as_because_are_not_periods():
+    assert one("churn since 2027-01-01") == date(2027, 1, 1)  # after the evaluation date: kept as written
+    (m,) = find_dates("since the feed was late, what was net revenue yesterday?", TODAY, 1)
+    assert m.kind == "date" and m.start == date(2026, 11, 28)
+
+
+def test_last_fy_follows_the_fiscal_year():
+    assert one("churn last FY", fy=7) == (date(2025, 7, 1), date(2026, 7, 1))
+    assert one("active customers this FY", fy=7) == (date(2026, 7, 1), date(2027, 7, 1))
+    assert one("churn rate first half of FY2026", fy=7) == (date(2025, 7, 1), date(2026, 1, 1))

@@ -95,3 +95,27 @@ def test_an_unknown_identifier_is_not_replaced_by_a_similar_visible_one(ask_demo
     for q in ("grain of fct_invoices", "what is fct_order_costs?", "is raw_erp.invoices fresh?"):
         env = ask_demo(q)
         assert env.behavior.value == "not_found_or_not_authorized", q
+
+
+def test_a_document_named_by_type_and_topic_answers_about_its_entity(ask_demo):
+    # "the chargeback draft" is the visible draft that mentions chargebacks; it is about net revenue.
+    env = ask_demo("is the chargeback draft in force for 2025-12-31?")
+    assert env.behavior.value == "answer" and env.selected[0].evidence_id == "metric.net_revenue.v2"
+    # A document's name does not hide the metric inside it.
+    env = ask_demo("the revenue handbook says shipping is included; for Q4 2024 is it?")
+    assert env.behavior.value == "answer" and env.selected[0].evidence_id == "metric.net_revenue.v1"
+
+
+def test_a_draft_hidden_from_the_role_answers_like_a_made_up_one(demo_store):
+    # marketing may not see the chargeback draft: naming it must give what a made-up draft gives.
+    from core.ask import Question, ask
+    from conftest import DEMO_AT
+    hidden = ask(demo_store, Question(role="marketing", text="is the chargeback draft in force for 2025-12-31?", at=DEMO_AT))
+    fake = ask(demo_store, Question(role="marketing", text="is the zorvex draft in force for 2025-12-31?", at=DEMO_AT))
+    assert hidden.behavior == fake.behavior and "draft.net_revenue.2025-02" not in hidden.model_dump_json()
+
+
+def test_one_slip_typos_and_a_kind_word_after_a_dbt_name(ask_demo):
+    env = ask_demo("refund rtae 2025-05-31")
+    assert env.behavior.value == "answer" and env.entity_id == "metric.refund_rate"
+    assert ask_demo("what is the stg_payment_events model?").entity_id == "model.stg_payment_events"
