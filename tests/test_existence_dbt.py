@@ -7,18 +7,13 @@ the text rendering), the CLI (`ask --batch` JSON and text), the MCP tools, and t
 Figures (triples compared per surface) are printed with `-s`.
 """
 import json
-import os
-import re
-from datetime import date, datetime, time
 
 import pytest
 from conftest import cli
-from existence import AT, PROJECTS, SharedQueries, build, comparable, made_up, names, questions, short
+from existence import (AT, PROJECTS, SharedQueries, app_differential, build, comparable, frozen_clock,
+                       mcp_differential, names, questions, short)
 
-from core import mcp_tools as tools
 from core.ask import Question, ask
-from core.config import Settings
-from core.mcp_auth import Identity
 from core.render import render_text
 
 NAMES = list(PROJECTS)
@@ -119,124 +114,18 @@ def test_cli_answers_a_hidden_object_as_an_absent_one(project, shared, name, tmp
     print(f"\n[existence cli] {name}: {compared} (role, hidden object, question) triples compared")
 
 
-def _mcp_calls(p, ev, role):
-    """Every MCP tool that takes an entity or a question, aimed at one hidden object."""
-    n = short(ev)
-    day = ev.valid_from or date(2025, 6, 30)
-    for entity in dict.fromkeys((ev.evidence_id, ev.entity_id, n)):
-        yield "get_definition", lambda c, w, e=entity: tools.get_definition_tool(c, w, e, day, None)[0], entity
-        yield "compare_versions", lambda c, w, e=entity: tools.compare_versions_tool(c, w, e, None, None), entity
-        yield "get_lineage", lambda c, w, e=entity: tools.get_lineage_tool(c, w, e, day, 10, None, "both"), entity
-        yield "get_freshness", lambda c, w, e=entity: tools.get_freshness_tool(c, w, e, AT), entity
-    yield "list_metrics", lambda c, w: tools.list_metrics_tool(c, w, n), n
-    for q in questions(p, ev, role)[:4]:
-        yield "ask", lambda c, w, q=q: tools.ask_tool(c, w, q, None, None, AT, None), q
-
-
-def _tool_result(body: dict) -> str:
-    body = json.loads(json.dumps(body, default=str))
-    if "envelope" in body:
-        body["envelope"] = json.loads(comparable(body["envelope"]))
-        body["envelope"].pop("explanation", None)  # checked separately below: its cache is per database
-    return json.dumps(body, sort_keys=True)
-
-
-class _Frozen(datetime):
-    """Tools without an `at` argument read the clock: both catalogs are asked at the same instant."""
-
-    @classmethod
-    def now(cls, tz=None):
-        return AT if tz else AT.replace(tzinfo=None)
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_mcp_tools_answer_a_hidden_object_as_an_absent_one(project, name, monkeypatch):
-    for module in ("core.ask", "core.mcp_tools"):
-        monkeypatch.setattr(f"{module}.datetime", _Frozen)
+    frozen_clock(monkeypatch)
     p = project(name)
-    settings = Settings()
     compared = made_up_compared = 0
     for role, world in p.worlds.items():
-        who = Identity(principal="tester", role=role, resolved=f"test runs as {role}")
-        full_cat = tools.Catalog(p.full.store, p.full.searcher, settings)
-        world_cat = tools.Catalog(world.store, world.searcher, settings)
-        foreign = {e.evidence_id for e in p.hidden(role)} - {
-            i for e in p.catalog.evidence if role in e.acl for i in (e.evidence_id, e.entity_id)}
-        for ev in p.hidden(role):
-            for tool, call, arg in _mcp_calls(p, ev, role):
-                hidden, absent = call(full_cat, who)[0], call(world_cat, who)[0]
-                assert _tool_result(hidden) == _tool_result(absent), (role, tool, arg)
-                if "envelope" in hidden:
-                    assert hidden["envelope"].get("explanation") == absent["envelope"].get("explanation"), (tool, arg)
-                text = json.dumps(hidden, default=str)
-                assert not [i for i in foreign if names(text, i)], (role, tool, arg)
-                compared += 1
-            # A made-up entity of the same shape: the same bytes when the absent catalog cannot find either.
-            for entity in (ev.evidence_id, short(ev)):
-                fake = made_up(entity)
-                in_world = tools.get_lineage_tool(world_cat, who, entity, AT.date(), 3, None, "both")[0]
-                if in_world.get("behavior") != "not_found_or_not_authorized":
-                    continue
-                hidden = tools.get_lineage_tool(full_cat, who, entity, AT.date(), 3, None, "both")[0]
-                fake_out = tools.get_lineage_tool(full_cat, who, fake, AT.date(), 3, None, "both")[0]
-                assert json.dumps(hidden) == json.dumps(fake_out), (role, entity, fake)
-                made_up_compared += 1
+        c, m = mcp_differential(p.full, world, role, p.hidden(role), lambda ev: questions(p, ev, role)[:4],
+                                _foreign(p, role))
+        compared, made_up_compared = compared + c, made_up_compared + m
     print(f"\n[existence mcp] {name}: {compared} (role, hidden object, tool call) triples against the absent "
           f"catalog, {made_up_compared} hidden-vs-made-up pairs byte for byte")
     assert compared and made_up_compared
-
-
-# --- the Ask page ----------------------------------------------------------------------------------------
-
-
-def _page_text(at, replace: list[str]) -> str:
-    """Every rendered text element of the page, with the question's own words taken out."""
-    from streamlit.testing.v1.element_tree import Block
-
-    out = []
-
-    def walk(node):
-        if isinstance(node, Block):
-            for child in node.children.values():
-                walk(child)
-            return
-        value = getattr(node, "value", None)
-        if node.type in ("markdown", "caption", "text", "code", "subheader", "header", "title", "info",
-                         "warning", "error", "success", "button", "expander", "metric", "json"):
-            out.append(f"{node.type}: {getattr(node, 'label', '') or ''} {value if value is not None else ''}")
-    walk(at._tree)
-    text = "\n".join(out)
-    for r in replace:
-        text = text.replace(r, "<NAME>")
-    return text
-
-
-def _ask_page(question: str, role: str):
-    from streamlit.testing.v1 import AppTest
-    from conftest import ROOT
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    for key, value in {"role": role, "date_mode": "No date", "at_day": AT.date(), "at_time": time(12, 0)}.items():
-        at.session_state[key] = value
-    at.run()
-    at.text_input(key="question").input(question)
-    at.button(key="ask").click().run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _use_db(path) -> None:
-    from ui import resources
-    os.environ["ASOF_DB"] = str(path)
-    resources.settings.clear()
-
-
-def _page(question: str, role: str, replace: list[str]) -> str:
-    from urllib.parse import quote, quote_plus
-
-    from ui.safe import md
-    text = _page_text(_ask_page(question, role), [form(t) for t in replace for form in
-                                                  (md, quote_plus, quote, lambda x: x)])
-    return re.sub(r"ingested [^\n·]+", "ingested <WHEN>", text)  # when each database file was written
 
 
 def test_ask_page_shows_a_hidden_name_as_an_absent_or_made_up_one(project):
@@ -245,43 +134,13 @@ def test_ask_page_shows_a_hidden_name_as_an_absent_or_made_up_one(project):
     the page for a made-up name of the same shape, but for the name itself, where the absent catalog answers
     both alike (a real name can also be read as a visible one by its words: that reading is the same in both
     catalogs, and (1) covers it)."""
-    from ui import resources
     p = project("jaffle-shop")
-    try:
-        _use_db(p.full.store.path)
-        resources._embedder(resources.settings().embed_model)[1].join()  # answers use the index, as served
-        absent_compared = made_up_compared = skipped = 0
-        for role, world in p.worlds.items():
-            objs = [e for e in p.hidden(role)
-                    if e.kind.value not in ("lineage", "freshness_policy", "freshness_observation")]
-            cases = []
-            for ev in objs:
-                n = short(ev)
-                for template in ("Which raw sources feed {}?", "What is {}?"):
-                    real_q, fake_q = template.format(n), template.format(made_up(n))
-                    w = [ask(world.store, Question(role=role, text=t, at=AT), searcher=world.searcher)
-                         for t in (real_q, fake_q)]
-                    alike = comparable(w[0].model_dump_json()).replace(n, made_up(n)) == comparable(
-                        w[1].model_dump_json())
-                    if template.startswith("Which") or alike:  # the second form only as a made-up pair
-                        cases.append((n, real_q, fake_q, alike, template.startswith("Which")))
-            _use_db(p.full.store.path)
-            hidden = {real_q: _page(real_q, role, [real_q, n]) for n, real_q, _, _, _ in cases}
-            fakes = {fake_q: _page(fake_q, role, [fake_q, made_up(n)]) for n, _, fake_q, alike, _ in cases if alike}
-            _use_db(world.store.path)
-            for n, real_q, fake_q, alike, against_absent in cases:
-                if against_absent:
-                    assert hidden[real_q] == _page(real_q, role, [real_q, n]), (role, real_q)
-                    absent_compared += 1
-                if alike:
-                    assert hidden[real_q] == fakes[fake_q], (role, real_q, fake_q)
-                    made_up_compared += 1
-                else:
-                    skipped += 1
-        print(f"\n[existence app] jaffle-shop: {absent_compared} (role, hidden object, question) triples rendered as "
-              f"the absent catalog renders them; {made_up_compared} rendered as a made-up name ({skipped} pairs the "
-              "absent catalog itself reads differently)")
-        assert absent_compared >= 15 and made_up_compared >= 4
-    finally:
-        os.environ.pop("ASOF_DB", None)
-        resources.settings.clear()
+    absent_compared = made_up_compared = skipped = 0
+    for role, world in p.worlds.items():
+        objs = [e for e in p.hidden(role) if e.kind.value not in ("lineage", "freshness_policy", "freshness_observation")]
+        a, m, s = app_differential(p.full, world, role, [short(e) for e in objs])
+        absent_compared, made_up_compared, skipped = absent_compared + a, made_up_compared + m, skipped + s
+    print(f"\n[existence app] jaffle-shop: {absent_compared} (role, hidden object, question) triples rendered as "
+          f"the absent catalog renders them; {made_up_compared} rendered as a made-up name ({skipped} pairs the "
+          "absent catalog itself reads differently)")
+    assert absent_compared >= 15 and made_up_compared >= 4
