@@ -9,6 +9,9 @@ A second table isolates existence itself: the same question asked of the catalog
 (the catalog without anything the role may not see; tests/test_existence.py builds the same). Each row gives
 the medians, their difference, and a two-sided Mann-Whitney U p-value and a permutation p-value for the
 difference of medians. On a shared 2-core machine the spread is wide: read the p-values, not single figures.
+A made-up name of the same shape can time differently from a hidden one because of its words (a real name is
+read as a visible object and answered; a scramble is not found at once): the second table is the existence
+check. Figures and how to read them: benchmarks/results/existence.md.
 """
 from __future__ import annotations
 
