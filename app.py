@@ -26,5 +26,6 @@ pages = [st.Page(str(ROOT / "pages/0_Ask.py"), title="Ask", icon=":material/chat
 if _is_steward():
     pages.append(st.Page(str(ROOT / "pages/4_Evaluation.py"), title="Evaluation", icon=":material/analytics:",
                          url_path="Evaluation"))
-    pages += [st.Page(str(p), url_path=p.stem.split("_", 1)[-1]) for p in sorted((ROOT / "pages").glob("*Audit*.py"))]
+    pages += [st.Page(str(p), url_path=p.stem.split("_", 1)[-1], icon=":material/history:")
+              for p in sorted((ROOT / "pages").glob("*Audit*.py"))]
 st.navigation(pages).run()

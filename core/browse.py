@@ -14,6 +14,7 @@ from .resolve import backing_model, governing_versions, in_effect, version_name
 from .search import Searcher
 
 _WORST = {"error": 0, "warn": 1, "unknown": 2, "pass": 3}
+_STANDING = {"authoritative": "approved", "non_authoritative": "not approved", "untrusted": "untrusted"}  # plain words
 
 
 def search(view: Visible, text: str, searcher: Searcher | None = None, limit: int = 10) -> list[str]:
@@ -46,13 +47,13 @@ class MetricRow(BaseModel):
     freshness: str
 
 
-def metric_rows(view: Visible, at: datetime) -> list[MetricRow]:
-    """One row per visible metric: owner and version of what governs today, and the worst freshness of
-    the raw sources under it."""
+def metric_rows(view: Visible, at: datetime, only: set[str] | None = None) -> list[MetricRow]:
+    """One row per visible metric (of `only`, when given): owner and version of what governs today, and
+    the worst freshness of the raw sources under it."""
     today = at.date()
     rows = []
     for entity_id, ent in sorted(view.entities.items()):
-        if ent.role != "metric":
+        if ent.role != "metric" or (only is not None and entity_id not in only):
             continue
         objs = view.entity_objects(entity_id)
         versions = governing_versions(objs, "metric")
@@ -96,4 +97,38 @@ def timeline_rows(objs, horizon: date) -> list[dict]:
         rows.append({"version": f"{version_name(o)} · {o.lifecycle.value}", "evidence": o.evidence_id,
                      "start": (o.valid_from or date(2000, 1, 1)).isoformat(), "end": (o.valid_to or horizon).isoformat(),
                      "status": status, "governs": o.governs})
+    return rows
+
+
+class QueueRow(BaseModel):
+    """One object of a steward's review queue, as the Catalog lists it: what it is, why it is in the queue,
+    who may see it and which role the steward reads it as."""
+    evidence_id: str
+    entity_id: str
+    title: str
+    kind: str
+    standing: str
+    problem: str
+    owner: str
+    may_see: str
+    read_as: str
+
+
+def queue_rows(store, scope, today: date) -> list[QueueRow]:
+    """Every object a steward may open read-only (exactly its review queue), one row each."""
+    from .review import CATEGORIES, review_queue  # the queue's own module decides what is in it
+
+    problems: dict[str, list[str]] = {}
+    for item in review_queue(store.all_evidence_for_review(), today):
+        for eid in item.evidence_ids:
+            problems.setdefault(eid, []).append(CATEGORIES[item.category])
+    rows = []
+    for o in sorted(scope.objects(store), key=lambda o: (o.entity_id, o.evidence_id)):
+        audience = scope.audiences.get(o.entity_id)
+        rows.append(QueueRow(evidence_id=o.evidence_id, entity_id=o.entity_id, title=o.title,
+                             kind=o.kind.value.replace("_", " "),
+                             standing=f"{_STANDING.get(o.authority.value, o.authority.value)}, {o.lifecycle.value}",
+                             problem="; ".join(dict.fromkeys(problems.get(o.evidence_id, []))), owner=o.owner or "—",
+                             may_see=", ".join(o.acl) or "nobody (empty ACL)",
+                             read_as=f"role {audience}" if audience else "read-only, as recorded"))
     return rows

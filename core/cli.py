@@ -7,7 +7,7 @@ import sys
 from datetime import date, datetime, timedelta, timezone
 
 from . import audit, history, mcp_cli
-from .ask import Question, UnknownRole, ask
+from .ask import Question, UnknownRole
 from .auth import cli_role, cli_roles
 from .config import Settings
 from .dates import parse_period
@@ -20,6 +20,7 @@ from .publish import publish
 from .render import render_text
 from .safe_text import json_safe, plain
 from .search import open_searcher
+from .steward import steward_answer
 from .store import DatabaseError, Store, check_db_path
 
 
@@ -179,15 +180,18 @@ def _question(role, text, day, period, at, recorded_at=None) -> Question:
 
 def _answer(store, q: Question, searcher, args):
     settings = Settings.from_env()
-    env = ask(store, q, searcher=searcher,
-              llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None)
+    # A steward role answers as the app does: a queue object as its widest audience sees it (core/steward.py).
+    env, audience = steward_answer(store, q, searcher=searcher,
+                                   llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None)
     if args.explain:
         settings = Settings.from_env()
         # Citations are checked against the state that answered (a past state for --recorded-at).
         env.explanation = explain(env, q.text, history.view_for(store, env).visible_ids, settings.llm_model,
                                   settings.llm_timeout_s, cache_for(args.db))
-    audit.record(args.db, envelope=env, role=q.role, principal=args.principal, source="cli",
-                 inputs=audit.inputs_of(q))
+    inputs = audit.inputs_of(q)
+    if audience:  # the record is the audience's answer (so it replays) and says which steward asked, as in the app
+        inputs["steward_role"] = q.role
+    audit.record(args.db, envelope=env, role=env.role, principal=args.principal, source="cli", inputs=inputs)
     return env
 
 

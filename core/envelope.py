@@ -53,13 +53,17 @@ class EvidenceRef(BaseModel):
                    role_in_answer=role_in_answer)
 
 
-class Conflict(BaseModel):
+class EvidenceLabel(BaseModel):
+    """What a conflict and a quoted document both say about the evidence object they show."""
     evidence_id: str
     entity_id: str
     title: str
     kind: str
     authority: str
     lifecycle: str
+
+
+class Conflict(EvidenceLabel):
     version: str | None = None
     valid_from: date | None = None
     valid_to: date | None = None
@@ -270,14 +274,8 @@ class Downstream(BaseModel):
     items: list[DownstreamItem] = Field(default_factory=list)
 
 
-class DocumentEvidence(BaseModel):
+class DocumentEvidence(EvidenceLabel):
     """A document answered as evidence: quoted and cited, labelled by its authority; it never governs."""
-    evidence_id: str
-    entity_id: str
-    title: str
-    kind: str
-    authority: str
-    lifecycle: str
     authority_class: str | None = None
     label: str  # e.g. AUTHORITATIVE DOCUMENT, UNTRUSTED, SUPERSEDED, DRAFT
     owner: str | None = None

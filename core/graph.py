@@ -6,7 +6,8 @@ from pydantic import BaseModel
 from .envelope import Lineage
 
 COLOURS = {"metric": "#1f6feb", "model": "#8250df", "source": "#1a7f37", "node": "#6e7781"}
-PATH_COLOUR = "#d1242f"
+# Cyan, not red: a red border marks failing data on the graph, and the two must never be confused.
+PATH_COLOUR = "#0598bc"
 
 
 class GraphNode(BaseModel):

@@ -114,12 +114,44 @@ def _answer(env: Envelope) -> str:
     return plain
 
 
+def _intent(env: Envelope) -> str | None:
+    """Intent answers (owner, compare, discover, downstream, document): the fact asked for, in a few words.
+    None for an intent without one of these fields (e.g. upcoming, worded as a definition answer)."""
+    label = _label(env)
+    if env.ownership:
+        o = env.ownership
+        if not o.owner:
+            return f"No owner is recorded for {label}"
+        return f"{label} is owned by {o.owner}" + (" (recorded on a draft, not an approved version)" if o.from_draft else "")
+    if env.comparison:
+        c = env.comparison
+        pair = f"{label} {_version(c.left)} and {_version(c.right)}"
+        # Two versions always differ in their dates: name what changed in the definition itself.
+        changed = [f.field.replace("_", " ") for f in c.changed if f.field != "effective"]
+        if not changed:
+            return f"{pair} are the same in every field compared"
+        return f"{pair} differ in " + (", ".join(changed[:-1]) + " and " + changed[-1] if len(changed) > 1 else changed[0])
+    if env.listing:
+        li = env.listing
+        about = f" about {' '.join(li.topic)}" if li.topic else ""
+        return f"You can see {len(li.items)} {li.kind}{'' if len(li.items) == 1 else 's'}{about}"
+    if env.downstream:
+        n = len(env.downstream.items)
+        if not n:
+            return f"Nothing you can see reads {label}"
+        return f"{n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} {label}"
+    if env.documents:
+        d = env.documents[0]
+        return f"{_short(d.title, 8)} ({d.label.lower()}) says: “{_short(d.quote, 10)}”"
+    return None
+
+
 def headline(env: Envelope) -> str:
     """One plain sentence, at most 25 words."""
     label = _label(env)
     b = env.behavior
     if b is Behavior.answer:
-        text = _answer(env)
+        text = _intent(env) or _answer(env)
     elif b is Behavior.clarify and env.clarify:
         text = env.clarify.question
     elif b is Behavior.split:
@@ -192,7 +224,8 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
         out.append(Status(level="info", text=note))
     if env.index is not None and env.index.status == "stale":
         out.append(Status(level="info", text="The search index is behind the catalog; the live catalog was used"))
-    if env.behavior is Behavior.answer and not drafts and env.selected and env.selected[0].kind != "source":
+    if env.behavior is Behavior.answer and not drafts and env.selected and env.selected[0].kind != "source" \
+            and _intent(env) is None:  # an owner, a comparison or a listing is not a definition a draft could contest
         out.append(Status(level="ok", text="No draft disagrees"))
     return sorted(out, key=lambda s: _ORDER[s.level])
 

@@ -146,6 +146,19 @@ def find_entity(view: Visible, name: str, roles: tuple[str, ...] = TOPIC_ROLES) 
     return [ents[i] for i in ids] or None
 
 
+def _entity(cat: Catalog, who: Identity, tool: str, name: str,
+            roles: tuple[str, ...] = TOPIC_ROLES) -> tuple[Visible, Entity | Answer]:
+    """The caller's view and the one entity a tool argument names in it, or instead of the entity the
+    answer saying it is not found or which visible entities it could mean."""
+    view = cat.view(who)
+    found = find_entity(view, name, roles)
+    if found is None:
+        return view, not_found(cat, who, tool)
+    if isinstance(found, list):
+        return view, _ambiguous(cat, who, tool, found)
+    return view, found
+
+
 def _explained(cat: Catalog, who: Identity, env: Envelope, question: str) -> Envelope:
     # Citations are checked against the state that answered (a past state for recorded_at), as the CLI does.
     env.explanation = explain(env, question, history.view_for(cat.store, env).visible_ids, cat.settings.llm_model,
@@ -187,10 +200,9 @@ def list_metrics_tool(cat: Catalog, who: Identity, topic: str | None) -> Answer:
 def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
                         recorded_at: datetime | None) -> tuple[Answer, dict]:
     """Also returns the audit inputs: a definition is an `ask` with the entity fixed, so it replays as one."""
-    found = find_entity(cat.view(who), entity)
-    if found is None or isinstance(found, list):
-        return (not_found(cat, who, "get_definition") if found is None
-                else _ambiguous(cat, who, "get_definition", found)), {}
+    found = _entity(cat, who, "get_definition", entity)[1]
+    if not isinstance(found, Entity):
+        return found, {}
     question = f"What is the definition of {found.label}?"
     env = ask(cat.store, Question(role=who.role, text=question, day=day, entity=found.entity_id,
                                   recorded_at=recorded_at), searcher=cat.searcher)
@@ -216,12 +228,9 @@ def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | No
 def compare_versions_tool(cat: Catalog, who: Identity, entity: str, version_a: str | None,
                           version_b: str | None) -> Answer:
     tool = "compare_versions"
-    view = cat.view(who)
-    found = find_entity(view, entity, ("metric", "model"))
-    if found is None:
-        return not_found(cat, who, tool)
-    if isinstance(found, list):
-        return _ambiguous(cat, who, tool, found)
+    view, found = _entity(cat, who, tool, entity, ("metric", "model"))
+    if not isinstance(found, Entity):
+        return found
     versions = sorted(governing_versions(view.entity_objects(found.entity_id), found.role),
                       key=lambda v: (v.valid_from or date.min, v.evidence_id))
     names = [version_name(v) for v in versions]
@@ -261,12 +270,9 @@ def get_lineage_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
     tool = "get_lineage"
     if not 1 <= depth <= MAX_DEPTH:
         raise ToolInputError(f"argument 'depth': must be between 1 and {MAX_DEPTH}, got {depth}")
-    view = cat.view(who)
-    found = find_entity(view, entity)
-    if found is None:
-        return not_found(cat, who, tool)
-    if isinstance(found, list):
-        return _ambiguous(cat, who, tool, found)
+    view, found = _entity(cat, who, tool, entity)
+    if not isinstance(found, Entity):
+        return found
     day = day or datetime.now(timezone.utc).date()
     starts = _starts(view, found, day)
     up = depth if direction in ("upstream", "both") else 0
@@ -289,12 +295,9 @@ def get_lineage_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
 
 def get_freshness_tool(cat: Catalog, who: Identity, entity: str, at: datetime | None) -> Answer:
     tool = "get_freshness"
-    view = cat.view(who)
-    found = find_entity(view, entity)
-    if found is None:
-        return not_found(cat, who, tool)
-    if isinstance(found, list):
-        return _ambiguous(cat, who, tool, found)
+    view, found = _entity(cat, who, tool, entity)
+    if not isinstance(found, Entity):
+        return found
     at = _utc(at)
     day = at.date()
     if found.role == "source":

@@ -3,23 +3,31 @@ the steward may not see, as that object's widest audience sees it (read-only, ma
 
 Nothing outside the queue widens: an answer found as another role is kept only when it is about an
 entity of the queue; otherwise the steward's own answer (usually "not found") stands.
+
+This is the one place the rule lives: the Ask page and `python -m core ask` both answer through
+`steward_answer` (or `ask_as_steward` with a scope they cache), so both say "steward view" the same way.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from datetime import date
 
 from .ask import Question, ask
 from .envelope import Behavior, Envelope
-from .review import StewardScope
+from .review import StewardScope, steward_scope
 from .search import Searcher
 from .store import Store
 
+STEWARD_NOTE = "Steward view (read-only): answered as role {role} sees it, because it is in your review queue"
+
 
 def ask_as_steward(store: Store, q: Question, scope: StewardScope | None, searcher: Searcher | None = None,
-                   entity: str | None = None) -> tuple[Envelope, str | None]:
+                   entity: str | None = None, llm: tuple[str, float] | None = None) -> tuple[Envelope, str | None]:
     """(envelope, audience role or None when answered as the steward itself). `entity`: the entity of
-    the queue item being opened, which fixes the role to answer as."""
-    own = ask(store, q, searcher=searcher)
+    the queue item being opened, which fixes the role to answer as. A widened answer carries
+    STEWARD_NOTE in its notes, so every renderer (status line, terminal text, JSON) shows it."""
+    own = ask(store, q, searcher=searcher, llm=llm)
     if scope is None or own.behavior is not Behavior.not_found_or_not_authorized:
         return own, None
     if entity is not None:
@@ -29,7 +37,33 @@ def ask_as_steward(store: Store, q: Question, scope: StewardScope | None, search
     for role in roles:
         if not role:
             continue
-        env = ask(store, replace(q, role=role), searcher=searcher)
+        env = ask(store, replace(q, role=role), searcher=searcher, llm=llm)
         if env.entity_id in scope.audiences and scope.audiences[env.entity_id] == role:
+            env.notes.append(STEWARD_NOTE.format(role=role))
             return env, role
     return own, None
+
+
+def steward_answer(store: Store, q: Question, searcher: Searcher | None = None, today: date | None = None,
+                   llm: tuple[str, float] | None = None) -> tuple[Envelope, str | None]:
+    """`ask`, widened for a steward role as above; for any other role exactly `ask`. `today` fixes the
+    review queue (default: today, as the Governance review page builds it)."""
+    scope = steward_scope(store, q.role, today or date.today())
+    return ask_as_steward(store, q, scope, searcher, llm=llm)
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def queue_matches(objects: list, text: str) -> list:
+    """Queue objects a steward's question names, for the case nobody may ask about them (an empty ACL):
+    at least two words of the object's title (or its whole entity name) appear in the question. Only
+    objects of the queue are ever offered, so nothing outside it widens."""
+    asked = set(_WORD.findall(text.lower()))
+    out = []
+    for o in objects:
+        title = {w for w in _WORD.findall(o.title.lower()) if len(w) >= 3}
+        name = set(_WORD.findall(o.entity_id.split(".", 1)[-1].lower()))
+        if len(title & asked) >= 2 or (name and name <= asked):
+            out.append(o)
+    return out

@@ -17,7 +17,7 @@ from core.explain import explain  # noqa: E402
 from core.history import view_for  # noqa: E402
 from core.headline import date_source, day_text, markdown  # noqa: E402
 from core.parts import part_details  # noqa: E402
-from core.steward import ask_as_steward  # noqa: E402
+from core.steward import ask_as_steward, queue_matches  # noqa: E402
 from ui import answer  # noqa: E402
 from ui import history as history_ui  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
@@ -96,6 +96,9 @@ with st.sidebar:
     history = st.session_state.get("history", [])
     if history:
         st.markdown("**Your questions**")
+        # Fixed CSS: a long question wraps left-aligned, like the short ones.
+        st.html("<style>div[class*='st-key-history_'] button, div[class*='st-key-history_'] button p "
+                "{ justify-content: flex-start; text-align: left; }</style>")
         for i, q in enumerate(history):
             st.button(md(q), key=f"history_{i}", on_click=_use, args=(q,), type="tertiary")
 
@@ -171,11 +174,27 @@ def _answer(asked: dict) -> None:
     history_ui.recorded_note(env)
     st.session_state["envelope_json"] = env.model_dump_json(indent=2)  # exactly what the download serves
     st.query_params.from_dict(_link_params(asked["question"], form))
-    if render_intent is not None and render_intent(env):
+    if render_intent is not None and _is_intent(env):  # owner, compare, list, downstream, document
+        answer.top(env, _notes(env, asked, day, period, audience))
+        render_intent(env)
+        answer.explanation(env)
+        answer.decided(env)
         _share(env, asked)
         return
     _render(env, asked, form_day=day, form_period=period, audience=audience)
     _share(env, asked)
+
+
+def _is_intent(env: Envelope) -> bool:
+    return bool(env.listing or env.comparison or env.ownership or env.downstream or env.documents)
+
+
+def _notes(env: Envelope, asked: dict, form_day, form_period, audience: str | None) -> list[str]:
+    """Where the date came from, under the headline."""
+    notes = [n for n in (date_source(env, form_day, form_period),) if n]
+    if asked.get("day"):
+        notes.append(f"using {day_text(asked['day'])} for this question (the sidebar is unchanged)")
+    return notes
 
 
 def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | None) -> None:
@@ -190,21 +209,24 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
         for ref in (r for r in env.selected if r.role_in_answer == "overlap"):
             lin, fresh = part_details(view, [ref], env.reporting_date or (env.period_start or None), env.evaluated_at)
             details.append((ref.title, [ref], lin, fresh))
-    notes = [n for n in (date_source(env, form_day, form_period),) if n]
-    if asked.get("day"):
-        notes.append(f"using {day_text(asked['day'])} for this question (the sidebar is unchanged)")
-    if audience:
-        notes.append(f"steward view: answered as role {audience} sees it")
-    answer.top(env, notes, [f for d in details for f in d[3]])
-    if audience:
-        badge(scope, audience)
+    # A steward's widened answer says "Steward view ..." in its status line (the note comes from core/steward.py).
+    answer.top(env, _notes(env, asked, form_day, form_period, audience), [f for d in details for f in d[3]])
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))
         for i, (col, option) in enumerate(zip(cols, env.clarify.options)):
             col.button(md(option.label), key=f"clarify_{i}", on_click=_choose,
                        args=(option.model_dump(mode="python"),), width="stretch")
     elif env.behavior is Behavior.not_found_or_not_authorized:
-        st.caption("It may not exist, or it may not be shared with your role. Try a metric from the list below.")
+        if scope is not None:  # a steward widens only to its review queue: say where that is
+            st.caption("It may not exist, or it is neither shared with your role nor in your review queue. "
+                       "Every queue item opens from the Governance review page and the Catalog.")
+            for i, o in enumerate(queue_matches(scope.objects(s), asked["question"])[:3]):
+                # A queue object nobody may ask about (an empty ACL): open it read-only instead.
+                st.button(f"Open {md(o.title)} from your review queue (read-only)", key=f"open_queue_{i}",
+                          on_click=lambda o=o: st.session_state.update(
+                              asked={"question": asked["question"], "open": [o.evidence_id]}))
+        else:
+            st.caption("It may not exist, or it may not be shared with your role. Try a metric from the list below.")
         _landing_metrics()
     elif details:
         answer.parts(env, details)

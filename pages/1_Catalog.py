@@ -6,7 +6,10 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Catalog", page_icon="📚", layout="wide")
 
-from core.browse import metric_rows, owner_line, search, timeline_rows  # noqa: E402
+FRESH_WORDS = {"pass": "fresh", "warn": "stale", "error": "failing", "unknown": "unknown"}
+STANDING = {"authoritative": "approved", "non_authoritative": "not approved", "untrusted": "untrusted"}
+
+from core.browse import metric_rows, owner_line, queue_rows, search, timeline_rows  # noqa: E402
 from core.headline import day_text  # noqa: E402
 from core.resolve import governing_versions, interval_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
@@ -20,10 +23,16 @@ view = s.visible(role)
 scope = scope_for(role)
 st.title("Catalog")
 entities = {e: ent.label for e, ent in sorted(view.entities.items()) if ent.is_topic}
+views = {e: view for e in entities}  # the view each entity is read through
 queue_objs = {}
 if scope is not None:  # the steward's review queue, read-only: exactly its objects, nothing else widens
     for o in scope.objects(s):
         queue_objs.setdefault(o.entity_id, []).append(o)
+        audience = scope.audiences.get(o.entity_id)
+        other = s.visible(audience) if audience else None
+        if o.entity_id not in entities and other is not None and o.entity_id in other.entities:
+            entities[o.entity_id] = other.entities[o.entity_id].label  # as its audience sees it, like Ask
+            views[o.entity_id] = other
         entities.setdefault(o.entity_id, o.title)
     badge(scope)
 if not entities:
@@ -34,6 +43,8 @@ query = st.text_input("Search names, aliases and descriptions", key="catalog_sea
                       placeholder="e.g. repurchase rate, money we keep after refunds")
 if query.strip():
     hits = [e for e in search(view, query, searcher(s)) if e in entities]
+    for other in {id(v): v for v in views.values() if v is not view}.values():  # a steward's queue entities
+        hits += [e for e in search(other, query, searcher(s)) if views.get(e) is other and e not in hits]
     if hits:
         st.caption(f"{len(hits)} match(es): choose one below.")
         for i, e in enumerate(hits[:6]):
@@ -43,8 +54,28 @@ if query.strip():
         st.caption("Nothing you can see matches.")
 
 at = datetime.now(timezone.utc)
+
+
+def _open_row(key: str, picked, table: list[dict]) -> None:
+    """A newly selected table row opens its entity in the view below (once: the entity box stays free)."""
+    rows = picked.selection.rows if picked else []
+    chosen = table[rows[0]]["entity_id"] if rows and rows[0] < len(table) else None
+    if chosen != st.session_state.get(f"_{key}_opened"):
+        st.session_state[f"_{key}_opened"] = chosen
+        if chosen in entities:
+            st.session_state["catalog_entity"] = chosen
+
+
 rows = [r.model_dump() for r in metric_rows(view, at)]
-with st.expander(f"Metrics you can see ({len(rows)})", expanded=not query.strip()):
+if scope is not None:  # the queue's metrics too, each as the role the steward reads it as
+    own = {r["entity_id"] for r in rows}
+    for entity_id, audience in sorted(scope.audiences.items(), key=lambda t: t[0]):
+        if audience and entity_id not in own:
+            rows += [r.model_dump() for r in metric_rows(s.visible(audience), at, only={entity_id})]
+    rows.sort(key=lambda r: r["metric"].lower())
+for r in rows:
+    r["freshness"] = FRESH_WORDS.get(r["freshness"], r["freshness"])
+with st.expander(f"Metrics you can {'see or review' if scope is not None else 'see'} ({len(rows)})", expanded=not query.strip()):
     f1, f2 = st.columns(2)
     owners = sorted({r["owner"] for r in rows})
     statuses = sorted({r["status"] for r in rows})
@@ -52,17 +83,35 @@ with st.expander(f"Metrics you can see ({len(rows)})", expanded=not query.strip(
     pick_status = f2.multiselect("Status", statuses, key="metric_status", placeholder="All statuses")
     table = [r for r in rows if (not pick_owner or r["owner"] in pick_owner)
              and (not pick_status or r["status"] in pick_status)]
-    st.dataframe(table, hide_index=True, width="stretch", key="metric_table",
-                 column_order=["metric", "in_effect_today", "status", "owner", "versions", "freshness", "entity_id"],
-                 column_config={"in_effect_today": "in effect today", "entity_id": "id",
-                                "freshness": st.column_config.TextColumn("data freshness", help="worst of its raw sources")})
+    picked = st.dataframe(table, hide_index=True, width="stretch", key="metric_table", on_select="rerun",
+                          selection_mode="single-row",
+                          column_order=["metric", "in_effect_today", "status", "owner", "versions", "freshness", "entity_id"],
+                          column_config={"in_effect_today": "in effect today", "entity_id": "id",
+                                         "freshness": st.column_config.TextColumn("data freshness",
+                                                                                  help="worst of its raw sources")})
+    st.caption("Click a row to open that metric below.")
+    _open_row("metric_table", picked, table)
+
+if scope is not None:
+    qrows = [r.model_dump() for r in queue_rows(s, scope, date.today())]
+    with st.expander(f"Objects in your review queue ({len(qrows)}): each opens read-only", expanded=not query.strip()):
+        picked = st.dataframe(qrows, hide_index=True, width="stretch", key="queue_table", on_select="rerun",
+                              selection_mode="single-row",
+                              column_order=["title", "problem", "kind", "standing", "owner", "may_see", "read_as",
+                                            "evidence_id"],
+                              column_config={"may_see": "who may see it", "read_as": "you read it as", "evidence_id": "id"})
+        st.caption("Click a row to open that object's entity below, read-only.")
+        _open_row("queue_table", picked, qrows)
 
 if st.session_state.get("catalog_entity") not in entities:
     st.session_state["catalog_entity"] = next(iter(entities))
 entity_id = st.selectbox("Entity", list(entities), key="catalog_entity",
                          format_func=lambda e: f"{entities[e]} ({e})")
-ent = view.entities.get(entity_id)
-objs = {o.evidence_id: o for o in (view.entity_objects(entity_id) if ent else [])}
+ev_view = views.get(entity_id, view)
+if ev_view is not view:
+    badge(scope, ev_view.role)
+ent = ev_view.entities.get(entity_id)
+objs = {o.evidence_id: o for o in (ev_view.entity_objects(entity_id) if ent else [])}
 objs.update({o.evidence_id: o for o in queue_objs.get(entity_id, [])})
 objs = sorted(objs.values(), key=lambda o: o.evidence_id)
 kind = ent.role if ent else (objs[0].kind.value if objs else "")
@@ -77,27 +126,33 @@ st.subheader("Versions over time")
 day = form["day"] or (form["period"][0] if form["period"] else date.today())
 trows = timeline_rows(objs, max(date.today(), day) + timedelta(days=365))
 if trows:
+    palette = {"governs": "#1f6feb", "draft": "#d4a72c", "superseded": "#8c959f", "historical": "#8c959f",
+               "deprecated": "#8c959f", "current": "#8c959f"}
+    shown = [k for k in palette if any(r["status"] == k for r in trows)]  # the legend lists only what is drawn
     base = alt.Chart(alt.Data(values=trows))
     bars = base.mark_bar(height=20, cornerRadius=3).encode(
-        x=alt.X("start:T", title="in effect from"), x2="end:T",
+        # Years only, and Vega drops labels that would collide: no overlapping axis text at 1024 px.
+        x=alt.X("start:T", title=None, axis=alt.Axis(format="%Y", labelOverlap=True, tickCount="year")),
+        x2="end:T",
         y=alt.Y("version:N", title=None, axis=alt.Axis(labelLimit=320)),
-        color=alt.Color("status:N", title="status", scale=alt.Scale(
-            domain=["governs", "draft", "superseded", "historical", "deprecated", "current"],
-            range=["#1f6feb", "#d4a72c", "#8c959f", "#8c959f", "#8c959f", "#8c959f"])),
+        color=alt.Color("status:N", title="status", scale=alt.Scale(domain=shown, range=[palette[k] for k in shown]),
+                        legend=alt.Legend(orient="top", title=None)),
         opacity=alt.condition("datum.governs", alt.value(1.0), alt.value(0.35)),
         strokeDash=alt.condition("datum.governs", alt.value([1, 0]), alt.value([4, 3])),
         stroke=alt.value("#57606a"), strokeWidth=alt.condition("datum.governs", alt.value(0), alt.value(1.5)),
         tooltip=["evidence:N", "start:T", "end:T", "status:N"])
     rule = alt.Chart(alt.Data(values=[{"day": day.isoformat(), "label": f"reporting date {day_text(day)}"}])).mark_rule(
         color="#d1242f", strokeWidth=2).encode(x="day:T", tooltip=["label:N"])
-    text = alt.Chart(alt.Data(values=[{"day": day.isoformat(), "label": day_text(day)}])).mark_text(
-        align="left", dx=4, dy=-6, color="#d1242f").encode(x="day:T", y=alt.value(0), text="label:N")
-    st.altair_chart((bars + rule + text).properties(height=60 + 34 * len(trows)), width="stretch")
+    # No text label on the chart: with one or two rows it lands on a bar. The caption names the date.
+    # One 34 px step per version row, whatever the legend takes: rows and their labels never squeeze together.
+    st.altair_chart((bars + rule).properties(height=alt.Step(34)), width="stretch")
     st.caption("Solid: approved versions that govern. Pale and dashed: drafts and pages that never govern. "
-               "Red line: the reporting date in the sidebar (today when none is set).")
+               f"Red line: {day_text(day)}, " + ("the reporting date in the sidebar." if form["day"] or form["period"]
+                                                 else "today (no reporting date is set in the sidebar)."))
 else:
     st.caption("No effective dates recorded.")
-st.dataframe([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o), "standing": o.authority.value,
+st.dataframe([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o),
+               "standing": STANDING.get(o.authority.value, o.authority.value),
                "lifecycle": o.lifecycle.value, "owner": o.owner or ""} for o in objs], hide_index=True, width="stretch")
 
 if len(versions) >= 2:

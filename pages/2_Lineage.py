@@ -78,7 +78,8 @@ def _open(node: str) -> None:
 if lin.edges:
     graph_tab, table_tab = st.tabs(["Graph", "Table"])
     with graph_tab:
-        clicked = show_graph(graph(lin, starts), key="lineage_page", freshness={k: f.status for k, f in fresh.items()})
+        clicked = show_graph(graph(lin, starts), key="lineage_page", freshness={k: f.status for k, f in fresh.items()},
+                             path_words="path into the chosen entity")
     with table_tab:
         labels = {n.id: n.label for n in lin.nodes}
         st.dataframe([{"from": labels.get(e.upstream, e.upstream), "from id": e.upstream,

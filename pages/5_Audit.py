@@ -10,7 +10,7 @@ from core.replay import format_report, replay  # noqa: E402
 from ui.resources import searcher, settings, sidebar, store  # noqa: E402
 
 s = store()
-form = sidebar(s)
+form = sidebar(s, dates=False)  # the log is not about a reporting date
 role = next(r for r in s.roles() if r.name == form["role"])
 st.title("Audit")
 if not role.steward:
@@ -21,12 +21,15 @@ db = settings().db_path
 st.caption(f"Append-only log beside the catalog: `{audit_path(db)}`. Each record holds ids and hashes, "
            "never evidence text.")
 everything = filtered(db)
-cols = st.columns(5)
-f_role = cols[0].selectbox("Role", [""] + sorted({r.role for r in everything}), key="audit_role")
+# Two rows: five filters side by side cut their own labels at 1024 px.
+cols = st.columns(3) + st.columns(2)
+anyone = {"format_func": lambda v: v or "any"}
+f_role = cols[0].selectbox("Role", [""] + sorted({r.role for r in everything}), key="audit_role", **anyone)
 f_principal = cols[1].selectbox("Principal", [""] + sorted({r.principal for r in everything if r.principal}),
-                                key="audit_principal")
-f_behavior = cols[2].selectbox("Behavior", [""] + sorted({r.behavior for r in everything}), key="audit_behavior")
-f_source = cols[3].selectbox("Source", ["", "app", "cli", "mcp"], key="audit_source")
+                                key="audit_principal", **anyone)
+f_behavior = cols[2].selectbox("Behavior", [""] + sorted({r.behavior for r in everything}), key="audit_behavior",
+                               **anyone)
+f_source = cols[3].selectbox("Source", ["", "app", "cli", "mcp"], key="audit_source", **anyone)
 f_text = cols[4].text_input("Question contains", key="audit_text")
 records = filtered(db, f_role or None, f_principal or None, f_behavior or None, f_source or None, f_text or None)
 st.metric("Records", len(records))

@@ -1,6 +1,7 @@
 import contextlib
 import io
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -86,3 +87,21 @@ def cli(*args) -> CliResult:
         except SystemExit as exc:  # argparse's own usage errors
             code = exc.code
     return CliResult(code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture(scope="session")
+def ingested_demo(tmp_path_factory) -> Path:
+    """The demo ingested once through the CLI, as a user would."""
+    db = tmp_path_factory.mktemp("ingested") / "demo.duckdb"
+    r = cli("ingest", str(DEMO), "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    return db
+
+
+@pytest.fixture
+def demo_copy(tmp_path, ingested_demo) -> Path:
+    """A private copy of the ingested demo (database and index) for a test that changes or breaks it."""
+    db = tmp_path / "demo.duckdb"
+    shutil.copy(ingested_demo, db)
+    shutil.copytree(ingested_demo.with_suffix(".lance"), db.with_suffix(".lance"))
+    return db

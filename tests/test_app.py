@@ -262,7 +262,7 @@ def test_steward_opens_every_queue_item_in_ask():
         ask = page("app.py", "governance", asked=asked, question=asked["question"])
         assert not ask.exception, ask.exception
         text = unescape(dump(ask._tree))
-        assert "steward view" in text
+        assert "steward view" in text.lower()  # the badge, or the status line's "Steward view (read-only): ..."
         assert "Nothing you have access to matches" not in text, key
 
 
@@ -299,14 +299,15 @@ def test_explanation_with_citation_chips():
     assert "Net revenue v2 is the authoritative definition on 2025-03-31" in text
     env = json.loads(at.session_state["envelope_json"])
     assert env["explanation"]["validation"]["passed"]
-    # Chips carry titles, not ids, and sit under the sentence that cites them.
-    chips = [unescape(p.proto.popover.label) for p in at.get("popover") if p.proto.popover.label not in
-             ("Copy link", "Copy as Markdown")]
-    assert "Revenue Handbook (old wiki page)" in chips and "Net revenue v2" in chips
-    assert not any(c.startswith(("metric.", "wiki.")) for c in chips)
-    # A chip opens the cited evidence: the popover for the wiki page holds its label and reason.
-    wiki = next(p for p in at.get("popover") if unescape(p.proto.popover.label) == "Revenue Handbook (old wiki page)")
-    assert "Superseded" in dump(wiki)
+    # Chips sit inline in the sentence that cites them, carry titles (not ids) and link to the cited evidence,
+    # which is listed under the text with the same number.
+    raw = "\n".join(m.value for m in at.markdown)
+    links = {re.sub(r"\\(.)", r"\1", t): n for t, n in re.findall(r"\[((?:[^\]\\]|\\.)*)\]\(#asof-cite-(\d+) ", raw)}
+    assert "Revenue Handbook (old wiki page)" in links and "Net revenue v2" in links
+    assert not any(t.startswith(("metric.", "wiki.")) for t in links)
+    n = links["Revenue Handbook (old wiki page)"]
+    cited = [m.value for m in at.markdown if m.value.startswith(f"{n}. ")]
+    assert cited and "Superseded" in cited[0] and "`wiki.revenue_handbook" in cited[0]
 
 
 def test_clarify_shows_its_explanation():

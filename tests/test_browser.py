@@ -17,6 +17,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
 SOURCE_GREEN = (26, 127, 55)  # core.graph.COLOURS["source"]
+QUEUE_SIZE = 10  # objects in the demo's review queue (tests/test_steward.py checks the queue itself)
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
 
@@ -157,6 +158,24 @@ def _click_node(page, rgb: tuple[int, int, int]) -> None:
     _settled(page)
 
 
+def _open_first_row(page, grid, expected: str) -> None:
+    """Tick the first row of a dataframe (a canvas grid: header and rows are 35 px) and wait until the
+    Catalog's entity box shows `expected`. The grid ignores clicks until it has drawn: try again once or twice."""
+    entity = page.locator('[data-testid=stMain] input[aria-label="Entity"]')
+    for _ in range(3):
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(600)
+        grid.click(position={"x": 14, "y": 35 + 17})
+        _settled(page)
+        try:
+            page.wait_for_function("(want) => [...document.querySelectorAll('[data-testid=stMain] input')]"
+                                   ".some(i => i.value === want)", arg=expected, timeout=5000)
+            return
+        except Exception:
+            continue
+    assert entity.input_value() == expected
+
+
 def test_ask_enter_headline_status_and_citations(server, browser):
     context, page, console = _open(browser, server)
     page.get_by_text("Try one").wait_for()
@@ -172,11 +191,22 @@ def test_ask_enter_headline_status_and_citations(server, browser):
     page.get_by_text("using 30 Jun 2024 from your question").wait_for()
     page.frame_locator("iframe[title='streamlit_agraph.agraph']").locator("canvas").first.wait_for(timeout=30000)
     assert "q=The+old+wiki" in page.url and "role=analyst" in page.url
-    # Citation chips carry titles and open the cited evidence.
-    page.get_by_role("button", name="Revenue Handbook (old wiki page)").first.click()
-    page.get_by_text("superseded by metric.net_revenue.v2").first.wait_for(timeout=15000)
-    page.keyboard.press("Escape")
+    # Citation chips sit inline in the explanation, carry titles, and open the cited evidence: a click brings
+    # it into view (outlined), and the answer stays on the page.
+    chip = page.locator(".st-key-explanation_text a[href^='#asof-cite-']", has_text="Revenue Handbook (old wiki page)")
+    target = chip.first.get_attribute("href")
+    chip.first.click()
+    cited = page.locator(f"div[class*='st-key-cited_']:has({target})")
+    page.wait_for_function("""(sel) => { const e = document.querySelector(sel); if (!e) return false;
+                                         const r = e.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; }""",
+                           arg=target, timeout=15000)
+    assert "superseded by metric.net_revenue.v2" in cited.inner_text()
+    assert cited.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
+    assert _headline(page).startswith("No: Revenue Handbook")
     _shot(page, "ask_answer_light")
+    # An intent answer (who owns ...) opens with its own short headline.
+    _ask(page, "who owns churn rate?")
+    assert _headline(page) == "Churn rate is owned by Growth Analytics (Jonas Berg)"
     # A source in ERROR: the status line leads with it.
     _ask(page, "Is raw_web.sessions fresh?")
     assert _headline(page).startswith("raw_web.sessions is failing")
@@ -271,8 +301,14 @@ def test_every_page_renders_without_console_errors(server, browser, scheme, widt
     _ask(page, "How was churn defined in calendar year 2025?")
     assert _headline(page).startswith("Churn rate changed definition for all of 2025")
     _shot(page, f"page_ask_split_{scheme}")
-    for name in ("Catalog", "Lineage", "Governance review", "Evaluation"):
+    for name in ("Catalog", "Lineage", "Governance review", "Evaluation", "Audit"):
         _nav(page, name)
+        if name == "Catalog":  # the steward's Catalog lists every object of its queue, each opened read-only
+            queue = page.locator('[data-testid="stExpander"]', has_text=f"Objects in your review queue ({QUEUE_SIZE})")
+            grid = queue.locator('[data-testid="stDataFrame"]')
+            grid.wait_for(timeout=30000)
+            if scheme == "light":  # clicking a row opens its object below: the first, an ACL nobody is in
+                _open_first_row(page, grid, "KPI glossary export (2022) (doc.kpi_glossary)")
         if name == "Lineage":
             page.frame_locator("iframe[title='streamlit_agraph.agraph']").locator("canvas").first.wait_for(timeout=30000)
             page.wait_for_timeout(1200)

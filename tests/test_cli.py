@@ -78,3 +78,19 @@ def test_batch_with_unknown_role_prints_nothing(db, tmp_path):
 def test_missing_database(tmp_path):
     r = cli("ask", "--db", str(tmp_path / "none.duckdb"), "--role", "analyst", "q")
     assert r.returncode == 2 and "ingest" in r.stderr
+
+
+def test_a_steward_asks_as_in_the_app(db):
+    """The CLI widens a steward's question about a queue object exactly as the Ask page does, and says so;
+    a question about an object outside the queue stays the steward's own (not found)."""
+    r = cli("ask", "--db", db, "--role", "governance", "--date", "2025-03-31", "What is net revenue?")
+    assert r.returncode == 0
+    assert "role: finance" in r.stdout and "metric.net_revenue.v2" in r.stdout
+    assert "note: Steward view (read-only): answered as role finance sees it" in r.stdout
+    r = cli("ask", "--db", db, "--role", "governance", "--json", "What does contribution margin mean on 2025-03-31?")
+    env = json.loads(r.stdout)
+    assert env["role"] == "governance" and env["behavior"] == "not_found_or_not_authorized"
+    assert not any("Steward view" in n for n in env["notes"])
+    # A non-steward is never widened.
+    r = cli("ask", "--db", db, "--role", "marketing", "--json", "What does contribution margin mean on 2025-03-31?")
+    assert json.loads(r.stdout)["behavior"] == "not_found_or_not_authorized"

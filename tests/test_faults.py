@@ -26,22 +26,6 @@ QUESTION = ["--role", "analyst", "--date", "2025-03-31", "--at", "2026-11-29T12:
             "What does net revenue mean?"]
 
 
-@pytest.fixture(scope="module")
-def ingested(tmp_path_factory):
-    db = tmp_path_factory.mktemp("faults") / "demo.duckdb"
-    r = cli("ingest", str(DEMO), "--db", str(db))
-    assert r.returncode == 0, r.stderr
-    return db
-
-
-@pytest.fixture
-def copy(tmp_path, ingested):
-    db = tmp_path / "demo.duckdb"
-    shutil.copy(ingested, db)
-    shutil.copytree(ingested.with_suffix(".lance"), db.with_suffix(".lance"))
-    return db
-
-
 def digest(path: Path) -> str:
     if path.is_dir():
         h = hashlib.sha256()
@@ -74,39 +58,39 @@ def _answer(db: Path) -> dict:
 
 
 @pytest.mark.parametrize("how", list(CORRUPTIONS), ids=list(CORRUPTIONS))
-def test_broken_index_answers_from_the_catalog_with_a_notice(copy, how):
-    baseline = _answer(copy)
+def test_broken_index_answers_from_the_catalog_with_a_notice(demo_copy, how):
+    baseline = _answer(demo_copy)
     assert baseline["index"]["status"] == "current"
-    CORRUPTIONS[how](copy.with_suffix(".lance"))
-    env = _answer(copy)
+    CORRUPTIONS[how](demo_copy.with_suffix(".lance"))
+    env = _answer(demo_copy)
     assert env["behavior"] == baseline["behavior"] == "answer"
     assert [s["evidence_id"] for s in env["selected"]] == [s["evidence_id"] for s in baseline["selected"]]
     assert env["index"]["status"] == "unavailable"
     assert any(n.startswith("Search index unavailable") and "ingest" in n for n in env["notes"])
-    text = cli("ask", "--db", str(copy), *[a for a in QUESTION if a != "--json"]).stdout
+    text = cli("ask", "--db", str(demo_copy), *[a for a in QUESTION if a != "--json"]).stdout
     assert "note: Search index unavailable" in text
 
 
-def test_next_ingest_rebuilds_a_corrupted_index(copy):
-    baseline = _answer(copy)
-    CORRUPTIONS["data files overwritten"](copy.with_suffix(".lance"))
-    r = cli("ingest", str(DEMO), "--db", str(copy))
+def test_next_ingest_rebuilds_a_corrupted_index(demo_copy):
+    baseline = _answer(demo_copy)
+    CORRUPTIONS["data files overwritten"](demo_copy.with_suffix(".lance"))
+    r = cli("ingest", str(DEMO), "--db", str(demo_copy))
     assert r.returncode == 0, r.stderr
     assert "cannot be read" in r.stderr and "rebuilding" in r.stderr
     assert "107 embedded" in r.stdout  # nothing reusable in a corrupted index
-    env = _answer(copy)
+    env = _answer(demo_copy)
     assert env["index"] == baseline["index"] and env["selected"] == baseline["selected"]
     assert env["conflicts"] == baseline["conflicts"]
-    assert not list(copy.parent.glob(".*broken*")), "the set-aside broken index is removed"
+    assert not list(demo_copy.parent.glob(".*broken*")), "the set-aside broken index is removed"
 
 
 @pytest.mark.parametrize("make", ["empty", "truncated", "not duckdb", "folder"])
-def test_unreadable_database_file_is_a_clear_error(tmp_path, ingested, make):
+def test_unreadable_database_file_is_a_clear_error(tmp_path, ingested_demo, make):
     db = tmp_path / "demo.duckdb"
     if make == "empty":
         db.write_bytes(b"")
     elif make == "truncated":
-        db.write_bytes(ingested.read_bytes()[:5000])
+        db.write_bytes(ingested_demo.read_bytes()[:5000])
     elif make == "not duckdb":
         db.write_text("roles: [analyst]\n" * 500)
     else:
@@ -134,51 +118,51 @@ def test_ingest_into_unusable_paths_is_a_clear_error(tmp_path):
     assert r.returncode == 2 and "is a file, not a folder" in r.stderr
 
 
-def test_full_disk_while_writing_the_database_leaves_it_unchanged(copy, monkeypatch):
-    before = (digest(copy), digest(copy.with_suffix(".lance")))
-    answer = _answer(copy)
+def test_full_disk_while_writing_the_database_leaves_it_unchanged(demo_copy, monkeypatch):
+    before = (digest(demo_copy), digest(demo_copy.with_suffix(".lance")))
+    answer = _answer(demo_copy)
     import core.store as store
 
     def full(*_a, **_k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     monkeypatch.setattr(store.os, "replace", full)
-    changed = copy.parent / "changed.json"
+    changed = demo_copy.parent / "changed.json"
     data = json.loads(load_catalog(DEMO).model_dump_json())
     data["evidence"][0]["text"] += " Changed."
     changed.write_text(json.dumps({"roles": data["roles"], "principals": data["principals"],
                                    "evidence": data["evidence"]}))
-    r = cli("ingest", str(changed), "--db", str(copy))
+    r = cli("ingest", str(changed), "--db", str(demo_copy))
     monkeypatch.undo()
     assert r.returncode == 2 and "No space left on device" in r.stderr and "unchanged" in r.stderr, r.stderr
-    assert digest(copy) == before[0]
-    assert not list(copy.parent.glob(".*tmp-*")), "the temporary database is removed"
-    assert _answer(copy) == answer
+    assert digest(demo_copy) == before[0]
+    assert not list(demo_copy.parent.glob(".*tmp-*")), "the temporary database is removed"
+    assert _answer(demo_copy) == answer
 
 
-def test_full_disk_while_writing_the_index_leaves_the_database_unchanged(copy, monkeypatch):
-    before = digest(copy)
+def test_full_disk_while_writing_the_index_leaves_the_database_unchanged(demo_copy, monkeypatch):
+    before = digest(demo_copy)
     import core.publish as publish_mod
 
     def full(*_a, **_k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     monkeypatch.setattr(publish_mod, "commit_index", full)
-    r = cli("ingest", str(DEMO), "--db", str(copy))
+    r = cli("ingest", str(DEMO), "--db", str(demo_copy))
     assert r.returncode == 2 and "No space left on device" in r.stderr and "search index" in r.stderr
-    assert digest(copy) == before
+    assert digest(demo_copy) == before
 
 
-def test_stale_temp_files_of_dead_ingests_are_removed(copy):
+def test_stale_temp_files_of_dead_ingests_are_removed(demo_copy):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    stale = [copy.parent / f".demo.duckdb.tmp-{dead.pid}", copy.parent / f".demo.duckdb.tmp-{dead.pid}.wal"]
+    stale = [demo_copy.parent / f".demo.duckdb.tmp-{dead.pid}", demo_copy.parent / f".demo.duckdb.tmp-{dead.pid}.wal"]
     for p in stale:
         p.write_bytes(os.urandom(4096))
-    aside = copy.parent / f".demo.lance.broken-{dead.pid}"
+    aside = demo_copy.parent / f".demo.lance.broken-{dead.pid}"
     aside.mkdir()
-    live = copy.parent / ".demo.duckdb.tmp-1"  # pid 1 is alive: maybe someone's ingest in progress
+    live = demo_copy.parent / ".demo.duckdb.tmp-1"  # pid 1 is alive: maybe someone's ingest in progress
     live.write_bytes(b"x")
-    _answer(copy)  # readers are not disturbed by temporary files
-    r = cli("ingest", str(DEMO), "--db", str(copy))
+    _answer(demo_copy)  # readers are not disturbed by temporary files
+    r = cli("ingest", str(DEMO), "--db", str(demo_copy))
     assert r.returncode == 0, r.stderr
     assert not any(p.exists() for p in stale) and not aside.exists()
     assert live.exists()

@@ -75,3 +75,22 @@ def test_the_page_says_where_the_date_came_from(ask_demo):
     assert date_source(env, date(2024, 6, 30), None) is None
     split = ask_demo("How was churn defined in calendar year 2025?")
     assert date_source(split, None, None) == "using all of 2025 from your question"
+
+
+@pytest.mark.parametrize("role,question,expected", [
+    ("analyst", "Who owns churn rate?", "Churn rate is owned by Growth Analytics (Jonas Berg)"),
+    ("analyst", "Compare v1 and v2 of net revenue",
+     "Net revenue v1 and v2 differ in formula, grain, time dimension, exclusions and backing model"),
+    ("analyst", "What metrics can I see?", "You can see 9 metrics"),
+])
+def test_intent_answers_get_a_plain_headline(ask_demo, role, question, expected):
+    """An owner, a comparison or a listing is said in a few words, not the envelope's long verdict."""
+    env = ask_demo(question, role=role)
+    assert headline(env) == expected
+    assert "No draft disagrees" not in [s.text for s in status_line(env)]
+
+
+def test_a_document_headline_names_its_standing_and_quotes_it(ask_demo):
+    text = headline(ask_demo("What does the board memo say about margin?", role="finance"))
+    assert text.startswith("Board memo - Project Halyard margin targets (authoritative document) says: “")
+    assert len(text.split()) <= MAX_WORDS

@@ -20,21 +20,6 @@ def write(tmp_path, evidence, name="cat.json", roles=("analyst",)):
     return path
 
 
-@pytest.fixture(scope="module")
-def ingested(tmp_path_factory):
-    db = tmp_path_factory.mktemp("ingested") / "live.duckdb"
-    assert cli("ingest", str(DEMO), "--db", str(db)).returncode == 0
-    return db
-
-
-@pytest.fixture
-def existing_db(tmp_path, ingested):
-    db = tmp_path / "live.duckdb"
-    shutil.copy(ingested, db)
-    shutil.copytree(ingested.with_suffix(".lance"), db.with_suffix(".lance"))
-    return db
-
-
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -55,31 +40,31 @@ BAD = {
 
 
 @pytest.mark.parametrize("case", list(BAD), ids=list(BAD))
-def test_bad_input_is_rejected_and_leaves_db_untouched(tmp_path, existing_db, case):
+def test_bad_input_is_rejected_and_leaves_db_untouched(tmp_path, demo_copy, case):
     evidence, eid, field = BAD[case]
     path = write(tmp_path, evidence)
-    before = digest(existing_db)
-    result = cli("ingest", str(path), "--db", str(existing_db))
+    before = digest(demo_copy)
+    result = cli("ingest", str(path), "--db", str(demo_copy))
     assert result.returncode == 2
     assert str(path) in result.stderr and eid in result.stderr and field in result.stderr, result.stderr
-    assert digest(existing_db) == before
+    assert digest(demo_copy) == before
 
 
-def test_malformed_json_names_file_and_line(tmp_path, existing_db):
+def test_malformed_json_names_file_and_line(tmp_path, demo_copy):
     path = tmp_path / "broken.json"
     path.write_text('{"roles": ["analyst"],\n "evidence": [\n  {"evidence_id": "x",, }]}')
-    before = digest(existing_db)
-    result = cli("ingest", str(path), "--db", str(existing_db))
+    before = digest(demo_copy)
+    result = cli("ingest", str(path), "--db", str(demo_copy))
     assert result.returncode == 2 and "broken.json" in result.stderr and "line 3" in result.stderr
-    assert digest(existing_db) == before
+    assert digest(demo_copy) == before
 
 
-def test_malformed_yaml_in_a_folder(tmp_path, existing_db):
+def test_malformed_yaml_in_a_folder(tmp_path, demo_copy):
     folder = tmp_path / "catalog"
     folder.mkdir()
     (folder / "good.yaml").write_text("roles: [analyst]\nevidence: []\n")
     (folder / "bad.yaml").write_text("evidence:\n  - evidence_id: x\n    title: [unclosed\n")
-    result = cli("ingest", str(folder), "--db", str(existing_db))
+    result = cli("ingest", str(folder), "--db", str(demo_copy))
     assert result.returncode == 2 and "bad.yaml" in result.stderr and "malformed YAML" in result.stderr
 
 
@@ -134,67 +119,67 @@ from core.ingest import read_inputs  # noqa: E402
 from core.openlineage import read_openlineage  # noqa: E402
 
 
-def refused(tmp_path, existing_db, path, *needles, extra=()):
+def refused(tmp_path, demo_copy, path, *needles, extra=()):
     """Ingest through the CLI: exit 2, every needle in the message, database and index byte-identical."""
-    before = digest(existing_db), sorted((p.name, p.stat().st_size) for p in
-                                         existing_db.with_suffix(".lance").rglob("*") if p.is_file())
-    result = cli("ingest", *([str(path)] if path else []), *extra, "--db", str(existing_db))
+    before = digest(demo_copy), sorted((p.name, p.stat().st_size) for p in
+                                         demo_copy.with_suffix(".lance").rglob("*") if p.is_file())
+    result = cli("ingest", *([str(path)] if path else []), *extra, "--db", str(demo_copy))
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     for needle in needles:
         assert needle in result.stderr, result.stderr
-    assert before == (digest(existing_db), sorted((p.name, p.stat().st_size) for p in
-                                                  existing_db.with_suffix(".lance").rglob("*") if p.is_file()))
+    assert before == (digest(demo_copy), sorted((p.name, p.stat().st_size) for p in
+                                                  demo_copy.with_suffix(".lance").rglob("*") if p.is_file()))
     return result.stderr
 
 
-def test_fifo_and_dev_zero_are_refused_without_hanging(tmp_path, existing_db):
+def test_fifo_and_dev_zero_are_refused_without_hanging(tmp_path, demo_copy):
     fifo = tmp_path / "catalog.yaml"
     os.mkfifo(fifo)
-    refused(tmp_path, existing_db, fifo, "FIFO", "only regular files")
+    refused(tmp_path, demo_copy, fifo, "FIFO", "only regular files")
     zero = tmp_path / "zero.json"
     zero.symlink_to("/dev/zero")
-    refused(tmp_path, existing_db, zero, "zero.json", "device")
+    refused(tmp_path, demo_copy, zero, "zero.json", "device")
     folder = tmp_path / "folder"
     folder.mkdir()
     (folder / "cat.json").symlink_to("/dev/zero")
-    refused(tmp_path, existing_db, folder, "cat.json", "device")
+    refused(tmp_path, demo_copy, folder, "cat.json", "device")
 
 
-def test_huge_file_is_refused_by_size(tmp_path, existing_db, monkeypatch):
+def test_huge_file_is_refused_by_size(tmp_path, demo_copy, monkeypatch):
     import core.load
     monkeypatch.setattr(core.load, "MAX_FILE_BYTES", 1000)
     path = write(tmp_path, [{**GOOD, "text": "x" * 2000}])
-    refused(tmp_path, existing_db, path, "over the 1,000-byte limit")
+    refused(tmp_path, demo_copy, path, "over the 1,000-byte limit")
 
 
-def test_truncated_non_utf8_and_deep_files(tmp_path, existing_db):
+def test_truncated_non_utf8_and_deep_files(tmp_path, demo_copy):
     path = tmp_path / "trunc.json"
     path.write_text(json.dumps({"roles": ["analyst"], "evidence": [GOOD]})[:57])
-    refused(tmp_path, existing_db, path, "trunc.json", "malformed JSON")
+    refused(tmp_path, demo_copy, path, "trunc.json", "malformed JSON")
     path = tmp_path / "latin.yaml"
     path.write_bytes("roles: [analyst]\nevidence:\n  - title: Umsatz für März\n".encode("latin-1"))
-    refused(tmp_path, existing_db, path, "latin.yaml", "not UTF-8", "line 3")
+    refused(tmp_path, demo_copy, path, "latin.yaml", "not UTF-8", "line 3")
     path = tmp_path / "deep.json"
     path.write_text('{"roles": ["analyst"], "evidence": ' + "[" * 10_000 + "]" * 10_000 + "}")
-    refused(tmp_path, existing_db, path, "deep.json", "nested deeper")
+    refused(tmp_path, demo_copy, path, "deep.json", "nested deeper")
     path = tmp_path / "deep.yaml"
     path.write_text("roles: [analyst]\nevidence: " + "[" * 10_000 + "]" * 10_000 + "\n")
-    refused(tmp_path, existing_db, path, "deep.yaml", "nested deeper")
+    refused(tmp_path, demo_copy, path, "deep.yaml", "nested deeper")
 
 
-def test_wrong_types_inside_a_valid_catalog_file(tmp_path, existing_db):
+def test_wrong_types_inside_a_valid_catalog_file(tmp_path, demo_copy):
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"roles": 5, "evidence": [GOOD]}))
-    refused(tmp_path, existing_db, path, "field roles", "must be a list")
+    refused(tmp_path, demo_copy, path, "field roles", "must be a list")
     path.write_text(json.dumps({"roles": ["analyst"], "evidence": ["just a string", {**GOOD, "acl": "analyst"}]}))
-    refused(tmp_path, existing_db, path, "evidence #0", "must be a mapping", "evidence metric.a.v1: field acl")
+    refused(tmp_path, demo_copy, path, "evidence #0", "must be a mapping", "evidence metric.a.v1: field acl")
 
 
-def test_duplicate_yaml_key_is_refused_with_its_line(tmp_path, existing_db):
+def test_duplicate_yaml_key_is_refused_with_its_line(tmp_path, demo_copy):
     path = tmp_path / "dup.yaml"
     path.write_text("roles: [analyst]\nevidence:\n  - evidence_id: a\nevidence: []\n")
-    refused(tmp_path, existing_db, path, "dup.yaml", "duplicate key 'evidence'", "line 4", "first at line 2")
+    refused(tmp_path, demo_copy, path, "dup.yaml", "duplicate key 'evidence'", "line 4", "first at line 2")
 
 
 @pytest.mark.parametrize("fresh,needle", [
@@ -202,22 +187,22 @@ def test_duplicate_yaml_key_is_refused_with_its_line(tmp_path, existing_db):
     ({"warn_after_hours": -1}, "greater than or equal to 0"),
     ({"error_after_hours": "Infinity"}, "finite number"),
 ])
-def test_nan_negative_and_infinite_freshness_thresholds(tmp_path, existing_db, fresh, needle):
+def test_nan_negative_and_infinite_freshness_thresholds(tmp_path, demo_copy, fresh, needle):
     ev = {**GOOD, "evidence_id": "fresh.a", "kind": "freshness_policy", "freshness": fresh}
     path = write(tmp_path, [ev])
-    refused(tmp_path, existing_db, path, "evidence fresh.a", "field freshness.", needle)
+    refused(tmp_path, demo_copy, path, "evidence fresh.a", "field freshness.", needle)
 
 
-def test_expires_before_valid_from_is_refused(tmp_path, existing_db):
-    refused(tmp_path, existing_db, write(tmp_path, [{**GOOD, "expires_at": "2024-01-01"}]),
+def test_expires_before_valid_from_is_refused(tmp_path, demo_copy):
+    refused(tmp_path, demo_copy, write(tmp_path, [{**GOOD, "expires_at": "2024-01-01"}]),
             "evidence metric.a.v1", "expires_at 2024-01-01 is before valid_from 2025-01-01")
 
 
-def test_ids_differing_only_in_case_or_by_look_alikes_are_refused(tmp_path, existing_db):
+def test_ids_differing_only_in_case_or_by_look_alikes_are_refused(tmp_path, demo_copy):
     case = write(tmp_path, [GOOD, {**GOOD, "evidence_id": "Metric.A.V1"}])
-    refused(tmp_path, existing_db, case, "Metric.A.V1", "only in letter case")
+    refused(tmp_path, demo_copy, case, "Metric.A.V1", "only in letter case")
     cyrillic = write(tmp_path, [GOOD, {**GOOD, "evidence_id": "m\u0435tric.a.v1"}], name="c2.json")
-    refused(tmp_path, existing_db, cyrillic, "look-alike")
+    refused(tmp_path, demo_copy, cyrillic, "look-alike")
     catalog = load_catalog(write(tmp_path, [{**GOOD, "entity_id": "metric.\u0430"}], name="c3.json"))
     assert any("look like Latin" in w for w in catalog.warnings)
 
@@ -228,42 +213,42 @@ def test_the_calendar_ends_load(tmp_path):
     assert catalog.evidence[0].valid_to is None  # through the last day there is = open-ended
 
 
-def test_huge_numbers_and_strings(tmp_path, existing_db):
+def test_huge_numbers_and_strings(tmp_path, demo_copy):
     path = tmp_path / "big.json"
     path.write_text('{"roles": ["analyst"], "evidence": [{"evidence_id": "x", "version": ' + "9" * 5000 + "}]}")
-    refused(tmp_path, existing_db, path, "big.json", "4300 digits")
+    refused(tmp_path, demo_copy, path, "big.json", "4300 digits")
     catalog = load_catalog(write(tmp_path, [{**GOOD, "title": "T" * 200_000,
                                              "freshness": {"warn_after_hours": 1e300}}]))
     assert len(catalog.evidence[0].title) == 200_000
 
 
-def test_catalog_that_removes_everything_is_refused_unless_allowed(tmp_path, existing_db):
+def test_catalog_that_removes_everything_is_refused_unless_allowed(tmp_path, demo_copy):
     path = tmp_path / "empty.yaml"
     path.write_text("roles: [analyst, finance, marketing, governance]\nevidence: []\n")
-    stderr = refused(tmp_path, existing_db, path, "would remove all 59 objects", "--allow-empty")
+    stderr = refused(tmp_path, demo_copy, path, "would remove all 59 objects", "--allow-empty")
     assert "nothing was written" in stderr
-    result = cli("ingest", str(path), "--db", str(existing_db), "--allow-empty")
+    result = cli("ingest", str(path), "--db", str(demo_copy), "--allow-empty")
     assert result.returncode == 0, result.stderr
     assert "removing 59 object(s)" in result.stderr and "59 removed" in result.stdout
 
 
-def test_ingest_says_how_many_objects_it_removes(tmp_path, existing_db):
+def test_ingest_says_how_many_objects_it_removes(tmp_path, demo_copy):
     folder = tmp_path / "demo"
     shutil.copytree(DEMO, folder)
     (folder / "50_documents.yaml").unlink()
     removed = len([e for e in load_catalog(DEMO).evidence]) - len(load_catalog(folder).evidence)
-    result = cli("ingest", str(folder), "--db", str(existing_db))
+    result = cli("ingest", str(folder), "--db", str(demo_copy))
     assert result.returncode == 0, result.stderr
     assert f"removing {removed} object(s) no longer in the inputs" in result.stderr
 
 
-def test_symlinks_and_folders_where_files_are_expected(tmp_path, existing_db):
+def test_symlinks_and_folders_where_files_are_expected(tmp_path, demo_copy):
     dangling = tmp_path / "gone.json"
     dangling.symlink_to(tmp_path / "nowhere.json")
-    refused(tmp_path, existing_db, dangling, "gone.json", "symlink whose target is missing")
+    refused(tmp_path, demo_copy, dangling, "gone.json", "symlink whose target is missing")
     overlay_dir = tmp_path / "overlay.yml"
     overlay_dir.mkdir()
-    refused(tmp_path, existing_db, None, "overlay.yml", "is a folder",
+    refused(tmp_path, demo_copy, None, "overlay.yml", "is a folder",
             extra=["--dbt", str(ROOT / "tests/fixtures/realworld/jaffle-shop"), "--overlay", str(overlay_dir)])
 
 
@@ -348,10 +333,10 @@ def test_cyclic_and_10000_deep_lineage_answers(tmp_path):
     store.close()
 
 
-def test_ask_at_the_calendar_ends_and_bad_batch_lines(tmp_path, existing_db):
+def test_ask_at_the_calendar_ends_and_bad_batch_lines(tmp_path, demo_copy):
     """`ask` with year-9999 dates, periods and question dates, and --batch lines of the wrong types or a
     folder as the batch file: an answer or exit 2 with a message, never a traceback."""
-    db = str(existing_db)
+    db = str(demo_copy)
     for args, code, needle in [
         (["--date", "9999-12-31"], 2, "out of range"),
         (["--period", "9999-01-01..9999-12-31"], 2, "out of range"),

@@ -83,3 +83,36 @@ def test_a_metric_used_in_a_formula_brings_its_sources(demo_store):
                    date(2025, 6, 1))
     assert ("metric.net_revenue.v2", "metric.contribution_margin.v2") in {(e.upstream, e.downstream) for e in lin.edges}
     assert {"source.raw_finance.cogs", "source.raw_payments.payment_events"} <= set(lin.raw_sources)
+
+
+def test_the_catalog_lists_every_queue_object_and_how_it_opens(demo_store):
+    from core.browse import queue_rows
+    scope = steward_scope(demo_store, "governance", TODAY)
+    rows = queue_rows(demo_store, scope, TODAY)
+    assert {r.evidence_id for r in rows} == scope.evidence_ids
+    by_id = {r.evidence_id: r for r in rows}
+    assert by_id["doc.kpi_glossary.2022"].may_see == "nobody (empty ACL)"
+    assert by_id["doc.kpi_glossary.2022"].read_as == "read-only, as recorded"
+    assert by_id["draft.net_revenue.2025-02"].read_as == f"role {scope.audiences['metric.net_revenue']}"
+    assert "Drafts that contradict" in by_id["draft.net_revenue.2025-02"].problem
+    # The queue's metrics, as their audience sees them: what the steward's Catalog table adds.
+    audience = scope.audiences["metric.net_revenue"]
+    rows = metric_rows(demo_store.visible(audience), DEMO_AT, only={"metric.net_revenue"})
+    assert [r.entity_id for r in rows] == ["metric.net_revenue"] and rows[0].in_effect_today == "v2"
+
+
+def test_a_widened_answer_says_steward_view(demo_store):
+    scope = steward_scope(demo_store, "governance", TODAY)
+    env, audience = ask_as_steward(demo_store, Question(role="governance", text="What is net revenue on 2025-03-31?",
+                                                        at=DEMO_AT), scope)
+    assert any(n.startswith("Steward view (read-only): answered as role finance") for n in env.notes)
+
+
+def test_a_question_naming_a_queue_object_nobody_may_see_offers_to_open_it(demo_store):
+    from core.steward import queue_matches
+    scope = steward_scope(demo_store, "governance", TODAY)
+    objs = scope.objects(demo_store)
+    assert [o.evidence_id for o in queue_matches(objs, "What is the KPI glossary 2022?")] == ["doc.kpi_glossary.2022"]
+    # Objects outside the queue are never offered, however well the question names them.
+    assert queue_matches(objs, "What does the board memo say about Project Halyard margin targets?") == []
+    assert queue_matches(objs, "Who owns contribution margin?") == []

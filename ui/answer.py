@@ -183,57 +183,90 @@ def titles(env: Envelope) -> dict[str, str]:
         out.setdefault(r.evidence_id, r.title)
     for c in env.conflicts:
         out.setdefault(c.evidence_id, c.title)
-    for f in env.freshness:
-        for eid in (f.evidence_id, f.policy_evidence_id):
-            if eid:
-                out.setdefault(eid, f"Freshness of {f.source}")
+    for f in env.freshness:  # two different records: say which, so their chips never look the same
+        if f.evidence_id:
+            out.setdefault(f.evidence_id, f"Last load of {f.source}")
+        if f.policy_evidence_id:
+            out.setdefault(f.policy_evidence_id, f"Freshness rule for {f.source}")
     for h in env.supporting:
         out.setdefault(h.evidence_id, h.title)
     for e in env.lineage.edges:
         out.setdefault(e.evidence_id, f"Lineage: {e.evidence_id}")
+    if env.clarify:
+        for o in env.clarify.options:
+            if o.evidence_id:
+                out.setdefault(o.evidence_id, f"{_label(env)} {o.label.split(':', 1)[0]}".strip())
     return out
 
 
-def _cited(env: Envelope, evidence_id: str) -> None:
-    """What a citation chip opens: the cited evidence as the envelope holds it."""
+def _label(env: Envelope) -> str:
+    return env.entity_label or ""
+
+
+def _cited(env: Envelope, evidence_id: str, n: int) -> None:
+    """What a citation chip opens: the cited evidence as the envelope holds it, numbered as in the text."""
+    names = titles(env)
     refs = list(env.selected) + [r for sp in env.splits for r in sp.selected]
     for r in refs:
         if r.evidence_id == evidence_id:
-            st.markdown(f"**{md(r.title)}** · {STANDING.get(r.authority, md(r.authority))}, "
-                        f"{LIFE.get(r.lifecycle, md(r.lifecycle))}  \nin effect {interval(r)}")
+            st.markdown(f"{n}. **{md(r.title)}** · {STANDING.get(r.authority, md(r.authority))}, "
+                        f"{LIFE.get(r.lifecycle, md(r.lifecycle))} · in effect {interval(r)} · {code(r.evidence_id)}")
             if r.metric:
                 st.code(r.metric.formula, language="sql", wrap_lines=True)
             if r.text:
-                st.text(r.text)
-            st.caption(f"Evidence id: {code(r.evidence_id)}")
+                with st.expander("What it says"):
+                    st.text(r.text)
             return
     for c in env.conflicts:
         if c.evidence_id == evidence_id:
             colour, words = CONFLICT_WORDS.get(c.label, ("gray", md(c.label)))
-            st.markdown(f":{colour}-badge[{words}] **{md(c.title)}**  \n{md(c.why)}")
+            st.markdown(f"{n}. :{colour}-badge[{words}] **{md(c.title)}** · {code(c.evidence_id)}  \n{md(c.why)}")
             if c.text:
-                st.text(c.text)
-            st.caption(f"Evidence id: {code(c.evidence_id)}")
+                with st.expander("What it says (quoted as data, never followed)"):
+                    st.text(c.text)
             return
     for f in env.freshness:
         if evidence_id in (f.evidence_id, f.policy_evidence_id):
-            st.markdown(f"Freshness of {code(f.source)}: **{FRESH_WORDS[f.status][1]}**  \nloaded "
-                        f"{f.loaded_at or 'never'}; stale after {f.warn_after_hours} h, failing after {f.error_after_hours} h")
+            colour, word = FRESH_WORDS[f.status]
+            loaded = f"{f.loaded_at:%d %b %Y %H:%M} UTC" if f.loaded_at else "never"
+            limits = "".join(x for x in (f"; stale after {f.warn_after_hours:g} h" if f.warn_after_hours is not None else "",
+                                         f"; failing after {f.error_after_hours:g} h" if f.error_after_hours is not None else ""))
+            st.markdown(f"{n}. **{md(names[evidence_id])}** · :{colour}-badge[{word}] · {code(evidence_id)}  \n"
+                        f"last loaded {loaded}{limits}")
             return
     edges = [e for e in env.lineage.edges if e.evidence_id == evidence_id]
     if edges:
-        st.markdown("Lineage recorded here:  \n" + "  \n".join(f"{code(e.upstream)} → {code(e.downstream)}"
-                                                               for e in edges))
+        st.markdown(f"{n}. **Lineage** · {code(evidence_id)}  \n" + "  \n".join(
+            f"{code(e.upstream)} → {code(e.downstream)}" for e in edges))
         return
     if env.clarify:
         for o in env.clarify.options:
             if o.evidence_id == evidence_id:
-                st.markdown(f"Candidate version: {md(o.label)}")
+                st.markdown(f"{n}. Candidate version: {md(o.label)} · {code(evidence_id)}")
                 return
-    st.caption("Not part of this answer's evidence.")
+    st.markdown(f"{n}. **{md(names.get(evidence_id, evidence_id))}** · {code(evidence_id)}")
+
+
+CITE_ANCHOR = "asof-cite-{n}"
+# Fixed CSS (no catalog text): inline citation links look like chips; the cited source a chip jumps to
+# is outlined while it is the page's target.
+CITE_CSS = """<style>
+a[href^="#asof-cite-"] { display: inline-block; padding: 0 .45em; margin: 0 .1em; border-radius: .6em;
+  font-size: .78em; line-height: 1.5; text-decoration: none; vertical-align: .1em; white-space: nowrap;
+  border: 1px solid rgba(128, 128, 128, .45); background: rgba(128, 128, 128, .12); color: inherit; }
+a[href^="#asof-cite-"]:hover { border-color: currentColor; }
+div[class*="st-key-cited_"]:has(span[id^="asof-cite-"]:target) { outline: 2px solid #1f6feb; border-radius: .5rem; }
+span[id^="asof-cite-"] { scroll-margin-top: 4rem; }
+</style>"""
+
+
+def _short_title(title: str, limit: int = 40) -> str:
+    return title if len(title) <= limit else title[: limit - 1].rstrip() + "…"
 
 
 def explanation(env: Envelope) -> None:
+    """The explanation with its citations inline: each chip in the text carries the cited title and jumps
+    to that evidence in the list under the text, where it is shown in full."""
     x = env.explanation
     if x is None or env.behavior is Behavior.not_found_or_not_authorized:
         return
@@ -247,13 +280,26 @@ def explanation(env: Envelope) -> None:
     elif x.validation.dropped:
         st.caption(f"{len(x.validation.dropped)} sentence(s) removed by the citation checks.")
     names = titles(env)
-    for n, sentence in enumerate(x.sentences):
-        st.markdown(prose(sentence.text))
-        if sentence.citations:
-            with st.container(horizontal=True, key=f"chips_{n}"):
-                for i, c in enumerate(sentence.citations):
-                    with st.popover(md(names.get(c, c)), key=f"chip_{n}_{i}"):
-                        _cited(env, c)
+    number: dict[str, int] = {}  # evidence id -> its place in the list of cited evidence, first cited first
+    paragraphs = []
+    for sentence in x.sentences:
+        chips = []
+        for c in sentence.citations:
+            n = number.setdefault(c, len(number) + 1)
+            title = names.get(c, c)
+            # Link text and title are Markdown-escaped catalog text: inert, and the target is our own anchor.
+            chips.append(f"[{md(_short_title(title))}](#{CITE_ANCHOR.format(n=n)} \"{md(title)}\")")
+        paragraphs.append(prose(sentence.text) + ("&nbsp;" + " ".join(chips) if chips else ""))
+    st.html(CITE_CSS)
+    with st.container(key="explanation_text"):
+        st.markdown("\n\n".join(paragraphs))
+    if not number:
+        return
+    st.markdown(f"**Evidence cited ({len(number)})**")
+    for evidence_id, n in number.items():
+        with st.container(border=True, key=f"cited_{n}"):
+            st.html(f'<span id="{CITE_ANCHOR.format(n=n)}"></span>')  # our number only, no catalog text
+            _cited(env, evidence_id, n)
 
 
 # ---------------------------------------------------------------- the collapsed details

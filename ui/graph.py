@@ -28,17 +28,18 @@ def _levels(g: Graph) -> dict[str, int]:
     return level
 
 
-def legend(kinds: set[str], fresh: set[str]) -> None:
+def legend(kinds: set[str], fresh: set[str], path_words: str = "path used by the answer") -> None:
     bits = [f"<span style='color:{COLOURS[k]}'>■</span> {KIND_WORD[k]}" for k in ("metric", "model", "source", "node")
             if k in kinds]
     # Fixed strings only (no catalog text), so this HTML is ours.
     bits += [f"<span style='color:{FRESH_BORDER[s]}'>▢</span> {FRESH_WORD[s]}" for s in ("pass", "warn", "error", "unknown")
              if s in fresh]
-    bits.append(f"<span style='color:{PATH_COLOUR}'>━</span> path used by the answer")
+    bits.append(f"<span style='color:{PATH_COLOUR}'>━</span> {html.escape(path_words)}")
     st.markdown("<small>" + " &nbsp; ".join(bits) + "</small>", unsafe_allow_html=True)
 
 
-def show_graph(g: Graph, key: str, freshness: dict[str, str] | None = None) -> str | None:
+def show_graph(g: Graph, key: str, freshness: dict[str, str] | None = None,
+               path_words: str = "path used by the answer") -> str | None:
     freshness = freshness or {}
     level = _levels(g)
     nodes = []
@@ -68,7 +69,7 @@ def show_graph(g: Graph, key: str, freshness: dict[str, str] | None = None) -> s
                                       "levelSeparation": 120, "nodeSpacing": 230, "treeSpacing": 230,
                                       "shakeTowards": "roots"}}
     config.interaction = {"hover": True, "zoomView": False, "dragView": True}
-    legend({n.kind for n in g.nodes}, set(freshness.values()) & {n_status for n_status in FRESH_WORD})
+    legend({n.kind for n in g.nodes}, set(freshness.values()) & {n_status for n_status in FRESH_WORD}, path_words)
     with st.container(key=f"graph_{key}"):
         return agraph(nodes=nodes, edges=edges, config=config)
 
