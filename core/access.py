@@ -37,7 +37,7 @@ class Visible:
         # Names of hidden objects inside generated text (a formula's input metrics) and lineage edges to
         # them are rendered away too (core/redact.py).
         refs = {r for e in docs for r in references(e)}
-        hidden = self.store.hidden_ids(self.role, refs) if refs else set()
+        hidden = self.store.unseen_ids(self.role, refs) if refs else set()
         return [redact(e, hidden) for e in docs] if hidden else docs
 
     def _redact(self, docs: list[Evidence]) -> list[Evidence]:
@@ -199,4 +199,5 @@ class Visible:
         return self.store.column_edges(self.role, day, nodes)
 
     def hidden_ids(self, ids: set[str]) -> set[str]:
-        return self.store.hidden_ids(self.role, ids)
+        # Hidden and absent alike (Store.unseen_ids): where a chain stops must not say which it was.
+        return self.store.unseen_ids(self.role, ids)

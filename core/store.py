@@ -430,3 +430,17 @@ class Store:
                     f"WHERE {column} = ANY(?::VARCHAR[]) GROUP BY 1", [role, sorted(ids)]).fetchall():
                 seen[key] = seen.get(key, False) or visible
         return {key for key, visible in seen.items() if not visible}
+
+    def unseen_ids(self, role: str, ids: set[str]) -> set[str]:
+        """Which of these referenced ids the role may not see, hidden or absent alike: a visible object's
+        reference to an id no object carries is redacted like one to a hidden object, so a reference never
+        tells a hidden target from a missing one. OpenLineage dataset nodes (`dataset:...`) are names in
+        edges, not objects, and stay as they are."""
+        refs = {i for i in ids if not i.startswith("dataset:")}
+        if not refs:
+            return set()
+        seen = {i for row in self.con.execute(
+            "SELECT evidence_id, entity_id FROM evidence WHERE list_contains(acl, ?) "
+            "AND (evidence_id = ANY(?::VARCHAR[]) OR entity_id = ANY(?::VARCHAR[]))",
+            [role, sorted(refs), sorted(refs)]).fetchall() for i in row}
+        return refs - seen
