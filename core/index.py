@@ -26,6 +26,13 @@ MAX_CHUNK_CHARS = 800
 UNINDEXED_CLASSES = ("dbt_parent_map", "openlineage_job")
 
 
+# Freshness policies are structured facts ("warn after 12 hours") that answers read from the catalog; a
+# question finds them by their source's name. Their rows stay in the full-text index, with a zero vector
+# that vector search never scores (VECTOR_ROWS), so they cost no embedding.
+TEXT_ONLY_KINDS = (Kind.freshness_policy.value,)
+VECTOR_ROWS = "kind NOT IN (" + ", ".join(f"'{k}'" for k in TEXT_ONLY_KINDS) + ")"
+
+
 def indexed(ev: Evidence) -> bool:
     return ev.authority_class not in UNINDEXED_CLASSES
 
@@ -191,7 +198,9 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
                    "valid_from": ev.valid_from, "valid_to": ev.valid_to, "acl": ev.acl,
                    "content_hash": ev.content_hash, "acl_revision": ev.acl_revision, "text": text, "vector": None}
             prior = existing.get(chunk_id)
-            if prior and prior[0] == ev.content_hash:
+            if ev.kind.value in TEXT_ONLY_KINDS:
+                row["vector"] = [0.0] * embedder.dim
+            elif prior and prior[0] == ev.content_hash:
                 row["vector"] = prior[1]
             else:
                 to_embed.append(row)
