@@ -158,7 +158,7 @@ def _ingest(args) -> int:
     revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
-          f"{report.embedded} embedded, {report.reused} reused, {report.text_only} text-only, {report.deleted} deleted; objects: {changes.summary()}"
+          f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted; objects: {changes.summary()}"
           f"; {_ingest_label(args.db)}")
     return 0
 

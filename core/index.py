@@ -26,13 +26,6 @@ MAX_CHUNK_CHARS = 800
 UNINDEXED_CLASSES = ("dbt_parent_map", "openlineage_job")
 
 
-# Freshness policies are structured facts ("warn after 12 hours") that answers read from the catalog; a
-# question finds them by their source's name. Their rows stay in the full-text index, with a zero vector
-# that vector search never scores (VECTOR_ROWS), so they cost no embedding.
-TEXT_ONLY_KINDS = (Kind.freshness_policy.value,)
-VECTOR_ROWS = "kind NOT IN (" + ", ".join(f"'{k}'" for k in TEXT_ONLY_KINDS) + ")"
-
-
 def indexed(ev: Evidence) -> bool:
     return ev.authority_class not in UNINDEXED_CLASSES
 
@@ -146,7 +139,6 @@ class IndexReport:
     reused: int
     deleted: int
     version: int | None = None  # the LanceDB table version written
-    text_only: int = 0  # rows in the full-text index only (TEXT_ONLY_KINDS): neither embedded nor reused
 
 
 def _progress(done: int, total: int) -> None:
@@ -191,7 +183,7 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
     existing, broken = _existing(path)
     if broken and not quiet:
         print(f"warning: {broken.split('; answers use')[0]}; rebuilding it now", file=sys.stderr)
-    rows, to_embed, text_only = [], [], 0
+    rows, to_embed = [], []
     for ev in catalog.evidence:
         for chunk_id, part, text in chunks_of(ev):
             row = {"chunk_id": chunk_id, "evidence_id": ev.evidence_id, "entity_id": ev.entity_id, "part": part,
@@ -199,24 +191,20 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
                    "valid_from": ev.valid_from, "valid_to": ev.valid_to, "acl": ev.acl,
                    "content_hash": ev.content_hash, "acl_revision": ev.acl_revision, "text": text, "vector": None}
             prior = existing.get(chunk_id)
-            if ev.kind.value in TEXT_ONLY_KINDS:
-                row["vector"] = [0.0] * embedder.dim
-                text_only += 1
-            elif prior and prior[0] == ev.content_hash:
+            if prior and prior[0] == ev.content_hash:
                 row["vector"] = prior[1]
             else:
                 to_embed.append(row)
             rows.append(row)
     long_run = len(to_embed) > 500 and not quiet
     if long_run:
-        print(f"indexing: {len(to_embed)} chunks to embed, {len(rows) - len(to_embed) - text_only} reused, "
-              f"{text_only} text-only", file=sys.stderr)
+        print(f"indexing: {len(to_embed)} chunks to embed, {len(rows) - len(to_embed)} reused", file=sys.stderr)
     vectors = embedder.encode([r["text"] for r in to_embed], progress=_progress if long_run else None)
     for row, vec in zip(to_embed, vectors):
         row["vector"] = vec.tolist()
     kept = {r["chunk_id"] for r in rows}
-    report = IndexReport(chunks=len(rows), embedded=len(to_embed), reused=len(rows) - len(to_embed) - text_only,
-                         deleted=len(set(existing) - kept), text_only=text_only)
+    report = IndexReport(chunks=len(rows), embedded=len(to_embed), reused=len(rows) - len(to_embed),
+                         deleted=len(set(existing) - kept))
     return PreparedIndex(path=path, data=pa.Table.from_pylist(rows, schema=schema(embedder.dim)), report=report,
                          revision=catalog.revision(), broken=broken)
 

@@ -14,7 +14,7 @@ from functools import cached_property
 
 from .embed import Embedder
 from .envelope import IndexStatus
-from .index import TABLE, UNINDEXED_CLASSES, VECTOR_ROWS, IndexUnavailable, index_path, open_table
+from .index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, index_path, open_table
 from .store import Store
 from .text import STOPWORDS, normalize, words
 
@@ -230,8 +230,8 @@ class Searcher:
     def vector(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         # Exact (flat) cosine search: a distance depends on the query and the row alone.
         q = self.table.search(self.embed(query)).distance_type("cosine")
-        # Text-only rows (zero vectors, see index.VECTOR_ROWS) are never scored by meaning.
-        q = q.where(f"({where}) AND {VECTOR_ROWS}" if where else VECTOR_ROWS, prefilter=True)
+        if where:
+            q = q.where(where, prefilter=True)
         return [self._hit(r, 1.0 - r["_distance"]) for r in q.limit(k).to_list()]
 
     @_guarded

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from core.embed import Embedder
-from core.index import TEXT_ONLY_KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,17 +43,6 @@ def test_unknown_backend_is_named(monkeypatch):
     monkeypatch.setenv("ASOF_EMBED_BACKEND", "tensorflow")
     with pytest.raises(ValueError, match="ASOF_EMBED_BACKEND='tensorflow' is not one of torch, onnx, onnx-int8"):
         Embedder()
-
-
-def test_freshness_policies_are_found_by_words_not_by_vectors(demo):
-    """Freshness policies cost no embedding: full-text search still finds them, vector search never returns
-    their zero vectors."""
-    _, searcher = demo
-    where = "array_has(acl, 'analyst')"
-    text_hits = searcher.text("freshness policy orders warn after hours", where, k=20)
-    assert any(h.kind in TEXT_ONLY_KINDS for h in text_hits)
-    vector_hits = searcher.vector("freshness policy for raw orders: warn after hours", where, k=50)
-    assert vector_hits and not any(h.kind in TEXT_ONLY_KINDS for h in vector_hits)
 
 
 def test_cli_answer_does_not_import_torch(demo, tmp_path):
