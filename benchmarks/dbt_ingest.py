@@ -33,7 +33,7 @@ for key, value in ENV.items():
     os.environ.setdefault(key, value)
 
 from core.ask import Question, ask  # noqa: E402
-from core.embed import Embedder  # noqa: E402
+from core.embed import BACKENDS, Embedder  # noqa: E402
 from core.index import chunks_of  # noqa: E402
 from core.search import open_searcher  # noqa: E402
 from core.store import Store  # noqa: E402
@@ -170,17 +170,26 @@ def project_row(name: str, target: Path, overlay: Path, workdir: Path, embedder:
             "warm_ask_p50_ms": pct(warm, 0.5), "warm_ask_p95_ms": pct(warm, 0.95), "questions": len(qs)}
 
 
-def encoder_throughput(embedder: Embedder, target: Path, overlay: Path, workdir: Path, sample: int) -> dict:
-    """The raw encoder on a spread sample of this project's own chunk texts, outside AsOf's pipeline."""
+def encoder_texts(target: Path, overlay: Path, workdir: Path, sample: int) -> list[str]:
+    """A spread sample of this project's own chunk texts."""
     from core.ingest import read_inputs
     catalog, _ = read_inputs(workdir / "throughput.duckdb", dbt=target, overlay=overlay)
     texts = [t for ev in catalog.evidence for _, _, t in chunks_of(ev)]
-    texts = texts[:: max(1, len(texts) // sample)][:sample]
+    return texts[:: max(1, len(texts) // sample)][:sample]
+
+
+def encoder_throughput(backend: str, texts: list[str]) -> tuple[dict, object]:
+    """One backend's raw encoder on the sample, outside AsOf's pipeline: load, throughput, vectors."""
+    embedder = Embedder(backend=backend)
+    t = time.perf_counter()
+    embedder.encode(["warm up"])
+    load_s = time.perf_counter() - t
     t, c = time.perf_counter(), time.process_time()
-    embedder.encode(texts)
+    vectors = embedder.encode(texts)
     wall, cpu = time.perf_counter() - t, time.process_time() - c
-    return {"texts": len(texts), "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-            "texts_per_s": round(len(texts) / wall, 1), "texts_per_cpu_s": round(len(texts) / cpu, 1)}
+    return {"backend": backend, "texts": len(texts), "load_s": round(load_s, 2), "wall_s": round(wall, 2),
+            "cpu_s": round(cpu, 2), "texts_per_s": round(len(texts) / wall, 1),
+            "texts_per_cpu_s": round(len(texts) / cpu, 1)}, vectors
 
 
 def main() -> None:
@@ -189,28 +198,36 @@ def main() -> None:
     p.add_argument("--cold", type=int, default=5, help="fresh CLI processes per project")
     p.add_argument("--warm", type=int, default=20, help="in-process asks per project")
     p.add_argument("--sample", type=int, default=512, help="chunk texts for the raw encoder measurement")
+    p.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS,
+                   help="embedding backends whose raw encoder is measured (the CLI uses ASOF_EMBED_BACKEND)")
     args = p.parse_args()
-    embedder = Embedder()
-    t = time.perf_counter()
-    embedder.encode(["warm up"])
-    load_s = round(time.perf_counter() - t, 2)
+    embedder = Embedder()  # the backend the CLI uses (ASOF_EMBED_BACKEND or the default)
     with tempfile.TemporaryDirectory(prefix="asof-dbt-bench-") as tmp:
         work = Path(tmp)
         big = args.projects[0]
-        enc = encoder_throughput(embedder, *PROJECTS[big], work, args.sample)
+        texts = encoder_texts(*PROJECTS[big], work, args.sample)
+        encs, vectors = [], {}
+        for backend in dict.fromkeys([embedder.backend, *args.backends]):
+            enc, vectors[backend] = encoder_throughput(backend, texts)
+            encs.append(enc)
+        for enc in encs:  # agreement with the sentence-transformers vectors, row by row
+            if "torch" in vectors:
+                cos = (vectors[enc["backend"]] * vectors["torch"]).sum(1)
+                enc["cosine_vs_torch_min"], enc["cosine_vs_torch_mean"] = round(float(cos.min()), 6), round(float(cos.mean()), 6)
+        embedder.encode(["warm up"])
         rows = []
         for n in args.projects:  # written after each project: a slow shared machine still leaves results
             rows.append(project_row(n, *PROJECTS[n], work, embedder, args.cold, args.warm))
-            write(rows, enc, big, load_s)
+            write(rows, encs, big, embedder.backend)
 
 
-def write(rows: list[dict], enc: dict, big: str, load_s: float) -> None:
+def write(rows: list[dict], encs: list[dict], big: str, backend: str) -> None:
     out = ROOT / "benchmarks" / "results"
     out.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now().isoformat(timespec="seconds")
     load = os.getloadavg()
     (out / "dbt.json").write_text(json.dumps({"generated": stamp, "cores": os.cpu_count(), "loadavg": load,
-                                              "model_load_s": load_s, "encoder": enc, "projects": rows}, indent=2))
+                                              "backend": backend, "encoders": encs, "projects": rows}, indent=2))
     cols = ["project", "objects", "chunks", "ingest_wall_s", "ingest_cpu_s", "peak_rss_mb", "edits",
             "reingest_changed", "reingest_embedded", "reingest_wall_s", "reingest_cpu_s", "cold_ask_p50_ms",
             "cold_ask_p95_ms", "cold_ask_cpu_p50_s", "warm_ask_p50_ms", "warm_ask_p95_ms"]
@@ -224,9 +241,14 @@ def write(rows: list[dict], enc: dict, big: str, load_s: float) -> None:
               "folder with `edits` edited descriptions. Cold ask: a fresh `python -m core ask` process (imports, "
               "catalog, search index and embedding model load); warm ask: the same questions in one process with "
               "the model loaded.", "",
-              f"Raw encoder (all-MiniLM-L6-v2, sentence-transformers, CPU) on the {enc['texts']} chunk texts of "
-              f"{big}: {enc['wall_s']} s wall, {enc['cpu_s']} s CPU, {enc['texts_per_s']} texts/s "
-              f"({enc['texts_per_cpu_s']} per CPU second); model load {load_s} s."]
+              f"Embedding backend used by the CLI above: {backend} (ASOF_EMBED_BACKEND). Raw encoder "
+              f"(all-MiniLM-L6-v2, CPU, {os.environ.get('ASOF_EMBED_THREADS') or os.cpu_count()} threads) on "
+              f"{encs[0]['texts']} chunk texts of {big}:", "",
+              "| backend | load_s | wall_s | cpu_s | texts_per_s | texts_per_cpu_s | cosine_vs_torch_min | "
+              "cosine_vs_torch_mean |", "|" + "---|" * 8]
+    lines += ["| " + " | ".join(str(e.get(c, "")) for c in ("backend", "load_s", "wall_s", "cpu_s", "texts_per_s",
+                                                             "texts_per_cpu_s", "cosine_vs_torch_min",
+                                                             "cosine_vs_torch_mean")) + " |" for e in encs]
     (out / "dbt.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

