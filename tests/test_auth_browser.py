@@ -9,12 +9,10 @@ and Streamlit's own st.login flow. Loopback only, no network.
 import base64
 import hashlib
 import json
-import os
 import secrets
 import select
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.parse
@@ -23,58 +21,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import DEMO, ROOT
+from conftest import DEMO
+from streamlit_server import chromium, free_port, launch, needs_chromium, stop, wait_healthy
 
 from core.load import load_catalog
 from core.store import write_catalog
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
 PROXY_SOURCE = "127.0.0.2"  # Linux routes all of 127.0.0.0/8 to loopback
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+pytestmark = needs_chromium
 
 
 def _launch(db: Path, env: dict, extra: list[str] = (), port: int = None) -> tuple[subprocess.Popen, str]:
-    port = port or _free_port()
     # Catalog only: no index, so the app answers from the catalog and no test waits on embeddings.
-    full_env = {**os.environ, "ASOF_DB": str(db), "FORWARDED_ALLOW_IPS": "", **env}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
-                             "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-                             "--browser.gatherUsageStats", "false", *extra], cwd=ROOT, env=full_env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return proc, f"http://127.0.0.1:{port}"
-
-
-def _healthy(proc: subprocess.Popen, url: str) -> None:
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    pytest.fail("streamlit did not become healthy within 90 s")
-
-
-def _stop(*procs: subprocess.Popen) -> None:
-    for proc in procs:
-        proc.terminate()
-    deadline = time.time() + 5
-    for proc in procs:
-        try:
-            proc.wait(timeout=max(0.1, deadline - time.time()))
-        except subprocess.TimeoutExpired:  # open browser sessions can hold up a graceful stop
-            proc.kill()
-            proc.wait()
+    # FORWARDED_ALLOW_IPS empty: uvicorn must not rewrite the peer address the trusted-proxy check reads.
+    return launch(db, {"FORWARDED_ALLOW_IPS": "", **env}, extra, port)
 
 
 @pytest.fixture(scope="module")
@@ -86,11 +47,8 @@ def demo_db(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _role_options(page) -> list[str]:
@@ -320,7 +278,7 @@ def apps(demo_db, tmp_path_factory):
     """Both apps start at once (each takes seconds to boot): header mode and OIDC mode."""
     # Header mode: only the proxy's address is trusted; the browser's own connections come from 127.0.0.1.
     header = _launch(demo_db, {"ASOF_AUTH": "header", "ASOF_TRUSTED_PROXIES": PROXY_SOURCE})
-    port = _free_port()
+    port = free_port()
     redirect = f"http://127.0.0.1:{port}/oauth2callback"
     idp = OpenIDProvider("asof-test-client", secrets.token_urlsafe(24), redirect)
     secrets_file = tmp_path_factory.mktemp("oidc") / "secrets.toml"
@@ -336,12 +294,12 @@ server_metadata_url = "{idp.issuer}/.well-known/openid-configuration"
     proxy = SignInProxy(int(header[1].rsplit(":", 1)[1]))
     try:
         for proc, url in (header, oidc):
-            _healthy(proc, url)
+            wait_healthy(proc, url)
         yield {"header": header[1], "proxy": proxy, "oidc": oidc[1]}
     finally:
         proxy.close()
         idp.close()
-        _stop(header[0], oidc[0])
+        stop(header[0], oidc[0])
 
 
 def _sign_in(page, url: str, email: str) -> None:

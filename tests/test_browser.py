@@ -1,70 +1,30 @@
 """A real browser: `streamlit run` on 127.0.0.1, driven by Playwright through Debian's Chromium, at 1400 and
 1024 px, in light and dark mode. Screenshots of every page land in test-artifacts/."""
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 from conftest import DEMO, ROOT, build
+from streamlit_server import chromium, needs_chromium, served
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
 SOURCE_GREEN = (26, 127, 55)  # core.graph.COLOURS["source"]
 QUEUE_SIZE = 10  # objects in the demo's review queue (tests/test_steward.py checks the queue itself)
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, embedder):
     store, _ = build(tmp_path_factory.mktemp("browser"), "demo", DEMO, embedder)
     store.close()
-    port = _free_port()
-    env = {**os.environ, "ASOF_DB": str(store.path)}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-                             "--server.address", "127.0.0.1", "--server.port", str(port),
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not become healthy within 60 s")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
+    with served(store.path) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 class Console:
@@ -358,3 +318,41 @@ def test_several_browsers_at_once_each_see_only_their_roles_answer(server, brows
             assert not leaked, (role, q, leaked)
         for context, _ in pages:
             context.close()
+
+
+# ---------------------------------------------------------------- a dbt catalog (ASOF_DB=...)
+
+
+@pytest.fixture(scope="module")
+def dbt_server(tmp_path_factory):
+    """jaffle-shop with its governance overlay, ingested through the CLI as a user would."""
+    from conftest import cli
+    db = tmp_path_factory.mktemp("browser_dbt") / "jaffle-shop.duckdb"
+    fixtures = ROOT / "tests" / "fixtures" / "realworld"
+    r = cli("ingest", "--dbt", str(fixtures / "jaffle-shop"), "--overlay", str(ROOT / "data/dbt/jaffle-shop.overlay.yml"),
+            "--openlineage", str(ROOT / "data/dbt/openlineage"), "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    with served(db) as url:
+        yield url
+
+
+def test_a_dbt_catalog_answers_in_the_browser_without_leaking(dbt_server, browser):
+    """The same pages on a real dbt project: owner from the overlay, the dbt definition's history, every page
+    without console errors, and nothing of the finance-only margin metrics in the analyst's pages."""
+    context, page, console = _open(browser, f"{dbt_server}/?role=analyst", width=1024)
+    _ask(page, "who owns revenue?")
+    assert _headline(page) == "Revenue is owned by Finance (Dana Ruiz)"
+    _ask(page, "what was revenue on 30/06/2024?")
+    assert _headline(page).startswith("Revenue v1 applies on 30 Jun 2024")
+    _shot(page, "dbt_ask_analyst")
+    html = page.content()
+    for name in ("Catalog", "Lineage"):
+        _nav(page, name)
+        if name == "Lineage":
+            page.frame_locator("iframe[title='streamlit_agraph.agraph']").locator("canvas").first.wait_for(timeout=30000)
+        _shot(page, f"dbt_{name.lower()}_analyst")
+        html += page.content()
+    for hidden in ("order_gross_profit", "order_cost", "Order Gross Profit"):
+        assert hidden not in html, hidden
+    assert not console.errors, console.errors
+    context.close()
