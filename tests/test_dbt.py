@@ -244,6 +244,18 @@ def test_column_lineage_answer(governed):
     assert env.columns.hops == [] and "No column-level lineage records `customer_name`" in env.columns.detail
 
 
+@pytest.mark.parametrize("text,entity", [
+    ("what is the raw orders source?", "source.ecom.raw_orders"),
+    ("what is the raw_orders seed?", "seed.raw_orders"),
+    ("what is the orders model?", "model.orders"),
+    ("orders metric formula", "metric.orders"),
+])
+def test_a_kind_word_picks_among_objects_of_the_same_name(governed, text, entity):
+    """jaffle-shop has a source and a seed called raw_orders, and a model and a metric called orders."""
+    env = ask(Store(governed), Question(role="analyst", text=text))
+    assert (env.behavior.value, env.entity_id) == ("answer", entity), env.verdict
+
+
 def test_only_table_lineage_is_said_plainly(tmp_path):
     db = tmp_path / "js.duckdb"
     assert cli("ingest", "--dbt", str(REAL / "jaffle-shop"), "--db", str(db)).returncode == 0
