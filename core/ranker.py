@@ -209,7 +209,7 @@ def kind_fit(question: str, toks: list[Token], cand: Candidate, ent: Entity, col
         fit -= 1.0  # "food revenue" is the amount; its share is asked for with %, pct, share or ratio
     if "seed" in near and ent.role == "source":
         fit += 1.0 if ent.entity_id.startswith("seed.") else 0.0  # "the raw_orders seed", not the dbt source
-    elif "source" in near and ent.role == "source":
+    elif "source" in norms[j:j + 2] and ent.role == "source":
         fit += 0.0 if ent.entity_id.startswith("seed.") else 1.0  # "the raw orders source", not the seed
     if {"stg", "staging"} & set(norms[max(0, i - 2):j + 2]):
         fit += 1.0 if any(n[:1] == ("stg",) for n in ent.names) else 0.0

@@ -432,15 +432,31 @@ class Store:
         return {key for key, visible in seen.items() if not visible}
 
     def unseen_ids(self, role: str, ids: set[str]) -> set[str]:
-        """Which of these referenced ids the role may not see, hidden or absent alike: a visible object's
-        reference to an id no object carries is redacted like one to a hidden object, so a reference never
-        tells a hidden target from a missing one. OpenLineage dataset nodes (`dataset:...`) are names in
-        edges, not objects, and stay as they are."""
+        """Which of these referenced ids a visible object may not name for the role: hidden ones, and absent
+        ones that look exactly like them. A catalog read from dbt has an object for every node, so a
+        reference in a namespace where the role sees objects (`model.jaffle_shop.`) that no object carries
+        was removed or is hidden: both are cut alike, and a reference never tells a hidden target from a
+        missing one. Names that hand-written or OpenLineage lineage uses for nodes that are no objects
+        (`model.stg_orders`, `source.raw_app.orders`, `dataset:...`) are names in edges and stay."""
         refs = {i for i in ids if not i.startswith("dataset:")}
         if not refs:
             return set()
-        seen = {i for row in self.con.execute(
-            "SELECT evidence_id, entity_id FROM evidence WHERE list_contains(acl, ?) "
-            "AND (evidence_id = ANY(?::VARCHAR[]) OR entity_id = ANY(?::VARCHAR[]))",
-            [role, sorted(refs), sorted(refs)]).fetchall() for i in row}
-        return refs - seen
+        rows = self.con.execute(
+            "SELECT evidence_id, entity_id, list_contains(acl, ?) FROM evidence "
+            "WHERE evidence_id = ANY(?::VARCHAR[]) OR entity_id = ANY(?::VARCHAR[])",
+            [role, sorted(refs), sorted(refs)]).fetchall()
+        seen = {i for e, n, visible in rows if visible for i in (e, n)}
+        carried = {i for e, n, _ in rows for i in (e, n)}
+        absent = refs - carried
+        spaces = {_namespace(i) for i in absent} - {None}
+        if spaces:
+            spaces = {sp for (sp,) in self.con.execute(
+                "SELECT DISTINCT regexp_extract(evidence_id, '^([^.]+[.][^.]+)[.]', 1) FROM evidence "
+                "WHERE list_contains(acl, ?)", [role]).fetchall()} & spaces
+        return (refs & carried) - seen | {i for i in absent if _namespace(i) in spaces}
+
+
+def _namespace(object_id: str) -> str | None:
+    """`model.jaffle_shop` of `model.jaffle_shop.orders`: the resource type and project of a dbt unique id."""
+    parts = object_id.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 3 else None

@@ -61,7 +61,8 @@ def test_no_leak(ask_demo, role, ev):
     for q in _questions(ev):
         env = ask_demo(q, role=role)
         out = env.model_dump_json() + "\n" + render_text(env)
-        for mark in marks:
+        # Words the user typed may come back as typed (how a date in the question was read, for example).
+        for mark in [m for m in marks if m.lower() not in q.lower()]:
             assert mark not in out, f"{mark!r} reached {role} via {q!r}"
         assert env.behavior.value != "answer" or all(role in CATALOG_ACL[s.evidence_id] for s in env.selected)
 
