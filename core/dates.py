@@ -29,7 +29,9 @@ class DateMention:
     end: date | None = None  # exclusive
     at: datetime | None = None
     span: tuple[int, int] = (0, 0)
-    qualifier: bool = False  # names a document ("the 2025 draft"), not the reporting date
+    # Why the words are not the reporting date although they read as one: they name a document ("the 2025
+    # draft") or stand inside a quotation ("the wiki says 'active in the trailing 60 days'"). Empty otherwise.
+    qualifier: str = ""
     text: str = ""  # the words as written
     rule: str = ""  # how they were read
     readings: tuple[date, ...] = ()  # kind "ambiguous": the valid readings of a numeric date
@@ -337,7 +339,16 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
     for name, pattern in PATTERNS[1:]:
         _scan(text, name, pattern, taken, found, lambda n, m, sp: _build(n, m, sp))
     found = [_since(text, m, today) for m in found]
+    quoted = [next(q.span(g) for g in (1, 2, 3) if q.group(g) is not None) for q in QUOTED.finditer(text)]
+    found = [DateMention(**{**m.__dict__, "qualifier": "inside a quotation"})
+             if not m.qualifier and any(a <= m.span[0] and m.span[1] <= b for a, b in quoted) else m for m in found]
     return _join_ranges(text, sorted(found, key=lambda d: d.span))
+
+
+# Text pasted from a page ("the wiki says 'customers active in the trailing 60 days'") is what the page
+# claims, not when the user asks about. A single quote opens only after a non-letter, so "Q3'25" and
+# "what's" are not quotations.
+QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|(?<![A-Za-z0-9])'([^']+)'(?![A-Za-z0-9])")
 
 
 _SINCE = re.compile(r"\b(?:ever\s+)?since\s+(?:the\s+(?:start|beginning)\s+of\s+)?$", re.I)
@@ -377,7 +388,7 @@ def _scan(text, name, pattern, taken, found, build) -> None:
         if mention is None:
             continue
         if mention.kind != "timestamp" and re.match(r"\s*(?:'s\s+)?" + _DOC_NOUNS + r"\b", text[e:], re.I):
-            mention = DateMention(**{**mention.__dict__, "qualifier": True})
+            mention = DateMention(**{**mention.__dict__, "qualifier": "names a document"})
         for i in range(s, e):
             taken[i] = True
         rule = mention.rule or _RULES.get(name, name)

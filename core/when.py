@@ -47,7 +47,7 @@ def dates_read(mentions: list[DateMention]) -> list[DateReading]:
         else:
             read = _mention(m)
         if m.qualifier:
-            read = f"{read} (names a document, not the reporting date)"
+            read = f"{read} ({m.qualifier}, not the reporting date)"
         out.append(DateReading(text=m.text, read_as=read, rule=m.rule))
     return out
 

@@ -148,3 +148,15 @@ def test_last_fy_follows_the_fiscal_year():
     assert one("churn last FY", fy=7) == (date(2025, 7, 1), date(2026, 7, 1))
     assert one("active customers this FY", fy=7) == (date(2026, 7, 1), date(2027, 7, 1))
     assert one("churn rate first half of FY2026", fy=7) == (date(2025, 7, 1), date(2026, 1, 1))
+
+
+def test_a_date_inside_a_quotation_is_what_the_page_claims_not_the_reporting_date(ask_demo):
+    """Analysts paste a page's words in quotes; the date they ask about is outside the quotes."""
+    env = ask_demo("The wiki says 'customers active in the trailing 90 days'. Is that right for 2025-06-30?")
+    assert env.behavior.value == "answer" and env.reporting_date == date(2025, 6, 30)
+    assert env.entity_id == "metric.active_customers"
+    quoted, asked = env.dates_read
+    assert quoted.text == "the trailing 90 days" and "(inside a quotation, not the reporting date)" in quoted.read_as
+    assert asked.read_as == "2025-06-30"
+    assert one('the old page says "churn since 2023 uses 180 days" - still true on 30/06/2024?') == date(2024, 6, 30)
+    assert one("gmv Q3'25") == (date(2025, 7, 1), date(2025, 10, 1))  # an apostrophe in a date opens no quotation
