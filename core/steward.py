@@ -27,7 +27,11 @@ def ask_as_steward(store: Store, q: Question, scope: StewardScope | None, search
     """(envelope, audience role or None when answered as the steward itself). `entity`: the entity of
     the queue item being opened, which fixes the role to answer as. A widened answer carries
     STEWARD_NOTE in its notes, so every renderer (status line, terminal text, JSON) shows it."""
-    own = ask(store, q, searcher=searcher, llm=llm)
+    return _widened(store, q, ask(store, q, searcher=searcher, llm=llm), scope, searcher, entity, llm)
+
+
+def _widened(store: Store, q: Question, own: Envelope, scope: StewardScope | None, searcher: Searcher | None,
+             entity: str | None, llm: tuple[str, float] | None) -> tuple[Envelope, str | None]:
     if scope is None or own.behavior is not Behavior.not_found_or_not_authorized:
         return own, None
     if entity is not None:
@@ -48,8 +52,10 @@ def steward_answer(store: Store, q: Question, searcher: Searcher | None = None, 
                    llm: tuple[str, float] | None = None) -> tuple[Envelope, str | None]:
     """`ask`, widened for a steward role as above; for any other role exactly `ask`. `today` fixes the
     review queue (default: today, as the Governance review page builds it)."""
-    scope = steward_scope(store, q.role, today or date.today())
-    return ask_as_steward(store, q, scope, searcher, llm=llm)
+    own = ask(store, q, searcher=searcher, llm=llm)
+    if own.behavior is not Behavior.not_found_or_not_authorized:
+        return own, None  # the review queue is built only when it could widen anything
+    return _widened(store, q, own, steward_scope(store, q.role, today or date.today()), searcher, None, llm)
 
 
 _WORD = re.compile(r"[a-z0-9]+")
