@@ -65,10 +65,15 @@ def _submit() -> None:
         st.session_state["empty_question"] = True
         return
     st.session_state["asked"] = {"question": q}
-    history = st.session_state.setdefault("history", [])
+    history = st.session_state.setdefault(_history_key(st.session_state.get("role")), [])
     if q not in history:
         history.insert(0, q)
         del history[10:]
+
+
+def _history_key(role: str | None) -> str:
+    # One list per role: in demo mode a role switch must not show what was asked as another role.
+    return f"history:{role}"
 
 
 def _use(question: str) -> None:
@@ -93,7 +98,7 @@ s = store()
 form = sidebar(s)
 scope = scope_for(form["role"])
 with st.sidebar:
-    history = st.session_state.get("history", [])
+    history = st.session_state.get(_history_key(form["role"]), [])
     if history:
         st.markdown("**Your questions**")
         # Fixed CSS: a long question wraps left-aligned, like the short ones.

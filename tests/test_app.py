@@ -314,3 +314,16 @@ def test_clarify_shows_its_explanation():
     at = ask_page("What is net revenue?", mode="No date")
     text = unescape("\n".join(m.value for m in at.markdown))
     assert "two authoritative versions" in text
+
+
+def test_question_history_is_kept_per_role():
+    """In demo mode one person switches roles; finance's questions must not be listed under marketing."""
+    at = ask_page("whats the halyard margin target", role="finance")
+    history = [b.label for b in at.sidebar.button if b.key and b.key.startswith("history_")]
+    assert any("halyard" in label for label in history)
+    at.session_state["role"] = "marketing"
+    at.run()
+    assert not [b for b in at.sidebar.button if b.key and b.key.startswith("history_")]
+    at.session_state["role"] = "finance"
+    at.run()
+    assert any("halyard" in b.label for b in at.sidebar.button if b.key and b.key.startswith("history_"))
