@@ -219,7 +219,8 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
             run.step("refuse", "the request asks to step outside policy: " + ", ".join(run.intent.overrides))
             return run.envelope(Behavior.refuse, _refusal(run))
         run.step("entity", choice.rule)
-        return run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
+        from . import documents
+        return documents.by_title(run) or run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
     run.step("entity", choice.rule)
     if choice.note:
         run.notes.append(choice.note[0].upper() + choice.note[1:] + ".")

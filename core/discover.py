@@ -12,7 +12,7 @@ from .catalog import Evidence, Kind
 from .envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
 from .intents import as_of, content_words
 from .resolve import governing_versions, in_effect, retrievable, version_name
-from .text import words
+from .text import normalize, tokenize, words
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source, Kind.freshness_policy],
          "document": [Kind.documentation, Kind.note]}
@@ -67,7 +67,14 @@ def _about(row: ListedEntity, names: list[tuple[str, ...]], topic: list[str]) ->
 def answer(run) -> Envelope:
     kind = run.intent.listing or "metric"
     day = as_of(run)
-    topic = content_words(run.q.text, [d.span for d in run.intent.dates], KIND_WORDS)
+    # A role named in the question ("what models can marketing see?") is who is asking, not a topic. Only
+    # the asker's own view is ever listed; naming another role does not show its view.
+    roles = {normalize(w): r.name for r in run.view.store.roles() for w in words(r.name)}
+    topic = content_words(run.q.text, [d.span for d in run.intent.dates], KIND_WORDS | set(roles))
+    others = sorted({roles[t.norm] for t in tokenize(run.q.text) if t.norm in roles} - {run.q.role})
+    if others:
+        run.notes.append(f"Listed for your role ({run.q.role}): AsOf shows only what the asking role may see, "
+                         f"not what {', '.join(others)} may see.")
     entities = run.view.entities
     objs = [o for o in run.view.of_kinds([k.value for k in KINDS[kind]]) if retrievable(o, day)]
     rows: list[ListedEntity] = []
