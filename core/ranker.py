@@ -347,7 +347,7 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     # user means: a look-alike found by similarity must not stand in for it.
     if searcher is not None and not qualified_head(toks, view.heads) and not unexplained \
             and not any(entities[m.entity_id].is_topic for m in compounds) \
-            and not _unknown_kind_name(norms, vocab):
+            and not _unknown_kind_name(norms, vocab) and not _made_up_compound(norms, vocab, entities):
         sem = _semantic(question, view, searcher, role, restrict=head_ids, base=base)
         if sem is not None:
             return sem
@@ -451,6 +451,21 @@ def _compound(m: Match, toks: list[Token], norms: list[str], vocab: set[str], in
         vocab = set()
     return (nxt not in vocab and nxt not in GENERIC and not nxt.isdigit() and not _excluded(toks[m.end], intent)
             and toks[m.end].start - toks[m.end - 1].end <= 1)
+
+
+def _foreign(w: str, vocab: set[str]) -> bool:
+    return (w not in vocab and w not in GENERIC and w not in MONTH_WORDS and not w.isdigit() and len(w) > 2
+            and w.isalpha())
+
+
+def _made_up_compound(norms: list[str], vocab: set[str], entities: dict[str, Entity]) -> bool:
+    """"net bookings", "refund velocity", "gross bookings ratio": the first word of a visible name followed by
+    a word no visible name uses is a name for something else, not a paraphrase of the visible one."""
+    # "average spend per order" shares two words with "average order value": a paraphrase, not a new name.
+    asked = set(norms)
+    firsts = {n[0] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1 and not asked & set(n[1:])}
+    shared = {n[0] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1 and asked & set(n[1:])}
+    return any(w in firsts - shared and _foreign(nxt, vocab) for w, nxt in zip(norms, norms[1:]))
 
 
 def _unknown_kind_name(norms: list[str], vocab: set[str]) -> bool:

@@ -111,6 +111,20 @@ def test_discover_topic_owner_status_versions(stores):
     assert all("order" in (i.label + i.description).lower() for i in models.listing.items)
 
 
+def test_discover_as_people_ask_it(stores):
+    about = run(stores, "demo", "which metrics are about customers?")
+    assert about.intent == "discover" and about.listing.topic == ["customer"]
+    assert {"metric.active_customers", "metric.churn_rate"} <= {i.entity_id for i in about.listing.items}
+    assert "metric.net_revenue" not in {i.entity_id for i in about.listing.items}
+    # Naming a role lists the asker's own view, never the named role's, and says so.
+    other = run(stores, "demo", "what models can finance see?", "analyst")
+    own = run(stores, "demo", "what models can I see?", "analyst")
+    assert other.intent == "discover" and other.listing.kind == "model"
+    assert [i.entity_id for i in other.listing.items] == [i.entity_id for i in own.listing.items]
+    assert "model.fct_order_costs" not in other.model_dump_json()
+    assert any("not what finance may see" in n for n in other.notes)
+
+
 # ---- compare -----------------------------------------------------------------------------------------------
 
 def test_compare_two_named_versions_field_by_field(stores):
