@@ -165,3 +165,9 @@ def test_a_document_named_by_its_title_words_alone(ask_demo):
     env = ask_demo("what does the slack export say?")
     assert env.intent == "document" and env.documents[0].evidence_id == "note.revenue.slack_export"
     assert env.documents[0].label == "UNTRUSTED"
+
+
+def test_a_status_or_time_word_after_a_name_is_not_a_longer_name(ask_demo):
+    # "churn coming", "clv live": the word after the name says something about it, it does not rename it.
+    assert ask_demo("is any change to churn coming?").entity_id == "metric.churn_rate"
+    assert ask_demo("is clv live yet").entity_id == "metric.customer_lifetime_value"
