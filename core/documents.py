@@ -55,6 +55,8 @@ def _type_words(ev: Evidence) -> set[str]:
 def quote(ev: Evidence, topic: list[str]) -> str:
     """The sentences that mention the topic, else the opening ones; never more than MAX_QUOTE characters."""
     body = " ".join(line for line in ev.text.splitlines() if not line.lstrip().startswith("#"))  # Markdown headings
+    if not body.strip():  # a page flattened into one heading line: keep its words, drop the marks
+        body = re.sub(r"(^|\s)#+\s*", " ", ev.text)
     sentences = [s.strip() for s in _SENTENCE.split(body.strip()) if s.strip()]
     hits = [s for s in sentences if set(topic) & set(words(s))] if topic else []
     out = ""

@@ -86,6 +86,10 @@ def id_phrases(entity_id: str) -> list[tuple[str, ...]]:
     # "payment_events" names a table; a bare "customers" or "orders" names nothing in particular.
     if len(parts) > 1 and "_" in parts[-1]:
         out.append(_phrase(parts[-1]))
+    # dbt's <layer>_<domain>__<entity>: "refunds daily" names fct_finance__refunds_daily (one word is too vague).
+    tail = _phrase(parts[-1].rsplit("__", 1)[1]) if "__" in parts[-1] else ()
+    if len(tail) > 1 and tail not in out:
+        out.append(tail)
     return out
 
 

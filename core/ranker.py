@@ -207,7 +207,8 @@ def kind_fit(question: str, toks: list[Token], cand: Candidate, ent: Entity, col
         relation = next((kind for kind, words in KIND_WORDS.items() if before[-2] in words), None)
     # "the handbook says revenue ...": a kind word before a verb of saying is the speaker, not the name's kind.
     said = i > 0 and CLAIM.fullmatch(question[toks[i - 1].start:toks[i - 1].end]) is not None
-    near = (set() if relation or said else set(norms[max(0, i - 2):i])) | set(norms[j:j + 2])
+    # "what feeds the subscriptions metric": before a name, "feed" is a verb, not the kind "source feed".
+    near = (set() if relation or said else set(norms[max(0, i - 2):i]) - {"feed", "ingest"}) | set(norms[j:j + 2])
     asked = {kind for kind, words in KIND_WORDS.items() if near & words}
     end_char = toks[j - 1].end
     start_char = toks[i].start
@@ -314,7 +315,7 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     norms = [t.norm for t in toks]
     # "order cost" is not "orders": a one-word name followed by a content word that no visible name
     # uses is part of a compound naming something else.
-    compounds = [m for m in matches if _compound(m, toks, norms, vocab, intent)]
+    compounds = [m for m in matches if _compound(question, m, toks, norms, vocab, intent)]
     matches = [m for m in matches if m not in compounds]
     # "staging orders" names stg_orders.
     for k, w in enumerate(norms):
@@ -341,8 +342,11 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         return _decide_fuzzy(question, intent, view, fuzzy, toks, base)
 
     named = [m for m in matches if entities[m.entity_id].is_topic]  # a document's or lineage's name hides no head noun
-    heads = [m for m in bare_head_matches(toks, view.heads, named) if not _compound(m, toks, norms, vocab, intent)]
+    heads = [m for m in bare_head_matches(toks, view.heads, named) if not _compound(question, m, toks, norms, vocab, intent)]
     head_ids = list(dict.fromkeys(m.entity_id for m in heads))
+    partial = _partial_identifier(question, intent, view)
+    if partial is not None:
+        return replace(partial, **base)
     # A compound naming something no visible name matches ("order cost") is one specific thing the
     # user means: a look-alike found by similarity must not stand in for it.
     if searcher is not None and not qualified_head(toks, view.heads) and not unexplained \
@@ -438,7 +442,7 @@ def _topics_of(ev, view) -> set[str]:
 DBT_PREFIXES = {"fct", "stg", "dim", "int", "raw", "base", "mart", "seed", "rpt"}
 
 
-def _compound(m: Match, toks: list[Token], norms: list[str], vocab: set[str], intent) -> bool:
+def _compound(question: str, m: Match, toks: list[Token], norms: list[str], vocab: set[str], intent) -> bool:
     """A one-word name ("customer") or a spelled-out dbt name ("fct order") directly followed by a
     content word no visible name uses ("customer acquisition cost", "fct order cost") is part of a
     longer name for something else."""
@@ -448,6 +452,9 @@ def _compound(m: Match, toks: list[Token], norms: list[str], vocab: set[str], in
     if nxt in KIND_NOUNS:
         return False  # "raw_orders seed", "fct_orders model": the kind of the thing named, not a longer name
     if m.end - m.start > 1:  # a spelled-out dbt name: any content word after it makes a longer name
+        written = question[toks[m.start].start:toks[m.end].start]
+        if "_" in written and not written.endswith("_"):
+            return False  # "fct_order_lines owner": the identifier ends where the underscores do
         vocab = set()
     return (nxt not in vocab and nxt not in GENERIC and not nxt.isdigit() and not _excluded(toks[m.end], intent)
             and toks[m.end].start - toks[m.end - 1].end <= 1)
@@ -460,12 +467,16 @@ def _foreign(w: str, vocab: set[str]) -> bool:
 
 def _made_up_compound(norms: list[str], vocab: set[str], entities: dict[str, Entity]) -> bool:
     """"net bookings", "refund velocity", "gross bookings ratio": the first word of a visible name followed by
-    a word no visible name uses is a name for something else, not a paraphrase of the visible one."""
+    a word that no visible name continues it with is a name for something else, not a paraphrase of it."""
     # "average spend per order" shares two words with "average order value": a paraphrase, not a new name.
     asked = set(norms)
     firsts = {n[0] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1 and not asked & set(n[1:])}
     shared = {n[0] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1 and asked & set(n[1:])}
-    return any(w in firsts - shared and _foreign(nxt, vocab) for w, nxt in zip(norms, norms[1:]))
+    # The word after may be a visible word too ("churn rate" when only "churn model" is visible): what matters
+    # is that no visible name goes on that way.
+    pairs = {n[:2] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1}
+    return any(w in firsts - shared and _foreign(nxt, set()) and (w, nxt) not in pairs
+               for w, nxt in zip(norms, norms[1:]))
 
 
 def _unknown_kind_name(norms: list[str], vocab: set[str]) -> bool:
@@ -495,6 +506,30 @@ def _unexplained_spans(question: str, intent, view) -> list[tuple[int, int]]:
         if not any(_contains(n, readings[0]) or n in readings[1:] for n in view.phrases if n):
             out.append(m.span())
     return out
+
+
+def _partial_identifier(question: str, intent, view) -> Choice | None:
+    """"fct_finance__invoices" when only fct_finance__invoice_lines and ..._daily are visible: the identifier is
+    the start of visible names, so they are offered (one is read as meant, with a note); a similar-sounding
+    name elsewhere (fct_invoices) is never picked silently."""
+    entities = view.entities
+    for m in IDENTIFIER.finditer(question):
+        if "_" not in m.group() or any(s <= m.start() < e for s, e in intent.excluded_spans):
+            continue
+        said = tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", m.group().lower().split(".")[-1]))
+        if said in view.phrases:
+            continue
+        found = sorted({e.entity_id for e in entities.values() if e.is_topic
+                        for n in e.names if len(n) > len(said) and n[:len(said)] == said},
+                       key=lambda e: (min(len(n) for n in entities[e].names), e))
+        if len(found) == 1:
+            label = entities[found[0]].label
+            return Choice("answer", found[0], note=f"read '{m.group()}' as {label}",
+                          rule=f"'{m.group()}' is no visible name; the only visible name it begins is {found[0]}")
+        if found:
+            return Choice("clarify", options=found[:MAX_OPTIONS], note=f"'{m.group()}' begins several names",
+                          rule=f"'{m.group()}' is no visible name; it begins " + ", ".join(found[:MAX_OPTIONS]))
+    return None
 
 
 def _bm25(question: str, view, cands: list[Candidate]) -> None:
