@@ -227,6 +227,8 @@ def _ask(args) -> int:
                 raise ValueError(f"{args.batch} line {n}: {exc}") from exc
             try:
                 out.append(json_safe(_answer(store, q, searcher, args).model_dump_json()))
+            except ValueError:
+                raise  # bad input (an unknown role, a bad date): the whole batch is refused, nothing printed
             except Exception as exc:  # noqa: BLE001 - one failing question must not cost the batch its other answers
                 # Only the type: a message could quote catalog text the role may not see.
                 out.append(json.dumps({"line": n, "error": f"internal error ({type(exc).__name__}); "

@@ -58,8 +58,18 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     ("timestamp", re.compile(r"\b(?P<ts>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)", re.I)),
     ("iso", re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")),
     ("end_quarter", re.compile(r"\b(?P<edge>end|close|start|beginning)\s+of\s+(?:the\s+)?q(?P<q>[1-4])\s*(?P<y>\d{4})\b", re.I)),
-    ("end_month", re.compile(r"\b(?P<edge>end|close|start|beginning)\s+of\s+" + _MON + r"\s*,?\s*(?P<y>\d{4})\b", re.I)),
-    ("end_year", re.compile(r"\b(?P<edge>end|close|start|beginning)\s+of\s+(?:fy\s*|the\s+year\s+)?(?P<y>\d{4})\b", re.I)),
+    ("end_month", re.compile(r"\b(?P<edge>end|close|start|beginning|last\s+day|first\s+day)\s+of\s+" + _MON
+                             + r"\s*,?\s*(?P<y>\d{4})\b", re.I)),
+    ("end_year", re.compile(r"\b(?P<edge>end|close|start|beginning|last\s+day|first\s+day)\s+of\s+(?:fy\s*|the\s+year\s+)?"
+                            r"(?P<y>\d{4})\b", re.I)),
+    # "eoy 2024", "year-end 2024", "2024 year end"
+    ("eoy", re.compile(r"\b(?:eoy|ye|year[- ]end(?:\s+of)?)\s*(?P<y>(?:19|20)\d{2})\b|\b(?P<y2>(?:19|20)\d{2})\s+year[- ]end\b",
+                       re.I)),
+    # "mid 2025", "mid-year 2025": the end of its first half
+    ("mid_year", re.compile(r"\bmid[- ]?(?:year\s+)?(?P<y>(?:19|20)\d{2})\b", re.I)),
+    # "Dec '24", "15 mar 25"
+    ("month_yy", re.compile(r"\b" + _MON + r"\s*['’](?P<yy>\d{2})\b", re.I)),
+    ("dmy_yy", re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"\s*,?\s*['’]?(?P<yy>\d{2})\b(?!\d)", re.I)),
     ("mdy", re.compile(r"\b" + _MON + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(?P<y>\d{4})\b", re.I)),
     ("dmy", re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"\s*,?\s*(?P<y>\d{4})\b", re.I)),
     ("ord_part", re.compile(r"\b(?:(?P<qord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|"
@@ -67,7 +77,7 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     # "H1 and H2 2025", "Q1-Q3 2025": the first part borrows the year written after the second
     ("part_pair", re.compile(r"\b(?:(?P<qa>q)(?P<a>[1-4])|(?P<ha>h)(?P<a2>[12]))\s*(?:and|to|through|thru|-|–|&)\s*"
                              r"(?:q(?P<b>[1-4])|h(?P<b2>[12]))\s*(?P<y>(?:19|20)\d{2})\b", re.I)),
-    ("quarter_yy", re.compile(r"\b(?:q(?P<q>[1-4])|h(?P<h>[12]))\s*'(?P<yy>\d{2})\b", re.I)),
+    ("quarter_yy", re.compile(r"\b(?:q(?P<q>[1-4])|h(?P<h>[12]))\s*(?:['’]|\s)\s*(?P<yy>\d{2})\b(?![-/.:]\d)", re.I)),
     ("quarter", re.compile(r"\b(?:q(?P<q>[1-4])\s*[-/ ]?\s*(?:fy\s*)?(?P<y>\d{4})|(?P<y2>\d{4})\s*[-/ ]?\s*q(?P<q2>[1-4]))\b", re.I)),
     ("half", re.compile(r"\b(?:h(?P<h>[12])\s*[-/ ]?\s*(?:fy\s*)?(?P<y>\d{4})|(?P<y2>\d{4})\s*[-/ ]?\s*h(?P<h2>[12]))\b", re.I)),
     ("month", re.compile(r"\b" + _MON + r"\s*,?\s*(?P<y>\d{4})\b", re.I)),
@@ -125,6 +135,41 @@ FISCAL = [
                                r"(?:fy\s*'?|fiscal\s+(?:year\s+)?)(?P<y>\d{4}|\d{2})\b", re.I)),
     ("fiscal_year", re.compile(r"\b(?:fy\s*'?|fiscal\s+(?:year\s+)?)(?P<y>\d{4}|\d{2})\b", re.I)),
 ]
+
+
+# Read last, against the evaluation date, once every dated pattern has had its turn: a day or a quarter
+# written without a year is this year's ("march 15", "end of q2"); "month end" alone is the latest one.
+_NOYEAR_MON = r"(?P<mon>" + "|".join(sorted((m for m in MONTHS if m != "may"), key=len, reverse=True)) + r")\.?"
+NOYEAR = [
+    ("md", re.compile(r"\b" + _NOYEAR_MON + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!\s*[,/.:-]?\s*\d)", re.I)),
+    ("dm", re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _NOYEAR_MON + r"\b(?!\s*[,/.:-]?\s*['’]?\d)", re.I)),
+    ("part", re.compile(r"\b(?:(?P<edge>end|close|start|beginning)\s+of\s+(?:the\s+)?)?(?:q(?P<q>[1-4])|h(?P<h>[12]))\b"
+                        r"(?!\s*[-/]?\s*\d)", re.I)),
+    # ("month-end close" is a process, not a date)
+    ("latest_end", re.compile(r"\b(?:(?P<unit>month|quarter|year)[- ]end|(?P<abbr>eom|eoq|eoy))\b(?![- ]clos)", re.I)),
+]
+# "is the handbook still right?", "what is churn currently": no date, but the question is about now.
+NOW = re.compile(r"\b(?:still|currently|right now|nowadays|these days|at the moment|at present|as it stands|now)\b", re.I)
+
+
+def _no_year(name: str, m: re.Match, today: date) -> DateMention:
+    g = m.groupdict()
+    if name in ("md", "dm"):
+        d = date(today.year, MONTHS[g["mon"].lower()], int(g["d"]))
+        return DateMention("date", start=d, rule=f"day and month with no year: {d}, in the evaluation date's year")
+    if name == "part":
+        size, n, label = (3, int(g["q"]), "Q") if g.get("q") else (6, int(g["h"]), "H")
+        a = date(today.year, size * (n - 1) + 1, 1)
+        b = _add_months(a, size)
+        what = f"{label}{n} with no year: {label}{n} {today.year}, the evaluation date's year"
+        if g.get("edge"):
+            d = a if _starts(g["edge"]) else b - timedelta(days=1)
+            return DateMention("date", start=d, rule=f"{g['edge'].lower()} of {what}")
+        return DateMention("period", start=a, end=b, rule=what)
+    unit = (g.get("unit") or {"eom": "month", "eoq": "quarter", "eoy": "year"}[g["abbr"].lower()]).lower()
+    start, _ = _unit_start(today, unit, 1)
+    d = start - timedelta(days=1)
+    return DateMention("date", start=d, rule=f"{unit} end with no date: the latest one, {d}, before the evaluation date {today}")
 
 
 def _fy_year(y: str) -> int:
@@ -338,6 +383,12 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
         _scan(text, name, pattern, taken, found, lambda n, m, sp: _numeric(n, m, fy_start))
     for name, pattern in PATTERNS[1:]:
         _scan(text, name, pattern, taken, found, lambda n, m, sp: _build(n, m, sp))
+    if today is not None:
+        for name, pattern in NOYEAR:
+            _scan(text, name, pattern, taken, found, lambda n, m, sp: _no_year(n, m, today))
+        if not found:
+            _scan(text, "now", NOW, taken, found, lambda n, m, sp: DateMention(
+                "date", start=today, rule=f"'{m.group().lower()}': as of the evaluation date {today}"))
     found = [_since(text, m, today) for m in found]
     quoted = [next(q.span(g) for g in (1, 2, 3) if q.group(g) is not None) for q in QUOTED.finditer(text)]
     found = [DateMention(**{**m.__dict__, "qualifier": "inside a quotation"})
@@ -422,6 +473,10 @@ def _join_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
     return out
 
 
+def _starts(edge: str) -> bool:
+    return edge.lower().split()[0] in ("start", "beginning", "first")
+
+
 def _build(name: str, m: re.Match, span: tuple[int, int]) -> DateMention | None:
     g = m.groupdict()
     if name == "timestamp":
@@ -439,6 +494,17 @@ def _build(name: str, m: re.Match, span: tuple[int, int]) -> DateMention | None:
         if end <= start:
             return None
         return DateMention("period", start=start, end=end, span=span, rule="two parts of one year: from the first's start to the second's end")
+    if name == "eoy":
+        return DateMention("date", start=date(int(g.get("y") or g.get("y2")), 12, 31), span=span, rule="year end")
+    if name == "mid_year":
+        return DateMention("date", start=date(int(g["y"]), 6, 30), span=span, rule="mid-year: the end of its first half")
+    if name == "month_yy":
+        year, month = 2000 + int(g["yy"]), MONTHS[g["mon"].lower()]
+        return DateMention("period", start=date(year, month, 1), end=_next_month(year, month), span=span,
+                           rule="month and two-digit year")
+    if name == "dmy_yy":
+        return DateMention("date", start=date(2000 + int(g["yy"]), MONTHS[g["mon"].lower()], int(g["d"])), span=span,
+                           rule="day month two-digit year")
     if name == "quarter_yy":
         year, size = 2000 + int(g["yy"]), (3 if g.get("q") else 6)
         n = int(g.get("q") or g.get("h"))
@@ -454,14 +520,14 @@ def _build(name: str, m: re.Match, span: tuple[int, int]) -> DateMention | None:
                            rule=f"{'Q' if size == 3 else 'H'}{n} {year}")
     if name == "end_month":
         month = MONTHS[g["mon"].lower()]
-        day = date(year, month, 1) if g["edge"].lower() in ("start", "beginning") else _month_end(year, month)
+        day = date(year, month, 1) if _starts(g["edge"]) else _month_end(year, month)
         return DateMention("date", start=day, span=span)
     if name == "end_quarter":
         q = int(g["q"])
         day = date(year, 3 * q - 2, 1) if g["edge"].lower() in ("start", "beginning") else _month_end(year, 3 * q)
         return DateMention("date", start=day, span=span)
     if name == "end_year":
-        day = date(year, 1, 1) if g["edge"].lower() in ("start", "beginning") else date(year, 12, 31)
+        day = date(year, 1, 1) if _starts(g["edge"]) else date(year, 12, 31)
         return DateMention("date", start=day, span=span)
     if name == "quarter":
         q = int(g.get("q") or g.get("q2"))

@@ -516,7 +516,7 @@ def _partial_identifier(question: str, intent, view) -> Choice | None:
     for m in IDENTIFIER.finditer(question):
         if "_" not in m.group() or any(s <= m.start() < e for s, e in intent.excluded_spans):
             continue
-        said = tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", m.group().lower().split(".")[-1]))
+        said = tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", m.group().lower()))
         if said in view.phrases:
             continue
         found = sorted({e.entity_id for e in entities.values() if e.is_topic

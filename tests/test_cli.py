@@ -75,6 +75,26 @@ def test_batch_with_unknown_role_prints_nothing(db, tmp_path):
     assert r.returncode == 2 and r.stdout == "" and "ceo" in r.stderr
 
 
+def test_a_batch_line_that_fails_inside_costs_only_itself(db, tmp_path, monkeypatch):
+    import core.cli
+    real = core.cli._answer
+
+    def flaky(store, q, searcher, args):
+        if "boom" in q.text:
+            raise TypeError("secret catalog words")
+        return real(store, q, searcher, args)
+    monkeypatch.setattr(core.cli, "_answer", flaky)
+    batch = tmp_path / "q.jsonl"
+    batch.write_text("\n".join(json.dumps({"question": q, "role": "analyst"})
+                               for q in ("net revenue on 2025-03-31", "boom", "churn rate on 2025-01-01")))
+    r = cli("ask", "--db", db, "--batch", str(batch))
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 1 and len(lines) == 3
+    assert lines[0]["behavior"] == "answer" and lines[2]["behavior"] == "answer"
+    assert lines[1] == {"line": 2, "error": "internal error (TypeError); the other lines are answered"}
+    assert "secret" not in r.stdout + r.stderr
+
+
 def test_missing_database(tmp_path):
     r = cli("ask", "--db", str(tmp_path / "none.duckdb"), "--role", "analyst", "q")
     assert r.returncode == 2 and "ingest" in r.stderr

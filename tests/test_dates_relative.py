@@ -160,3 +160,35 @@ def test_a_date_inside_a_quotation_is_what_the_page_claims_not_the_reporting_dat
     assert asked.read_as == "2025-06-30"
     assert one('the old page says "churn since 2023 uses 180 days" - still true on 30/06/2024?') == date(2024, 6, 30)
     assert one("gmv Q3'25") == (date(2025, 7, 1), date(2025, 10, 1))  # an apostrophe in a date opens no quotation
+
+
+@pytest.mark.parametrize("text,expected", [
+    # dates people type without a year, or in shorthand
+    ("net revenue as of eoy 2024", date(2024, 12, 31)),
+    ("gmv year-end 2024", date(2024, 12, 31)),
+    ("churn end of q2", date(2026, 6, 30)),
+    ("churn q3", (date(2026, 7, 1), date(2026, 10, 1))),
+    ("churn mid 2025", date(2025, 6, 30)),
+    ("aov h1 25", (date(2025, 1, 1), date(2025, 7, 1))),
+    ("churn Dec '24", (date(2024, 12, 1), date(2025, 1, 1))),
+    ("net revenue last day of feb 2025", date(2025, 2, 28)),
+    ("net revenue on march 15", date(2026, 3, 15)),
+    ("refund rate 15 mar 25", date(2025, 3, 15)),
+    ("as of Jan 1st", date(2026, 1, 1)),
+    ("net rev as of month end", date(2026, 10, 31)),
+    ("churn at EOQ", date(2026, 9, 30)),
+    ("is the revenue handbook still right?", TODAY),
+    ("what is churn currently", TODAY),
+])
+def test_shorthand_and_yearless_dates(text, expected):
+    assert one(text) == expected
+
+
+@pytest.mark.parametrize("text", ["the month-end close draft", "how may 5 teams read it", "net revenue v2",
+                                  "top 10 customers"])
+def test_words_that_are_not_dates(text):
+    assert [m for m in find_dates(text, TODAY) if not m.qualifier] == []
+
+
+def test_a_written_date_wins_over_still():
+    assert one("is the handbook still right for 2025-03-31?") == date(2025, 3, 31)
