@@ -390,10 +390,32 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
             _scan(text, "now", NOW, taken, found, lambda n, m, sp: DateMention(
                 "date", start=today, rule=f"'{m.group().lower()}': as of the evaluation date {today}"))
     found = [_since(text, m, today) for m in found]
+    # A quotation that asks something ("pasted from #data-help: '... what applies for the Feb 28 close?'") is the
+    # question relayed, not a page's claim.
     quoted = [next(q.span(g) for g in (1, 2, 3) if q.group(g) is not None) for q in QUOTED.finditer(text)]
+    quoted = [(a, b) for a, b in quoted if not text[a:b].rstrip().endswith("?")]
     found = [DateMention(**{**m.__dict__, "qualifier": "inside a quotation"})
              if not m.qualifier and any(a <= m.span[0] and m.span[1] <= b for a, b in quoted) else m for m in found]
-    return _join_ranges(text, sorted(found, key=lambda d: d.span))
+    return _change_starts(text, _join_ranges(text, sorted(found, key=lambda d: d.span)))
+
+
+_STARTS_CHANGE = re.compile(r"\b(?:from|starting(?:\s+(?:on|from))?|effective(?:\s+(?:on|from))?|as\s+of\s+which|"
+                            r"beginning(?:\s+on)?|moving\s+\w+\s+from)\s*$", re.I)
+
+
+_ASKED_FOR = re.compile(r"\b(?:for|on|as\s+of|as\s+at|at|in)\s+(?:the\s+)?$", re.I)
+
+
+def _change_starts(text: str, found: list[DateMention]) -> list[DateMention]:
+    """"moving net revenue to captured payments from 1 feb 2025, what applies for the Feb 28 2025 close?": a
+    date a change starts from is what the text says about the change; the other date is the one asked about."""
+    plain = [m for m in found if not m.qualifier and m.kind in ("date", "period")]
+    starts = [m for m in plain if _STARTS_CHANGE.search(text[max(0, m.span[0] - 30):m.span[0]])]
+    asked = [m for m in plain if m not in starts and _ASKED_FOR.search(text[max(0, m.span[0] - 20):m.span[0]])]
+    if not starts or not asked:  # "from 2024 vs 2025" compares two dates; neither is only a change's start
+        return found
+    return [DateMention(**{**m.__dict__, "qualifier": "the date a change starts from"}) if m in starts else m
+            for m in found]
 
 
 # Text pasted from a page ("the wiki says 'customers active in the trailing 60 days'") is what the page

@@ -192,3 +192,19 @@ def test_words_that_are_not_dates(text):
 
 def test_a_written_date_wins_over_still():
     assert one("is the handbook still right for 2025-03-31?") == date(2025, 3, 31)
+
+
+def test_a_change_start_is_not_the_date_asked_about():
+    text = ("per priya we're moving net revenue to captured payments from 1 feb 2025, can someone confirm what "
+            "applies for the Feb 28 2025 close?")
+    assert one(text) == date(2025, 2, 28)
+    (start,) = [m for m in find_dates(text, TODAY) if m.qualifier]
+    assert start.start == date(2025, 2, 1) and start.qualifier == "the date a change starts from"
+    # Two dates compared are both read.
+    assert len([m for m in find_dates("what changed in net revenue from 2024 vs 2025", TODAY) if not m.qualifier]) == 2
+
+
+def test_a_relayed_question_in_quotes_keeps_its_date():
+    assert one('pasted from #data-help: "can someone confirm what applies for the Feb 28 2025 close?"') == date(2025, 2, 28)
+    # A page's claim in quotes is still not the reporting date.
+    assert one("the wiki says 'active in the trailing 90 days' - right for 2025-06-30?") == date(2025, 6, 30)
