@@ -25,7 +25,18 @@ CONFLICT_CUES = re.compile(r"\b(says?|said|claims?|states?|according to|per the|
 
 # A column asked about: "where does `product_price` in revenue come from?", "column customer_id of orders".
 # A backticked word alone ("what is `net_revenue`?") is an entity name, not a column.
-COLUMN = re.compile(r"`(?P<tick>[A-Za-z_]\w*)`(?=\s+(?:in|of|from)\b)|\bcolumns?\s+`?(?P<word>[A-Za-z_]\w*)`?", re.I)
+# Without backticks a column is an identifier: "where does product_price in revenue come from?", "the
+# product_price column of order_items", "column lineage for product_price" (never "column lineage" itself).
+_NOT_COLUMN = (r"(?!(?:lineage|of|for|in|from|the|a|an|level|name|names|is|are|does|do|did|have|has|and|or|with|that|"
+               r"which|to|on|this|these|those|it|they)\b)")
+COLUMN = re.compile(
+    r"`(?P<tick>[A-Za-z_]\w*)`(?=\s+(?:in|of|from)\b)|"
+    r"\bcolumns?\s+" + _NOT_COLUMN + r"`?(?P<word>[A-Za-z_]\w*)`?|"
+    r"`?(?P<before>[A-Za-z]\w*_\w+)`?\s+column\b|"
+    r"\bcolumn[- ]level\s+lineage\s+(?:of|for)\s+(?:the\s+)?`?(?P<level>[A-Za-z]\w*)`?|"
+    r"\bcolumn\s+lineage\s+(?:of|for)\s+(?:the\s+)?`?(?P<after>[A-Za-z]\w*)`?|"
+    r"\b(?:where\s+(?:does|do|did|is|are)|where's|trace|origin\s+of)\s+(?:the\s+)?(?P<ident>[a-z]\w*_\w+)\s+"
+    r"(?:column\s+)?(?:in|of|from)\b(?!\s+\d)", re.I)
 
 VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)
 
@@ -88,7 +99,7 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
                   if m.group().lower() in CUE_WORDS]
     return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
-                  excluded_spans=spans, column=(col.group("tick") or col.group("word")) if col else None,
+                  excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
                   kind=kind, listing=listing)
 
 

@@ -48,6 +48,10 @@ def render_text(env: Envelope) -> str:
         lines.append("  raw sources: " + (", ".join(env.lineage.raw_sources) or "none shown"))
         if env.lineage.generated:
             lines.append("  generated in the project (not raw sources): " + ", ".join(env.lineage.generated))
+    if env.columns:
+        lines.append(f"  column {env.columns.column}: {env.columns.detail}")
+        for h in env.columns.hops:
+            lines.append(f"    {h.upstream}.{h.upstream_column} → {h.downstream}.{h.downstream_column} ({h.evidence_id})")
     for f in env.freshness:
         age = f"{f.age_hours} h" if f.age_hours is not None else "no load recorded"
         lines.append(f"  freshness {f.source}: {f.status.upper()} ({age}; warn > {f.warn_after_hours} h, "

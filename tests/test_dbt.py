@@ -13,6 +13,7 @@ from core.dbt import dbt_evidence, read_target
 from core.ingest import read_inputs
 from core.load import CatalogError
 from core.openlineage import read_openlineage
+from core.render import render_text
 from core.store import Store
 
 REAL = ROOT / "tests" / "fixtures" / "realworld"
@@ -242,6 +243,14 @@ def test_column_lineage_answer(governed):
         ("model.jaffle_shop.stg_products", "source.jaffle_shop.ecom.raw_products")]
     env = ask(store, Question(role="analyst", text="Where does `customer_name` in customers come from?"))
     assert env.columns.hops == [] and "No column-level lineage records `customer_name`" in env.columns.detail
+    # Typed without backticks, the same column; the text output shows each hop.
+    for text in ("column lineage for product_price in revenue on 2026-03-31",
+                 "where does the product_price column of order_items come from?",
+                 "where does product_price in revenue come from on 2026-03-31?"):
+        env = ask(store, Question(role="analyst", text=text))
+        assert env.columns and env.columns.column == "product_price", text
+        assert env.columns.raw_columns == ["source.jaffle_shop.ecom.raw_products.price"], text
+    assert "source.jaffle_shop.ecom.raw_products.price → model.jaffle_shop.stg_products.product_price" in render_text(env)
 
 
 @pytest.mark.parametrize("text,entity", [
