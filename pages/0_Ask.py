@@ -17,7 +17,7 @@ from core.explain import explain  # noqa: E402
 from core.history import view_for  # noqa: E402
 from core.headline import date_source, day_text, markdown  # noqa: E402
 from core.parts import part_details  # noqa: E402
-from core.steward import ask_as_steward, queue_matches  # noqa: E402
+from core.steward import ask_as_steward, matching_queue_items, queue_headline  # noqa: E402
 from ui import answer  # noqa: E402
 from ui import history as history_ui  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
@@ -141,17 +141,27 @@ def _landing() -> None:
 def _open_objects(ids: list[str]) -> None:
     """A steward opening a queue item nobody may ask about (an empty ACL, an untrusted note): read-only."""
     badge(scope)
-    objs = {e.evidence_id: e for e in s.visible(form["role"]).by_ids(ids) if e.evidence_id in ids}
-    if scope is not None:
-        objs.update({e.evidence_id: e for e in scope.objects(s) if e.evidence_id in ids})
-    objs = list(objs.values())
+    objs = _queue_objects(ids)
     if not objs:
         st.info("This item is not in your review queue.")
         return
     st.markdown(f"### {md(objs[0].title)}")
-    for e in objs:
-        with st.container(border=True):
-            st.markdown(f"**{md(e.title)}** · {code(e.evidence_id)} · {md(e.authority.value)}, {md(e.lifecycle.value)}")
+    _object_cards(objs)
+
+
+def _queue_objects(ids: list[str]) -> list:
+    objs = {e.evidence_id: e for e in s.visible(form["role"]).by_ids(ids) if e.evidence_id in ids}
+    if scope is not None:
+        objs.update({e.evidence_id: e for e in scope.objects(s) if e.evidence_id in ids})
+    return list(objs.values())
+
+
+def _object_cards(objs: list) -> None:
+    for i, e in enumerate(objs):
+        with st.container(border=True, key=f"queue_object_{i}"):
+            standing = answer.STANDING.get(e.authority.value, md(e.authority.value))
+            life = answer.LIFE.get(e.lifecycle.value, md(e.lifecycle.value))
+            st.markdown(f"**{md(e.title)}** · {code(e.evidence_id)} · {standing}, {life}")
             st.caption(f"Who may see it: {', '.join(md(r) for r in e.acl) or 'nobody (empty ACL)'} · "
                        f"owner: {md(e.owner or '—')}")
             st.text(e.text)
@@ -215,24 +225,27 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
             lin, fresh = part_details(view, [ref], env.reporting_date or (env.period_start or None), env.evaluated_at)
             details.append((ref.title, [ref], lin, fresh))
     # A steward's widened answer says "Steward view ..." in its status line (the note comes from core/steward.py).
-    answer.top(env, _notes(env, asked, form_day, form_period, audience), [f for d in details for f in d[3]])
+    matches = matching_queue_items(s, scope, asked["question"]) \
+        if env.behavior is Behavior.not_found_or_not_authorized else []
+    if matches:  # the steward's own view has nothing, its queue has: headline that, show it read-only below
+        answer.top(env, [], title=queue_headline(matches))
+    else:
+        answer.top(env, _notes(env, asked, form_day, form_period, audience), [f for d in details for f in d[3]])
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))
         for i, (col, option) in enumerate(zip(cols, env.clarify.options)):
             col.button(md(option.label), key=f"clarify_{i}", on_click=_choose,
                        args=(option.model_dump(mode="python"),), width="stretch")
     elif env.behavior is Behavior.not_found_or_not_authorized:
-        if scope is not None:  # a steward widens only to its review queue: say where that is
+        if matches:  # a queue object the question names, which no role's answer covers (say, an empty ACL)
+            _object_cards(_queue_objects([m.evidence_id for m in matches]))
+        elif scope is not None:  # a steward widens only to its review queue: say where that is
             st.caption("It may not exist, or it is neither shared with your role nor in your review queue. "
                        "Every queue item opens from the Governance review page and the Catalog.")
-            for i, o in enumerate(queue_matches(scope.objects(s), asked["question"])[:3]):
-                # A queue object nobody may ask about (an empty ACL): open it read-only instead.
-                st.button(f"Open {md(o.title)} from your review queue (read-only)", key=f"open_queue_{i}",
-                          on_click=lambda o=o: st.session_state.update(
-                              asked={"question": asked["question"], "open": [o.evidence_id]}))
         else:
             st.caption("It may not exist, or it may not be shared with your role. Try a metric from the list below.")
-        _landing_metrics()
+        if not matches:
+            _landing_metrics()
     elif details:
         answer.parts(env, details)
         answer.conflicts(env)

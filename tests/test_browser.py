@@ -356,3 +356,71 @@ def test_a_dbt_catalog_answers_in_the_browser_without_leaking(dbt_server, browse
         assert hidden not in html, hidden
     assert not console.errors, console.errors
     context.close()
+
+
+# ---------------------------------------------------------------- direct page links, graph fit, steward queue match
+
+# Streamlit's own behaviour (streamlit/streamlit#7074, open): a page opened by its URL first probes
+# /<page>/_stcore/health and /<page>/_stcore/host-config, gets 404, then finds the server at /. Only those.
+STREAMLIT_PROBES = ("/_stcore/health", "/_stcore/host-config")
+BLANK_EDGE_PX = 40  # at most this much empty canvas above and below the drawn graph
+
+_CANVAS_EDGES = """(c) => { const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let top = -1, bottom = -1;
+  for (let y = 0; y < c.height && top < 0; y++) for (let x = 0; x < c.width; x++) if (d[(y * c.width + x) * 4 + 3]) { top = y; break; }
+  for (let y = c.height - 1; y >= 0 && bottom < 0; y--) for (let x = 0; x < c.width; x++) if (d[(y * c.width + x) * 4 + 3]) { bottom = y; break; }
+  const s = c.clientHeight / c.height;
+  return {top: top * s, bottom: (c.height - 1 - bottom) * s, height: c.clientHeight}; }"""
+
+
+def _graph_edges(page) -> dict:
+    """Empty canvas above and below what vis-network drew, in CSS px."""
+    frame = page.locator("iframe[title='streamlit_agraph.agraph']").first.content_frame
+    canvas = frame.locator("canvas").first
+    canvas.wait_for(timeout=30000)
+    page.wait_for_timeout(1500)
+    return canvas.evaluate(_CANVAS_EDGES)
+
+
+def test_a_page_opened_by_its_url_renders_and_its_graph_fits(server, browser):
+    context, page, console = _open(browser, server)  # warm the session's first run, then open pages directly
+    probes = []
+    page.on("response", lambda r: probes.append(r.url) if r.status == 404 else None)
+    for name in ("Catalog", "Lineage"):
+        page.goto(f"{server}/{name}")
+        page.wait_for_selector(f"h1:has-text('{name}')", timeout=60000)
+        _settled(page)
+    assert all(u.startswith(f"{server}/Catalog/") or u.startswith(f"{server}/Lineage/") for u in probes), probes
+    assert all(u.endswith(STREAMLIT_PROBES) for u in probes), probes
+    assert len(console.errors) == len(probes), console.errors  # each console error is one of those probes
+    # The default graph (a few nodes per level, top-down) fills its canvas: no wide empty bands.
+    edges = _graph_edges(page)
+    assert edges["top"] <= BLANK_EDGE_PX and edges["bottom"] <= BLANK_EDGE_PX, edges
+    # Eleven metrics read one model: laid out left to right, still without empty bands.
+    page.locator('[data-testid=stMain] [data-testid=stSelectbox]').first.click()
+    page.keyboard.type("raw_shop.orders")
+    page.keyboard.press("Enter")
+    _settled(page)
+    page.get_by_role("slider").nth(1).focus()
+    page.keyboard.press("End")
+    _settled(page)
+    edges = _graph_edges(page)
+    assert edges["top"] <= BLANK_EDGE_PX and edges["bottom"] <= BLANK_EDGE_PX, edges
+    _shot(page, "lineage_wide_fit")
+    context.close()
+
+
+def test_a_steward_question_naming_a_queue_object_shows_it_read_only(server, browser):
+    """Not "nothing matches" above a button to the object that matches: the headline names the queue
+    object, the status line says why it shows (read-only, nobody may see it) and the object is on the page."""
+    link = f"{server}/?" + urlencode({"q": "kpi glossary 2022", "role": "governance"})
+    context, page, console = _open(browser, link)
+    assert _headline(page) == "In your review queue (read-only): KPI glossary export (2022)"
+    assert "nobody may see it" in page.locator(".st-key-status_line").inner_text()
+    card = page.locator(".st-key-queue_object_0")
+    assert "Who may see it: nobody (empty ACL)" in card.inner_text()
+    assert page.get_by_text("Nothing you have access to matches").count() == 0
+    assert page.get_by_text("from your question").count() == 0  # "2022" names the document, not a period to use
+    _shot(page, "steward_queue_match")
+    assert not console.errors, console.errors
+    context.close()

@@ -36,9 +36,11 @@ def interval(ref: EvidenceRef | Conflict) -> str:
 
 # ---------------------------------------------------------------- the top: headline and status line
 
-def top(env: Envelope, notes: list[str], more_freshness: list[FreshnessEntry] = ()) -> list[Status]:
+def top(env: Envelope, notes: list[str], more_freshness: list[FreshnessEntry] = (),
+        title: str | None = None) -> list[Status]:
+    """`title`: a headline the page words itself (a steward's queue match), else core.headline's."""
     with st.container(key="headline"):
-        st.markdown(f"### {md(headline(env))}")
+        st.markdown(f"### {md(title or headline(env))}")
     if notes:
         st.caption(" · ".join(md(n) for n in notes))
     items = status_line(env, more_freshness)
