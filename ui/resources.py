@@ -105,6 +105,6 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
     meta, view = s.meta(), s.visible(role)
     # Revision and count as this role sees them: hidden objects change neither.
-    st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} objects you can see · "
+    st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} object{'' if view.count == 1 else 's'} you can see · "
                        f"ingested {meta['ingested_at']}")
     return {"role": role, "day": day, "period": period, "at": at}
