@@ -23,7 +23,7 @@ from ui import history as history_ui  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
 from ui.graph import pick_node_object  # noqa: E402
 from ui.safe import code, md  # noqa: E402
-from ui.steward import badge, scope_for  # noqa: E402
+from ui.steward import badge, queue_metric_labels, scope_for  # noqa: E402
 
 try:  # new answer intents (discover, compare, owner, ...) rendered by their own module when present
     from ui.intents import render_intent
@@ -125,17 +125,25 @@ def _landing() -> None:
     view = s.visible(form["role"])
     metrics = sorted((e for e in view.entities.values() if e.role == "metric"), key=lambda e: e.label.lower())
     badge(scope)
-    st.subheader("Try one")
-    cols = st.columns(3)
-    for col, ex in zip(cols, examples(view, form["at"])):
-        with col.container(border=True):
-            st.caption(ex.label)
-            st.button(md(ex.question), key=f"example_{ex.kind}", on_click=_use, args=(ex.question,), width="stretch")
-    st.subheader(f"Metrics role {form['role']} can ask about ({len(metrics)})")
-    if metrics:
-        st.markdown(" · ".join(md(m.label) for m in metrics))
-    else:
-        st.caption("None: this role sees no metric definitions.")
+    tries = examples(view, form["at"])
+    if tries:  # a steward's own view may hold none: no empty "Try one" heading then
+        st.subheader("Try one")
+        cols = st.columns(3)
+        for col, ex in zip(cols, tries):
+            with col.container(border=True):
+                st.caption(ex.label)
+                st.button(md(ex.question), key=f"example_{ex.kind}", on_click=_use, args=(ex.question,), width="stretch")
+    queued = queue_metric_labels(scope)
+    if metrics or not queued:
+        st.subheader(f"Metrics role {form['role']} can ask about ({len(metrics)})")
+        if metrics:
+            st.markdown(" · ".join(md(m.label) for m in metrics))
+        else:
+            st.caption("None: this role sees no metric definitions.")
+    if queued:
+        st.subheader(f"Metrics in your review queue ({len(queued)})")
+        st.markdown(" · ".join(md(m) for m in queued))
+        st.caption("Ask about any of them: the answer is read-only, as the role that may see it sees it.")
 
 
 def _open_objects(ids: list[str]) -> None:
@@ -192,6 +200,11 @@ def _answer(asked: dict) -> None:
     if render_intent is not None and _is_intent(env):  # owner, compare, list, downstream, document
         answer.top(env, _notes(env, asked, day, period, audience))
         render_intent(env)
+        queued = queue_metric_labels(scope) if env.listing and env.listing.kind == "metric" else []
+        if queued:  # a steward's own listing can be empty while its queue is not: say where those are
+            st.caption(f"Your review queue also holds {len(queued)} metric{'s' if len(queued) != 1 else ''} "
+                       f"({', '.join(md(m) for m in queued)}): ask about one to read it as the role that may see it, "
+                       "or open the queue in the Catalog.")
         answer.explanation(env)
         answer.decided(env)
         _share(env, asked)
@@ -236,6 +249,9 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
         for i, (col, option) in enumerate(zip(cols, env.clarify.options)):
             col.button(md(option.label), key=f"clarify_{i}", on_click=_choose,
                        args=(option.model_dump(mode="python"),), width="stretch")
+        if any(o.version and o.date for o in env.clarify.options):  # say which date a version button uses
+            st.caption("A version button answers for that version's first day in effect. For another date, "
+                       "write it in the question or set it in the sidebar.")
     elif env.behavior is Behavior.not_found_or_not_authorized:
         if matches:  # a queue object the question names, which no role's answer covers (say, an empty ACL)
             _object_cards(_queue_objects([m.evidence_id for m in matches]))

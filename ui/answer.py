@@ -212,7 +212,7 @@ def titles(env: Envelope) -> dict[str, str]:
     if env.downstream:
         for it in env.downstream.items:
             if it.evidence_id:
-                out.setdefault(it.evidence_id, it.label + (f" v{it.version}" if it.version else ""))
+                out.setdefault(it.evidence_id, it.label)  # the node's label already names its version
     return out
 
 
