@@ -386,11 +386,17 @@ def test_a_page_opened_by_its_url_renders_and_its_graph_fits(server, browser):
     context, page, console = _open(browser, server)  # warm the session's first run, then open pages directly
     probes = []
     page.on("response", lambda r: probes.append(r.url) if r.status == 404 else None)
+    # A link to a steward's page carries its role: the page opens as that role, not as the first one.
+    page.goto(f"{server}/Audit?role=governance")
+    page.wait_for_selector("h1:has-text('Audit')", timeout=60000)
+    _settled(page)
+    assert page.get_by_text("may not read it").count() == 0
+    assert page.locator('[data-testid="stSidebar"] input[aria-label="Role"]').input_value() == "governance"
     for name in ("Catalog", "Lineage"):
         page.goto(f"{server}/{name}")
         page.wait_for_selector(f"h1:has-text('{name}')", timeout=60000)
         _settled(page)
-    assert all(u.startswith(f"{server}/Catalog/") or u.startswith(f"{server}/Lineage/") for u in probes), probes
+    assert all(u.startswith(tuple(f"{server}/{p}/" for p in ("Audit", "Catalog", "Lineage"))) for u in probes), probes
     assert all(u.endswith(STREAMLIT_PROBES) for u in probes), probes
     assert len(console.errors) == len(probes), console.errors  # each console error is one of those probes
     # The default graph (a few nodes per level, top-down) fills its canvas: no wide empty bands.

@@ -83,6 +83,8 @@ def sidebar(s: Store, dates: bool = True) -> dict:
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
     for key, value in defaults.items():
         st.session_state.setdefault(key, value)
+    if "role" not in st.session_state and st.query_params.get("role") in roles:
+        st.session_state["role"] = st.query_params["role"]  # a link to any page (?role=) opens as that role
     if st.session_state.get("role") not in roles:
         st.session_state["role"] = roles[0]
     role = st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
