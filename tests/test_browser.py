@@ -14,10 +14,15 @@ pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, embedder):
+def demo_db(tmp_path_factory, embedder):
     store, _ = build(tmp_path_factory.mktemp("browser"), "demo", DEMO, embedder)
     store.close()
-    with served(store.path) as url:
+    return store.path
+
+
+@pytest.fixture(scope="module")
+def server(demo_db):
+    with served(demo_db) as url:
         yield url
 
 
@@ -382,16 +387,37 @@ def _graph_edges(page) -> dict:
     return canvas.evaluate(_CANVAS_EDGES)
 
 
-def test_a_page_opened_by_its_url_renders_and_its_graph_fits(server, browser):
-    context, page, console = _open(browser, server)  # warm the session's first run, then open pages directly
-    probes = []
-    page.on("response", lambda r: probes.append(r.url) if r.status == 404 else None)
-    # A link to a steward's page carries its role: the page opens as that role, not as the first one.
-    page.goto(f"{server}/Audit?role=governance")
-    page.wait_for_selector("h1:has-text('Audit')", timeout=60000)
-    _settled(page)
-    assert page.get_by_text("may not read it").count() == 0
-    assert page.locator('[data-testid="stSidebar"] input[aria-label="Role"]').input_value() == "governance"
+def _nav_entries(page) -> list[str]:
+    return [t.strip() for t in page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()]
+
+
+def test_a_page_opened_by_its_url_renders_and_its_graph_fits(demo_db, browser):
+    """A fresh server whose first visitor opens a page by its URL (a bookmark after a restart)."""
+    with served(demo_db) as server:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        console = Console(page)
+        probes = []
+        page.on("response", lambda r: probes.append(r.url) if r.status == 404 else None)
+        # A link to a steward's page carries its role: the page opens as that role, not as the first one,
+        # under the app's own navigation (not Streamlit's pages-folder list with an "app" entry).
+        page.goto(f"{server}/Audit?role=governance")
+        page.wait_for_selector("h1:has-text('Audit')", timeout=60000)
+        _settled(page)
+        assert page.get_by_text("may not read it").count() == 0
+        assert page.locator('[data-testid="stSidebar"] input[aria-label="Role"]').input_value() == "governance"
+        entries = _nav_entries(page)
+        assert "app" not in entries and any(e.endswith("Audit") for e in entries), entries
+        page.goto(f"{server}/Catalog")  # a new session, as the first role: no steward pages listed
+        page.wait_for_selector("h1:has-text('Catalog')", timeout=60000)
+        _settled(page)
+        entries = _nav_entries(page)
+        assert not any(e.endswith(("Audit", "Evaluation")) for e in entries), entries
+        _direct_pages_and_graph_fit(server, page, console, probes)
+        context.close()
+
+
+def _direct_pages_and_graph_fit(server, page, console, probes) -> None:
     for name in ("Catalog", "Lineage"):
         page.goto(f"{server}/{name}")
         page.wait_for_selector(f"h1:has-text('{name}')", timeout=60000)
@@ -413,7 +439,6 @@ def test_a_page_opened_by_its_url_renders_and_its_graph_fits(server, browser):
     edges = _graph_edges(page)
     assert edges["top"] <= BLANK_EDGE_PX and edges["bottom"] <= BLANK_EDGE_PX, edges
     _shot(page, "lineage_wide_fit")
-    context.close()
 
 
 def test_a_steward_question_naming_a_queue_object_shows_it_read_only(server, browser):

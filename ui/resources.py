@@ -14,6 +14,7 @@ from core.search import Searcher
 from core.live import Live
 from core.store import Store
 from ui.identity import allowed_roles
+from ui.navigation import ensure_app_navigation
 
 apply_offline_env()
 
@@ -76,6 +77,7 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     """Role, reporting date or period, evaluation time, and the catalog's status. `dates=False` on pages
     where a date changes nothing. The form starts with no date: a date the user did not choose must not
     fight the one written in the question."""
+    ensure_app_navigation()  # a page opened by URL as the server's first visit still runs under app.py
     _keep("role", "date_mode", "day", "period", "at_day", "at_time")
     roles = allowed_roles(s, settings().auth)  # demo: every role; otherwise the signed-in principal's (or stop)
     now = datetime.now(timezone.utc)
