@@ -137,13 +137,26 @@ def _landing() -> None:
     if metrics or not queued:
         st.subheader(f"Metrics role {form['role']} can ask about ({len(metrics)})")
         if metrics:
-            st.markdown(" · ".join(md(m.label) for m in metrics))
+            _metric_pills([m.label for m in metrics], "landing_metric", "Click a metric to ask what it means.")
         else:
             st.caption("None: this role sees no metric definitions.")
     if queued:
         st.subheader(f"Metrics in your review queue ({len(queued)})")
-        st.markdown(" · ".join(md(m) for m in queued))
-        st.caption("Ask about any of them: the answer is read-only, as the role that may see it sees it.")
+        _metric_pills(queued, "landing_queue_metric", "Click one to ask what it means: the answer is read-only, "
+                      "as the role that may see it sees it.")
+
+
+def _metric_pills(labels: list[str], key: str, hint: str) -> None:
+    """The metric names as one-click questions ("What is Churn rate?"): at a demo nobody has to type one."""
+    st.pills("Ask about a metric", labels, key=key, format_func=md, on_change=_ask_metric, args=(key,),
+             label_visibility="collapsed")
+    st.caption(hint)
+
+
+def _ask_metric(key: str) -> None:
+    label = st.session_state.get(key)
+    if label:
+        _use(f"What is {label}?")
 
 
 def _open_objects(ids: list[str]) -> None:

@@ -455,3 +455,14 @@ def test_a_steward_question_naming_a_queue_object_shows_it_read_only(server, bro
     _shot(page, "steward_queue_match")
     assert not console.errors, console.errors
     context.close()
+    # A steward sees no metric of its own: the landing page lists its queue's metrics, one click asks about one.
+    context, page, console = _open(browser, f"{server}/?role=governance")
+    page.get_by_text("Metrics in your review queue (4)").wait_for(timeout=30000)
+    assert page.get_by_text("Try one").count() == 0
+    page.locator(".st-key-landing_queue_metric").get_by_text("Net revenue", exact=True).click()
+    page.locator(".st-key-headline").wait_for(timeout=60000)
+    _settled(page)
+    assert _headline(page).startswith("Net revenue")
+    assert "answered as role finance" in page.locator(".st-key-status_line").inner_text()
+    assert not console.errors, console.errors
+    context.close()
