@@ -155,6 +155,7 @@ def _metric_pills(labels: list[str], key: str, hint: str) -> None:
 
 def _ask_metric(key: str) -> None:
     label = st.session_state.get(key)
+    st.session_state[key] = None  # unselected again: the next "not found" list starts clean
     if label:
         _use(f"What is {label}?")
 
@@ -296,7 +297,8 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
 def _landing_metrics() -> None:
     metrics = sorted((e.label for e in s.visible(form["role"]).entities.values() if e.role == "metric"), key=str.lower)
     if metrics:
-        st.caption("Metrics you can ask about: " + " · ".join(md(m) for m in metrics))
+        st.markdown("**Metrics you can ask about**")
+        _metric_pills(metrics, "not_found_metric", "Click a metric to ask what it means.")
 
 
 def _node_details(node: str, role: str) -> None:
