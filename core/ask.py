@@ -213,13 +213,16 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
         question = ("Your question matches several things. Which one do you mean?" if choice.note is None
                     and "spelling" not in choice.rule and "close to" not in choice.rule
                     else "Your question is close to several things. Which one do you mean?")
+        if len(options) == 1:  # "the refunds metric" when the only "refunds" is a source
+            question = f"Did you mean {entities[choice.options[0]].label} ({entities[choice.options[0]].role})?"
         return _clarify(run, question, options, choice.rule)
     if choice.decision == "none":
         if run.intent.overrides:
             run.step("refuse", "the request asks to step outside policy: " + ", ".join(run.intent.overrides))
             return run.envelope(Behavior.refuse, _refusal(run))
         run.step("entity", choice.rule)
-        return run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
+        from . import documents
+        return documents.by_title(run) or run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
     run.step("entity", choice.rule)
     if choice.note:
         run.notes.append(choice.note[0].upper() + choice.note[1:] + ".")
@@ -328,7 +331,7 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
     if run.period:
         chosen = _choose_for_period(run, primary, versions, conflicts, kw)
     elif run.day is None:
-        chosen = _choose_without_date(run, primary, versions, pinned, kw)
+        chosen = _choose_without_date(run, primary, versions, pinned, kw, wanted)
     else:
         chosen = _choose_on_day(run, primary, versions, conflicts, kw)
     if isinstance(chosen, Envelope):
@@ -430,7 +433,7 @@ def _window(run: _Run):
     return None, None
 
 
-def _choose_without_date(run: _Run, primary: Entity, versions: list[Evidence], pinned, kw):
+def _choose_without_date(run: _Run, primary: Entity, versions: list[Evidence], pinned, kw, wanted=None):
     if pinned:
         run.step("version", f"{version_name(pinned)} requested explicitly; no reporting date given")
         return pinned
@@ -438,10 +441,14 @@ def _choose_without_date(run: _Run, primary: Entity, versions: list[Evidence], p
         run.step("version", f"only one authoritative version exists: {versions[0].evidence_id}")
         return versions[0]
     options = [ClarifyOption(label=f"{version_name(v)}: {interval_text(v)}",
-                             date=v.valid_from or (v.valid_to - timedelta(days=1)), version=v.version,
+                             # a dbt version may carry no interval at all: it is then picked by its version
+                             date=v.valid_from or (v.valid_to - timedelta(days=1) if v.valid_to else None),
+                             version=v.version,
                              evidence_id=v.evidence_id)
                for v in versions]
-    return _clarify(run, f"{primary.label} has {len(versions)} versions. For which reporting date?",
+    # "net revenue v3" when there is no v3: say so before asking which of the real ones is meant.
+    missing = f"{primary.label} has no approved version {wanted} that you can see. " if wanted else ""
+    return _clarify(run, f"{missing}{primary.label} has {len(versions)} versions. For which reporting date?",
                     options, "no reporting date and several authoritative versions exist", **kw)
 
 
@@ -561,7 +568,8 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
 def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Evidence], selected,
              fresh, conflicts: list[Conflict]) -> str:
     """One sentence: what governs, for when, and why the alternatives don't."""
-    name = f"{version_name(chosen)} of {primary.label}"
+    # An unversioned object (most dbt metrics) is its own name, not "metric.x.y of y".
+    name = f"{version_name(chosen)} of {primary.label}" if chosen.version else primary.label
     if primary.role == "source" and fresh:
         f = fresh[0]
         age = f"{f.age_hours} h since the last load" if f.age_hours is not None else "no load time recorded"
@@ -572,6 +580,8 @@ def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Eviden
     elif run.period:
         head = (f"{name} governs the whole period {run.period[0]} to {run.period[1] - timedelta(days=1)}: "
                 f"in effect {interval_text(chosen)}")
+    elif len(versions) == 1 and not chosen.version:
+        head = f"{primary.label} has one authoritative definition, unversioned: in effect {interval_text(chosen)}"
     elif len(versions) == 1:
         head = f"{primary.label} has one authoritative version, {version_name(chosen)}: in effect {interval_text(chosen)}"
     else:

@@ -206,7 +206,7 @@ def _ask(args) -> int:
         if args.question:
             raise ValueError("give either a question or --batch, not both")
         lines = [(n, line) for n, line in enumerate(read_text(args.batch).splitlines(), 1) if line.strip()]
-        out = []
+        out, failed = [], False
         for n, line in lines:
             try:
                 item = json.loads(line)
@@ -225,10 +225,16 @@ def _ask(args) -> int:
                               _recorded_at(item["recorded_at"]) if item.get("recorded_at") else args.recorded_at)
             except (ValueError, TypeError, OverflowError, RecursionError, argparse.ArgumentTypeError) as exc:
                 raise ValueError(f"{args.batch} line {n}: {exc}") from exc
-            out.append(_answer(store, q, searcher, args))
-        for env in out:
-            print(json_safe(env.model_dump_json()))
-        return 0
+            try:
+                out.append(json_safe(_answer(store, q, searcher, args).model_dump_json()))
+            except Exception as exc:  # noqa: BLE001 - one failing question must not cost the batch its other answers
+                # Only the type: a message could quote catalog text the role may not see.
+                out.append(json.dumps({"line": n, "error": f"internal error ({type(exc).__name__}); "
+                                       "the other lines are answered"}))
+                failed = True
+        for line in out:
+            print(line)
+        return 1 if failed else 0
     role = cli_role(args.role, allowed, args.principal)
     if not args.question or not role:
         raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")

@@ -92,8 +92,15 @@ def answer(run, pick) -> Envelope:
         day = run.q.day or (dated[0].start if dated else today)
         current = _on(versions, day) or next((v for v in reversed(versions)
                                              if v.valid_from and v.valid_from <= day), versions[-1])
-        if labels:
-            named = by_version(versions, labels[0])
+        named = by_version(versions, labels[0]) if labels else None
+        if named is not None and not dated and not run.q.day:
+            # "what's new in net revenue v2?": the named version against the one before it (or, for the
+            # first version, the one after it), not against today's, which may be the same version.
+            at = versions.index(named)
+            other = versions[at - 1] if at > 0 else versions[at + 1]
+            picks = [(other, f"version {version_name(other)}"), (named, f"version {labels[0]}")]
+            how = (f"version {labels[0]}, as named, and the version " + ("before" if at > 0 else "after") + " it")
+        elif labels:
             picks = [(named, f"version {labels[0]}"), (current, str(day))]
             how = f"version {labels[0]}, as named, and the version in effect on {day}"
         else:
@@ -121,7 +128,7 @@ def answer(run, pick) -> Envelope:
     selected += [EvidenceRef.of(m, "compared_model") for m in unique.values()]
     run.step("compare", f"{left.evidence_id} vs {right.evidence_id}: {how}")
     changed = [c.field for c in changes if c.changed and c.field != "effective"]
-    names = f"{version_name(left)} ({interval_text(left)}) and {version_name(right)} ({interval_text(right)})"
+    names = f"{version_name(left)}, {interval_text(left)}, and {version_name(right)}, {interval_text(right)},"
     if left.evidence_id == right.evidence_id:
         verdict = f"The same version of {primary.label}, {version_name(left)}, is in effect on both dates: nothing changed."
     elif changed:

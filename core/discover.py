@@ -6,13 +6,15 @@ every topic word is in its names and aliases, or in the description of the versi
 """
 from __future__ import annotations
 
+import re
+
 from datetime import date
 
 from .catalog import Evidence, Kind
 from .envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
 from .intents import as_of, content_words
 from .resolve import governing_versions, in_effect, retrievable, version_name
-from .text import words
+from .text import normalize, words
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source, Kind.freshness_policy],
          "document": [Kind.documentation, Kind.note]}
@@ -22,6 +24,8 @@ NOUNS = {"metric": ("metric", "metrics"), "model": ("model", "models"), "source"
 KIND_WORDS = set(words("metric metrics kpi kpis measure measures model models source sources table tables "
                        "dataset datasets document documents doc docs page pages"))
 MAX_ITEMS = 200
+WHO_SEES = re.compile(r"\b(?:can|could|may|does|do|is|are)\s+(?:the\s+)?([\w-]+)\s+(?:team\s+|role\s+)?(?:see|access|view|read|have)\b",
+                      re.I)
 
 
 def summary(ev: Evidence, day: date) -> VersionSummary:
@@ -60,14 +64,24 @@ def _document_row(ev: Evidence, day: date) -> ListedEntity:
 def _about(row: ListedEntity, names: list[tuple[str, ...]], topic: list[str]) -> bool:
     if not topic:
         return True
-    bag = {w for n in names for w in n} | set(words(f"{row.entity_id} {row.label} {row.title}"))
+    # The owner says which team's metric it is: "the finance metrics" are Finance's.
+    bag = {w for n in names for w in n} | set(words(f"{row.entity_id} {row.label} {row.title} {row.owner or ''}"))
     return set(topic) <= bag or set(topic) <= set(words(row.description))
 
 
 def answer(run) -> Envelope:
     kind = run.intent.listing or "metric"
     day = as_of(run)
-    topic = content_words(run.q.text, [d.span for d in run.intent.dates], KIND_WORDS)
+    # A role named in the question ("what models can marketing see?") is who is asking, not a topic. Only
+    # the asker's own view is ever listed; naming another role does not show its view.
+    # "list the finance metrics" is about finance; "can finance see" names who asks.
+    roles = {normalize(w): r.name for r in run.view.store.roles() for w in words(r.name)}
+    askers = {m.group(1).lower() for m in WHO_SEES.finditer(run.q.text) if normalize(m.group(1)) in roles}
+    topic = content_words(run.q.text, [d.span for d in run.intent.dates], KIND_WORDS | {normalize(a) for a in askers})
+    others = sorted({roles[normalize(a)] for a in askers} - {run.q.role})
+    if others:
+        run.notes.append(f"Listed for your role ({run.q.role}): AsOf shows only what the asking role may see, "
+                         f"not what {', '.join(others)} may see.")
     entities = run.view.entities
     objs = [o for o in run.view.of_kinds([k.value for k in KINDS[kind]]) if retrievable(o, day)]
     rows: list[ListedEntity] = []

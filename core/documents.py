@@ -15,10 +15,12 @@ from .catalog import DOCUMENT_KINDS, Authority, Evidence, Lifecycle
 from .envelope import Behavior, DocumentEvidence, Envelope
 from .intents import content_words
 from .resolve import retrievable
-from .text import words
+from .text import GENERIC, words
 
 DOC_WORDS = set(words("memo memos wiki page pages doc docs document documents handbook note notes deck draft "
                       "proposal glossary thread email slide slack export old legacy latest new"))
+# Words about a document's age or status, not what kind of document it is.
+STATUS_WORDS = set(words("old legacy latest new"))
 MAX_QUOTE = 420
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -40,9 +42,21 @@ def _bag(ev: Evidence) -> set[str]:
                      f"{ev.lifecycle.value}"))
 
 
+def _type_words(ev: Evidence) -> set[str]:
+    """What kind of document it is, in the words people use: a note is a thread, a message, an export."""
+    out = set(words(ev.kind.value))
+    if ev.kind.value == "note":
+        out |= set(words("note thread message post"))
+    if ev.kind.value == "documentation":
+        out |= set(words("doc document page"))
+    return out
+
+
 def quote(ev: Evidence, topic: list[str]) -> str:
     """The sentences that mention the topic, else the opening ones; never more than MAX_QUOTE characters."""
     body = " ".join(line for line in ev.text.splitlines() if not line.lstrip().startswith("#"))  # Markdown headings
+    if not body.strip():  # a page flattened into one heading line: keep its words, drop the marks
+        body = re.sub(r"(^|\s)#+\s*", " ", ev.text)
     sentences = [s.strip() for s in _SENTENCE.split(body.strip()) if s.strip()]
     hits = [s for s in sentences if set(topic) & set(words(s))] if topic else []
     out = ""
@@ -66,20 +80,48 @@ def evidence(ev: Evidence, topic: list[str]) -> DocumentEvidence:
 
 def answer(run) -> Envelope | None:
     asked = content_words(run.q.text, [d.span for d in run.intent.dates])
-    if not [w for w in asked if w not in DOC_WORDS]:
-        return None
     today = run.day or run.at.date()
     docs = [e for e in run.view.of_kinds([k.value for k in DOCUMENT_KINDS]) if retrievable(e, today)]
-    scored = []
-    for ev in docs:
-        hit = set(asked) & _bag(ev)
-        if hit - DOC_WORDS:
-            scored.append((len(hit), ev))
+    if not [w for w in asked if w not in DOC_WORDS]:
+        # Only document words ("what does the slack export say?"): they name a document when exactly one
+        # visible document is of that description; otherwise picking one would be a guess.
+        kinds = set(asked) - STATUS_WORDS
+        fits = [ev for ev in docs if kinds and kinds <= _bag(ev) | _type_words(ev)]
+        if len(fits) != 1:
+            return None
+        scored = [(len(kinds), fits[0])]
+    else:
+        scored = []
+        for ev in docs:
+            hit = set(asked) & _bag(ev)
+            if hit - DOC_WORDS:
+                scored.append((len(hit), ev))
     if not scored:
         run.step("document", "no visible document's title matches the question")
         return None
     best = max(s for s, _ in scored)
-    chosen = sorted((ev for s, ev in scored if s == best), key=lambda e: e.evidence_id)[:3]
+    return _answer(run, asked, sorted((ev for s, ev in scored if s == best), key=lambda e: e.evidence_id)[:3])
+
+
+def by_title(run) -> Envelope | None:
+    """A question that names no visible metric, model or source but a visible document by its title's own
+    words ("whats the halyard margin target?", no "memo" needed): every word that no visible entity's name
+    uses must be in one document's title, and at least one such word must be there. Only visible documents
+    are read, so a hidden document's title answers exactly as a made-up one does (not found)."""
+    asked = [w for w in content_words(run.q.text, [d.span for d in run.intent.dates]) if w not in GENERIC]
+    vocab = {w for n in run.view.phrases for w in n}
+    foreign = {w for w in asked if w not in vocab}
+    if not foreign:
+        return None
+    today = run.day or run.at.date()
+    fits = [ev for ev in run.view.of_kinds([k.value for k in DOCUMENT_KINDS])
+            if retrievable(ev, today) and foreign <= set(words(ev.title))]
+    if len(fits) != 1:
+        return None
+    return _answer(run, asked, fits)
+
+
+def _answer(run, asked: list[str], chosen: list[Evidence]) -> Envelope:
     names = {w for ev in chosen for w in _bag(ev)}
     topic = [w for w in asked if w not in names and w not in DOC_WORDS]  # "about margin": what to quote
     found = [evidence(ev, topic) for ev in chosen]

@@ -78,6 +78,11 @@ def answer(run, pick) -> Envelope:
                                     evidence_id=ev.evidence_id if ev else None, exposure_type=etype,
                                     version=ev.version if ev else None,
                                     owner=ev.owner if ev else None, via=via))
+    readers = _formula_readers(run, primary.entity_id, starts, day, set(reach))
+    for ev in readers:
+        items.append(DownstreamItem(id=ev.entity_id, kind="metric", label=ev.title, depth=1,
+                                    evidence_id=ev.evidence_id, version=ev.version, owner=ev.owner,
+                                    via=[ev.evidence_id]))
     items.sort(key=lambda i: (i.depth, i.kind, i.label.lower(), i.id))
     asked = next((k for k, p in ASKED if p.search(run.q.text)), None)
     keep = {e.evidence_id for e in graph.edges if e.downstream in reach}
@@ -89,8 +94,26 @@ def answer(run, pick) -> Envelope:
     result = Downstream(starts=starts, as_of=day, asked=asked, items=items)
     kw = dict(intent="downstream", entity_id=primary.entity_id, entity_label=primary.label)
     selected = [EvidenceRef.of(e, "lineage") for e in run.view.by_ids(sorted(keep)) if e.evidence_id in keep]
+    selected += [EvidenceRef.of(e, "formula_reader") for e in readers]
     return run.envelope(Behavior.answer, _verdict(primary.label, items, asked, when), lineage=graph,
                         downstream=result, selected=selected, **kw)
+
+
+def _formula_readers(run, entity_id: str, starts: list[str], day, reached: set[str]) -> list[Evidence]:
+    """Visible metric versions in effect on `day` whose formula reads the entity ("net_revenue / COUNT(...)"
+    reads net revenue) without a lineage edge saying so. Only the role's own objects are read."""
+    short = entity_id.split(".")[-1]
+    name = re.compile(rf"(?<![\w.]){re.escape(short)}(?![\w])", re.I)
+    out = []
+    for ev in run.view.of_kinds([Kind.metric_definition.value]):
+        if ev.entity_id == entity_id or ev.entity_id in reached or ev.evidence_id in reached:
+            continue
+        if not ev.governs or not ev.valid_on(day) or not ev.metric:
+            continue
+        if set(starts) & set(ev.mentions.values()) or entity_id in ev.mentions.values() \
+                or name.search(ev.metric.formula or ""):
+            out.append(ev)
+    return out
 
 
 def _verdict(label: str, items: list[DownstreamItem], asked: str | None, when: str) -> str:

@@ -86,6 +86,10 @@ def id_phrases(entity_id: str) -> list[tuple[str, ...]]:
     # "payment_events" names a table; a bare "customers" or "orders" names nothing in particular.
     if len(parts) > 1 and "_" in parts[-1]:
         out.append(_phrase(parts[-1]))
+    # dbt's <layer>_<domain>__<entity>: "refunds daily" names fct_finance__refunds_daily (one word is too vague).
+    tail = _phrase(parts[-1].rsplit("__", 1)[1]) if "__" in parts[-1] else ()
+    if len(tail) > 1 and tail not in out:
+        out.append(tail)
     return out
 
 
@@ -95,14 +99,19 @@ def build_entity_index(rows) -> dict[str, Entity]:
     for row in rows:
         grouped.setdefault(row[1], []).append(row)
     out: dict[str, Entity] = {}
+    roles = {entity_id: _role({Kind(r[2]) for r in objs}) for entity_id, objs in grouped.items()}
+    # An identifier is the catalog's own name for one entity: a title that only matches it once its
+    # parenthesis is cut ("Orders (Fill nulls with 0)") names another entity of that kind, not this one.
+    own = {(roles[e], id_phrases(e)[0]): e for e in grouped}
     for entity_id, objs in grouped.items():
-        kinds = {Kind(r[2]) for r in objs}
-        role = _role(kinds)
+        role = roles[entity_id]
         names = id_phrases(entity_id)
         for _, _, kind, title, _, _, aliases in objs:
             names += [_phrase(a) for a in aliases]
             if role == "document" or Kind(kind) not in DOCUMENT_KINDS:
-                names.append(_phrase(_clean_title(title)))
+                name = _phrase(_clean_title(title))
+                if name == _phrase(title) or own.get((role, name), entity_id) == entity_id:
+                    names.append(name)
         names = [n for n in dict.fromkeys(names) if n and any(w not in STOPWORDS for w in n)]
         main = next((r for r in objs if r[4] == "authoritative" and r[5] not in ("draft", "retired")), objs[0])
         governed = any(r[4] == "authoritative" and r[5] not in ("draft", "retired")

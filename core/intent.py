@@ -96,11 +96,11 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
 # what reads it, what a document says, what is about to change. Checked in this order; the first match wins.
 _LIST_NOUN = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages)"
 _NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page)s\b", re.I)
-_DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide)s?"
+_DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide|export|faq|readme|spec|post|message)s?"
 INTENTS: list[tuple[str, re.Pattern]] = [
     ("compare", re.compile(
         r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|"
-        r"what(?:'s| is| was) different|how (?:is|was|are|were) .{1,40} different|"
+        r"what(?:'?s| is| was) (?:different|changed)|how (?:is|was|are|were) .{1,40} different|what(?:'?s| is) new (?:in|about|with)|"
         r"(?:\d{4}|[qh]\d\s*\d{4})\s+(?:vs\.?|versus|against)\s+(?:\d{4}|[qh]\d\s*\d{4})|"
         r"what did .{1,40} change|how (?:did|has|does) .{1,60} change|changes? (?:between|from)|"
         r"(?:v|version\s*)\d+\s+(?:vs\.?|versus|against)\s+(?:v|version\s*)\d+)\b", re.I)),
@@ -127,10 +127,19 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         + r"\s+(?:(?:can|could|may) (?:i|we|you)|do (?:i|we|you) have|are (?:there|available|visible|defined)|"
         r"exist|does (?:the|this) catalog)\b|"
         r"show me (?:all |the |every |my )?(?:\w+\s+)?" + _LIST_NOUN + r"|(?:all|every) (?:the )?(?:\w+\s+)?"
-        + _LIST_NOUN + r" (?:i|we) (?:can|may) see)\b", re.I)),
+        + _LIST_NOUN + r" (?:i|we) (?:can|may) see|"
+        # "which metrics are about customers", "what models can marketing see", "are there any churn metrics"
+        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:are|is)\s+(?:there\s+)?(?:about|on|for|related to|"
+        r"relating to|covering|concerning|regarding|around|tagged)|"
+        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:can|could|may|does|do)\s+(?:\w+\s+){1,2}?"
+        r"(?:see|access|view|read|have|get)|"
+        r"are there (?:any )?(?:\w+\s+)?" + _LIST_NOUN + r"|"
+        r"^\s*any (?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:about|on|for|related to|covering|around)|"
+        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+do (?:we|i|you) (?:track|have|use|report|publish|maintain|own))\b",
+        re.I)),
     ("upcoming", re.compile(
         r"\b(upcoming|planned|pending|proposed|proposals?|coming|future|next version|will .{1,40} change|"
-        r"going to change|about to change|not yet in effect)\b", re.I)),
+        r"going to change|about to change|not yet in effect|any drafts?|drafts? (?:about|for|on|of|to))\b", re.I)),
 ]
 CUE_WORDS = set("""contrast different who whose owns owned owner owners maintains maintain responsible accountable looks after ask contact
 talk which what dashboard dashboards report reports exposure exposures model models metric metrics asset assets things

@@ -19,7 +19,8 @@ ASKING_WORDS = {w for w in (
     "available visible defined exist exists there here catalog access have has about related regarding around "
     "concerning topic on for with what which who whose how do does did is are was were the a an of in to "
     "enumerate find display know want need let lookup look up say says said state states mention mentions "
-    "summarize summarise summary quote open read cover covers propose proposes tell tells").split()}
+    "summarize summarise summary quote open read cover covers propose proposes tell tells track tracks tracked "
+    "report reports publish publishes maintain maintains own owns").split()}
 
 
 def content_words(text: str, spans: list[tuple[int, int]] = (), drop: set[str] = frozenset()) -> list[str]:

@@ -14,6 +14,7 @@ Signals per candidate (all in `features`, all weighted in WEIGHTS):
            the model) fits (+1) or contradicts (-1) the candidate's kind; what is asked (definition,
            freshness, grain) fits metrics, sources and models
   subject  the name sits in the question's main clause, not in a "with ..."/"given ..." aside
+  part     the name is asked about as a part of something else ("does revenue include gross sales?")
 
 Decisions (thresholds in one place, calibrated on the tuning half of tests/questions):
   exact names   the best score wins when it leads by MARGIN; otherwise related candidates go to
@@ -42,11 +43,11 @@ from .entities import (
     semantic_entities,
 )
 from .catalog import Kind
-from .text import GENERIC, STOPWORDS, Token, normalize, words
+from .text import GENERIC, MONTH_WORDS, STOPWORDS, Token, normalize, words
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
-           "kind": 0.35, "aspect": 0.1, "subject": 0.4}
+           "kind": 0.35, "aspect": 0.1, "subject": 0.4, "part": 0.4}
 MARGIN = 0.25            # a lead this large over the next candidate decides between named entities
 FUZZY_MIN = 0.84         # mean per-word similarity for a spelling near-miss to count at all
 FUZZY_WORD_MIN = 0.70    # ... and no word of the name below this
@@ -75,12 +76,19 @@ RATIO_AFTER = re.compile(r"^\s*(?:%|pct\b|percent(?:age)?\b|share\b|ratio\b)", r
 RATIO_BEFORE = re.compile(r"(?:%|\bpct|\bpercent(?:age)?|\bshare|\bratio)(?:\s+of)?\s*$", re.I)
 # "what share of revenue is drink revenue": the ratio word opens the clause whose subject is the name.
 RATIO_CLAUSE = re.compile(r"(?:%|\bpct|\bpercent(?:age)?|\bshare|\bratio)\s+of\b[^?.,;]*\b(?:is|are)\s+(?:the\s+)?$", re.I)
+RATIO_ASKED = re.compile(r"\b(?:share|percent(?:age)?|pct|proportion|fraction|ratio|rate)\s+of\b|%\s*of\b|"
+                         r"\bhow many\b.{1,60}\bout of\b", re.I)
+RATIO_MARGIN = 0.08      # a paraphrased ratio: the best ratio metric must lead the next one by this much
+RATIO_MIN = 0.40         # ... and score at least this
 RATIO_ID = re.compile(r"(_pct|_percent|_ratio|_share|_rate)$")
 SHARE_ID = re.compile(r"(_pct|_percent|_ratio|_share)$")
 # A clause opened by these is an aside about circumstances, not what is asked about.
 ASIDE = re.compile(r"\b(with|given|while|since|because|although|though|whereas|mentioning|mentions|after|"
                    r"despite|now that|if|when)\b", re.I)
+CLAIM = re.compile(r"\b(?:says|said|claims|claimed|states|stated|suggests|suggested|reads)\b", re.I)
 IDENTIFIER = re.compile(r"\b[a-z]\w*(?:\.[a-z]\w*)+\b|\b[a-z][a-z0-9]*(?:_+[a-z0-9]+)+\b", re.I)  # dbt uses "__" too
+# "the model for X", "the source of X", "the table behind X": X is what the question is about.
+RELATION = {"for", "of", "behind", "backing", "feeding", "feeds", "powering", "under", "underlying"}
 ASPECT_FIT = {"definition": "metric", "freshness_status": "source", "freshness_policy": "source", "grain": "model"}
 
 
@@ -189,7 +197,18 @@ def kind_fit(question: str, toks: list[Token], cand: Candidate, ent: Entity, col
         return 0.0
     i, j = cand.span
     norms = [t.norm for t in toks]
-    near = set(norms[max(0, i - 2):i]) | set(norms[j:j + 2])
+    before = norms[max(0, i - 3):i]
+    if before[-1:] == ["the"]:
+        before = before[:-1]
+    relation = None
+    if len(before) >= 2 and before[-1] in RELATION:
+        # "is fct_orders the model for net revenue": the kind word names what the question asks of the
+        # name after "for", which is the subject, not a thing of that kind.
+        relation = next((kind for kind, words in KIND_WORDS.items() if before[-2] in words), None)
+    # "the handbook says revenue ...": a kind word before a verb of saying is the speaker, not the name's kind.
+    said = i > 0 and CLAIM.fullmatch(question[toks[i - 1].start:toks[i - 1].end]) is not None
+    # "what feeds the subscriptions metric": before a name, "feed" is a verb, not the kind "source feed".
+    near = (set() if relation or said else set(norms[max(0, i - 2):i]) - {"feed", "ingest"}) | set(norms[j:j + 2])
     asked = {kind for kind, words in KIND_WORDS.items() if near & words}
     end_char = toks[j - 1].end
     start_char = toks[i].start
@@ -201,6 +220,8 @@ def kind_fit(question: str, toks: list[Token], cand: Candidate, ent: Entity, col
     fit = 0.0
     if asked:
         fit = 1.0 if kind in asked else -1.0
+    elif relation and kind != relation:
+        fit = 1.0
     ratio_asked = bool(RATIO_AFTER.match(question[end_char:]) or RATIO_BEFORE.search(question[:start_char])
                        or RATIO_CLAUSE.search(question[:start_char]))
     if ent.role == "metric" and ratio_asked:
@@ -230,6 +251,18 @@ def _asks_data_kind(toks: list[Token], cands: list[Candidate]) -> bool:
                for c in cands)
 
 
+PART_BEFORE = re.compile(r"\b(?:include|includes|included|including|incl|exclude|excludes|excluding|excl|contain|"
+                         r"contains|minus|less|plus|net of|counts?)\s+(?:the\s+|any\s+|all\s+)?$", re.I)
+PART_AFTER = re.compile(r"^\s*(?:is|are)?\s*(?:included|excluded|counted|part|subtracted|deducted|added)\s+(?:in|from|of|to)\b",
+                        re.I)
+
+
+def _component(question: str, toks: list[Token], span: tuple[int, int]) -> bool:
+    """"does revenue include gross sales?", "are refunds part of net revenue?": the name is a part of what
+    is asked about, not the thing asked about."""
+    return bool(PART_BEFORE.search(question[:toks[span[0]].start]) or PART_AFTER.match(question[toks[span[1] - 1].end:]))
+
+
 def _aside_tokens(question: str, toks: list[Token]) -> set[int]:
     """Token indexes inside an aside: from an ASIDE word to the next comma, or to the end."""
     out: set[int] = set()
@@ -243,6 +276,18 @@ def _aside_tokens(question: str, toks: list[Token]) -> set[int]:
         else:
             continue  # inside the main clause ("revenue with refunds") it is part of what is asked
         out |= {k for k, t in enumerate(toks) if m.start() <= t.start < stop}
+    # "the old revenue wiki says order total incl tax - still right?": what a document claims is quoted, and
+    # the question is about the document's topic; a name inside the claim is not its subject.
+    for m in CLAIM.finditer(question):
+        before = [k for k, t in enumerate(toks) if m.start() - 40 <= t.start < m.start()]
+        doc = [k for k in before if toks[k].norm in DOC_TYPE_WORDS]
+        # Only a document named by its topic ("the revenue wiki") says what the question is about; "the
+        # handbook says revenue includes ..." leaves the subject inside the claim.
+        if not doc or doc[0] == 0 or toks[doc[0] - 1].norm in STOPWORDS | DOC_STATUS_WORDS:
+            continue
+        end = re.search(r"\s[-–—]\s|[,;?]|$", question[m.end():])
+        stop = m.end() + end.start()
+        out |= {k for k, t in enumerate(toks) if m.end() <= t.start < stop}
     return out
 
 
@@ -270,7 +315,7 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     norms = [t.norm for t in toks]
     # "order cost" is not "orders": a one-word name followed by a content word that no visible name
     # uses is part of a compound naming something else.
-    compounds = [m for m in matches if _compound(m, toks, norms, vocab, intent)]
+    compounds = [m for m in matches if _compound(question, m, toks, norms, vocab, intent)]
     matches = [m for m in matches if m not in compounds]
     # "staging orders" names stg_orders.
     for k, w in enumerate(norms):
@@ -296,12 +341,17 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     if fuzzy:
         return _decide_fuzzy(question, intent, view, fuzzy, toks, base)
 
-    named = [m for m in matches if entities[m.entity_id].role != "document"]  # a document's name hides no head noun
-    heads = [m for m in bare_head_matches(toks, view.heads, named) if not _compound(m, toks, norms, vocab, intent)]
+    named = [m for m in matches if entities[m.entity_id].is_topic]  # a document's or lineage's name hides no head noun
+    heads = [m for m in bare_head_matches(toks, view.heads, named) if not _compound(question, m, toks, norms, vocab, intent)]
     head_ids = list(dict.fromkeys(m.entity_id for m in heads))
+    partial = _partial_identifier(question, intent, view)
+    if partial is not None:
+        return replace(partial, **base)
     # A compound naming something no visible name matches ("order cost") is one specific thing the
     # user means: a look-alike found by similarity must not stand in for it.
-    if searcher is not None and not qualified_head(toks, view.heads) and not unexplained and not compounds:
+    if searcher is not None and not qualified_head(toks, view.heads) and not unexplained \
+            and not any(entities[m.entity_id].is_topic for m in compounds) \
+            and not _unknown_kind_name(norms, vocab) and not _made_up_compound(norms, vocab, entities):
         sem = _semantic(question, view, searcher, role, restrict=head_ids, base=base)
         if sem is not None:
             return sem
@@ -392,7 +442,7 @@ def _topics_of(ev, view) -> set[str]:
 DBT_PREFIXES = {"fct", "stg", "dim", "int", "raw", "base", "mart", "seed", "rpt"}
 
 
-def _compound(m: Match, toks: list[Token], norms: list[str], vocab: set[str], intent) -> bool:
+def _compound(question: str, m: Match, toks: list[Token], norms: list[str], vocab: set[str], intent) -> bool:
     """A one-word name ("customer") or a spelled-out dbt name ("fct order") directly followed by a
     content word no visible name uses ("customer acquisition cost", "fct order cost") is part of a
     longer name for something else."""
@@ -402,9 +452,40 @@ def _compound(m: Match, toks: list[Token], norms: list[str], vocab: set[str], in
     if nxt in KIND_NOUNS:
         return False  # "raw_orders seed", "fct_orders model": the kind of the thing named, not a longer name
     if m.end - m.start > 1:  # a spelled-out dbt name: any content word after it makes a longer name
+        written = question[toks[m.start].start:toks[m.end].start]
+        if "_" in written and not written.endswith("_"):
+            return False  # "fct_order_lines owner": the identifier ends where the underscores do
         vocab = set()
     return (nxt not in vocab and nxt not in GENERIC and not nxt.isdigit() and not _excluded(toks[m.end], intent)
             and toks[m.end].start - toks[m.end - 1].end <= 1)
+
+
+def _foreign(w: str, vocab: set[str]) -> bool:
+    return (w not in vocab and w not in GENERIC and w not in MONTH_WORDS and not w.isdigit() and len(w) > 2
+            and w.isalpha())
+
+
+def _made_up_compound(norms: list[str], vocab: set[str], entities: dict[str, Entity]) -> bool:
+    """"net bookings", "refund velocity", "gross bookings ratio": the first word of a visible name followed by
+    a word that no visible name continues it with is a name for something else, not a paraphrase of it."""
+    # "average spend per order" shares two words with "average order value": a paraphrase, not a new name.
+    asked = set(norms)
+    firsts = {n[0] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1 and not asked & set(n[1:])}
+    shared = {n[0] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1 and asked & set(n[1:])}
+    # The word after may be a visible word too ("churn rate" when only "churn model" is visible): what matters
+    # is that no visible name goes on that way.
+    pairs = {n[:2] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1}
+    return any(w in firsts - shared and _foreign(nxt, set()) and (w, nxt) not in pairs
+               for w, nxt in zip(norms, norms[1:]))
+
+
+def _unknown_kind_name(norms: list[str], vocab: set[str]) -> bool:
+    """"the disabled model", "the partner metric": a kind word after a content word no visible name uses
+    names one thing of that kind that this role does not see, so nothing similar may stand in for it."""
+    kinds = {"model", "source", "metric", "kpi", "seed", "table", "dataset", "dashboard", "exposure"}
+    return any(w in kinds and k > 0 and norms[k - 1] not in GENERIC and norms[k - 1] not in vocab
+               and norms[k - 1] not in MONTH_WORDS and not norms[k - 1].isdigit() and len(norms[k - 1]) > 2
+               for k, w in enumerate(norms))
 
 
 def _excluded(tok: Token, intent) -> bool:
@@ -425,6 +506,30 @@ def _unexplained_spans(question: str, intent, view) -> list[tuple[int, int]]:
         if not any(_contains(n, readings[0]) or n in readings[1:] for n in view.phrases if n):
             out.append(m.span())
     return out
+
+
+def _partial_identifier(question: str, intent, view) -> Choice | None:
+    """"fct_finance__invoices" when only fct_finance__invoice_lines and ..._daily are visible: the identifier is
+    the start of visible names, so they are offered (one is read as meant, with a note); a similar-sounding
+    name elsewhere (fct_invoices) is never picked silently."""
+    entities = view.entities
+    for m in IDENTIFIER.finditer(question):
+        if "_" not in m.group() or any(s <= m.start() < e for s, e in intent.excluded_spans):
+            continue
+        said = tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", m.group().lower().split(".")[-1]))
+        if said in view.phrases:
+            continue
+        found = sorted({e.entity_id for e in entities.values() if e.is_topic
+                        for n in e.names if len(n) > len(said) and n[:len(said)] == said},
+                       key=lambda e: (min(len(n) for n in entities[e].names), e))
+        if len(found) == 1:
+            label = entities[found[0]].label
+            return Choice("answer", found[0], note=f"read '{m.group()}' as {label}",
+                          rule=f"'{m.group()}' is no visible name; the only visible name it begins is {found[0]}")
+        if found:
+            return Choice("clarify", options=found[:MAX_OPTIONS], note=f"'{m.group()}' begins several names",
+                          rule=f"'{m.group()}' is no visible name; it begins " + ", ".join(found[:MAX_OPTIONS]))
+    return None
 
 
 def _bm25(question: str, view, cands: list[Candidate]) -> None:
@@ -452,6 +557,7 @@ def _score_named(question: str, intent, view, cands: list[Candidate], toks: list
         c.features["kind"] = kind_fit(question, toks, c, ent, _columns(view, ent))
         c.features["aspect"] = float(sum(ASPECT_FIT.get(a) == ent.role for a in intent.aspects) > 0)
         c.features["subject"] = 0.0 if c.span and all(k in aside for k in range(*c.span)) else 1.0
+        c.features["part"] = -1.0 if c.span and _component(question, toks, c.span) else 0.0
     _bm25(question, view, cands)
 
 
@@ -554,8 +660,29 @@ def _semantic(question, view, searcher, role, restrict: list[str], base) -> Choi
     """Dense similarity (with a full-text share) over visible names, aliases and descriptions."""
     entities = view.entities
     ranked = semantic_entities(searcher, question, searcher.role_filter(role), entities)
+    ratio = bool(RATIO_ASKED.search(question))
+    if restrict and ratio and not any(RATIO_ID.search(e) for e in restrict):
+        restrict = []  # "share of customers we lost": a count of customers is not the ratio asked for
     if restrict:
-        ranked = [r for r in ranked if r[0] in restrict] or [(e, 0.0, 0.0) for e in restrict]
+        heads = [r for r in ranked if r[0] in restrict] or [(e, 0.0, 0.0) for e in restrict]
+        # A bare head noun is weak evidence: "how long before a customer counts as lapsed" is about churn,
+        # which similarity finds clearly ahead of every metric whose head is "customers".
+        if ranked and ranked[0][0] not in restrict and ranked[0][1] >= SEMANTIC_ACCEPT \
+                and ranked[0][2] >= SEMANTIC_MIN_VECTOR and ranked[0][1] - heads[0][1] >= SEMANTIC_MARGIN:
+            restrict = []
+        else:
+            ranked = heads
+    if not restrict and ratio:
+        # "share of web sessions that end in an order": a ratio is asked for, so only a ratio metric can be
+        # the answer, however close a table of sessions sounds. Similarity picks among those, with a wider lead.
+        ratios = [r for r in ranked if entities[r[0]].role == "metric" and RATIO_ID.search(r[0])]
+        if ratios and ratios[0][1] >= RATIO_MIN and (len(ratios) == 1 or ratios[0][1] - ratios[1][1] >= RATIO_MARGIN):
+            best, score, _ = ratios[0]
+            return Choice("answer", best, candidates=[Candidate(e, {"dense": sc}) for e, sc, _ in ratios[:MAX_OPTIONS]],
+                          rule=f"the question asks for a ratio; semantic match among visible ratio metrics: {best} "
+                          f"(score {score:.2f}" + (f"; next {ratios[1][0]} {ratios[1][1]:.2f})" if len(ratios) > 1 else ")"),
+                          **base)
+    if restrict:
         if len(ranked) == 1:
             return Choice("answer", ranked[0][0], rule="matched by the bare head noun of a visible metric name, "
                           "with no qualifier", candidates=[Candidate(ranked[0][0], {"head": 1.0})], **base)

@@ -125,6 +125,8 @@ def last_day(ev: Evidence) -> date | None:
 
 
 def interval_text(ev: Evidence) -> str:
+    if not ev.valid_from and not ev.valid_to:
+        return "always (it has no effective dates)"
     start = str(ev.valid_from) if ev.valid_from else "the beginning"
     end = f"through {last_day(ev)}" if ev.valid_to else "onward (open)"
     return f"from {start} {end}"

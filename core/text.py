@@ -85,6 +85,13 @@ hit hits hurt hurts boost boosts drive drives count counts move moves drop drops
 shrinks decrease decreases distort distorts skew skews matter matters subtract subtracts deduct deducts add
 adds remove removes contain contains cover covers capture captures reflect reflects
 """.split()}
+# ... and verbs of time and change that follow a name ("is any change to churn coming?").
+GENERIC |= {normalize(w) for w in """
+coming going changing shifting switching moving happening getting becoming starting beginning ending planned
+scheduled expected due soon next upcoming pending proposed work works working mean differ differs
+live yet ready final done available stable accurate reliable trustworthy broken ok okay good bad wrong
+owner owners ownership owned steward maintainer maintainers contact responsible
+""".split()}
 
 MONTH_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june",
                "jul", "july", "aug", "august", "sep", "sept", "september", "oct", "october", "nov",

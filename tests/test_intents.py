@@ -70,6 +70,12 @@ def explained(stores, name, env):
     ("which models does net revenue depend on", None), ("which upstream tables does net rev depend on for Q1 2025?", None),
     ("The old wiki says revenue includes shipping and tax. Is that right for 2025-03-31?", None),
     ("Which model backs GMV on 2024-06-30?", None), ("Summarize the partner rebate policy.", None),
+    # as people type them
+    ("which metrics are about customers?", "discover"), ("what models can marketing see?", "discover"),
+    ("any metrics on refunds?", "discover"), ("what kpis do we track", "discover"),
+    ("whats different about churn rate v2", "compare"), ("what's new in net revenue v2?", "compare"),
+    ("what does the slack export say?", "document"), ("is any change to churn coming?", "upcoming"),
+    ("any drafts about revenue?", "upcoming"),
 ])
 def test_intent_kind(question, kind):
     assert intent_kind(question)[0] == kind
@@ -111,6 +117,25 @@ def test_discover_topic_owner_status_versions(stores):
     assert all("order" in (i.label + i.description).lower() for i in models.listing.items)
 
 
+def test_discover_as_people_ask_it(stores):
+    about = run(stores, "demo", "which metrics are about customers?")
+    assert about.intent == "discover" and about.listing.topic == ["customer"]
+    assert {"metric.active_customers", "metric.churn_rate"} <= {i.entity_id for i in about.listing.items}
+    assert "metric.net_revenue" not in {i.entity_id for i in about.listing.items}
+    # Naming a role lists the asker's own view, never the named role's, and says so.
+    other = run(stores, "demo", "what models can finance see?", "analyst")
+    own = run(stores, "demo", "what models can I see?", "analyst")
+    assert other.intent == "discover" and other.listing.kind == "model"
+    assert [i.entity_id for i in other.listing.items] == [i.entity_id for i in own.listing.items]
+    assert "model.fct_order_costs" not in other.model_dump_json()
+    assert any("not what finance may see" in n for n in other.notes)
+    # Words about what we do with metrics are not a topic.
+    tracked = run(stores, "demo", "what kpis do we track")
+    assert tracked.listing.topic == [] and {i.entity_id for i in tracked.listing.items} == _visible_metric_entities(
+        stores["demo"][1], "analyst")
+    assert {i.entity_id for i in run(stores, "demo", "any metrics on refunds?").listing.items} >= {"metric.refund_rate"}
+
+
 # ---- compare -----------------------------------------------------------------------------------------------
 
 def test_compare_two_named_versions_field_by_field(stores):
@@ -135,6 +160,13 @@ def test_compare_between_two_dates(stores):
     explained(stores, "jaffle", env)
     churn = run(stores, "demo", "how did churn change in 2025?")
     assert (churn.comparison.left.evidence_id, churn.comparison.right.evidence_id) == (
+        "metric.churn_rate.v1", "metric.churn_rate.v2")
+    # One version named, no date: what is new in it is measured against the version before it.
+    new = run(stores, "demo", "what's new in net revenue v2?")
+    assert (new.comparison.left.evidence_id, new.comparison.right.evidence_id) == (
+        "metric.net_revenue.v1", "metric.net_revenue.v2")
+    first = run(stores, "demo", "whats different about churn rate v1")
+    assert (first.comparison.left.evidence_id, first.comparison.right.evidence_id) == (
         "metric.churn_rate.v1", "metric.churn_rate.v2")
     one = run(stores, "demo", "compare the versions of gross merchandise value")
     assert one.behavior.value == "abstain" and "only one approved version" in one.verdict

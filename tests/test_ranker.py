@@ -119,3 +119,55 @@ def test_one_slip_typos_and_a_kind_word_after_a_dbt_name(ask_demo):
     env = ask_demo("refund rtae 2025-05-31")
     assert env.behavior.value == "answer" and env.entity_id == "metric.refund_rate"
     assert ask_demo("what is the stg_payment_events model?").entity_id == "model.stg_payment_events"
+
+
+def test_the_kind_asked_of_a_name_is_not_its_kind(ask_demo):
+    # "the model for net revenue" asks which model backs net revenue: net revenue is the subject.
+    env = ask_demo("is fct_orders v2 the model for net revenue on 2025-03-31?")
+    assert env.entity_id == "metric.net_revenue" and env.selected[0].evidence_id == "metric.net_revenue.v2"
+
+
+def test_a_part_of_a_metric_and_a_documents_claim_are_not_its_subject(ask_demo):
+    # "gross sales" is an alias of GMV, asked about here as a part of revenue.
+    env = ask_demo("handbook says revenue includes gross sales - true on 2024-05-01?")
+    assert env.entity_id == "metric.net_revenue" and env.selected[0].evidence_id == "metric.net_revenue.v1"
+    env = ask_demo("is gross sales included in net revenue for 2024-03-31")
+    assert env.entity_id == "metric.net_revenue"
+
+
+def test_a_paraphrased_ratio_is_answered_by_a_ratio_metric(ask_demo):
+    env = ask_demo("share of web sessions that end in an order on 2024-04-01")
+    assert env.behavior.value == "answer" and env.entity_id == "metric.conversion_rate"
+    assert ask_demo("share of orders refunded 2025-01-01").entity_id == "metric.refund_rate"
+
+
+def test_a_made_up_name_is_not_stood_in_for_by_a_similar_one(ask_demo):
+    # Made-up names that share one word with a visible name, or name a thing of a kind by a word no
+    # visible name uses: similarity must not answer with the visible look-alike.
+    for q in ("what is the disabled model?", "how is the partner metric defined on 2025-01-01?",
+              "gross bookings ratio", "what is net bookings on 2025-01-01", "refund velocity on 2025-03-01"):
+        assert ask_demo(q).behavior.value == "not_found_or_not_authorized", q
+    # Two words of a visible name, reworded, are a paraphrase of it.
+    assert ask_demo("average spend per order for 2024-11-30?").entity_id == "metric.average_order_value"
+
+
+def test_a_document_named_by_its_title_words_alone(ask_demo):
+    # No "memo" in the question: the title's own words name the board memo, which finance may read.
+    env = ask_demo("whats the halyard margin target", role="finance")
+    assert env.intent == "document" and env.documents[0].evidence_id == "finance.board_memo.margin_2026"
+    assert "41.5 percent" in env.documents[0].quote
+    # The analyst may not read it: the answer is the one a made-up title gets, and names nothing of it.
+    hidden = ask_demo("whats the halyard margin target")
+    fake = ask_demo("whats the zorblat margin target")
+    assert _view(hidden, "halyard") == _view(fake, "zorblat")
+    assert "board_memo" not in hidden.model_dump_json() and "Halyard" not in render_text(hidden)
+    # Type words alone name a document when exactly one visible document is of that description.
+    env = ask_demo("what does the slack export say?")
+    assert env.intent == "document" and env.documents[0].evidence_id == "note.revenue.slack_export"
+    assert env.documents[0].label == "UNTRUSTED"
+
+
+def test_a_status_or_time_word_after_a_name_is_not_a_longer_name(ask_demo):
+    # "churn coming", "clv live": the word after the name says something about it, it does not rename it.
+    assert ask_demo("is any change to churn coming?").entity_id == "metric.churn_rate"
+    assert ask_demo("is clv live yet").entity_id == "metric.customer_lifetime_value"
