@@ -68,6 +68,11 @@ def _source_name(source: str) -> str:
     return source.split(".", 1)[1] if source.startswith(("source.", "model.", "node.")) else source
 
 
+def age_text(hours: float | None) -> str:
+    """'27 h ago', '3 days ago': how old a load is, in the words the status line and the app both use."""
+    return _age(hours)
+
+
 def _age(hours: float | None) -> str:
     if hours is None:
         return "never"

@@ -13,6 +13,8 @@ import re
 from dataclasses import replace
 from datetime import date
 
+from pydantic import BaseModel
+
 from .ask import Question, ask
 from .envelope import Behavior, Envelope
 from .review import StewardScope, steward_scope
@@ -20,6 +22,20 @@ from .search import Searcher
 from .store import Store
 
 STEWARD_NOTE = "Steward view (read-only): answered as role {role} sees it, because it is in your review queue"
+# When no role's answer is about a queue object but the question names one (an empty ACL: nobody may ask).
+QUEUE_NOTE = ("Steward view (read-only): nothing your own role may see matches; {title} from your review queue "
+              "does, shown {how}")
+
+
+class QueueMatch(BaseModel):
+    """A review-queue object a steward's question names, and how the steward reads it."""
+    evidence_id: str
+    title: str
+    audience: str | None  # the role it is read as; None when nobody may see it (shown as recorded)
+
+    @property
+    def how(self) -> str:
+        return f"as role {self.audience} sees it" if self.audience else "as recorded: its ACL is empty, so nobody may see it"
 
 
 def ask_as_steward(store: Store, q: Question, scope: StewardScope | None, searcher: Searcher | None = None,
@@ -45,6 +61,9 @@ def _widened(store: Store, q: Question, own: Envelope, scope: StewardScope | Non
         if env.entity_id in scope.audiences and scope.audiences[env.entity_id] == role:
             env.notes.append(STEWARD_NOTE.format(role=role))
             return env, role
+    # No role's answer is about the queue, yet the question may name a queue object outright (say a
+    # document nobody may see): the steward's own answer stands, and says which queue object matches.
+    own.notes.extend(QUEUE_NOTE.format(title=m.title, how=m.how) for m in matching_queue_items(store, scope, q.text))
     return own, None
 
 
@@ -59,6 +78,23 @@ def steward_answer(store: Store, q: Question, searcher: Searcher | None = None, 
 
 
 _WORD = re.compile(r"[a-z0-9]+")
+MAX_MATCHES = 3
+
+
+def matching_queue_items(store: Store, scope: StewardScope | None, text: str) -> list[QueueMatch]:
+    """The queue objects a steward's question names (at most MAX_MATCHES), each with the role it is read as."""
+    if scope is None:
+        return []
+    return [QueueMatch(evidence_id=o.evidence_id, title=o.title, audience=scope.audiences.get(o.entity_id))
+            for o in queue_matches(scope.objects(store), text)[:MAX_MATCHES]]
+
+
+def queue_headline(matches: list[QueueMatch]) -> str:
+    """The Ask page's headline when a steward's own view has nothing but its queue does (not "nothing
+    matches" above the very object that matches)."""
+    first = matches[0].title
+    more = f" and {len(matches) - 1} more" if len(matches) > 1 else ""
+    return f"In your review queue (read-only): {first}{more}"
 
 
 def queue_matches(objects: list, text: str) -> list:

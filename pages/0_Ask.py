@@ -17,13 +17,13 @@ from core.explain import explain  # noqa: E402
 from core.history import view_for  # noqa: E402
 from core.headline import date_source, day_text, markdown  # noqa: E402
 from core.parts import part_details  # noqa: E402
-from core.steward import ask_as_steward, queue_matches  # noqa: E402
+from core.steward import ask_as_steward, matching_queue_items, queue_headline  # noqa: E402
 from ui import answer  # noqa: E402
 from ui import history as history_ui  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
 from ui.graph import pick_node_object  # noqa: E402
 from ui.safe import code, md  # noqa: E402
-from ui.steward import badge, scope_for  # noqa: E402
+from ui.steward import badge, queue_metric_labels, scope_for  # noqa: E402
 
 try:  # new answer intents (discover, compare, owner, ...) rendered by their own module when present
     from ui.intents import render_intent
@@ -125,33 +125,65 @@ def _landing() -> None:
     view = s.visible(form["role"])
     metrics = sorted((e for e in view.entities.values() if e.role == "metric"), key=lambda e: e.label.lower())
     badge(scope)
-    st.subheader("Try one")
-    cols = st.columns(3)
-    for col, ex in zip(cols, examples(view, form["at"])):
-        with col.container(border=True):
-            st.caption(ex.label)
-            st.button(md(ex.question), key=f"example_{ex.kind}", on_click=_use, args=(ex.question,), width="stretch")
-    st.subheader(f"Metrics role {form['role']} can ask about ({len(metrics)})")
-    if metrics:
-        st.markdown(" · ".join(md(m.label) for m in metrics))
-    else:
-        st.caption("None: this role sees no metric definitions.")
+    tries = examples(view, form["at"])
+    if tries:  # a steward's own view may hold none: no empty "Try one" heading then
+        st.subheader("Try one")
+        cols = st.columns(3)
+        for col, ex in zip(cols, tries):
+            with col.container(border=True):
+                st.caption(ex.label)
+                st.button(md(ex.question), key=f"example_{ex.kind}", on_click=_use, args=(ex.question,), width="stretch")
+    queued = queue_metric_labels(scope)
+    if metrics or not queued:
+        st.subheader(f"Metrics role {form['role']} can ask about ({len(metrics)})")
+        if metrics:
+            _metric_pills([m.label for m in metrics], "landing_metric", "Click a metric to ask what it means.")
+        else:
+            st.caption("None: this role sees no metric definitions.")
+    if queued:
+        st.subheader(f"Metrics in your review queue ({len(queued)})")
+        _metric_pills(queued, "landing_queue_metric", "Click one to ask what it means: the answer is read-only, "
+                      "as the role that may see it sees it.")
+
+
+def _metric_pills(labels: list[str], key: str, hint: str) -> None:
+    """The metric names as one-click questions ("What is Churn rate?"): at a demo nobody has to type one."""
+    st.pills("Ask about a metric", labels, key=key, format_func=md, on_change=_ask_metric, args=(key,),
+             label_visibility="collapsed")
+    st.caption(hint)
+
+
+def _ask_metric(key: str) -> None:
+    label = st.session_state.get(key)
+    st.session_state[key] = None  # unselected again: the next "not found" list starts clean
+    if label:
+        _use(f"What is {label}?")
 
 
 def _open_objects(ids: list[str]) -> None:
     """A steward opening a queue item nobody may ask about (an empty ACL, an untrusted note): read-only."""
     badge(scope)
-    objs = {e.evidence_id: e for e in s.visible(form["role"]).by_ids(ids) if e.evidence_id in ids}
-    if scope is not None:
-        objs.update({e.evidence_id: e for e in scope.objects(s) if e.evidence_id in ids})
-    objs = list(objs.values())
+    objs = _queue_objects(ids)
     if not objs:
         st.info("This item is not in your review queue.")
         return
     st.markdown(f"### {md(objs[0].title)}")
-    for e in objs:
-        with st.container(border=True):
-            st.markdown(f"**{md(e.title)}** · {code(e.evidence_id)} · {md(e.authority.value)}, {md(e.lifecycle.value)}")
+    _object_cards(objs)
+
+
+def _queue_objects(ids: list[str]) -> list:
+    objs = {e.evidence_id: e for e in s.visible(form["role"]).by_ids(ids) if e.evidence_id in ids}
+    if scope is not None:
+        objs.update({e.evidence_id: e for e in scope.objects(s) if e.evidence_id in ids})
+    return list(objs.values())
+
+
+def _object_cards(objs: list) -> None:
+    for i, e in enumerate(objs):
+        with st.container(border=True, key=f"queue_object_{i}"):
+            standing = answer.STANDING.get(e.authority.value, md(e.authority.value))
+            life = answer.LIFE.get(e.lifecycle.value, md(e.lifecycle.value))
+            st.markdown(f"**{md(e.title)}** · {code(e.evidence_id)} · {standing}, {life}")
             st.caption(f"Who may see it: {', '.join(md(r) for r in e.acl) or 'nobody (empty ACL)'} · "
                        f"owner: {md(e.owner or '—')}")
             st.text(e.text)
@@ -182,6 +214,11 @@ def _answer(asked: dict) -> None:
     if render_intent is not None and _is_intent(env):  # owner, compare, list, downstream, document
         answer.top(env, _notes(env, asked, day, period, audience))
         render_intent(env)
+        queued = queue_metric_labels(scope) if env.listing and env.listing.kind == "metric" else []
+        if queued:  # a steward's own listing can be empty while its queue is not: say where those are
+            st.caption(f"Your review queue also holds {len(queued)} metric{'s' if len(queued) != 1 else ''} "
+                       f"({', '.join(md(m) for m in queued)}): ask about one to read it as the role that may see it, "
+                       "or open the queue in the Catalog.")
         answer.explanation(env)
         answer.decided(env)
         _share(env, asked)
@@ -215,24 +252,30 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
             lin, fresh = part_details(view, [ref], env.reporting_date or (env.period_start or None), env.evaluated_at)
             details.append((ref.title, [ref], lin, fresh))
     # A steward's widened answer says "Steward view ..." in its status line (the note comes from core/steward.py).
-    answer.top(env, _notes(env, asked, form_day, form_period, audience), [f for d in details for f in d[3]])
+    matches = matching_queue_items(s, scope, asked["question"]) \
+        if env.behavior is Behavior.not_found_or_not_authorized else []
+    if matches:  # the steward's own view has nothing, its queue has: headline that, show it read-only below
+        answer.top(env, [], title=queue_headline(matches))
+    else:
+        answer.top(env, _notes(env, asked, form_day, form_period, audience), [f for d in details for f in d[3]])
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))
         for i, (col, option) in enumerate(zip(cols, env.clarify.options)):
             col.button(md(option.label), key=f"clarify_{i}", on_click=_choose,
                        args=(option.model_dump(mode="python"),), width="stretch")
+        if any(o.version and o.date for o in env.clarify.options):  # say which date a version button uses
+            st.caption("A version button answers for that version's first day in effect. For another date, "
+                       "write it in the question or set it in the sidebar.")
     elif env.behavior is Behavior.not_found_or_not_authorized:
-        if scope is not None:  # a steward widens only to its review queue: say where that is
+        if matches:  # a queue object the question names, which no role's answer covers (say, an empty ACL)
+            _object_cards(_queue_objects([m.evidence_id for m in matches]))
+        elif scope is not None:  # a steward widens only to its review queue: say where that is
             st.caption("It may not exist, or it is neither shared with your role nor in your review queue. "
                        "Every queue item opens from the Governance review page and the Catalog.")
-            for i, o in enumerate(queue_matches(scope.objects(s), asked["question"])[:3]):
-                # A queue object nobody may ask about (an empty ACL): open it read-only instead.
-                st.button(f"Open {md(o.title)} from your review queue (read-only)", key=f"open_queue_{i}",
-                          on_click=lambda o=o: st.session_state.update(
-                              asked={"question": asked["question"], "open": [o.evidence_id]}))
         else:
             st.caption("It may not exist, or it may not be shared with your role. Try a metric from the list below.")
-        _landing_metrics()
+        if not matches:
+            _landing_metrics()
     elif details:
         answer.parts(env, details)
         answer.conflicts(env)
@@ -254,7 +297,8 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
 def _landing_metrics() -> None:
     metrics = sorted((e.label for e in s.visible(form["role"]).entities.values() if e.role == "metric"), key=str.lower)
     if metrics:
-        st.caption("Metrics you can ask about: " + " · ".join(md(m) for m in metrics))
+        st.markdown("**Metrics you can ask about**")
+        _metric_pills(metrics, "not_found_metric", "Click a metric to ask what it means.")
 
 
 def _node_details(node: str, role: str) -> None:

@@ -33,17 +33,20 @@ f_source = cols[3].selectbox("Source", ["", "app", "cli", "mcp"], key="audit_sou
 f_text = cols[4].text_input("Question contains", key="audit_text")
 records = filtered(db, f_role or None, f_principal or None, f_behavior or None, f_source or None, f_text or None)
 st.metric("Records", len(records))
-st.dataframe([{"id": r.id, "when": r.at.strftime("%Y-%m-%d %H:%M:%S"), "source": r.source, "role": r.role,
-               "principal": r.principal or "", "behavior": r.behavior, "governs": ", ".join(r.governing_ids),
-               "ingest": r.ingest, "revision": r.catalog_revision, "as recorded": r.recorded_at.isoformat() if r.recorded_at else "",
-               "index": r.index, "explanation": r.explanation_model or "", "question": r.question}
+# What a steward reads first (when, who, what was asked, what came back) on the left; the ids and
+# revisions that identify the record for a replay to the right.
+st.dataframe([{"when": r.at.strftime("%Y-%m-%d %H:%M:%S"), "role": r.role, "question": r.question,
+               "behavior": r.behavior, "governs": ", ".join(r.governing_ids), "source": r.source,
+               "principal": r.principal or "", "id": r.id, "ingest": r.ingest, "revision": r.catalog_revision,
+               "as recorded": r.recorded_at.isoformat() if r.recorded_at else "",
+               "index": r.index, "explanation": r.explanation_model or ""}
               for r in records[:500]], hide_index=True, width="stretch")
 
 if records:
     chosen = st.selectbox("Record", [r.id for r in records], key="audit_record",
                           format_func=lambda i: next(f"{i} · {r.role} · {r.question[:80]}" for r in records if r.id == i))
     rec = next(r for r in records if r.id == chosen)
-    with st.expander("Record", expanded=False):
+    with st.expander("The whole record (JSON)", expanded=False):
         st.json(rec.model_dump(mode="json"))
     if st.button("Replay", key="audit_replay", type="primary"):
         result = replay(db, rec.id, searcher=searcher(s, wait=True) if rec.searched else None, store=s)

@@ -327,3 +327,18 @@ def test_question_history_is_kept_per_role():
     at.session_state["role"] = "finance"
     at.run()
     assert any("halyard" in b.label for b in at.sidebar.button if b.key and b.key.startswith("history_"))
+
+
+@pytest.mark.parametrize("question,title", [("what does the revenue handbook say", "Revenue Handbook (old wiki page)"),
+                                            ("compare v1 and v2 of net revenue", "Net revenue v1")])
+def test_intent_answers_cite_titles_and_speak_plainly(question, title):
+    """A document or a comparison cites its own objects: chips carry their titles, never a bare id, and the
+    cards say "not approved", "earlier version", "1 Mar 2023 to 31 Dec 2024" rather than enum values."""
+    at = ask_page(question, mode="No date")
+    raw = "\n".join(m.value for m in at.markdown)
+    links = [re.sub(r"\\(.)", r"\1", t) for t in re.findall(r"\[((?:[^\]\\]|\\.)*)\]\(#asof-cite-\d+ ", raw)]
+    assert title in links and not any(t.startswith(("metric.", "wiki.")) for t in links), links
+    shown = unescape(raw + "\n" + "\n".join(c.value for c in at.caption))
+    for jargon in ("non_authoritative", "historical", "2023-03-01 →", "2023-01-01 →"):
+        assert jargon not in shown, jargon
+    assert ("not approved · superseded" in shown) if "handbook" in question else ("earlier version" in shown)

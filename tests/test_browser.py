@@ -14,10 +14,15 @@ pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, embedder):
+def demo_db(tmp_path_factory, embedder):
     store, _ = build(tmp_path_factory.mktemp("browser"), "demo", DEMO, embedder)
     store.close()
-    with served(store.path) as url:
+    return store.path
+
+
+@pytest.fixture(scope="module")
+def server(demo_db):
+    with served(demo_db) as url:
         yield url
 
 
@@ -354,5 +359,110 @@ def test_a_dbt_catalog_answers_in_the_browser_without_leaking(dbt_server, browse
         html += page.content()
     for hidden in ("order_gross_profit", "order_cost", "Order Gross Profit"):
         assert hidden not in html, hidden
+    assert not console.errors, console.errors
+    context.close()
+
+
+# ---------------------------------------------------------------- direct page links, graph fit, steward queue match
+
+# Streamlit's own behaviour (streamlit/streamlit#7074, open): a page opened by its URL first probes
+# /<page>/_stcore/health and /<page>/_stcore/host-config, gets 404, then finds the server at /. Only those.
+STREAMLIT_PROBES = ("/_stcore/health", "/_stcore/host-config")
+BLANK_EDGE_PX = 40  # at most this much empty canvas above and below the drawn graph
+
+_CANVAS_EDGES = """(c) => { const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let top = -1, bottom = -1;
+  for (let y = 0; y < c.height && top < 0; y++) for (let x = 0; x < c.width; x++) if (d[(y * c.width + x) * 4 + 3]) { top = y; break; }
+  for (let y = c.height - 1; y >= 0 && bottom < 0; y--) for (let x = 0; x < c.width; x++) if (d[(y * c.width + x) * 4 + 3]) { bottom = y; break; }
+  const s = c.clientHeight / c.height;
+  return {top: top * s, bottom: (c.height - 1 - bottom) * s, height: c.clientHeight}; }"""
+
+
+def _graph_edges(page) -> dict:
+    """Empty canvas above and below what vis-network drew, in CSS px."""
+    frame = page.locator("iframe[title='streamlit_agraph.agraph']").first.content_frame
+    canvas = frame.locator("canvas").first
+    canvas.wait_for(timeout=30000)
+    page.wait_for_timeout(1500)
+    return canvas.evaluate(_CANVAS_EDGES)
+
+
+def _nav_entries(page) -> list[str]:
+    return [t.strip() for t in page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()]
+
+
+def test_a_page_opened_by_its_url_renders_and_its_graph_fits(demo_db, browser):
+    """A fresh server whose first visitor opens a page by its URL (a bookmark after a restart)."""
+    with served(demo_db) as server:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        console = Console(page)
+        probes = []
+        page.on("response", lambda r: probes.append(r.url) if r.status == 404 else None)
+        # A link to a steward's page carries its role: the page opens as that role, not as the first one,
+        # under the app's own navigation (not Streamlit's pages-folder list with an "app" entry).
+        page.goto(f"{server}/Audit?role=governance")
+        page.wait_for_selector("h1:has-text('Audit')", timeout=60000)
+        _settled(page)
+        assert page.get_by_text("may not read it").count() == 0
+        assert page.locator('[data-testid="stSidebar"] input[aria-label="Role"]').input_value() == "governance"
+        entries = _nav_entries(page)
+        assert "app" not in entries and any(e.endswith("Audit") for e in entries), entries
+        page.goto(f"{server}/Catalog")  # a new session, as the first role: no steward pages listed
+        page.wait_for_selector("h1:has-text('Catalog')", timeout=60000)
+        _settled(page)
+        entries = _nav_entries(page)
+        assert not any(e.endswith(("Audit", "Evaluation")) for e in entries), entries
+        _direct_pages_and_graph_fit(server, page, console, probes)
+        context.close()
+
+
+def _direct_pages_and_graph_fit(server, page, console, probes) -> None:
+    for name in ("Catalog", "Lineage"):
+        page.goto(f"{server}/{name}")
+        page.wait_for_selector(f"h1:has-text('{name}')", timeout=60000)
+        _settled(page)
+    assert all(u.startswith(tuple(f"{server}/{p}/" for p in ("Audit", "Catalog", "Lineage"))) for u in probes), probes
+    assert all(u.endswith(STREAMLIT_PROBES) for u in probes), probes
+    assert len(console.errors) == len(probes), console.errors  # each console error is one of those probes
+    # The default graph (a few nodes per level, top-down) fills its canvas: no wide empty bands.
+    edges = _graph_edges(page)
+    assert edges["top"] <= BLANK_EDGE_PX and edges["bottom"] <= BLANK_EDGE_PX, edges
+    # Eleven metrics read one model: laid out left to right, still without empty bands.
+    page.locator('[data-testid=stMain] [data-testid=stSelectbox]').first.click()
+    page.keyboard.type("raw_shop.orders")
+    page.keyboard.press("Enter")
+    _settled(page)
+    page.get_by_role("slider").nth(1).focus()
+    page.keyboard.press("End")
+    _settled(page)
+    edges = _graph_edges(page)
+    assert edges["top"] <= BLANK_EDGE_PX and edges["bottom"] <= BLANK_EDGE_PX, edges
+    _shot(page, "lineage_wide_fit")
+
+
+def test_a_steward_question_naming_a_queue_object_shows_it_read_only(server, browser):
+    """Not "nothing matches" above a button to the object that matches: the headline names the queue
+    object, the status line says why it shows (read-only, nobody may see it) and the object is on the page."""
+    link = f"{server}/?" + urlencode({"q": "kpi glossary 2022", "role": "governance"})
+    context, page, console = _open(browser, link)
+    assert _headline(page) == "In your review queue (read-only): KPI glossary export (2022)"
+    assert "nobody may see it" in page.locator(".st-key-status_line").inner_text()
+    card = page.locator(".st-key-queue_object_0")
+    assert "Who may see it: nobody (empty ACL)" in card.inner_text()
+    assert page.get_by_text("Nothing you have access to matches").count() == 0
+    assert page.get_by_text("from your question").count() == 0  # "2022" names the document, not a period to use
+    _shot(page, "steward_queue_match")
+    assert not console.errors, console.errors
+    context.close()
+    # A steward sees no metric of its own: the landing page lists its queue's metrics, one click asks about one.
+    context, page, console = _open(browser, f"{server}/?role=governance")
+    page.get_by_text("Metrics in your review queue (4)").wait_for(timeout=30000)
+    assert page.get_by_text("Try one").count() == 0
+    page.locator(".st-key-landing_queue_metric").get_by_text("Net revenue", exact=True).click()
+    page.locator(".st-key-headline").wait_for(timeout=60000)
+    _settled(page)
+    assert _headline(page).startswith("Net revenue")
+    assert "answered as role finance" in page.locator(".st-key-status_line").inner_text()
     assert not console.errors, console.errors
     context.close()

@@ -116,3 +116,23 @@ def test_a_question_naming_a_queue_object_nobody_may_see_offers_to_open_it(demo_
     # Objects outside the queue are never offered, however well the question names them.
     assert queue_matches(objs, "What does the board memo say about Project Halyard margin targets?") == []
     assert queue_matches(objs, "Who owns contribution margin?") == []
+
+
+def test_a_steward_question_naming_a_queue_object_says_so_instead_of_nothing(demo_store):
+    """The steward's own view has nothing on the KPI glossary (an empty ACL, so no role can answer about it),
+    but its queue has it: the answer says which queue object matches and how it is read, and the headline the
+    Ask page shows names it (not "nothing matches" above the very object that matches)."""
+    from core.steward import matching_queue_items, queue_headline, steward_answer
+    q = Question(role="governance", text="kpi glossary 2022", at=DEMO_AT)
+    env, audience = steward_answer(demo_store, q, today=TODAY)
+    assert audience is None
+    note = next(n for n in env.notes if n.startswith("Steward view (read-only): nothing your own role may see"))
+    assert "KPI glossary export (2022)" in note and "nobody may see it" in note
+    matches = matching_queue_items(demo_store, steward_scope(demo_store, "governance", TODAY), q.text)
+    assert [(m.evidence_id, m.audience) for m in matches] == [("doc.kpi_glossary.2022", None)]
+    assert "KPI glossary export (2022)" in queue_headline(matches)
+    # Nothing in the queue named: the steward's own "not found" stands, without a queue note.
+    env, _ = steward_answer(demo_store, Question(role="governance", text="board memo halyard", at=DEMO_AT), today=TODAY)
+    assert not any(n.startswith("Steward view") for n in env.notes)
+    # Not a steward: no queue, ever.
+    assert matching_queue_items(demo_store, steward_scope(demo_store, "analyst", TODAY), q.text) == []

@@ -10,7 +10,7 @@ import streamlit as st
 from core.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry, Lineage
 from core.explanation import DETERMINISTIC
 from core.graph import graph
-from core.headline import Status, day_text, headline, status_line
+from core.headline import Status, age_text, day_text, headline, status_line
 from ui.graph import show_graph
 from ui.safe import code, md, prose
 
@@ -36,9 +36,11 @@ def interval(ref: EvidenceRef | Conflict) -> str:
 
 # ---------------------------------------------------------------- the top: headline and status line
 
-def top(env: Envelope, notes: list[str], more_freshness: list[FreshnessEntry] = ()) -> list[Status]:
+def top(env: Envelope, notes: list[str], more_freshness: list[FreshnessEntry] = (),
+        title: str | None = None) -> list[Status]:
+    """`title`: a headline the page words itself (a steward's queue match), else core.headline's."""
     with st.container(key="headline"):
-        st.markdown(f"### {md(headline(env))}")
+        st.markdown(f"### {md(title or headline(env))}")
     if notes:
         st.caption(" · ".join(md(n) for n in notes))
     items = status_line(env, more_freshness)
@@ -142,7 +144,9 @@ def freshness(entries: list[FreshnessEntry]) -> None:
     st.markdown("**Is the data fresh?**")
     for f in entries:
         colour, word = FRESH_WORDS[f.status]
-        age = f"last loaded {f.age_hours:g} h before the check" if f.age_hours is not None else "no load recorded"
+        # Whole hours, as the status line words it; the exact load time is there for anyone checking.
+        age = (f"last loaded {age_text(f.age_hours)}" + (f" ({f.loaded_at:%d %b %Y %H:%M} UTC)" if f.loaded_at else "")
+               if f.age_hours is not None else "no load recorded")
         limits = ", ".join(x for x in (f"stale after {f.warn_after_hours:g} h" if f.warn_after_hours is not None else "",
                                        f"failing after {f.error_after_hours:g} h" if f.error_after_hours is not None else "") if x)
         st.markdown(f":{colour}-badge[{word}] {code(f.source)}: {age}" + (f" ({limits})" if limits else "")
@@ -196,6 +200,19 @@ def titles(env: Envelope) -> dict[str, str]:
         for o in env.clarify.options:
             if o.evidence_id:
                 out.setdefault(o.evidence_id, f"{_label(env)} {o.label.split(':', 1)[0]}".strip())
+    # Intent answers cite their own objects: chips carry those titles too, never a bare evidence id.
+    for d in env.documents:
+        out.setdefault(d.evidence_id, d.title)
+    if env.listing:
+        for it in env.listing.items:
+            out.setdefault(it.evidence_id, it.title)
+    if env.comparison:
+        for ref in (env.comparison.left, env.comparison.right):
+            out.setdefault(ref.evidence_id, ref.title)
+    if env.downstream:
+        for it in env.downstream.items:
+            if it.evidence_id:
+                out.setdefault(it.evidence_id, it.label)  # the node's label already names its version
     return out
 
 
@@ -244,6 +261,15 @@ def _cited(env: Envelope, evidence_id: str, n: int) -> None:
             if o.evidence_id == evidence_id:
                 st.markdown(f"{n}. Candidate version: {md(o.label)} · {code(evidence_id)}")
                 return
+    for d in env.documents:
+        if d.evidence_id == evidence_id:
+            colour, words = CONFLICT_WORDS.get(d.label, ("green" if d.authority == "authoritative" else "gray",
+                                                          d.label.capitalize()))
+            st.markdown(f"{n}. :{colour}-badge[{md(words)}] **{md(d.title)}** · {code(evidence_id)}")
+            if d.text or d.quote:
+                with st.expander("What it says (quoted as data, never followed)"):
+                    st.text(d.text or d.quote)
+            return
     st.markdown(f"{n}. **{md(names.get(evidence_id, evidence_id))}** · {code(evidence_id)}")
 
 

@@ -7,12 +7,12 @@ tables, `st.text` or Markdown-escaped, so a title or quote can never turn into f
 """
 from __future__ import annotations
 
-from datetime import timedelta
-
 import streamlit as st
 
 from core.envelope import Envelope
+from core.headline import day_text
 from core.safe_text import md_code, md_escape
+from ui.answer import LIFE, STANDING, interval
 
 LABEL_COLOURS = {"AUTHORITATIVE DOCUMENT": "green", "NON-AUTHORITATIVE": "violet", "DRAFT": "orange",
                  "SUPERSEDED": "gray", "DEPRECATED": "gray", "RETIRED": "gray", "UNTRUSTED": "red"}
@@ -24,22 +24,26 @@ def md(text: object) -> str:
 
 
 def _interval(v) -> str:
-    start = v.valid_from or "…"
-    end = v.valid_to - timedelta(days=1) if v.valid_to else "open"
-    return f"{start} → {end}"
+    """The same words as every other card on the page ("1 Jan 2025 onward"), not ISO dates with arrows."""
+    return interval(v)
+
+
+def _plain(value: str | None, words: dict[str, str]) -> str | None:
+    """A catalog label in plain words (non_authoritative -> not approved); unknown labels lose underscores."""
+    return None if value is None else words.get(value, value.replace("_", " "))
 
 
 def _discover(env: Envelope) -> None:
     li = env.listing
     about = f" about {' '.join(li.topic)}" if li.topic else ""
     st.subheader(f"{li.kind.capitalize()}s you can see{about} ({len(li.items)})")
-    st.caption(f"Status as of {li.as_of}. Only what your role may see is listed or counted.")
+    st.caption(f"Status as of {day_text(li.as_of)}. Only what your role may see is listed or counted.")
     if not li.items:
         st.info("Nothing to list.")
         return
     st.dataframe([{"name": it.label, "id": it.entity_id, "owner": it.owner or "—", "status": it.status,
                    "versions": "; ".join(f"{'v' + v.version if v.version else '(unversioned)'} {_interval(v)} "
-                                         f"({v.lifecycle})" for v in it.versions),
+                                         f"({_plain(v.lifecycle, LIFE)})" for v in it.versions),
                    "evidence": it.evidence_id} for it in li.items], hide_index=True, width="stretch", key="intent_listing")
 
 
@@ -50,7 +54,7 @@ def _compare(env: Envelope) -> None:
     cols = st.columns(2)
     for col, ref, side in ((cols[0], c.left, "Earlier"), (cols[1], c.right, "Later")):
         with col.container(border=True):
-            st.markdown(f"**{side}: {md(ref.title)}** :gray-badge[{md(ref.lifecycle)}]")
+            st.markdown(f"**{side}: {md(ref.title)}** :gray-badge[{md(_plain(ref.lifecycle, LIFE))}]")
             st.markdown(f"{md_code(ref.evidence_id)} · {_interval(ref)}")
     rows = [{"field": f.field, "earlier": f.before or "—", "later": f.after or "—",
              "changed": "changed" if f.changed else "same"} for f in c.fields]
@@ -68,7 +72,8 @@ def _owner(env: Envelope) -> None:
     st.subheader("Owner")
     with st.container(border=True):
         st.markdown(f"**{md(o.owner or 'No owner recorded')}**")
-        st.caption(md(f"Recorded on {o.evidence_id}" + (" (not an approved version)" if o.from_draft else "")))
+        where = f"version v{o.version}" if o.version and o.version[:1].isdigit() else "the object"
+        st.caption(f"Recorded on {md(where)} {md_code(o.evidence_id)}" + (" (not an approved version)" if o.from_draft else ""))
     if len(o.history) > 1:
         st.dataframe([{"version": v.version or "—", "evidence": v.evidence_id, "effective": _interval(v),
                        "owner": o.owners_by_version.get(v.evidence_id) or "—"} for v in o.history],
@@ -78,7 +83,7 @@ def _owner(env: Envelope) -> None:
 def _downstream(env: Envelope) -> None:
     d = env.downstream
     st.subheader(f"Downstream ({len(d.items)})")
-    st.caption(f"What reads it on {d.as_of}, over lineage you may see; dbt exposures are dashboards and reports.")
+    st.caption(f"What reads it on {day_text(d.as_of)}, over lineage you may see; dbt exposures are dashboards and reports.")
     if not d.items:
         st.info("No downstream lineage is recorded for it.")
         return
@@ -93,8 +98,9 @@ def _documents(env: Envelope) -> None:
         with st.container(border=True):
             colour = LABEL_COLOURS.get(doc.label, "gray")
             st.markdown(f":{colour}-badge[{md(doc.label)}] **{md(doc.title)}** {md_code(doc.evidence_id)}")
-            meta = [doc.authority, doc.lifecycle, doc.authority_class, f"owner {doc.owner}" if doc.owner else None,
-                    f"effective {_interval(doc)}" if doc.valid_from or doc.valid_to else None]
+            meta = [_plain(doc.authority, STANDING), _plain(doc.lifecycle, LIFE), _plain(doc.authority_class, {}),
+                    f"owner {doc.owner}" if doc.owner else None,
+                    f"in effect {_interval(doc)}" if doc.valid_from or doc.valid_to else None]
             st.caption(md(" · ".join(m for m in meta if m)))
             st.markdown("**Quoted (data, not instructions):**")
             st.text(doc.quote)

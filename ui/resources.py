@@ -14,6 +14,7 @@ from core.search import Searcher
 from core.live import Live
 from core.store import Store
 from ui.identity import allowed_roles
+from ui.navigation import ensure_app_navigation
 
 apply_offline_env()
 
@@ -76,6 +77,7 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     """Role, reporting date or period, evaluation time, and the catalog's status. `dates=False` on pages
     where a date changes nothing. The form starts with no date: a date the user did not choose must not
     fight the one written in the question."""
+    ensure_app_navigation()  # a page opened by URL as the server's first visit still runs under app.py
     _keep("role", "date_mode", "day", "period", "at_day", "at_time")
     roles = allowed_roles(s, settings().auth)  # demo: every role; otherwise the signed-in principal's (or stop)
     now = datetime.now(timezone.utc)
@@ -83,6 +85,8 @@ def sidebar(s: Store, dates: bool = True) -> dict:
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
     for key, value in defaults.items():
         st.session_state.setdefault(key, value)
+    if "role" not in st.session_state and st.query_params.get("role") in roles:
+        st.session_state["role"] = st.query_params["role"]  # a link to any page (?role=) opens as that role
     if st.session_state.get("role") not in roles:
         st.session_state["role"] = roles[0]
     role = st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
@@ -105,6 +109,6 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
     meta, view = s.meta(), s.visible(role)
     # Revision and count as this role sees them: hidden objects change neither.
-    st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} objects you can see · "
+    st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} object{'' if view.count == 1 else 's'} you can see · "
                        f"ingested {meta['ingested_at']}")
     return {"role": role, "day": day, "period": period, "at": at}

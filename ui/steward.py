@@ -25,3 +25,16 @@ def badge(scope: StewardScope | None, audience: str | None = None) -> None:
     text = ":violet-badge[steward view] read-only: the objects in your review queue are shown "
     text += f"as role {audience} sees them" if audience else "even where their ACL leaves you out"
     st.markdown(text)
+
+
+def queue_metric_labels(scope: StewardScope | None) -> list[str]:
+    """The metrics of a steward's review queue, named as the role the steward reads each one as sees them
+    (the same audience the Ask page answers as): what a steward with no metrics of its own can ask about."""
+    if scope is None:
+        return []
+    out = []
+    for entity_id, audience in scope.audiences.items():
+        entity = store().visible(audience).entities.get(entity_id) if audience else None
+        if entity is not None and entity.role == "metric":
+            out.append(entity.label)
+    return sorted(out, key=str.lower)
