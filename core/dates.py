@@ -19,7 +19,7 @@ MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 MONTHS["sept"] = 9
 _MON = r"(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_DOC_NOUNS = r"(?:draft|wiki|memo|page|note|proposal|doc|document|handbook|version|deck|slide|email|thread)"
+_DOC_NOUNS = r"(?:draft|wiki|memo|page|note|proposal|doc|document|handbook|version|deck|slide|email|thread|glossary)"
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,9 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
 
 
 _REL = r"(?P<rel>this|current|last|previous|prior|past|next|coming)"
-_UNIT = r"(?P<unit>week|month|quarter|qtr|half|half[- ]year|year|fy)"
+_UNIT = r"(?P<unit>week|month|quarter|qtr|half|half[- ]year|year|fy|quater|quartre|qaurter|quarer|mnth|moth|yr|yeat|wk)"
+_UNIT_TYPOS = {"quater": "quarter", "quartre": "quarter", "qaurter": "quarter", "quarer": "quarter", "mnth": "month",
+               "moth": "month", "yr": "year", "yeat": "year", "wk": "week"}
 _FISCAL = r"(?P<fiscal>fiscal\s+)?"
 _EDGE = r"(?P<edge>end|close|start|beginning)"
 _COUNT = r"(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
@@ -143,6 +145,9 @@ _NOYEAR_MON = r"(?P<mon>" + "|".join(sorted((m for m in MONTHS if m != "may"), k
 NOYEAR = [
     ("md", re.compile(r"\b" + _NOYEAR_MON + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!\s*[,/.:-]?\s*\d)", re.I)),
     ("dm", re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _NOYEAR_MON + r"\b(?!\s*[,/.:-]?\s*['’]?\d)", re.I)),
+    # "what was AOV in march", "as of end of march": the latest such month, not a future one
+    ("month_alone", re.compile(r"\b(?:(?P<edge>end|close|start|beginning)\s+of|in|for|during|by|as\s+of|through)\s+"
+                               + _NOYEAR_MON + r"\b(?!\s*[,/.:-]?\s*['’]?\d)", re.I)),
     ("part", re.compile(r"\b(?:(?P<edge>end|close|start|beginning)\s+of\s+(?:the\s+)?)?(?:q(?P<q>[1-4])|h(?P<h>[12]))\b"
                         r"(?!\s*[-/]?\s*\d)", re.I)),
     # ("month-end close" is a process, not a date)
@@ -157,6 +162,14 @@ def _no_year(name: str, m: re.Match, today: date) -> DateMention:
     if name in ("md", "dm"):
         d = date(today.year, MONTHS[g["mon"].lower()], int(g["d"]))
         return DateMention("date", start=d, rule=f"day and month with no year: {d}, in the evaluation date's year")
+    if name == "month_alone":
+        month = MONTHS[g["mon"].lower()]
+        year = today.year if month <= today.month else today.year - 1
+        what = f"{calendar.month_name[month]} with no year: the latest one, {calendar.month_name[month]} {year}"
+        if g.get("edge"):
+            d = date(year, month, 1) if _starts(g["edge"]) else _month_end(year, month)
+            return DateMention("date", start=d, rule=f"{g['edge'].lower()} of {what}")
+        return DateMention("period", start=date(year, month, 1), end=_next_month(year, month), rule=what)
     if name == "part":
         size, n, label = (3, int(g["q"]), "Q") if g.get("q") else (6, int(g["h"]), "H")
         a = date(today.year, size * (n - 1) + 1, 1)
@@ -222,6 +235,7 @@ def _relative(name: str, m: re.Match, today: date, fy_start: int) -> tuple[str, 
         start, _ = _unit_start(today, unit, fy_start if unit in ("quarter", "year") else 1)
         return "period", start, today + timedelta(days=1), f"{unit} to date: {start} through {today} (evaluation date)"
     unit = g["unit"].lower().replace("-", " ").replace("half year", "half")
+    unit = _UNIT_TYPOS.get(unit, unit)
     # "last quarter" is a calendar quarter; "last fiscal quarter" (and "last FY") follows the catalog's fiscal year.
     fiscal_unit = unit == "fy"
     unit = "year" if fiscal_unit else unit
@@ -460,7 +474,9 @@ def _scan(text, name, pattern, taken, found, build) -> None:
             continue
         if mention is None:
             continue
-        if mention.kind != "timestamp" and re.match(r"\s*(?:'s\s+)?" + _DOC_NOUNS + r"\b", text[e:], re.I):
+        # "the 2025 draft", and a year right after a document's name: "kpi glossary 2022", "the handbook (2023)"
+        if mention.kind != "timestamp" and (re.match(r"\s*(?:'s\s+)?" + _DOC_NOUNS + r"\b", text[e:], re.I) or (
+                name == "year" and re.search(r"\b" + _DOC_NOUNS + r"s?\s*(?:export\s*)?\(?\s*$", text[:s], re.I))):
             mention = DateMention(**{**mention.__dict__, "qualifier": "names a document"})
         for i in range(s, e):
             taken[i] = True

@@ -5,6 +5,7 @@ from a draft or non-authoritative object. Owners of other versions are listed wh
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 from .discover import summary
@@ -13,15 +14,42 @@ from .intents import entity_on_day, not_found
 from .resolve import in_effect, interval_text, version_name
 
 
+def _or_document(pick):
+    """"who owns the board memo": a visible document named by its title has an owner too. Only when no
+    metric, model or source is named (those come first); only documents the role may read."""
+    def picked(run):
+        got = pick(run)
+        if not (isinstance(got, Envelope) and got.behavior is Behavior.not_found_or_not_authorized):
+            return got
+        from .entities import match_entities
+        ents = run.view.entities
+        matches, toks = match_entities(run.q.text, ents, run.view.phrases, run.intent.excluded_spans)
+        docs = {m.entity_id for m in matches if ents[m.entity_id].role == "document"}
+        if len(docs) != 1:
+            return got
+        (doc,) = docs
+        run.trace[:] = [t for t in run.trace if t.rule != "entity"]
+        run.step("entity", f"{doc} (document) named in the question")
+        return ents[doc], [m for m in matches if m.entity_id == doc], toks
+    return picked
+
+
 def answer(run, pick) -> Envelope:
-    read = entity_on_day(run, pick)
+    read = entity_on_day(run, _or_document(pick))
     if isinstance(read, Envelope):
         return read
     primary, day, objs, versions = read
     kw = dict(intent="owner", entity_id=primary.entity_id, entity_label=primary.label)
     when = f"on {day}" if run.day or run.period else f"today ({day})"
     now = in_effect(versions, day)
-    if now:
+    if primary.role == "document" and objs:
+        # A document is not versioned like a definition: its owner is the one it records.
+        source = sorted(objs, key=lambda o: (o.valid_from or date.min, o.evidence_id))[-1]
+        from_draft = source.lifecycle.value == "draft"
+        how = f"{source.title} ({source.authority.value.replace('_', '-')}, {source.lifecycle.value})"
+        kw["entity_label"] = source.title
+        primary = replace(primary, label=source.title)
+    elif now:
         source, from_draft = now[-1], False
         how = f"{version_name(source)}, the version in effect {when}"
     elif versions:

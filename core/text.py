@@ -90,7 +90,7 @@ GENERIC |= {normalize(w) for w in """
 coming going changing shifting switching moving happening getting becoming starting beginning ending planned
 scheduled expected due soon next upcoming pending proposed work works working mean differ differs
 live yet ready final done available stable accurate reliable trustworthy broken ok okay good bad wrong
-owner owners ownership owned steward maintainer maintainers contact responsible
+owner owners ownership owned steward maintainer maintainers contact responsible data numbers figures stats
 """.split()}
 
 MONTH_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june",

@@ -179,13 +179,17 @@ def test_a_date_inside_a_quotation_is_what_the_page_claims_not_the_reporting_dat
     ("churn at EOQ", date(2026, 9, 30)),
     ("is the revenue handbook still right?", TODAY),
     ("what is churn currently", TODAY),
+    ("churn last quater", (date(2026, 7, 1), date(2026, 10, 1))),
+    ("what was AOV in march", (date(2026, 3, 1), date(2026, 4, 1))),
+    ("net revenue in december", (date(2025, 12, 1), date(2026, 1, 1))),
+    ("churn as of end of march", date(2026, 3, 31)),
 ])
 def test_shorthand_and_yearless_dates(text, expected):
     assert one(text) == expected
 
 
 @pytest.mark.parametrize("text", ["the month-end close draft", "how may 5 teams read it", "net revenue v2",
-                                  "top 10 customers"])
+                                  "top 10 customers", "kpi glossary 2022", "the glossary (2022)"])
 def test_words_that_are_not_dates(text):
     assert [m for m in find_dates(text, TODAY) if not m.qualifier] == []
 

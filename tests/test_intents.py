@@ -189,6 +189,17 @@ def test_owner_of_the_governing_version(stores):
     assert draft.ownership.from_draft and draft.ownership.owner == "Growth Analytics (Jonas Berg)"
 
 
+def test_owner_of_a_document_named_by_its_title(stores):
+    env = run(stores, "demo", "who owns the board memo", "finance")
+    assert env.intent == "owner" and env.ownership.owner == "FP&A (Farah Nasser)"
+    assert env.ownership.evidence_id == "finance.board_memo.margin_2026" and not env.ownership.from_draft
+    # The analyst may not read it: the same answer as for a memo that does not exist.
+    hidden = run(stores, "demo", "who owns the board memo")
+    fake = run(stores, "demo", "who owns the zorblat memo")
+    assert hidden.behavior.value == fake.behavior.value == "not_found_or_not_authorized"
+    assert hidden.verdict == fake.verdict and "Farah" not in hidden.model_dump_json()
+
+
 # ---- downstream --------------------------------------------------------------------------------------------
 
 def test_downstream_models_metrics_and_exposures(stores):
