@@ -17,12 +17,14 @@ from .resolve import governing_versions, in_effect, retrievable, version_name
 from .text import normalize, words
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source, Kind.freshness_policy],
-         "document": [Kind.documentation, Kind.note]}
-NOUNS = {"metric": ("metric", "metrics"), "model": ("model", "models"), "source": ("source", "sources"),
+         "document": [Kind.documentation, Kind.note], "exposure": [Kind.model, Kind.documentation]}
+NOUNS = {"exposure": ("dashboard or report", "dashboards or reports"),
+         "metric": ("metric", "metrics"), "model": ("model", "models"), "source": ("source", "sources"),
          "document": ("document", "documents")}
 # Words naming what is listed, not what it is about.
 KIND_WORDS = set(words("metric metrics kpi kpis measure measures model models source sources table tables "
-                       "dataset datasets document documents doc docs page pages"))
+                       "dataset datasets document documents doc docs page pages dashboard dashboards exposure "
+                       "exposures report reports"))
 MAX_ITEMS = 200
 WHO_SEES = re.compile(r"\b(?:can|could|may|does|do|is|are)\s+(?:the\s+)?([\w-]+)\s+(?:team\s+|role\s+)?(?:see|access|view|read|have)\b",
                       re.I)
@@ -85,7 +87,10 @@ def answer(run) -> Envelope:
     entities = run.view.entities
     objs = [o for o in run.view.of_kinds([k.value for k in KINDS[kind]]) if retrievable(o, day)]
     rows: list[ListedEntity] = []
-    if kind == "document":
+    # dbt exposures (the dashboards, notebooks and apps that read the project) are stored as models: they are
+    # listed as what they are, never as models.
+    objs = [o for o in objs if (o.authority_class == "dbt_exposure") == (kind == "exposure")]
+    if kind in ("document", "exposure"):
         for o in objs:
             row = _document_row(o, day)
             if _about(row, entities[o.entity_id].names if o.entity_id in entities else [], topic):

@@ -100,8 +100,9 @@ def answer(run, pick) -> Envelope:
 
 
 def _formula_readers(run, entity_id: str, starts: list[str], day, reached: set[str]) -> list[Evidence]:
-    """Visible metric versions in effect on `day` whose formula reads the entity ("net_revenue / COUNT(...)"
-    reads net revenue) without a lineage edge saying so. Only the role's own objects are read."""
+    """Visible metric versions in effect on `day` whose formula or links read the entity ("net_revenue /
+    COUNT(...)" reads net revenue; implemented_by a model) without a lineage edge saying so. Only the role's
+    own objects are read, so a hidden metric is never listed."""
     short = entity_id.split(".")[-1]
     name = re.compile(rf"(?<![\w.]){re.escape(short)}(?![\w])", re.I)
     out = []
@@ -110,8 +111,8 @@ def _formula_readers(run, entity_id: str, starts: list[str], day, reached: set[s
             continue
         if not ev.governs or not ev.valid_on(day) or not ev.metric:
             continue
-        if set(starts) & set(ev.mentions.values()) or entity_id in ev.mentions.values() \
-                or name.search(ev.metric.formula or ""):
+        named = set(ev.mentions.values()) | {t for _, t in ev.link_targets()}
+        if set(starts) & named or entity_id in named or name.search(ev.metric.formula or ""):
             out.append(ev)
     return out
 

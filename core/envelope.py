@@ -218,7 +218,7 @@ class ListedEntity(BaseModel):
 
 
 class Listing(BaseModel):
-    kind: str  # metric | model | source | document
+    kind: str  # metric | model | source | document | exposure (dbt exposures: dashboards, reports)
     topic: list[str] = Field(default_factory=list)  # words the names had to contain; empty = everything
     as_of: date
     items: list[ListedEntity] = Field(default_factory=list)

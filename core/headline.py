@@ -139,7 +139,9 @@ def _intent(env: Envelope) -> str | None:
     if env.listing:
         li = env.listing
         about = f" about {' '.join(li.topic)}" if li.topic else ""
-        return f"You can see {len(li.items)} {li.kind}{'' if len(li.items) == 1 else 's'}{about}"
+        from .discover import NOUNS
+        one, many = NOUNS.get(li.kind, (li.kind, li.kind + "s"))
+        return f"You can see {len(li.items)} {one if len(li.items) == 1 else many}{about}"
     if env.downstream:
         n = len(env.downstream.items)
         if not n:

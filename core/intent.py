@@ -105,8 +105,9 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
 
 # Questions the catalog answers without a definition: what can I see, how do two versions differ, who owns it,
 # what reads it, what a document says, what is about to change. Checked in this order; the first match wins.
-_LIST_NOUN = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages)"
-_NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page)s\b", re.I)
+_LIST_NOUN = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages|dashboards|exposures|reports)"
+_NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report)s\b",
+                   re.I)
 _DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide|export|faq|readme|spec|post|message)s?"
 INTENTS: list[tuple[str, re.Pattern]] = [
     ("compare", re.compile(
@@ -133,7 +134,8 @@ INTENTS: list[tuple[str, re.Pattern]] = [
     ("discover", re.compile(
         r"\b((?:list|enumerate)\b.{0,40}?\b" + _LIST_NOUN
         # "list the sources behind conversion rate" asks for lineage, not a listing
-        + r"(?!\s+(?:behind|feeding|that (?:feed|back|build)|upstream|into|backing|used by|of|under)\b)|"
+        + r"(?!\s+(?:behind|feeding|that (?:feed|back|build|use|read|depend|consume)|which|using|reading|upstream|into|"
+        r"backing|used by|of|under)\b)|"
         r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN
         + r"\s+(?:(?:can|could|may) (?:i|we|you)|do (?:i|we|you) have|are (?:there|available|visible|defined)|"
         r"exist|does (?:the|this) catalog)\b|"
@@ -157,7 +159,8 @@ talk which what dashboard dashboards report reports exposure exposures model mod
 objects consumer consumers use uses using read reads reading depend depends consume consumes built build rely relies
 fed feed sit downstream uses break impact changing compare comparison diff difference differences differ changed
 change changes""".split())
-_LISTING = {"metric": "metric", "kpi": "metric", "measure": "metric", "model": "model", "source": "source",
+_LISTING = {"dashboard": "exposure", "exposure": "exposure", "report": "exposure",
+            "metric": "metric", "kpi": "metric", "measure": "metric", "model": "model", "source": "source",
             "table": "source", "dataset": "source", "document": "document", "doc": "document", "page": "document"}
 
 

@@ -217,6 +217,21 @@ def test_downstream_models_metrics_and_exposures(stores):
     assert "dashboard" in dash.verdict
     j = run(stores, "jaffle", "which metrics use order_items?")
     assert "metric.jaffle_shop.revenue" in {i.id for i in j.downstream.items}
+    # A metric whose formula reads another is downstream of it, though no lineage edge says so.
+    nr = run(stores, "demo", "what depends on net revenue?")
+    assert "metric.average_order_value" in {i.id for i in nr.downstream.items}
+    assert "metric.contribution_margin" not in nr.model_dump_json()  # finance only
+    assert "metric.contribution_margin" in {i.id for i in run(stores, "demo", "what depends on net revenue?",
+                                                                "finance").downstream.items}
+
+
+def test_list_the_dashboards(stores):
+    env = run(stores, "evaluator", "list the dashboards")
+    assert env.intent == "discover" and env.listing.kind == "exposure"
+    assert "exposure.exposure_1" in {i.entity_id for i in env.listing.items}
+    assert env.verdict.startswith("You can see") and "dashboard" in env.verdict
+    models = run(stores, "evaluator", "list the models")
+    assert not [i for i in models.listing.items if i.entity_id.startswith("exposure.")]
 
 
 # ---- document ----------------------------------------------------------------------------------------------
