@@ -62,7 +62,54 @@ def _from_dates(versions: list[Evidence], mentions: list[DateMention]) -> tuple[
     return picks, f"the versions in effect on {picks[0][1]} and on {picks[1][1]}, the dates the question names"
 
 
+def _two_entities(run):
+    """"compare net revenue and gross revenue": two visible entities of one kind named, no versions named."""
+    if run.intent.versions:
+        return None
+    from .entities import match_entities
+    ents = run.view.entities
+    matches, _ = match_entities(run.q.text, ents, run.view.phrases, run.intent.excluded_spans)
+    named = list(dict.fromkeys(m.entity_id for m in sorted(matches, key=lambda m: m.start) if ents[m.entity_id].is_topic))
+    if len(named) != 2 or ents[named[0]].role != ents[named[1]].role:
+        return None
+    return [ents[n] for n in named]
+
+
+def _entities(run, pair) -> Envelope:
+    """Two entities side by side: the version of each in effect on the reporting date (else today)."""
+    today = run.at.date()
+    dated = [m for m in run.intent.reporting if m.start]
+    day = run.q.day or (dated[0].start if len(dated) == 1 and dated[0].kind == "date" else None) or today
+    kw = dict(intent="compare", entity_id=pair[0].entity_id, entity_label=pair[0].label)
+    picks = []
+    for ent in pair:
+        objs = [e for e in run.view.entity_objects(ent.entity_id) if retrievable(e, day)]
+        now = in_effect(governing_versions(objs, ent.role), day)
+        if len(now) != 1:
+            run.step("compare", f"{ent.entity_id}: {len(now)} authoritative versions in effect on {day}")
+            return run.envelope(Behavior.abstain, f"{ent.label} has no single approved version in effect on {day}, "
+                                "so the two cannot be compared.", **kw)
+        picks.append(now[0])
+    left, right = picks
+    models = [backing_model(v, day, run.view)[0] if pair[0].role == "metric" else None for v in picks]
+    changes = diff(left, right, *models)
+    how = f"{pair[0].label} and {pair[1].label}, the versions in effect on {day}"
+    comparison = Comparison(left=EvidenceRef.of(left, "compared"), right=EvidenceRef.of(right, "compared"), how=how,
+                            fields=changes, left_model=models[0].evidence_id if models[0] else None,
+                            right_model=models[1].evidence_id if models[1] else None, right_label=pair[1].label)
+    selected = [EvidenceRef.of(left, "compared"), EvidenceRef.of(right, "compared")]
+    selected += [EvidenceRef.of(m, "compared_model") for m in {m.evidence_id: m for m in models if m}.values()]
+    run.step("compare", f"{left.evidence_id} vs {right.evidence_id}: {how}")
+    changed = [c.field for c in changes if c.changed and c.field not in ("effective", "owner")]
+    verdict = (f"{pair[0].label} and {pair[1].label} on {day} differ in {', '.join(changed)}." if changed else
+               f"{pair[0].label} and {pair[1].label} on {day} record the same fields.")
+    return run.envelope(Behavior.answer, verdict, selected=selected, comparison=comparison, **kw)
+
+
 def answer(run, pick) -> Envelope:
+    pair = _two_entities(run)
+    if pair:
+        return _entities(run, pair)
     picked = pick(run)
     if isinstance(picked, Envelope):
         return picked

@@ -232,13 +232,15 @@ class FieldChange(BaseModel):
 
 
 class Comparison(BaseModel):
-    """Two versions of one entity, field by field; `left` is the earlier."""
+    """Two versions of one entity, field by field; `left` is the earlier. Or two entities of one kind, each as
+    in effect on the reporting date; `right_label` then names the second."""
     left: EvidenceRef
     right: EvidenceRef
     how: str  # how the two were chosen
     fields: list[FieldChange] = Field(default_factory=list)
     left_model: str | None = None  # backing model evidence ids (metrics)
     right_model: str | None = None
+    right_label: str | None = None
 
     @property
     def changed(self) -> list[FieldChange]:

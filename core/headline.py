@@ -130,9 +130,11 @@ def _intent(env: Envelope) -> str | None:
         return f"{label} is owned by {o.owner}" + (" (recorded on a draft, not an approved version)" if o.from_draft else "")
     if env.comparison:
         c = env.comparison
-        pair = f"{label} {_version(c.left)} and {_version(c.right)}"
+        pair = (f"{label} and {c.right_label}" if c.right_label else
+                f"{label} {_version(c.left)} and {_version(c.right)}")
         # Two versions always differ in their dates: name what changed in the definition itself.
-        changed = [f.field.replace("_", " ") for f in c.changed if f.field != "effective"]
+        changed = [f.field.replace("_", " ") for f in c.changed if f.field != "effective"
+                   and not (c.right_label and f.field == "owner")]
         if not changed:
             return f"{pair} are the same in every field compared"
         return f"{pair} differ in " + (", ".join(changed[:-1]) + " and " + changed[-1] if len(changed) > 1 else changed[0])

@@ -111,7 +111,7 @@ _NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|d
 _DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide|export|faq|readme|spec|post|message)s?"
 INTENTS: list[tuple[str, re.Pattern]] = [
     ("compare", re.compile(
-        r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|"
+        r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|vs\.?|versus|"
         r"what(?:'?s| is| was) (?:different|changed)|how (?:is|was|are|were) .{1,40} different|what(?:'?s| is) new (?:in|about|with)|"
         r"(?:\d{4}|[qh]\d\s*\d{4})\s+(?:vs\.?|versus|against)\s+(?:\d{4}|[qh]\d\s*\d{4})|"
         r"what did .{1,40} change|how (?:did|has|does) .{1,60} change|changes? (?:between|from)|"

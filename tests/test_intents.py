@@ -168,6 +168,16 @@ def test_compare_between_two_dates(stores):
     first = run(stores, "demo", "whats different about churn rate v1")
     assert (first.comparison.left.evidence_id, first.comparison.right.evidence_id) == (
         "metric.churn_rate.v1", "metric.churn_rate.v2")
+    # Two metrics: each as in effect on the date, field by field.
+    two = run(stores, "demo", "net revenue vs gross merchandise value on 2024-06-30")
+    c = two.comparison
+    assert (c.left.evidence_id, c.right.evidence_id, c.right_label) == (
+        "metric.net_revenue.v1", "metric.gross_merchandise_value.v1", "Gross merchandise value")
+    assert "formula" in {f.field for f in c.changed} and two.verdict.startswith("Net revenue and Gross merchandise value")
+    # A metric the role may not see is not compared: the answer is the one a made-up name gets.
+    hidden = run(stores, "demo", "compare net revenue and contribution margin")
+    fake = run(stores, "demo", "compare net revenue and zorblat margin")
+    assert hidden.verdict == fake.verdict and "contribution" not in hidden.model_dump_json().lower()
     one = run(stores, "demo", "compare the versions of gross merchandise value")
     assert one.behavior.value == "abstain" and "only one approved version" in one.verdict
 

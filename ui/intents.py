@@ -49,15 +49,19 @@ def _discover(env: Envelope) -> None:
 
 def _compare(env: Envelope) -> None:
     c = env.comparison
-    st.subheader("Compare versions")
+    # Two versions of one metric read earlier/later; two metrics read by their names.
+    two = bool(c.right_label)
+    names = (env.entity_label or "first", c.right_label) if two else ("Earlier", "Later")
+    st.subheader("Compare metrics" if two else "Compare versions")
     st.caption(md(f"Chosen: {c.how}."))
     cols = st.columns(2)
-    for col, ref, side in ((cols[0], c.left, "Earlier"), (cols[1], c.right, "Later")):
+    for col, ref, side in ((cols[0], c.left, names[0]), (cols[1], c.right, names[1])):
         with col.container(border=True):
-            st.markdown(f"**{side}: {md(ref.title)}** :gray-badge[{md(_plain(ref.lifecycle, LIFE))}]")
+            st.markdown(f"**{md(side)}: {md(ref.title)}** :gray-badge[{md(_plain(ref.lifecycle, LIFE))}]")
             st.markdown(f"{md_code(ref.evidence_id)} · {_interval(ref)}")
-    rows = [{"field": f.field, "earlier": f.before or "—", "later": f.after or "—",
-             "changed": "changed" if f.changed else "same"} for f in c.fields]
+    rows = [{"field": f.field, names[0].lower() if not two else names[0]: f.before or "—",
+             names[1].lower() if not two else names[1]: f.after or "—",
+             "changed": ("differs" if two else "changed") if f.changed else "same"} for f in c.fields]
     st.dataframe(rows, hide_index=True, width="stretch", key="intent_compare")
     for f in c.fields:  # a table cell cuts a long formula: show it whole, side by side (st.code is inert)
         if f.field == "formula" and (f.before or f.after):
