@@ -126,7 +126,7 @@ NUMERIC = [
     ("iso_month", re.compile(r"\b(?P<y>(?:19|20)\d{2})-(?P<m>0[1-9]|1[0-2])\b(?![-/]\d)")),
     # 9/30/25: a two-digit year, only with slashes (a dotted "1.2.25" is too often a version)
     ("numeric_yy", re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{2})\b(?![/.]\d)")),
-    ("numeric", re.compile(r"\b(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>(?:19|20)\d{2})\b")),
+    ("numeric", re.compile(r"\b(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<y>(?:19|20)\d{2})\b")),
 ]
 FISCAL = [
     ("fiscal_edge", re.compile(r"\b" + _EDGE + r"\s+of\s+(?:the\s+)?(?:fy\s*'?|fiscal\s+(?:year\s+)?)(?P<y>\d{4}|\d{2})\b", re.I)),
@@ -410,6 +410,12 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
     quoted = [(a, b) for a, b in quoted if not text[a:b].rstrip().endswith("?")]
     found = [DateMention(**{**m.__dict__, "qualifier": "inside a quotation"})
              if not m.qualifier and any(a <= m.span[0] and m.span[1] <= b for a, b in quoted) else m for m in found]
+    # Unquoted, what a page says runs to the end of its clause: "the legacy wiki says active = logged in during
+    # the last 30 days, is that right for 2024-03-31?"
+    claims = [(c.end(), c.end() + re.search(r"[,;?]|\s[-–—]\s|\.(?:\s|$)|$", text[c.end():]).start())
+              for c in CLAIMED.finditer(text)]
+    found = [DateMention(**{**m.__dict__, "qualifier": "in what a document says"})
+             if not m.qualifier and any(a <= m.span[0] and m.span[1] <= b for a, b in claims) else m for m in found]
     return _change_starts(text, _join_ranges(text, sorted(found, key=lambda d: d.span)))
 
 
@@ -438,6 +444,8 @@ def _change_starts(text: str, found: list[DateMention]) -> list[DateMention]:
 QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|(?<![A-Za-z0-9])'([^']+)'(?![A-Za-z0-9])")
 
 
+CLAIMED = re.compile(r"\b(?:wiki|page|memo|handbook|doc|document|thread|slack|note|draft|deck|email|glossary|proposal)s?"
+                     r"\s+(?:says|said|claims|claimed|states|stated|suggests|reads)\b", re.I)
 _SINCE = re.compile(r"\b(?:ever\s+)?since\s+(?:the\s+(?:start|beginning)\s+of\s+)?$", re.I)
 
 

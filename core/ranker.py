@@ -251,8 +251,8 @@ def _asks_data_kind(toks: list[Token], cands: list[Candidate]) -> bool:
                for c in cands)
 
 
-PART_BEFORE = re.compile(r"\b(?:include|includes|included|including|incl|exclude|excludes|excluding|excl|contain|"
-                         r"contains|minus|less|plus|net of|counts?)\s+(?:the\s+|any\s+|all\s+)?$", re.I)
+PART_BEFORE = re.compile(r"(?:\b(?:include|includes|included|including|incl|exclude|excludes|excluding|excl|contain|"
+                         r"contains|minus|less|plus|net of|counts?|per)|=)\s+(?:the\s+|any\s+|all\s+|an?\s+)?$", re.I)
 PART_AFTER = re.compile(r"^\s*(?:is|are)?\s*(?:included|excluded|counted|part|subtracted|deducted|added)\s+(?:in|from|of|to)\b",
                         re.I)
 
@@ -326,6 +326,12 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
                     matches.append(Match(eid, k, k + 1 + n, True))
     exact = [m for m in matches if entities[m.entity_id].is_topic]
     base = dict(matches=matches, toks=toks)
+    if exact and all(_component(question, toks, (m.start, m.end)) for m in exact):
+        # "gross profit per order": every name is a part of something the question names in other words, so
+        # that something, not the part, is what is asked about.
+        inside = {k for m in exact for k in range(m.start, m.end)}
+        if any(k not in inside and _foreign(t.norm, set()) and not _excluded(t, intent) for k, t in enumerate(toks)):
+            exact = []
 
     if exact:
         return _decide_exact(question, intent, view, exact, toks, base)
@@ -344,7 +350,7 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     named = [m for m in matches if entities[m.entity_id].is_topic]  # a document's or lineage's name hides no head noun
     heads = [m for m in bare_head_matches(toks, view.heads, named) if not _compound(question, m, toks, norms, vocab, intent)]
     head_ids = list(dict.fromkeys(m.entity_id for m in heads))
-    partial = _partial_identifier(question, intent, view)
+    partial = _partial_identifier(question, intent, view) or _one_shared_word(toks, intent, view)
     if partial is not None:
         return replace(partial, **base)
     # A compound naming something no visible name matches ("order cost") is one specific thing the
@@ -449,6 +455,8 @@ def _compound(question: str, m: Match, toks: list[Token], norms: list[str], voca
     if m.end >= len(norms) or not (m.end - m.start == 1 or norms[m.start] in DBT_PREFIXES):
         return False
     nxt = norms[m.end]
+    if m.end + 1 < len(norms) and norms[m.end + 1] == "of":
+        return False  # "revenue net of refunds", "orders regardless of status": a modifier phrase, not a longer name
     if nxt in KIND_NOUNS:
         return False  # "raw_orders seed", "fct_orders model": the kind of the thing named, not a longer name
     if m.end - m.start > 1:  # a spelled-out dbt name: any content word after it makes a longer name
@@ -475,8 +483,7 @@ def _made_up_compound(norms: list[str], vocab: set[str], entities: dict[str, Ent
     # The word after may be a visible word too ("churn rate" when only "churn model" is visible): what matters
     # is that no visible name goes on that way.
     pairs = {n[:2] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1}
-    return any(w in firsts - shared and _foreign(nxt, set()) and (w, nxt) not in pairs
-               for w, nxt in zip(norms, norms[1:]))
+    return any(w in firsts - shared and _foreign(nxt, set()) and (w, nxt) not in pairs for w, nxt in zip(norms, norms[1:]))
 
 
 def _unknown_kind_name(norms: list[str], vocab: set[str]) -> bool:
@@ -530,6 +537,24 @@ def _partial_identifier(question: str, intent, view) -> Choice | None:
             return Choice("clarify", options=found[:MAX_OPTIONS], note=f"'{m.group()}' begins several names",
                           rule=f"'{m.group()}' is no visible name; it begins " + ", ".join(found[:MAX_OPTIONS]))
     return None
+
+
+def _one_shared_word(toks: list[Token], intent, view) -> Choice | None:
+    """"rate for 2025-03-31", "drink metric": the question's one content word is a word of several visible
+    names and names none of them alone, so which is meant is asked back rather than guessed by similarity."""
+    words_ = [t.norm for t in toks if _foreign(t.norm, set()) and t.norm not in KIND_NOUNS and not _excluded(t, intent)]
+    if len(words_) != 1:
+        return None
+    entities = view.entities
+    found = sorted({e.entity_id for e in entities.values() if e.is_topic and any(words_[0] in n for n in e.names)},
+                   key=lambda e: (ROLE_PRIORITY.get(entities[e].role, 9), e))
+    asked = {kind for kind, kw in KIND_WORDS.items() if kw & {t.norm for t in toks}}
+    if asked:  # "raw orders table": the kind asked for narrows them; one left is for similarity to confirm
+        found = [e for e in found if _kind_of(entities[e]) in asked]
+    if len(found) < 2:
+        return None
+    return Choice("clarify", options=found[:MAX_OPTIONS],
+                  rule=f"'{words_[0]}' alone is a word of several visible names: " + ", ".join(found[:MAX_OPTIONS]))
 
 
 def _bm25(question: str, view, cands: list[Candidate]) -> None:

@@ -91,6 +91,7 @@ coming going changing shifting switching moving happening getting becoming start
 scheduled expected due soon next upcoming pending proposed work works working mean differ differs
 live yet ready final done available stable accurate reliable trustworthy broken ok okay good bad wrong
 owner owners ownership owned steward maintainer maintainers contact responsible data numbers figures stats
+def defn defs calc calcs pls plz thx info
 """.split()}
 
 MONTH_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june",

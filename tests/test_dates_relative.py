@@ -183,6 +183,7 @@ def test_a_date_inside_a_quotation_is_what_the_page_claims_not_the_reporting_dat
     ("what was AOV in march", (date(2026, 3, 1), date(2026, 4, 1))),
     ("net revenue in december", (date(2025, 12, 1), date(2026, 1, 1))),
     ("churn as of end of march", date(2026, 3, 31)),
+    ("active customers, 30-06-2024", date(2024, 6, 30)),
 ])
 def test_shorthand_and_yearless_dates(text, expected):
     assert one(text) == expected

@@ -417,3 +417,9 @@ def test_ask_page_shows_intents(app_db):
     at = _ask_page("compare v1 and v2 of net revenue", "analyst")
     rows = at.dataframe[0].value
     assert dict(zip(rows["field"], rows["changed"]))["formula"] == "changed"
+
+
+def test_a_modifier_phrase_after_a_name_keeps_the_name(stores):
+    # "net of refunds" says something about revenue; it does not make "revenue net" a name of its own.
+    env = run(stores, "jaffle", "is revenue net of refunds in 2026?")
+    assert env.entity_id == "metric.revenue" and "metric.jaffle_shop.revenue" in {s.evidence_id for s in env.selected}

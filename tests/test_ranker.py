@@ -171,3 +171,19 @@ def test_a_status_or_time_word_after_a_name_is_not_a_longer_name(ask_demo):
     # "churn coming", "clv live": the word after the name says something about it, it does not rename it.
     assert ask_demo("is any change to churn coming?").entity_id == "metric.churn_rate"
     assert ask_demo("is clv live yet").entity_id == "metric.customer_lifetime_value"
+
+
+
+def test_shorthand_asking_words_and_modifier_phrases(ask_demo):
+    assert ask_demo("churn def").entity_id == "metric.churn_rate"
+    # One word shared by several names, nothing else: asked back, not guessed.
+    env = ask_demo("rate for 2025-03-31")
+    assert env.behavior.value == "clarify"
+    assert {o.entity_id for o in env.clarify.options} >= {"metric.churn_rate", "metric.conversion_rate"}
+
+
+def test_what_a_page_says_and_what_a_name_is_divided_by(ask_demo):
+    env = ask_demo("the legacy wiki says active = logged in during the last 30 days, is that right for 2024-03-31?")
+    assert env.behavior.value == "answer" and env.reporting_date.isoformat() == "2024-03-31"
+    # "per order": orders are what the unnamed thing is divided by, not what is asked about.
+    assert ask_demo("gross profit per order").entity_id != "metric.average_order_value"
