@@ -62,6 +62,17 @@ def _from_dates(versions: list[Evidence], mentions: list[DateMention]) -> tuple[
     return picks, f"the versions in effect on {picks[0][1]} and on {picks[1][1]}, the dates the question names"
 
 
+def _compared(run, left: Evidence, right: Evidence, models: list, how: str, right_label: str | None = None):
+    """The field-by-field comparison and the evidence it selects (both sides and their backing models)."""
+    comparison = Comparison(left=EvidenceRef.of(left, "compared"), right=EvidenceRef.of(right, "compared"), how=how,
+                            fields=diff(left, right, *models), left_model=models[0].evidence_id if models[0] else None,
+                            right_model=models[1].evidence_id if models[1] else None, right_label=right_label)
+    selected = [EvidenceRef.of(left, "compared"), EvidenceRef.of(right, "compared")]
+    selected += [EvidenceRef.of(m, "compared_model") for m in {m.evidence_id: m for m in models if m}.values()]
+    run.step("compare", f"{left.evidence_id} vs {right.evidence_id}: {how}")
+    return comparison, selected
+
+
 def _two_entities(run):
     """"compare net revenue and gross revenue": two visible entities of one kind named, no versions named."""
     if run.intent.versions:
@@ -92,15 +103,9 @@ def _entities(run, pair) -> Envelope:
         picks.append(now[0])
     left, right = picks
     models = [backing_model(v, day, run.view)[0] if pair[0].role == "metric" else None for v in picks]
-    changes = diff(left, right, *models)
     how = f"{pair[0].label} and {pair[1].label}, the versions in effect on {day}"
-    comparison = Comparison(left=EvidenceRef.of(left, "compared"), right=EvidenceRef.of(right, "compared"), how=how,
-                            fields=changes, left_model=models[0].evidence_id if models[0] else None,
-                            right_model=models[1].evidence_id if models[1] else None, right_label=pair[1].label)
-    selected = [EvidenceRef.of(left, "compared"), EvidenceRef.of(right, "compared")]
-    selected += [EvidenceRef.of(m, "compared_model") for m in {m.evidence_id: m for m in models if m}.values()]
-    run.step("compare", f"{left.evidence_id} vs {right.evidence_id}: {how}")
-    changed = [c.field for c in changes if c.changed and c.field not in ("effective", "owner")]
+    comparison, selected = _compared(run, left, right, models, how, right_label=pair[1].label)
+    changed = [c.field for c in comparison.changed if c.field not in ("effective", "owner")]
     verdict = (f"{pair[0].label} and {pair[1].label} on {day} differ in {', '.join(changed)}." if changed else
                f"{pair[0].label} and {pair[1].label} on {day} record the same fields.")
     return run.envelope(Behavior.answer, verdict, selected=selected, comparison=comparison, **kw)
@@ -166,15 +171,8 @@ def answer(run, pick) -> Envelope:
     for v in (left, right):
         when = v.valid_from if not v.valid_on(today) else today
         models.append(backing_model(v, when, run.view)[0] if primary.role == "metric" else None)
-    changes = diff(left, right, *models)
-    comparison = Comparison(left=EvidenceRef.of(left, "compared"), right=EvidenceRef.of(right, "compared"), how=how,
-                            fields=changes, left_model=models[0].evidence_id if models[0] else None,
-                            right_model=models[1].evidence_id if models[1] else None)
-    selected = [EvidenceRef.of(left, "compared"), EvidenceRef.of(right, "compared")]
-    unique = {m.evidence_id: m for m in models if m}
-    selected += [EvidenceRef.of(m, "compared_model") for m in unique.values()]
-    run.step("compare", f"{left.evidence_id} vs {right.evidence_id}: {how}")
-    changed = [c.field for c in changes if c.changed and c.field != "effective"]
+    comparison, selected = _compared(run, left, right, models, how)
+    changed = [c.field for c in comparison.changed if c.field != "effective"]
     names = f"{version_name(left)}, {interval_text(left)}, and {version_name(right)}, {interval_text(right)},"
     if left.evidence_id == right.evidence_id:
         verdict = f"The same version of {primary.label}, {version_name(left)}, is in effect on both dates: nothing changed."
