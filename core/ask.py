@@ -448,7 +448,17 @@ def _choose_without_date(run: _Run, primary: Entity, versions: list[Evidence], p
                for v in versions]
     # "net revenue v3" when there is no v3: say so before asking which of the real ones is meant.
     missing = f"{primary.label} has no approved version {wanted} that you can see. " if wanted else ""
-    return _clarify(run, f"{missing}{primary.label} has {len(versions)} versions. For which reporting date?",
+    # Two approved versions open at once cannot be told apart by a date: say so rather than hide it.
+    overlap = next(((a, b) for i, a in enumerate(versions) for b in versions[i + 1:]
+                    if (a.valid_from or date.min) < (b.valid_to or date.max)
+                    and (b.valid_from or date.min) < (a.valid_to or date.max)), None)
+    clash = ""
+    if overlap:
+        start = max(overlap[0].valid_from or date.min, overlap[1].valid_from or date.min)
+        clash = (f" {version_name(overlap[0])} and {version_name(overlap[1])} overlap"
+                 + (f" from {start}" if start != date.min else "")
+                 + ": on those dates a governance reviewer must decide which applies.")
+    return _clarify(run, f"{missing}{primary.label} has {len(versions)} versions. For which reporting date?{clash}",
                     options, "no reporting date and several authoritative versions exist", **kw)
 
 

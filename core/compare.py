@@ -7,6 +7,7 @@ authoritative versions the role may see are compared; drafts never stand in for 
 """
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 
 from .catalog import Evidence
@@ -111,10 +112,51 @@ def _entities(run, pair) -> Envelope:
     return run.envelope(Behavior.answer, verdict, selected=selected, comparison=comparison, **kw)
 
 
+SIDES = re.compile(r"^(?P<a>.+?)\s+(?:vs\.?|versus|against)\s+(?P<b>.+)$|"
+                   r"\bcompare\s+(?P<a2>.+?)\s+(?:and|with|to)\s+(?P<b2>.+)$", re.I)
+
+
+def _sides(run):
+    """"net revnue vs gmv", "compare net revenue and contribution margin" (hidden): two things are named but not
+    both exactly. Each side is read on its own, like a question: a misspelt side is read with a note, and a side
+    that names nothing visible makes the whole answer not-found (what a made-up name gets), never a comparison of
+    the other side's versions. Returns None when the question is not two named things."""
+    from .intent import parse_intent
+    from .intents import content_words, not_found
+    from .ranker import rank_question
+    from .text import GENERIC
+    m = SIDES.search(run.q.text)
+    if not m or run.intent.versions:
+        return None
+    picks = []
+    for side in (m.group("a") or m.group("a2"), m.group("b") or m.group("b2")):
+        intent = parse_intent(side, run.at.date(), run.view.store.fiscal_year_start_month)
+        if not [w for w in content_words(side, [d.span for d in intent.dates]) if w not in GENERIC]:
+            return None  # "2024 vs 2025": dates compared, not two things
+        picks.append((side, rank_question(side, intent, run.view, run.searcher, run.q.role)))
+    if any(c.decision == "none" for _, c in picks):
+        run.step("compare", "a side of the comparison names nothing visible: "
+                 + "; ".join(c.rule for _, c in picks if c.decision == "none"))
+        return not_found(run)
+    if any(c.decision != "answer" for _, c in picks):
+        return None
+    ents = run.view.entities
+    pair = [ents[c.entity_id] for _, c in picks]
+    if pair[0].entity_id == pair[1].entity_id or pair[0].role != pair[1].role:
+        return None
+    for _, c in picks:
+        if c.note:
+            run.notes.append(c.note[0].upper() + c.note[1:] + ".")
+    return _entities(run, pair)
+
+
 def answer(run, pick) -> Envelope:
     pair = _two_entities(run)
     if pair:
         return _entities(run, pair)
+    sides = _sides(run)
+    if sides is not None:
+        return sides
     picked = pick(run)
     if isinstance(picked, Envelope):
         return picked

@@ -151,7 +151,7 @@ def _intent(env: Envelope) -> str | None:
         return f"{n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} {label}"
     if env.documents:
         d = env.documents[0]
-        return f"{_short(d.title, 8)} ({d.label.lower()}) says: “{_short(d.quote, 10)}”"
+        return f"{_short(d.title, 8)} ({d.label.lower()}) says: “{_short(d.quote, 24)}”"
     return None
 
 
@@ -227,8 +227,11 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
     for c in env.conflicts:
         if c.label in ("SUPERSEDED", "DEPRECATED", "NOT IN EFFECT", "NON-AUTHORITATIVE") and c.named_in_question:
             out.append(Status(level="info", text=f"{_short(c.title, 10)} is {_CONFLICT_WORD[c.label]}"))
-    if any(c.label == "UNTRUSTED" for c in env.conflicts) or env.ignored_instructions:
-        out.append(Status(level="info", text="Instructions found in notes or in the question were ignored"))
+    for c in [c for c in env.conflicts if c.label == "UNTRUSTED"][:1]:
+        out.append(Status(level="info", text=f"Untrusted content ({_short(c.title, 8)}) was read as data only; "
+                                             "any instructions in it were ignored"))
+    if env.ignored_instructions:
+        out.append(Status(level="info", text="Your question asked to step outside the rules; that part was not followed"))
     for note in env.notes:
         out.append(Status(level="info", text=note))
     if env.index is not None and env.index.status == "stale":
@@ -241,8 +244,11 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
 
 def date_source(env: Envelope, form_day: date | None, form_period: tuple[date, date] | None) -> str | None:
     """'using 30 Jun 2024 from your question' when the date came from the text, not the form."""
-    if form_day or form_period:
+    if form_day or form_period or env.behavior in (Behavior.not_found_or_not_authorized, Behavior.refuse):
         return None
+    now = next((d for d in env.dates_read if "as of the evaluation date" in d.rule and d.rule.startswith("'")), None)
+    if env.reporting_date and now:  # "is the handbook still right?": no date written, the question asks about now
+        return f"using today, {day_text(env.reporting_date)}: your question asks about now ('{now.text}')"
     if env.reporting_date:
         return f"using {day_text(env.reporting_date)} from your question"
     if env.period_start and env.period_end:

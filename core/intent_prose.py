@@ -33,10 +33,15 @@ def _compare(env: Envelope) -> list[Cited]:
         cites = both + [m for m in (c.left_model, c.right_model) if m and f.field == "backing model"]
         before = f"`{f.before}`" if f.before else "not recorded"
         after = f"`{f.after}`" if f.after else "not recorded"
-        out.append(Cited(text=f"Its {f.field} changed from {before} to {after}.", citations=list(dict.fromkeys(cites))))
+        if c.right_label:  # two metrics side by side: nothing "changed", they differ
+            verb = "are" if f.field.endswith("s") else "is"
+            text = f"{env.entity_label}'s {f.field} {verb} {before}; {c.right_label}'s {verb} {after}."
+        else:
+            text = f"Its {f.field} changed from {before} to {after}."
+        out.append(Cited(text=text, citations=list(dict.fromkeys(cites))))
     same = [f.field for f in c.fields if not f.changed]
     if same:
-        out.append(Cited(text=f"Unchanged: {_join(same)}.", citations=both))
+        out.append(Cited(text=f"{'The same in both' if c.right_label else 'Unchanged'}: {_join(same)}.", citations=both))
     return out
 
 

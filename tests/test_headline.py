@@ -75,6 +75,17 @@ def test_the_page_says_where_the_date_came_from(ask_demo):
     assert date_source(env, date(2024, 6, 30), None) is None
     split = ask_demo("How was churn defined in calendar year 2025?")
     assert date_source(split, None, None) == "using all of 2025 from your question"
+    # No date written, but the question asks about now; and a not-found answer uses no date at all.
+    still = ask_demo("is the revenue handbook still right?")
+    assert date_source(still, None, None) == "using today, 29 Nov 2026: your question asks about now ('still')"
+    assert date_source(ask_demo("eoy 2024"), None, None) is None
+
+
+def test_untrusted_content_and_a_request_to_step_outside_are_told_apart(ask_demo):
+    env = ask_demo("net revenue on 2024-06-30")
+    texts = [s.text for s in status_line(env)]
+    assert any(t.startswith("Untrusted content (Slack export") for t in texts)
+    assert not any("Your question" in t for t in texts)
 
 
 @pytest.mark.parametrize("role,question,expected", [

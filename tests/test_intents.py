@@ -423,3 +423,20 @@ def test_a_modifier_phrase_after_a_name_keeps_the_name(stores):
     # "net of refunds" says something about revenue; it does not make "revenue net" a name of its own.
     env = run(stores, "jaffle", "is revenue net of refunds in 2026?")
     assert env.entity_id == "metric.revenue" and "metric.jaffle_shop.revenue" in {s.evidence_id for s in env.selected}
+
+
+def test_compare_two_named_things_read_each_side_on_its_own(stores):
+    typo = run(stores, "demo", "net revnue vs gmv on 2025-03-31")
+    assert typo.comparison.right_label == "Gross merchandise value"
+    assert typo.comparison.left.evidence_id == "metric.net_revenue.v2"
+    assert any("net revnue" in n for n in typo.notes), typo.notes
+    # A side the role may not see: not found, exactly as for a side that names nothing.
+    hidden = run(stores, "demo", "net revenue vs contribution margin on 2025-06-30")
+    fake = run(stores, "demo", "net revenue vs zorblat margin on 2025-06-30")
+    assert hidden.behavior.value == "not_found_or_not_authorized" and hidden.verdict == fake.verdict
+    # Dates compared keep comparing versions.
+    years = run(stores, "demo", "net revenue 2024 vs 2025")
+    assert (years.comparison.left.evidence_id, years.comparison.right.evidence_id) == (
+        "metric.net_revenue.v1", "metric.net_revenue.v2")
+    x = explained(stores, "demo", typo)
+    assert any("Net revenue's formula is" in s.text and "Gross merchandise value's is" in s.text for s in x.sentences)

@@ -65,7 +65,8 @@ def _compare(env: Envelope) -> None:
     st.dataframe(rows, hide_index=True, width="stretch", key="intent_compare")
     for f in c.fields:  # a table cell cuts a long formula: show it whole, side by side (st.code is inert)
         if f.field == "formula" and (f.before or f.after):
-            st.markdown("**Formula**" + (" · :orange-badge[changed]" if f.changed else " · same"))
+            st.markdown("**Formula**" + ((" · :orange-badge[differs]" if two else " · :orange-badge[changed]")
+                                         if f.changed else " · same"))
             left, right = st.columns(2)
             left.code(f.before or "—", language="sql", wrap_lines=True)
             right.code(f.after or "—", language="sql", wrap_lines=True)
