@@ -44,6 +44,7 @@ from .resolve import (
     governing_versions,
     in_effect,
     interval_text,
+    last_day,
     retrievable,
     segments,
     version_name,
@@ -538,6 +539,17 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
                 if other.evidence_id not in starts:
                     selected.append(EvidenceRef.of(other, "model"))
                     starts.append(other.evidence_id)
+            if run.period:
+                # One definition for the whole period, but the model behind it may change inside it: the numbers
+                # then come from both, and the answer says when.
+                later, _ = backing_model(chosen, run.period[1] - timedelta(days=1), run.view)
+                if later and later.evidence_id not in starts:
+                    selected.append(EvidenceRef.of(later, "model"))
+                    starts.append(later.evidence_id)
+                    run.notes.append(f"The model behind {primary.label} changes inside this period: "
+                                     f"{model.title} until {last_day(model) if model.valid_to else 'its end'}, "
+                                     f"then {later.title} from {later.valid_from}.")
+                    run.step("backing model", f"{later.evidence_id} backs the end of the period")
             label = requested.get(model.entity_id)
             if label and (model.version or "").lstrip("vV") != label.lstrip("vV"):
                 asked_for = by_version(governing_versions(run.view.entity_objects(model.entity_id), "model"), label)

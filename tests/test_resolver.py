@@ -228,3 +228,11 @@ def test_catalog_revision_in_envelope_is_the_roles_own(ask_demo, demo_store):
     assert analyst == demo_store.visible("analyst").revision
     assert finance == demo_store.visible("finance").revision
     assert analyst != finance != demo_store.revision
+
+
+def test_a_model_change_inside_a_period_is_said_and_both_models_back_it(ask_demo):
+    # Refund rate v1 holds from 2024 on; fct_orders v1 ends on 2024-12-31 and v2 starts on 2025-01-01.
+    env = ask_demo("refund rate between 2024-06-01 and 2025-03-31")
+    models = [s.evidence_id for s in env.selected if s.role_in_answer == "model"]
+    assert models == ["model.fct_orders.v1", "model.fct_orders.v2"]
+    assert any("changes inside this period" in n and "2025-01-01" in n for n in env.notes)
