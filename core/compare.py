@@ -121,17 +121,18 @@ def _sides(run):
     both exactly. Each side is read on its own, like a question: a misspelt side is read with a note, and a side
     that names nothing visible makes the whole answer not-found (what a made-up name gets), never a comparison of
     the other side's versions. Returns None when the question is not two named things."""
-    from .intent import parse_intent
+    from .intent import CUE_WORDS, parse_intent
     from .intents import content_words, not_found
     from .ranker import rank_question
-    from .text import GENERIC
+    from .text import GENERIC, normalize
     m = SIDES.search(run.q.text)
     if not m or run.intent.versions:
         return None
     picks = []
     for side in (m.group("a") or m.group("a2"), m.group("b") or m.group("b2")):
         intent = parse_intent(side, run.at.date(), run.view.store.fiscal_year_start_month)
-        if not [w for w in content_words(side, [d.span for d in intent.dates]) if w not in GENERIC]:
+        asking = GENERIC | {normalize(w) for w in CUE_WORDS}
+        if not [w for w in content_words(side, [d.span for d in intent.dates]) if w not in asking]:
             return None  # "2024 vs 2025": dates compared, not two things
         picks.append((side, rank_question(side, intent, run.view, run.searcher, run.q.role)))
     if any(c.decision == "none" for _, c in picks):
