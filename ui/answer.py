@@ -332,10 +332,10 @@ def explanation(env: Envelope) -> None:
 
 def decided(env: Envelope) -> None:
     with st.expander("How this was decided"):
-        when = (day_text(env.reporting_date) if env.reporting_date else
-                f"{day_text(env.period_start)} to {day_text(env.period_end - timedelta(days=1))}"
+        when = (f"reporting date {day_text(env.reporting_date)}" if env.reporting_date else
+                f"reporting period {day_text(env.period_start)} to {day_text(env.period_end - timedelta(days=1))}"
                 if env.period_start else "no reporting date")
-        st.markdown(f"Role {code(env.role)} · reporting {when} · freshness checked "
+        st.markdown(f"Role {code(env.role)} · {when} · freshness checked "
                     f"{env.evaluated_at:%d %b %Y %H:%M} UTC · catalog revision {code(env.catalog_revision)}")
         for step in env.trace:
             st.markdown(f"- **{md(step.rule)}**: {md(step.detail)}")
