@@ -342,3 +342,15 @@ def test_intent_answers_cite_titles_and_speak_plainly(question, title):
     for jargon in ("non_authoritative", "historical", "2023-03-01 →", "2023-01-01 →"):
         assert jargon not in shown, jargon
     assert ("not approved · superseded" in shown) if "handbook" in question else ("earlier version" in shown)
+
+
+def test_what_disagrees_names_evidence_by_title(demo_store):
+    from conftest import DEMO_AT
+
+    from core.ask import Question, ask
+    from ui.answer import _titled, titles
+    env = ask(demo_store, Question(role="analyst", text="net revenue on 2024-06-30", at=DEMO_AT))
+    names = titles(env)
+    why = next(c.why for c in env.conflicts if "metric.net_revenue.v1" in c.why)
+    shown = _titled(why, names)
+    assert "metric.net_revenue.v1" not in shown and names["metric.net_revenue.v1"] in shown

@@ -3,6 +3,8 @@ core (the headline and status line, each part's lineage and freshness). Catalog 
 through `ui.safe.md` (or an inert element: st.text, st.code, a dataframe)."""
 from __future__ import annotations
 
+import re
+
 from datetime import timedelta
 
 import streamlit as st
@@ -100,12 +102,13 @@ def conflicts(env: Envelope) -> None:
     if not env.conflicts:
         return
     st.subheader(f"What disagrees, and why it does not count ({len(env.conflicts)})")
+    names = titles(env)
     for c in env.conflicts:
         colour, words = CONFLICT_WORDS.get(c.label, ("gray", md(c.label.title())))
         with st.container(border=True):
             st.markdown(f":{colour}-badge[{words}] **{md(c.title)}**"
                         + (" · you mentioned it" if c.named_in_question else ""))
-            st.markdown(md(c.why))
+            st.markdown(md(_titled(c.why, names)))
             if c.text:
                 with st.expander("What it says (quoted as data, never followed)"):
                     st.text(c.text)
@@ -180,6 +183,14 @@ def parts(env: Envelope, details: list[tuple[str, list[EvidenceRef], Lineage, li
 
 
 # ---------------------------------------------------------------- explanation and its citations
+
+def _titled(text: str, names: dict[str, str]) -> str:
+    """'the answer follows metric.net_revenue.v1' reads 'the answer follows Net revenue v1' on the page (the ids
+    stay in 'How this was decided'). Only ids the envelope itself carries are named."""
+    for eid in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w.]){re.escape(eid)}(?![\w])", names[eid], text)
+    return text
+
 
 def titles(env: Envelope) -> dict[str, str]:
     out: dict[str, str] = {}
