@@ -78,11 +78,20 @@ def answer(run, pick) -> Envelope:
                                     evidence_id=ev.evidence_id if ev else None, exposure_type=etype,
                                     version=ev.version if ev else None,
                                     owner=ev.owner if ev else None, via=via))
-    readers = _formula_readers(run, primary.entity_id, starts, day, set(reach))
-    for ev in readers:
-        items.append(DownstreamItem(id=ev.entity_id, kind="metric", label=ev.title, depth=1,
-                                    evidence_id=ev.evidence_id, version=ev.version, owner=ev.owner,
-                                    via=[ev.evidence_id]))
+    # Metrics that read a reached metric (or the entity) in their formula, however deep: "what depends on
+    # fct_orders" reaches net revenue by lineage, and contribution margin through net revenue's formula.
+    readers, seen = [], set(reach) | {primary.entity_id}
+    queue = deque([(primary.entity_id, starts, 0)] + [(found[n].entity_id, [n], d) for n, (d, _) in reach.items()
+                                                      if n in found and _kind(found[n])[0] == "metric"])
+    while queue:
+        eid, from_ids, depth = queue.popleft()
+        for ev in _formula_readers(run, eid, from_ids, day, seen):
+            seen |= {ev.entity_id, ev.evidence_id}
+            readers.append(ev)
+            items.append(DownstreamItem(id=ev.entity_id, kind="metric", label=ev.title, depth=depth + 1,
+                                        evidence_id=ev.evidence_id, version=ev.version, owner=ev.owner,
+                                        via=[ev.evidence_id]))
+            queue.append((ev.entity_id, [ev.evidence_id], depth + 1))
     items.sort(key=lambda i: (i.depth, i.kind, i.label.lower(), i.id))
     asked = next((k for k, p in ASKED if p.search(run.q.text)), None)
     keep = {e.evidence_id for e in graph.edges if e.downstream in reach}

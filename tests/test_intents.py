@@ -233,6 +233,9 @@ def test_downstream_models_metrics_and_exposures(stores):
     assert "metric.contribution_margin" not in nr.model_dump_json()  # finance only
     assert "metric.contribution_margin" in {i.id for i in run(stores, "demo", "what depends on net revenue?",
                                                                 "finance").downstream.items}
+    # ... and through a metric reached by lineage: fct_orders -> net revenue -> contribution margin (formula).
+    deep = {i.id: i.depth for i in run(stores, "demo", "what depends on fct_orders?", "finance").downstream.items}
+    assert deep["metric.contribution_margin"] > deep["metric.net_revenue.v2"]
 
 
 def test_list_the_dashboards(stores):
