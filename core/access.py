@@ -102,6 +102,32 @@ class Visible:
         return index
 
     @cached_property
+    def name_words(self) -> set[str]:
+        """Every word of every visible name: a question word outside it is one the role's catalog never uses."""
+        return {w for name in self.phrases for w in name}
+
+    @cached_property
+    def names_by_first(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+        """(entity id, name) of every visible topic entity's names, by the name's first word: what a question
+        word could begin ("net" -> net revenue), read in the question's length, not the catalog's size."""
+        index: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        for ent in self.entities.values():
+            if ent.is_topic:
+                for name in ent.names:
+                    index.setdefault(name[0], []).append((ent.entity_id, name))
+        return index
+
+    @cached_property
+    def topics_by_word(self) -> dict[str, set[str]]:
+        """Visible topic entities by every word of their names ("rate" -> churn rate, refund rate, ...)."""
+        index: dict[str, set[str]] = {}
+        for ent in self.entities.values():
+            if ent.is_topic:
+                for word in {w for n in ent.names for w in n}:
+                    index.setdefault(word, set()).add(ent.entity_id)
+        return index
+
+    @cached_property
     def _bm25(self) -> tuple[list[str], BM25Okapi]:
         ids = list(self.entities)
         corpus = [[w for n in self.entities[i].names for w in n] + words(i) for i in ids]

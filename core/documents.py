@@ -109,7 +109,7 @@ def by_title(run) -> Envelope | None:
     uses must be in one document's title, and at least one such word must be there. Only visible documents
     are read, so a hidden document's title answers exactly as a made-up one does (not found)."""
     asked = [w for w in content_words(run.q.text, [d.span for d in run.intent.dates]) if w not in GENERIC]
-    vocab = {w for n in run.view.phrases for w in n}
+    vocab = run.view.name_words
     foreign = {w for w in asked if w not in vocab}
     if not foreign:
         return None

@@ -83,9 +83,12 @@ def answer(run, pick) -> Envelope:
     readers, seen = [], set(reach) | {primary.entity_id}
     queue = deque([(primary.entity_id, starts, 0)] + [(found[n].entity_id, [n], d) for n, (d, _) in reach.items()
                                                       if n in found and _kind(found[n])[0] == "metric"])
+    # The metrics in effect that day, read once for the whole walk.
+    metrics = [ev for ev in run.view.of_kinds([Kind.metric_definition.value])
+               if ev.governs and ev.valid_on(day) and ev.metric]
     while queue:
         eid, from_ids, depth = queue.popleft()
-        for ev in _formula_readers(run, eid, from_ids, day, seen):
+        for ev in _formula_readers(metrics, eid, from_ids, seen):
             seen |= {ev.entity_id, ev.evidence_id}
             readers.append(ev)
             items.append(DownstreamItem(id=ev.entity_id, kind="metric", label=ev.title, depth=depth + 1,
@@ -108,17 +111,15 @@ def answer(run, pick) -> Envelope:
                         downstream=result, selected=selected, **kw)
 
 
-def _formula_readers(run, entity_id: str, starts: list[str], day, reached: set[str]) -> list[Evidence]:
-    """Visible metric versions in effect on `day` whose formula or links read the entity ("net_revenue /
-    COUNT(...)" reads net revenue; implemented_by a model) without a lineage edge saying so. Only the role's
-    own objects are read, so a hidden metric is never listed."""
+def _formula_readers(metrics: list[Evidence], entity_id: str, starts: list[str], reached: set[str]) -> list[Evidence]:
+    """Of the visible metric versions in effect (`metrics`, the role's own objects only, so a hidden metric is
+    never listed), those whose formula or links read the entity ("net_revenue / COUNT(...)" reads net revenue;
+    implemented_by a model) without a lineage edge saying so."""
     short = entity_id.split(".")[-1]
     name = re.compile(rf"(?<![\w.]){re.escape(short)}(?![\w])", re.I)
     out = []
-    for ev in run.view.of_kinds([Kind.metric_definition.value]):
+    for ev in metrics:
         if ev.entity_id == entity_id or ev.entity_id in reached or ev.evidence_id in reached:
-            continue
-        if not ev.governs or not ev.valid_on(day) or not ev.metric:
             continue
         named = set(ev.mentions.values()) | {t for _, t in ev.link_targets()}
         if set(starts) & named or entity_id in named or name.search(ev.metric.formula or ""):

@@ -311,7 +311,7 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     if unexplained:
         inside = {k for k, t in enumerate(toks) if any(a <= t.start < b for a, b in unexplained)}
         matches = [m for m in matches if not any(k in inside for k in range(m.start, m.end))]
-    vocab = {w for n in view.phrases for w in n}
+    vocab = view.name_words
     norms = [t.norm for t in toks]
     # "order cost" is not "orders": a one-word name followed by a content word that no visible name
     # uses is part of a compound naming something else.
@@ -357,7 +357,7 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     # user means: a look-alike found by similarity must not stand in for it.
     if searcher is not None and not qualified_head(toks, view.heads) and not unexplained \
             and not any(entities[m.entity_id].is_topic for m in compounds) \
-            and not _unknown_kind_name(norms, vocab) and not _made_up_compound(norms, vocab, entities):
+            and not _unknown_kind_name(norms, vocab) and not _made_up_compound(norms, view):
         sem = _semantic(question, view, searcher, role, restrict=head_ids, base=base)
         if sem is not None:
             return sem
@@ -473,17 +473,20 @@ def _foreign(w: str, vocab: set[str]) -> bool:
             and w.isalpha())
 
 
-def _made_up_compound(norms: list[str], vocab: set[str], entities: dict[str, Entity]) -> bool:
+def _made_up_compound(norms: list[str], view) -> bool:
     """"net bookings", "refund velocity", "gross bookings ratio": the first word of a visible name followed by
     a word that no visible name continues it with is a name for something else, not a paraphrase of it."""
-    # "average spend per order" shares two words with "average order value": a paraphrase, not a new name.
     asked = set(norms)
-    firsts = {n[0] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1 and not asked & set(n[1:])}
-    shared = {n[0] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1 and asked & set(n[1:])}
-    # The word after may be a visible word too ("churn rate" when only "churn model" is visible): what matters
-    # is that no visible name goes on that way.
-    pairs = {n[:2] for e in entities.values() if e.is_topic for n in e.names if len(n) > 1}
-    return any(w in firsts - shared and _foreign(nxt, set()) and (w, nxt) not in pairs for w, nxt in zip(norms, norms[1:]))
+    for w, nxt in zip(norms, norms[1:]):
+        names = [n for _, n in view.names_by_first.get(w, ()) if len(n) > 1]
+        # "average spend per order" shares two words with "average order value": a paraphrase, not a new name.
+        if not names or any(asked & set(n[1:]) for n in names):
+            continue
+        # The word after may be a visible word too ("churn rate" when only "churn model" is visible): what
+        # matters is that no visible name goes on that way.
+        if _foreign(nxt, set()) and all(n[1] != nxt for n in names):
+            return True
+    return False
 
 
 def _unknown_kind_name(norms: list[str], vocab: set[str]) -> bool:
@@ -526,8 +529,7 @@ def _partial_identifier(question: str, intent, view) -> Choice | None:
         said = tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", m.group().lower()))
         if said in view.phrases:
             continue
-        found = sorted({e.entity_id for e in entities.values() if e.is_topic
-                        for n in e.names if len(n) > len(said) and n[:len(said)] == said},
+        found = sorted({e for e, n in view.names_by_first.get(said[0], ()) if len(n) > len(said) and n[:len(said)] == said},
                        key=lambda e: (min(len(n) for n in entities[e].names), e))
         if len(found) == 1:
             label = entities[found[0]].label
@@ -546,8 +548,7 @@ def _one_shared_word(toks: list[Token], intent, view) -> Choice | None:
     if len(words_) != 1:
         return None
     entities = view.entities
-    found = sorted({e.entity_id for e in entities.values() if e.is_topic and any(words_[0] in n for n in e.names)},
-                   key=lambda e: (ROLE_PRIORITY.get(entities[e].role, 9), e))
+    found = sorted(view.topics_by_word.get(words_[0], ()), key=lambda e: (ROLE_PRIORITY.get(entities[e].role, 9), e))
     asked = {kind for kind, kw in KIND_WORDS.items() if kw & {t.norm for t in toks}}
     if asked:  # "raw orders table": the kind asked for narrows them; one left is for similarity to confirm
         found = [e for e in found if _kind_of(entities[e]) in asked]
