@@ -15,7 +15,7 @@ from rank_bm25 import BM25Okapi
 from .catalog import Evidence
 from .entities import Entity, build_entity_index, head_index
 from .redact import redact, references
-from .store import Store
+from .store import Store, acl_sql
 from .text import words
 
 
@@ -23,21 +23,24 @@ class Visible:
     """One role's view. Shared by every thread that asks as this role: its cached values are pure
     functions of the read-only file and the role, and every query runs on the calling thread's cursor."""
 
-    def __init__(self, store: Store, role: str):
-        self.store, self.role = store, role
+    def __init__(self, store: Store, role: str, grants: frozenset[str] = frozenset()):
+        # `grants`: objects this view may read beyond the role's ACL, by evidence id (a steward's review
+        # queue, core/steward.py); empty for every other view. Every read below goes through acl_sql.
+        self.store, self.role, self.grants = store, role, frozenset(grants)
+        self._acl = [role, sorted(self.grants)]
 
     @property
     def con(self):
         return self.store.con
 
     def _docs(self, where: str, params: list) -> list[Evidence]:
-        rows = self.con.execute(f"SELECT doc FROM evidence WHERE list_contains(acl, ?) AND ({where}) "
-                                "ORDER BY evidence_id", [self.role, *params]).fetchall()
+        rows = self.con.execute(f"SELECT doc FROM evidence WHERE {acl_sql()} AND ({where}) "
+                                "ORDER BY evidence_id", [*self._acl, *params]).fetchall()
         docs = self._redact([Evidence.model_validate_json(doc) for (doc,) in rows])
         # Names of hidden objects inside generated text (a formula's input metrics) and lineage edges to
         # them are rendered away too (core/redact.py).
         refs = {r for e in docs for r in references(e)}
-        hidden = self.store.unseen_ids(self.role, refs) if refs else set()
+        hidden = self.store.unseen_ids(self.role, refs, self.grants) if refs else set()
         return [redact(e, hidden) for e in docs] if hidden else docs
 
     def _redact(self, docs: list[Evidence]) -> list[Evidence]:
@@ -50,9 +53,9 @@ class Visible:
         if not refs:
             return docs
         seen = {i for row in self.con.execute(
-            "SELECT evidence_id, entity_id FROM evidence WHERE list_contains(acl, ?) "
+            f"SELECT evidence_id, entity_id FROM evidence WHERE {acl_sql()} "
             "AND (evidence_id = ANY(?::VARCHAR[]) OR entity_id = ANY(?::VARCHAR[]))",
-            [self.role, sorted(refs), sorted(refs)]).fetchall() for i in row}
+            [*self._acl, sorted(refs), sorted(refs)]).fetchall() for i in row}
         out = []
         for ev in docs:
             if all(t in seen for _, t in ev.link_targets()):
@@ -70,23 +73,23 @@ class Visible:
         """The catalog revision as this role sees it: changes to objects it cannot see leave it as it is."""
         digest = hashlib.sha256()
         for ev_id, content in self.con.execute(
-                "SELECT evidence_id, content_hash FROM evidence WHERE list_contains(acl, ?) ORDER BY evidence_id",
-                [self.role]).fetchall():
+                f"SELECT evidence_id, content_hash FROM evidence WHERE {acl_sql()} ORDER BY evidence_id",
+                self._acl).fetchall():
             digest.update(f"{ev_id}|{content}\n".encode())
         return digest.hexdigest()[:16]
 
     @cached_property
     def count(self) -> int:
-        return self.con.execute("SELECT count(*) FROM evidence WHERE list_contains(acl, ?)", [self.role]).fetchone()[0]
+        return self.con.execute(f"SELECT count(*) FROM evidence WHERE {acl_sql()}", self._acl).fetchone()[0]
 
     @cached_property
     def entities(self) -> dict[str, Entity]:
         rows = self.con.execute(
-            """SELECT e.evidence_id, e.entity_id, e.kind, e.title, e.authority, e.lifecycle,
+            f"""SELECT e.evidence_id, e.entity_id, e.kind, e.title, e.authority, e.lifecycle,
                       coalesce(list(a.alias) FILTER (WHERE a.alias IS NOT NULL), [])
                FROM evidence e LEFT JOIN aliases a USING (evidence_id)
-               WHERE list_contains(e.acl, ?) AND e.lifecycle <> 'retired'
-               GROUP BY ALL ORDER BY e.evidence_id""", [self.role]).fetchall()
+               WHERE {acl_sql("e")} AND e.lifecycle <> 'retired'
+               GROUP BY ALL ORDER BY e.evidence_id""", self._acl).fetchall()
         return build_entity_index(rows)
 
     @cached_property
@@ -177,26 +180,27 @@ class Visible:
     def edge_models_into(self, node: str) -> list[tuple[str, str]]:
         """(lineage evidence_id, upstream) for visible edges whose downstream is `node`."""
         return self.con.execute(
-            """SELECT l.evidence_id, l.upstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
-               WHERE l.downstream = ? AND list_contains(e.acl, ?)""", [node, self.role]).fetchall()
+            f"""SELECT l.evidence_id, l.upstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
+               WHERE l.downstream = ? AND {acl_sql("e")}""", [node, *self._acl]).fetchall()
 
     def linked_entities(self, entity_id: str) -> set[str]:
         """Entities one hop away through links or lineage edges carried by visible objects."""
+        acl, e_acl, x_acl = acl_sql(), acl_sql("e"), acl_sql("x")
         rows = self.con.execute(
-            """WITH mine AS (SELECT evidence_id FROM evidence WHERE entity_id = ? AND list_contains(acl, ?)),
+            f"""WITH mine AS (SELECT evidence_id FROM evidence WHERE entity_id = ? AND {acl}),
                     ends AS (
                       SELECT l.target AS other FROM links l JOIN evidence e USING (evidence_id)
-                        WHERE list_contains(e.acl, ?) AND (e.entity_id = ? )
+                        WHERE {e_acl} AND (e.entity_id = ? )
                       UNION SELECT e.entity_id FROM links l JOIN evidence e USING (evidence_id)
-                        WHERE list_contains(e.acl, ?) AND (l.target = ? OR l.target IN (SELECT * FROM mine))
+                        WHERE {e_acl} AND (l.target = ? OR l.target IN (SELECT * FROM mine))
                       UNION SELECT l.upstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
-                        WHERE list_contains(e.acl, ?) AND (l.downstream = ? OR l.downstream IN (SELECT * FROM mine))
+                        WHERE {e_acl} AND (l.downstream = ? OR l.downstream IN (SELECT * FROM mine))
                       UNION SELECT l.downstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
-                        WHERE list_contains(e.acl, ?) AND (l.upstream = ? OR l.upstream IN (SELECT * FROM mine)))
+                        WHERE {e_acl} AND (l.upstream = ? OR l.upstream IN (SELECT * FROM mine)))
                SELECT DISTINCT coalesce(x.entity_id, ends.other) FROM ends
-               LEFT JOIN evidence x ON x.evidence_id = ends.other AND list_contains(x.acl, ?)""",
-            [entity_id, self.role, self.role, entity_id, self.role, entity_id, self.role, entity_id,
-             self.role, entity_id, self.role]).fetchall()
+               LEFT JOIN evidence x ON x.evidence_id = ends.other AND {x_acl}""",
+            [entity_id, *self._acl, *self._acl, entity_id, *self._acl, entity_id, *self._acl, entity_id,
+             *self._acl, entity_id, *self._acl]).fetchall()
         return {r for (r,) in rows if r and r != entity_id}
 
     def documents_about(self, entity_id: str) -> list[Evidence]:
@@ -216,14 +220,14 @@ class Visible:
                           [source, source, source])
 
     def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
-        return self.store.upstream_closure(starts, self.role, day, depth)
+        return self.store.upstream_closure(starts, self.role, day, depth, grants=self.grants)
 
     def downstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
-        return self.store.upstream_closure(starts, self.role, day, depth, direction="downstream")
+        return self.store.upstream_closure(starts, self.role, day, depth, direction="downstream", grants=self.grants)
 
     def column_edges(self, nodes: list[str], day: date | None) -> list[tuple]:
-        return self.store.column_edges(self.role, day, nodes)
+        return self.store.column_edges(self.role, day, nodes, self.grants)
 
     def hidden_ids(self, ids: set[str]) -> set[str]:
         # Hidden and absent alike (Store.unseen_ids): where a chain stops must not say which it was.
-        return self.store.unseen_ids(self.role, ids)
+        return self.store.unseen_ids(self.role, ids, self.grants)

@@ -75,6 +75,9 @@ class Question:
     entity: str | None = None  # chosen on the form (a clarification answer); must be visible
     date_from_form: bool = False  # the user confirmed the form's date over dates written in the text
     recorded_at: datetime | None = None  # transaction time: answer from the catalog as it stood then
+    # Evidence ids this question may read beyond the role's ACL: a steward's review queue (core/steward.py)
+    # and nothing else. Everything after authorization sees them exactly as it sees the role's own objects.
+    grants: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -101,7 +104,7 @@ class _Run:
         ignored = []
         if self.intent.overrides:
             ignored = [f"request to {o.replace('_', ' ')}: not followed" for o in self.intent.overrides]
-        index = self.searcher.status_for(self.q.role) if self.searcher else None
+        index = self.searcher.status_for(self.view.role, self.view.grants) if self.searcher else None
         if "intent" not in kw and self.intent.kind == "upcoming":
             kw["intent"] = "upcoming"
         return Envelope(behavior=behavior, role=self.q.role, reporting_date=self.day, index=index,
@@ -127,7 +130,8 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
         return Envelope(behavior=Behavior.not_found_or_not_authorized, role=q.role, evaluated_at=exc.at,
                         verdict=f"I can't answer as recorded then: {exc}.", catalog_revision="(nothing recorded)",
                         recorded=CatalogState(recorded_at=exc.at, revision="(nothing recorded)", catalog_only=True,
-                                              current_revision=store.visible(q.role).revision, detail=str(exc)))
+                                              current_revision=store.visible(q.role, q.grants).revision,
+                                              detail=str(exc)))
     if state.catalog_only:
         searcher = None
         now = now or state.recorded_at  # what we knew then: freshness too is evaluated at that moment
@@ -140,7 +144,23 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
         env.index = IndexStatus(status="unavailable", detail=problem)
         env.notes.append(f"Search index unavailable: {problem}.")
     env.recorded = state
+    env.granted = sorted(q.grants)
+    if q.grants:
+        _say_widened(store, q, env)
     return env
+
+
+STEWARD_VIEW = "Steward view (read-only)"
+
+
+def _say_widened(store: Store, q: Question, env: Envelope) -> None:
+    """A view widened by grants (a steward's review queue, core/steward.py) says so when the answer shows
+    anything the role's own ACL leaves out: every renderer shows the note, and a replay reproduces it."""
+    beyond = sorted(env.evidence_ids() & q.grants - store.visible(q.role).visible_ids(set(q.grants)))
+    if beyond:
+        what = f"{len(beyond)} objects" if len(beyond) > 1 else beyond[0]
+        env.notes.append(f"{STEWARD_VIEW}: this answer shows {what} from your review queue that role {q.role}'s "
+                         "ACL leaves out; nothing outside the queue is shown")
 
 
 def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | None,
@@ -153,10 +173,11 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
         at = at.replace(tzinfo=timezone.utc)
     intent = parse_intent(q.text, at.date(), store.fiscal_year_start_month)
     # 1. Authorization first: everything after reads the catalog only through the role's view.
-    view = store.visible(q.role)
+    view = store.visible(q.role, q.grants)
     run = _Run(q=q, view=view, intent=intent, revision=view.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
-    run.step("authorization", f"{view.count} objects visible to role {q.role}")
+    run.step("authorization", f"{view.count} objects visible to role {q.role}"
+             + (f", {len(q.grants)} of them granted by id (the steward's review queue)" if q.grants else ""))
     if llm:
         _llm_reading(run, llm)
     # Intents that are not a definition answer (core/intents.py); compare reads its own two dates.
@@ -382,7 +403,7 @@ def _search_pass(run: _Run, primary: Entity, selected: list[EvidenceRef], confli
     search over drafts, superseded pages and notes for the question and the entity's names; a hit
     counts only when it names the entity and speaks to the same time. Neither changes what governs.
     """
-    base = f"{run.searcher.role_filter(run.q.role)} AND part = 'body' AND lifecycle <> 'retired'"
+    base = f"{run.searcher.view_filter(run.view)} AND part = 'body' AND lifecycle <> 'retired'"
     answer_hits = run.searcher.hybrid(run.q.text, f"{base} AND authority = 'authoritative' "
                                       "AND lifecycle NOT IN ('draft', 'superseded', 'deprecated')", k=SEARCH_K)
     names = " ".join(" ".join(n) for n in primary.names[:3])

@@ -167,7 +167,9 @@ def inputs_of(q) -> dict:
     """The audit inputs of a core.ask.Question."""
     return _jsonable({"question": q.text, "date": q.day, "period": list(q.period) if q.period else None,
                       "at": q.at, "entity": q.entity, "date_from_form": q.date_from_form,
-                      "recorded_at": getattr(q, "recorded_at", None)})
+                      "recorded_at": getattr(q, "recorded_at", None),
+                      # a steward's review queue, so a replay reads exactly what the answer could
+                      **({"grants": sorted(q.grants)} if getattr(q, "grants", None) else {})})
 
 
 def read_all(db_path: str | Path) -> list[AuditRecord]:

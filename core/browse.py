@@ -30,7 +30,7 @@ def search(view: Visible, text: str, searcher: Searcher | None = None, limit: in
                if score > 0]
     out += [e for e in lexical if e not in out]
     if searcher is not None and searcher.available:
-        ranked = semantic_entities(searcher, text, searcher.role_filter(view.role), view.entities)
+        ranked = semantic_entities(searcher, text, searcher.view_filter(view), view.entities)
         out += [e for e, _, vector in ranked if e not in out and vector >= 0.3]
     lowered = text.lower()
     out += [e for e, ent in view.entities.items() if e not in out and lowered in ent.label.lower()]
@@ -102,7 +102,7 @@ def timeline_rows(objs, horizon: date) -> list[dict]:
 
 class QueueRow(BaseModel):
     """One object of a steward's review queue, as the Catalog lists it: what it is, why it is in the queue,
-    who may see it and which role the steward reads it as."""
+    and who may see it (the steward reads each one read-only, in its steward view)."""
     evidence_id: str
     entity_id: str
     title: str
@@ -111,7 +111,6 @@ class QueueRow(BaseModel):
     problem: str
     owner: str
     may_see: str
-    read_as: str
 
 
 def queue_rows(store, scope, today: date) -> list[QueueRow]:
@@ -124,11 +123,9 @@ def queue_rows(store, scope, today: date) -> list[QueueRow]:
             problems.setdefault(eid, []).append(CATEGORIES[item.category])
     rows = []
     for o in sorted(scope.objects(store), key=lambda o: (o.entity_id, o.evidence_id)):
-        audience = scope.audiences.get(o.entity_id)
         rows.append(QueueRow(evidence_id=o.evidence_id, entity_id=o.entity_id, title=o.title,
                              kind=o.kind.value.replace("_", " "),
                              standing=f"{_STANDING.get(o.authority.value, o.authority.value)}, {o.lifecycle.value}",
                              problem="; ".join(dict.fromkeys(problems.get(o.evidence_id, []))), owner=o.owner or "—",
-                             may_see=", ".join(o.acl) or "nobody (empty ACL)",
-                             read_as=f"role {audience}" if audience else "read-only, as recorded"))
+                             may_see=", ".join(o.acl) or "nobody (empty ACL)"))
     return rows

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 import json
 import sys
 from datetime import date, datetime, timedelta, timezone
@@ -20,7 +21,8 @@ from .publish import publish
 from .render import render_text
 from .safe_text import json_safe, plain
 from .search import open_searcher
-from .steward import steward_answer
+from .review import steward_scope
+from .steward import ask_as_steward, grants
 from .store import DatabaseError, Store, check_db_path
 
 
@@ -180,17 +182,17 @@ def _question(role, text, day, period, at, recorded_at=None) -> Question:
 
 def _answer(store, q: Question, searcher, args):
     settings = Settings.from_env()
-    # A steward role answers as the app does: a queue object as its widest audience sees it (core/steward.py).
-    env, audience = steward_answer(store, q, searcher=searcher,
-                                   llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None)
+    # A steward role answers as the app does: its own objects plus its review queue (core/steward.py).
+    scope = steward_scope(store, q.role, date.today())
+    q = replace(q, grants=grants(scope))
+    env, _ = ask_as_steward(store, q, scope, searcher=searcher,
+                            llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None)
     if args.explain:
         settings = Settings.from_env()
         # Citations are checked against the state that answered (a past state for --recorded-at).
         env.explanation = explain(env, q.text, history.view_for(store, env).visible_ids, settings.llm_model,
                                   settings.llm_timeout_s, cache_for(args.db))
-    inputs = audit.inputs_of(q)
-    if audience:  # the record is the audience's answer (so it replays) and says which steward asked, as in the app
-        inputs["steward_role"] = q.role
+    inputs = audit.inputs_of(q)  # the steward's own role, and its queue (`grants`) so the record replays
     audit.record(args.db, envelope=env, role=env.role, principal=args.principal, source="cli", inputs=inputs)
     return env
 

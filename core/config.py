@@ -41,6 +41,8 @@ class Settings(BaseModel):
     mcp_principal: str | None = None
     mcp_role: str | None = None
     mcp_tokens: Path | None = None
+    # The Audit page shows other principals' question text only when this is on (ASOF_AUDIT_SHOW_QUESTIONS=1).
+    audit_show_questions: bool = False
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -56,6 +58,7 @@ class Settings(BaseModel):
         if os.environ.get("ASOF_LLM_TIMEOUT"):
             values["llm_timeout_s"] = float(os.environ["ASOF_LLM_TIMEOUT"])
         values["auth"] = _auth_from_env()
+        values["audit_show_questions"] = os.environ.get("ASOF_AUDIT_SHOW_QUESTIONS", "") in ("1", "true", "yes")
         for key, env in (("mcp_principal", "ASOF_MCP_PRINCIPAL"), ("mcp_role", "ASOF_MCP_ROLE"),
                          ("mcp_tokens", "ASOF_MCP_TOKENS")):
             if os.environ.get(env):

@@ -217,6 +217,22 @@ class ListedEntity(BaseModel):
     versions: list[VersionSummary] = Field(default_factory=list)
 
 
+class ReviewFinding(BaseModel):
+    """One item of the governance review queue (core/review.py), computed over the asking view only."""
+    category: str  # overlap | draft_conflict | superseded_surfaced | untrusted_instructions | empty_acl | stale_index
+    title: str
+    detail: str
+    action: str
+    evidence_ids: list[str] = Field(default_factory=list)
+
+
+class ReviewAnswer(BaseModel):
+    """A governance reviewer's question ("which drafts contradict ...?") answered from the review queue."""
+    categories: list[str]
+    as_of: date
+    items: list[ReviewFinding] = Field(default_factory=list)
+
+
 class Listing(BaseModel):
     kind: str  # metric | model | source | document | exposure (dbt exposures: dashboards, reports)
     topic: list[str] = Field(default_factory=list)  # words the names had to contain; empty = everything
@@ -323,14 +339,17 @@ class Envelope(BaseModel):
     ignored_instructions: list[str] = Field(default_factory=list)
     trace: list[TraceStep] = Field(default_factory=list)
     catalog_revision: str
+    # Evidence ids read beyond the role's ACL: a steward's review queue (core/steward.py); empty otherwise.
+    granted: list[str] = Field(default_factory=list)
     recorded: CatalogState | None = None  # the catalog state answered from (transaction time)
     explanation: Explanation | None = None  # added on request (`ask --explain`, the Ask page)
-    intent: str | None = None  # discover | compare | owner | downstream | document | upcoming; None = definition
+    intent: str | None = None  # discover | compare | owner | downstream | document | upcoming | review; None = definition
     listing: Listing | None = None
     comparison: Comparison | None = None
     ownership: Ownership | None = None
     downstream: Downstream | None = None
     documents: list[DocumentEvidence] = Field(default_factory=list)
+    review: ReviewAnswer | None = None
 
     def evidence_ids(self) -> set[str]:
         ids = {s.evidence_id for s in self.selected} | {c.evidence_id for c in self.conflicts}
@@ -372,6 +391,10 @@ def intent_facts(env: "Envelope") -> dict[str, list[str]]:
         add(o.evidence_id, o.entity_id, o.owner, o.version)
         for v in o.history:
             add(v.evidence_id, o.entity_id, v.version, o.owners_by_version.get(v.evidence_id), *dates(v))
+    if env.review:
+        for it in env.review.items:
+            for eid in it.evidence_ids:
+                add(eid, it.category, it.title, it.detail)
     if env.downstream:
         for it in env.downstream.items:
             add(it.evidence_id, it.id, it.label, it.kind, it.exposure_type, it.owner, it.version)

@@ -149,6 +149,8 @@ def _intent(env: Envelope) -> str | None:
         if not n:
             return f"Nothing you can see reads {label}"
         return f"{n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} {label}"
+    if env.review:
+        return _short(env.verdict, 25)
     if env.documents:
         d = env.documents[0]
         return f"{_short(d.title, 8)} ({d.label.lower()}) says: “{_short(d.quote, 24)}”"

@@ -43,6 +43,12 @@ def intent_lines(env: Envelope) -> list[str]:
             extra = f" ({i.exposure_type})" if i.exposure_type else ""
             lines.append(f"    depth {i.depth}  {i.kind}{extra}: {i.label}  [{i.id}]"
                          + (f"  owner: {i.owner}" if i.owner else ""))
+    if env.review:
+        r = env.review
+        lines.append(f"  review queue as of {r.as_of} ({', '.join(r.categories)}): {len(r.items)}")
+        for it in r.items:
+            lines.append(f"    [{it.category}] {it.title}")
+            lines.append(f"      {it.detail}  What to do: {it.action}  ({', '.join(it.evidence_ids)})")
     for doc in env.documents:
         lines.append(f"  document [{doc.label}] {doc.title}  ({doc.evidence_id}; {doc.authority}, {doc.lifecycle}"
                      + (f", {doc.authority_class}" if doc.authority_class else "") + ")")

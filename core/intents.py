@@ -67,8 +67,14 @@ Pick = Callable  # run -> (Entity, matches, tokens) | Envelope
 
 
 def before_when(run, pick: Pick) -> Envelope | None:
-    """Intents that read dates their own way (compare: two dates or two versions)."""
-    if run.intent.overrides or run.intent.kind != "compare":
+    """Intents that read dates their own way (compare: two dates or two versions; a reviewer's question about
+    the review queue, which is today's)."""
+    if run.intent.overrides:
+        return None
+    from . import review
+    if review.asked_categories(run.q.text):
+        return review.answer(run)
+    if run.intent.kind != "compare":
         return None
     from . import compare
     return compare.answer(run, pick)

@@ -98,11 +98,11 @@ def _graph(view: Visible, starts: list[str], rows: list[tuple], day: date | None
              for u, d, eids, _ in rows]
     downstreams = {e.downstream for e in edges}
     shown = {(e.upstream, e.downstream) for e in edges}
-    # A node with an upstream edge the role may not follow (its parent, or the object carrying the edge, is
+    # A node with an upstream edge the role may not follow (a visible object carries it, but its parent is
     # hidden) is where the view ends, not where the data starts.
     walked = [] if upstream_rows is None else list(dict.fromkeys(
         list(starts) + [n for r in upstream_rows for n in r[:2] if n not in hidden]))
-    cut = {d for u, d in view.store.table_edges_into(walked, day) if (u, d) not in shown}
+    cut = {d for u, d in view.store.table_edges_into(walked, day, view.role, view.grants) if (u, d) not in shown}
     nodes = [_node(n, by_id, by_entity) for n in node_ids]
     kinds = {n.id: n.kind for n in nodes}
     ends = [n for n in node_ids if n not in downstreams and n not in starts and n not in cut]

@@ -143,7 +143,8 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
             except (AccessDenied, tools.ToolInputError, tools.NotSteward) as exc:
                 raise ToolError(str(exc)) from None
             audit.record(cat.db_path, envelope=env, role=who.role, principal=who.principal, source="mcp",
-                         inputs={"tool": tool, **inputs, **(extra[0] if extra else {})})
+                         inputs={"tool": tool, **inputs, **(extra[0] if extra else {}),
+                                 **({"grants": env.granted} if env.granted else {})})
             # Compact JSON for the model to read (the SDK would indent it), and the same object structured.
             return CallToolResult(content=[TextContent(type="text", text=json.dumps(body, separators=(",", ":")))],
                                   structured_content=body)

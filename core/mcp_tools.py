@@ -6,7 +6,7 @@ of the caller's input echoed back, so a tool cannot be used to probe for hidden 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,8 @@ from .explain import cache_for, explain
 from .freshness import source_freshness
 from .mcp_auth import Identity
 from .resolve import backing_model, by_version, governing_versions, in_effect, interval_text, version_name
-from .review import review_queue
+from .review import review_queue, steward_scope
+from .steward import ask_as_steward, grants, steward_view
 from .search import Searcher
 from .store import Store
 from .text import words
@@ -51,8 +52,18 @@ class Catalog:
     def db_path(self) -> Path:
         return self.store.path
 
+    scopes: dict = field(default_factory=dict, repr=False)  # (role, day) -> a steward's review queue
+
+    def scope(self, who: Identity):
+        """A steward's review scope (None for any other role), built once per role and day."""
+        key = (who.role, datetime.now(timezone.utc).date())
+        if key not in self.scopes:
+            self.scopes[key] = steward_scope(self.store, who.role, key[1])
+        return self.scopes[key]
+
     def view(self, who: Identity) -> Visible:
-        return self.store.visible(who.role)
+        """The principal's view: its role's objects, plus its review queue for a steward (core/steward.py)."""
+        return steward_view(self.store, who.role, self.scope(who))
 
 
 def bound(value: Any, notes: list[str], path: str = "$", max_items: int = MAX_ITEMS, max_text: int = MAX_TEXT):
@@ -86,11 +97,12 @@ Answer = tuple[dict, Envelope]  # the tool's result, and the envelope its audit 
 def envelope(cat: Catalog, who: Identity, tool: str, behavior: str, verdict: str, **kw) -> Envelope:
     """An envelope for a tool that is not `ask`: what it returned, so its audit record hashes exactly that."""
     ingest = history.current_ingest(cat.store)  # tools other than ask read today's catalog only
-    revision = cat.view(who).revision  # the role's own: changes to hidden objects leave it as it is
+    view = cat.view(who)
+    revision = view.revision  # the role's own: changes to hidden objects leave it as it is
     state = CatalogState(ingest=ingest, revision=revision, current_ingest=ingest,
                          current_revision=revision, acl_ingest=ingest)
     return Envelope(behavior=Behavior(behavior), role=who.role, evaluated_at=datetime.now(timezone.utc),
-                    verdict=verdict, catalog_revision=revision, recorded=state,
+                    verdict=verdict, catalog_revision=revision, recorded=state, granted=sorted(view.grants),
                     trace=[TraceStep(rule="mcp tool", detail=f"{tool} as principal {who.principal}")], **kw)
 
 
@@ -172,8 +184,10 @@ def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, perio
         raise ToolInputError("argument 'question': must not be empty")
     if day and period:
         raise ToolInputError("give either 'date' or 'period', not both")
-    q = Question(role=who.role, text=question, day=day, period=_period(period), at=at, recorded_at=recorded_at)
-    env = _explained(cat, who, ask(cat.store, q, searcher=cat.searcher), question)
+    scope = cat.scope(who)
+    q = Question(role=who.role, text=question, day=day, period=_period(period), at=at, recorded_at=recorded_at,
+                 grants=grants(scope))
+    env = _explained(cat, who, ask_as_steward(cat.store, q, scope, searcher=cat.searcher)[0], question)
     return result(who, {"envelope": env.model_dump(mode="json", exclude_none=True)}), env
 
 

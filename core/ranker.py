@@ -685,7 +685,7 @@ def _decide_fuzzy(question, intent, view, fuzzy: list[Candidate], toks, base) ->
 def _semantic(question, view, searcher, role, restrict: list[str], base) -> Choice | None:
     """Dense similarity (with a full-text share) over visible names, aliases and descriptions."""
     entities = view.entities
-    ranked = semantic_entities(searcher, question, searcher.role_filter(role), entities)
+    ranked = semantic_entities(searcher, question, searcher.view_filter(view), entities)
     ratio = bool(RATIO_ASKED.search(question))
     if restrict and ratio and not any(RATIO_ID.search(e) for e in restrict):
         restrict = []  # "share of customers we lost": a count of customers is not the ratio asked for

@@ -46,7 +46,8 @@ def question_of(rec: AuditRecord) -> Question:
                     day=date.fromisoformat(i["date"]) if i.get("date") else None, period=period,
                     at=history.end_of(i["at"]) if i.get("at") else None, entity=i.get("entity"),
                     date_from_form=bool(i.get("date_from_form")),
-                    recorded_at=history.end_of(i["recorded_at"]) if i.get("recorded_at") else None)
+                    recorded_at=history.end_of(i["recorded_at"]) if i.get("recorded_at") else None,
+                    grants=frozenset(i.get("grants") or ()))
 
 
 def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher) -> tuple[Envelope | None, str, str]:
@@ -119,7 +120,7 @@ def explain_changes(store: Store, rec: AuditRecord, then: Envelope | None, today
     if then is not None and then.entity_id != today.entity_id:
         out.append(f"entity: {then.entity_id} then, {today.entity_id} today")
     shown_then = set(rec.evidence_ids)
-    hidden_now = store.hidden_ids(rec.role, shown_then)
+    hidden_now = store.hidden_ids(rec.role, shown_then, frozenset(rec.inputs.get("grants") or ()))
     exists = {i for (i,) in store.con.execute(
         "SELECT evidence_id FROM evidence WHERE evidence_id = ANY(?::VARCHAR[])", [sorted(shown_then)]).fetchall()}
     revoked = sorted(i for i in hidden_now if i in exists)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from .catalog import Authority, Evidence, Lifecycle
 from .entities import build_entity_index
-from .envelope import IndexStatus
+from .envelope import Behavior, Envelope, IndexStatus, ReviewAnswer, ReviewFinding
 from .resolve import (
     governing_versions,
     interval_text,
@@ -79,14 +79,17 @@ def review_queue(evidence: list[Evidence], today: date, index: IndexStatus | Non
                         since=_recorded(d) or when, entity_id=entity_id,
                         owner=d.owner, evidence_ids=[d.evidence_id] + [v.evidence_id for v in clash],
                         ask_question=f"What is {ent.label.lower()}?", ask_date=when))
+    ids = {e.evidence_id for e in evidence}
     for e in evidence:
         if e.lifecycle is Lifecycle.superseded and not e.governs and retrievable(e, today):
+            # The reviewer compares the page with what replaced it: both are the item's objects.
+            replaced_by = [e.superseded_by] if e.superseded_by in ids else []
             items.append(ReviewItem(
                 category="superseded_surfaced", title=f"'{e.title}' is superseded but still retrievable",
                 detail=f"Superseded{' by ' + e.superseded_by if e.superseded_by else ''}, but search still "
                        "finds it.", action="Set lifecycle 'retired' or an expires_at date so search stops surfacing it.",
                 since=e.valid_to or _recorded(e), entity_id=e.entity_id,
-                owner=e.owner, evidence_ids=[e.evidence_id],
+                owner=e.owner, evidence_ids=[e.evidence_id, *replaced_by],
                 ask_question=f"The {e.title} says... is that current?", ask_date=today))
         if e.authority is Authority.untrusted and INSTRUCTION.search(e.text):
             items.append(ReviewItem(
@@ -111,41 +114,77 @@ def review_queue(evidence: list[Evidence], today: date, index: IndexStatus | Non
 
 
 class StewardScope(BaseModel):
-    """What a steward role may open read-only beyond its own ACL: exactly the objects in its review queue.
-
-    `audiences` maps each queue entity to the role its questions are answered as: the widest audience of
-    that entity's queue objects (None when nobody may see them, e.g. an empty ACL)."""
+    """What a steward role may open read-only beyond its own ACL: exactly the objects in its review queue,
+    granted to its view by evidence id (core/steward.py), never anything around them."""
     role: str
     evidence_ids: set[str] = Field(default_factory=set)
-    audiences: dict[str, str | None] = Field(default_factory=dict)
 
     def objects(self, store) -> list[Evidence]:
-        return [e for e in store.all_evidence_for_review() if e.evidence_id in self.evidence_ids]
-
-
-def widest_audience(acl: list[str], counts: dict[str, int]) -> str | None:
-    """Of the roles allowed to see an object, the one that sees the most of the catalog (ties: by name),
-    so a steward reads the object with the most context anyone who owns it has."""
-    roles = [r for r in acl if r in counts]
-    return min(roles, key=lambda r: (-counts[r], r)) if roles else None
+        """The queue objects as the steward's view reads them (references outside the view redacted)."""
+        return store.visible(self.role, frozenset(self.evidence_ids)).by_ids(sorted(self.evidence_ids))
 
 
 def steward_scope(store, role: str, today: date) -> StewardScope | None:
-    """None unless `role` is a steward. Never widens anything outside the queue: the ids come from the
-    queue items alone, and their entities are only the entities of those ids."""
+    """None unless `role` is a steward. The ids come from the queue items alone."""
     if not any(r.name == role and r.steward for r in store.roles()):
         return None
-    evidence = store.all_evidence_for_review()
-    ids = {i for item in review_queue(evidence, today) for i in item.evidence_ids}
-    by_id = {e.evidence_id: e for e in evidence}
-    counts = {r.name: store.visible(r.name).count for r in store.roles() if not r.steward}
-    acls: dict[str, list[set[str]]] = {}
-    for eid in sorted(ids):
-        acls.setdefault(by_id[eid].entity_id, []).append(set(by_id[eid].acl))
-    # The audience must see every queue object of the entity when some role does; else the widest of any.
-    audiences = {entity: widest_audience(sorted(set.intersection(*sets)), counts)
-                 or widest_audience(sorted(set.union(*sets)), counts) for entity, sets in acls.items()}
-    return StewardScope(role=role, evidence_ids=ids, audiences=audiences)
+    return StewardScope(role=role, evidence_ids={i for item in review_queue(store.all_evidence_for_review(), today)
+                                                 for i in item.evidence_ids})
+
+
+# A reviewer's question names a kind of queue item: each family by the words that name it, not by one phrasing.
+ASKED = {
+    "overlap": re.compile(r"\boverlap\w*\b.*\b(versions?|definitions?)\b|\b(versions?|definitions?)\b.*\boverlap\w*"
+                          r"|\btwo (approved|authoritative) (versions|definitions)\b", re.I),
+    "draft_conflict": re.compile(r"\bdrafts?\b.*\b(contradict|conflict|disagree|clash)\w*", re.I),
+    "untrusted_instructions": re.compile(r"\b(untrusted|slack|notes?)\b.*\b(instructions?|injections?|commands?)\b"
+                                         r"|\bprompt injections?\b", re.I),
+    "superseded_surfaced": re.compile(r"\b(superseded|legacy|old|outdated|still)\b.*\b(retrievable|surfac\w*|"
+                                      r"searchable|findable|found by search|in search)\b", re.I),
+    "empty_acl": re.compile(r"\bempty acls?\b|\bnobody (can|may) see\b|\bno roles? (can|may) see\b", re.I),
+    "stale_index": re.compile(r"\bstale (search )?index\b|\bindex (is )?(stale|out of date)\b", re.I),
+}
+# Words a reviewer's question uses for the kind itself: what is left names which items (a page, a metric).
+_KIND_WORDS = set(
+    "overlap overlapping overlaps version versions definition definitions approved authoritative two draft drafts "
+    "contradict contradicts conflict conflicts conflicting disagree disagrees clash governing governs untrusted note "
+    "notes instruction instructions injection injections prompt command commands contain contains superseded "
+    "outdated page pages still retrievable surfaced surface surfacing searchable search found empty acl "
+    "acls nobody see role roles stale index date out metric metrics the".split())
+
+
+def asked_categories(text: str) -> list[str]:
+    """The review-queue kinds a question asks about ("which drafts contradict the governing definition?")."""
+    return [c for c, pattern in ASKED.items() if pattern.search(text)]
+
+
+def answer(run) -> Envelope:
+    """The review queue over the asking view (a role's own objects; a steward's plus its queue), filtered to
+    the kinds the question names and, when its other words name items, to those items."""
+    from .intents import content_words
+    categories = asked_categories(run.q.text)
+    day = run.at.date()
+    index = run.searcher.status_for(run.view.role, run.view.grants) if run.searcher else None
+    items = [i for i in review_queue(run.view.all(), day, index) if i.category in categories]
+    named = [w for w in content_words(run.q.text) if w not in _KIND_WORDS]
+    if named:
+        narrowed = [i for i in items if all(w in _WORD.findall(i.title.lower()) for w in named)]
+        items = narrowed or items
+    found = [ReviewFinding(category=i.category, title=i.title, detail=i.detail, action=i.action,
+                           evidence_ids=i.evidence_ids) for i in items]
+    kinds = " or ".join(CATEGORIES[c].lower() for c in categories)
+    if found:
+        first = "; ".join(f.title for f in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
+        verdict = f"Yes: {len(found)} in the review queue you can see ({kinds}): {first}."
+    else:
+        verdict = f"None: the review queue you can see has no {kinds} as of {day.isoformat()}."
+    run.step("review question", f"asked about {', '.join(categories)}: {len(found)} queue item(s) over the "
+                                f"{run.view.count} objects visible")
+    return run.envelope(Behavior.answer, verdict, intent="review",
+                        review=ReviewAnswer(categories=categories, as_of=day, items=found))
+
+
+_WORD = re.compile(r"[a-z0-9]+")
 
 
 def queue_csv(items: list[ReviewItem]) -> str:

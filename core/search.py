@@ -174,15 +174,16 @@ class Searcher:
         return ({r["evidence_id"]: (r["content_hash"], r["acl_revision"], set(r["acl"])) for r in indexed},
                 {r[0]: (r[1], r[2], set(r[3])) for r in live})
 
-    def status_for(self, role: str) -> IndexStatus:
+    def status_for(self, role: str, grants: frozenset[str] = frozenset()) -> IndexStatus:
         """Index freshness as this role may see it: only ids the role can see are named or counted."""
-        return self._cached(self._status, role, lambda: self._status_for(role))
+        grants = frozenset(grants)
+        return self._cached(self._status, (role, grants), lambda: self._status_for(role, grants))
 
-    def _status_for(self, role: str) -> IndexStatus:
+    def _status_for(self, role: str, grants: frozenset[str]) -> IndexStatus:
         if not self.available:
             return IndexStatus(status="absent", detail="no search index; answers use the catalog only")
         indexed, live = self._state
-        mine = {e for e, (_, _, acl) in live.items() if role in acl}
+        mine = {e for e, (_, _, acl) in live.items() if role in acl or e in grants}
         stale_content = sorted(e for e in mine if e in indexed and indexed[e][0] != live[e][0])
         stale_acl = sorted(e for e in mine if e in indexed and indexed[e][1] != live[e][1])
         missing = sorted(e for e in mine if e not in indexed)
@@ -191,16 +192,23 @@ class Searcher:
                            stale_acl=stale_acl, missing=missing,
                            detail="permissions are checked against the live catalog; stale text is re-read from it")
 
-    def role_filter(self, role: str) -> str:
-        """Pre-filter for one role from the live catalog: indexed ACL, minus revoked, plus granted."""
+    def role_filter(self, role: str, grants: frozenset[str] = frozenset()) -> str:
+        """Pre-filter for one role from the live catalog: indexed ACL, minus revoked, plus granted (by a
+        changed ACL, or to the view by id: a steward's review queue)."""
         if role not in {r.name for r in self.store.roles()}:
             raise ValueError(f"unknown role {role!r}")
-        return self._cached(self._filters, role, lambda: self._role_filter(role))
+        grants = frozenset(grants)
+        return self._cached(self._filters, (role, grants), lambda: self._role_filter(role, grants))
 
-    def _role_filter(self, role: str) -> str:
+    def view_filter(self, view) -> str:
+        """role_filter for a Visible view (its role and the ids granted to it)."""
+        return self.role_filter(view.role, view.grants)
+
+    def _role_filter(self, role: str, grants: frozenset[str]) -> str:
         indexed, live = self._state
         revoked = {e for e, (_, _, acl) in indexed.items() if role in acl and role not in live.get(e, ("", "", set()))[2]}
         granted = {e for e, (_, _, acl) in live.items() if role in acl and e in indexed and role not in indexed[e][2]}
+        granted |= {e for e in grants if e in live and e in indexed}
         where = f"array_has(acl, {sql_str(role)})"
         if revoked:
             where = f"({where} AND evidence_id NOT IN {sql_list(revoked)})"

@@ -261,6 +261,13 @@ def _open_read_only(path: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def acl_sql(alias: str = "") -> str:
+    """The one ACL predicate every read uses: the role is in the object's ACL, or the object is granted to
+    this view by id (a steward's review queue, core/steward.py). Parameters: role, then the granted ids."""
+    p = f"{alias}." if alias else ""
+    return f"(list_contains({p}acl, ?) OR {p}evidence_id = ANY(?::VARCHAR[]))"
+
+
 class Store:
     """Read access to an ingested catalog. Every evidence read is scoped to one role.
 
@@ -350,13 +357,15 @@ class Store:
             out.setdefault(name, []).append(role)
         return out
 
-    def visible(self, role: str):
-        """The role's view (see access.Visible); one per role, since the database is read-only here."""
+    def visible(self, role: str, grants: frozenset[str] = frozenset()):
+        """The role's view (see access.Visible), widened by `grants` (evidence ids: a steward's review queue);
+        one per (role, grants), since the database is read-only here."""
         from .access import Visible
+        key = (role, frozenset(grants))
         with self._lock:
-            if role not in self._views:
-                self._views[role] = Visible(self, role)
-            return self._views[role]
+            if key not in self._views:
+                self._views[key] = Visible(self, role, key[1])
+            return self._views[key]
 
     def all_evidence_for_review(self) -> list[Evidence]:
         """Unscoped read for catalog stewards' review queue; never on the answer path."""
@@ -364,7 +373,7 @@ class Store:
                 self.con.execute("SELECT doc FROM evidence ORDER BY evidence_id").fetchall()]
 
     def upstream_closure(self, starts: list[str], role: str, day, max_depth: int = 25,
-                         direction: str = "upstream") -> list[tuple]:
+                         direction: str = "upstream", grants: frozenset[str] = frozenset()) -> list[tuple]:
         """Upstream lineage from `starts` over edges the role may see and that are in effect on `day`.
 
         Only authoritative, non-draft lineage objects count. Returns (upstream, downstream,
@@ -379,7 +388,7 @@ class Store:
             f"""
             WITH RECURSIVE allowed AS (
               SELECT DISTINCT upstream, downstream, evidence_id FROM lineage_edges
-              WHERE list_contains(acl, ?) AND governs
+              WHERE {acl_sql()} AND governs
                 AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
                                          AND (valid_to IS NULL OR ?::DATE < valid_to)))),
             up(upstream, downstream, evidence_id, depth, path) AS (
@@ -391,47 +400,50 @@ class Store:
               WHERE NOT list_contains(up.path, a.{near}) AND up.depth < ?)
             SELECT upstream, downstream, list(DISTINCT evidence_id ORDER BY evidence_id), min(depth) FROM up
             GROUP BY upstream, downstream ORDER BY 4, 1, 2
-            """, [role, day, day, day, starts, max_depth]).fetchall()
+            """, [role, sorted(grants), day, day, day, starts, max_depth]).fetchall()
 
-    def column_edges(self, role: str, day, nodes: list[str]) -> list[tuple]:
+    def column_edges(self, role: str, day, nodes: list[str], grants: frozenset[str] = frozenset()) -> list[tuple]:
         """Column-level edges into `nodes` the role may see and that are in effect on `day`:
         (upstream, upstream_column, downstream, downstream_column, evidence_id)."""
         if not nodes:
             return []
         return self.con.execute(
-            """SELECT DISTINCT upstream, upstream_column, downstream, downstream_column, evidence_id
+            f"""SELECT DISTINCT upstream, upstream_column, downstream, downstream_column, evidence_id
                FROM lineage_edges
                WHERE downstream = ANY(?::VARCHAR[]) AND downstream_column IS NOT NULL
-                 AND list_contains(acl, ?) AND governs
+                 AND {acl_sql()} AND governs
                  AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
                                           AND (valid_to IS NULL OR ?::DATE < valid_to)))
-               ORDER BY 3, 4, 1, 2""", [sorted(nodes), role, day, day, day]).fetchall()
+               ORDER BY 3, 4, 1, 2""", [sorted(nodes), role, sorted(grants), day, day, day]).fetchall()
 
-    def table_edges_into(self, nodes: list[str], day) -> list[tuple[str, str]]:
-        """Every governing table edge into `nodes` in effect on `day`, whatever its ACL: only compared with
-        what a role was shown, to say that lineage continues beyond it (never shown, named or counted)."""
+    def table_edges_into(self, nodes: list[str], day, role: str,
+                         grants: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+        """Every governing table edge into `nodes` in effect on `day` that an object the view may see carries,
+        whatever the edge's ends: only compared with what a role was shown, to say that lineage continues
+        beyond it (never shown, named or counted). An edge carried by a hidden object is as absent as the
+        object: counting it would tell a hidden lineage object from a missing one."""
         if not nodes:
             return []
         return self.con.execute(
-            """SELECT DISTINCT upstream, downstream FROM lineage_edges
-               WHERE downstream = ANY(?::VARCHAR[]) AND upstream_column IS NULL AND governs
+            f"""SELECT DISTINCT upstream, downstream FROM lineage_edges
+               WHERE downstream = ANY(?::VARCHAR[]) AND upstream_column IS NULL AND governs AND {acl_sql()}
                  AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
                                           AND (valid_to IS NULL OR ?::DATE < valid_to)))""",
-            [list(nodes), day, day, day]).fetchall()
+            [list(nodes), role, sorted(grants), day, day, day]).fetchall()
 
-    def hidden_ids(self, role: str, ids: set[str]) -> set[str]:
+    def hidden_ids(self, role: str, ids: set[str], grants: frozenset[str] = frozenset()) -> set[str]:
         """Which of these ids name objects the role may not see (used only to redact, never shown)."""
         if not ids:
             return set()
         seen: dict[str, bool] = {}
         for column in ("evidence_id", "entity_id"):
             for key, visible in self.con.execute(
-                    f"SELECT {column}, bool_or(list_contains(acl, ?)) FROM evidence "
-                    f"WHERE {column} = ANY(?::VARCHAR[]) GROUP BY 1", [role, sorted(ids)]).fetchall():
+                    f"SELECT {column}, bool_or({acl_sql()}) FROM evidence "
+                    f"WHERE {column} = ANY(?::VARCHAR[]) GROUP BY 1", [role, sorted(grants), sorted(ids)]).fetchall():
                 seen[key] = seen.get(key, False) or visible
         return {key for key, visible in seen.items() if not visible}
 
-    def unseen_ids(self, role: str, ids: set[str]) -> set[str]:
+    def unseen_ids(self, role: str, ids: set[str], grants: frozenset[str] = frozenset()) -> set[str]:
         """Which of these referenced ids a visible object may not name for the role: hidden ones, and absent
         ones that look exactly like them. A catalog read from dbt has an object for every node, so a
         reference in a namespace where the role sees objects (`model.jaffle_shop.`) that no object carries
@@ -442,9 +454,9 @@ class Store:
         if not refs:
             return set()
         rows = self.con.execute(
-            "SELECT evidence_id, entity_id, list_contains(acl, ?) FROM evidence "
+            f"SELECT evidence_id, entity_id, {acl_sql()} FROM evidence "
             "WHERE evidence_id = ANY(?::VARCHAR[]) OR entity_id = ANY(?::VARCHAR[])",
-            [role, sorted(refs), sorted(refs)]).fetchall()
+            [role, sorted(grants), sorted(refs), sorted(refs)]).fetchall()
         seen = {i for e, n, visible in rows if visible for i in (e, n)}
         carried = {i for e, n, _ in rows for i in (e, n)}
         absent = refs - carried
@@ -452,7 +464,7 @@ class Store:
         if spaces:
             spaces = {sp for (sp,) in self.con.execute(
                 "SELECT DISTINCT regexp_extract(evidence_id, '^([^.]+[.][^.]+)[.]', 1) FROM evidence "
-                "WHERE list_contains(acl, ?)", [role]).fetchall()} & spaces
+                f"WHERE {acl_sql()}", [role, sorted(grants)]).fetchall()} & spaces
         return (refs & carried) - seen | {i for i in absent if _namespace(i) in spaces}
 
 

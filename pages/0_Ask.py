@@ -9,7 +9,7 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Ask", page_icon="🕰️", layout="wide")
 
-from core.ask import Question, ask  # noqa: E402
+from core.ask import Question  # noqa: E402
 from core.dates import parse_period  # noqa: E402
 from core.envelope import Behavior, Envelope  # noqa: E402
 from core.examples import examples  # noqa: E402
@@ -17,13 +17,13 @@ from core.explain import explain  # noqa: E402
 from core.history import view_for  # noqa: E402
 from core.headline import date_source, day_text, markdown  # noqa: E402
 from core.parts import part_details  # noqa: E402
-from core.steward import ask_as_steward, matching_queue_items, queue_headline  # noqa: E402
+from core.steward import ask_as_steward, grants, steward_view  # noqa: E402
 from ui import answer  # noqa: E402
 from ui import history as history_ui  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
 from ui.graph import pick_node_object  # noqa: E402
 from ui.safe import code, md  # noqa: E402
-from ui.steward import badge, queue_metric_labels, scope_for  # noqa: E402
+from ui.steward import badge, scope_for  # noqa: E402
 
 try:  # new answer intents (discover, compare, owner, ...) rendered by their own module when present
     from ui.intents import render_intent
@@ -97,6 +97,7 @@ _read_link()
 s = store()
 form = sidebar(s)
 scope = scope_for(form["role"])
+view_of_role = steward_view(s, form["role"], scope)  # a steward's own objects plus its review queue; else the role's
 with st.sidebar:
     history = st.session_state.get(_history_key(form["role"]), [])
     if history:
@@ -122,7 +123,7 @@ asked = st.session_state.get("asked")
 
 
 def _landing() -> None:
-    view = s.visible(form["role"])
+    view = view_of_role
     metrics = sorted((e for e in view.entities.values() if e.role == "metric"), key=lambda e: e.label.lower())
     badge(scope)
     tries = examples(view, form["at"])
@@ -133,17 +134,12 @@ def _landing() -> None:
             with col.container(border=True):
                 st.caption(ex.label)
                 st.button(md(ex.question), key=f"example_{ex.kind}", on_click=_use, args=(ex.question,), width="stretch")
-    queued = queue_metric_labels(scope)
-    if metrics or not queued:
-        st.subheader(f"Metrics role {form['role']} can ask about ({len(metrics)})")
-        if metrics:
-            _metric_pills([m.label for m in metrics], "landing_metric", "Click a metric to ask what it means.")
-        else:
-            st.caption("None: this role sees no metric definitions.")
-    if queued:
-        st.subheader(f"Metrics in your review queue ({len(queued)})")
-        _metric_pills(queued, "landing_queue_metric", "Click one to ask what it means: the answer is read-only, "
-                      "as the role that may see it sees it.")
+    st.subheader(f"Metrics role {form['role']} can ask about ({len(metrics)})")
+    if metrics:
+        _metric_pills([m.label for m in metrics], "landing_metric", "Click a metric to ask what it means."
+                      + (" Your review queue's objects are read-only." if scope is not None else ""))
+    else:
+        st.caption("None: this role sees no metric definitions.")
 
 
 def _metric_pills(labels: list[str], key: str, hint: str) -> None:
@@ -172,10 +168,7 @@ def _open_objects(ids: list[str]) -> None:
 
 
 def _queue_objects(ids: list[str]) -> list:
-    objs = {e.evidence_id: e for e in s.visible(form["role"]).by_ids(ids) if e.evidence_id in ids}
-    if scope is not None:
-        objs.update({e.evidence_id: e for e in scope.objects(s) if e.evidence_id in ids})
-    return list(objs.values())
+    return [e for e in view_of_role.by_ids(ids) if e.evidence_id in ids]
 
 
 def _object_cards(objs: list) -> None:
@@ -195,13 +188,8 @@ def _answer(asked: dict) -> None:
         day, period = asked.get("day"), asked.get("period")
     q = Question(role=form["role"], text=asked["question"], day=day, period=period, at=form["at"],
                  entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False),
-                 recorded_at=recorded_at)
-    srch = searcher(s)
-    audience = None
-    if scope is not None:
-        env, audience = ask_as_steward(s, q, scope, srch, entity=asked.get("audience_entity"))
-    else:
-        env = ask(s, q, searcher=srch)
+                 recorded_at=recorded_at, grants=grants(scope))
+    env, _ = ask_as_steward(s, q, scope, searcher(s))
     cfg = settings()
     with st.spinner("Writing the explanation…") if cfg.llm_model else contextlib.nullcontext():
         # Citations are checked against the state that answered (a past state when recorded_at is set).
@@ -212,26 +200,21 @@ def _answer(asked: dict) -> None:
     st.session_state["envelope_json"] = env.model_dump_json(indent=2)  # exactly what the download serves
     st.query_params.from_dict(_link_params(asked["question"], form))
     if render_intent is not None and _is_intent(env):  # owner, compare, list, downstream, document
-        answer.top(env, _notes(env, asked, day, period, audience))
+        answer.top(env, _notes(env, asked, day, period))
         render_intent(env)
-        queued = queue_metric_labels(scope) if env.listing and env.listing.kind == "metric" else []
-        if queued:  # a steward's own listing can be empty while its queue is not: say where those are
-            st.caption(f"Your review queue also holds {len(queued)} metric{'s' if len(queued) != 1 else ''} "
-                       f"({', '.join(md(m) for m in queued)}): ask about one to read it as the role that may see it, "
-                       "or open the queue in the Catalog.")
         answer.explanation(env)
         answer.decided(env)
         _share(env, asked)
         return
-    _render(env, asked, form_day=day, form_period=period, audience=audience)
+    _render(env, asked, form_day=day, form_period=period)
     _share(env, asked)
 
 
 def _is_intent(env: Envelope) -> bool:
-    return bool(env.listing or env.comparison or env.ownership or env.downstream or env.documents)
+    return bool(env.listing or env.comparison or env.ownership or env.downstream or env.documents or env.review)
 
 
-def _notes(env: Envelope, asked: dict, form_day, form_period, audience: str | None) -> list[str]:
+def _notes(env: Envelope, asked: dict, form_day, form_period) -> list[str]:
     """Where the date came from, under the headline."""
     notes = [n for n in (date_source(env, form_day, form_period),) if n]
     if asked.get("day"):
@@ -239,8 +222,8 @@ def _notes(env: Envelope, asked: dict, form_day, form_period, audience: str | No
     return notes
 
 
-def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | None) -> None:
-    view = s.visible(env.role)
+def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
+    view = s.visible(env.role, frozenset(env.granted))
     details = []
     if env.behavior is Behavior.split:
         for sp in env.splits:
@@ -252,12 +235,7 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
             lin, fresh = part_details(view, [ref], env.reporting_date or (env.period_start or None), env.evaluated_at)
             details.append((ref.title, [ref], lin, fresh))
     # A steward's widened answer says "Steward view ..." in its status line (the note comes from core/steward.py).
-    matches = matching_queue_items(s, scope, asked["question"]) \
-        if env.behavior is Behavior.not_found_or_not_authorized else []
-    if matches:  # the steward's own view has nothing, its queue has: headline that, show it read-only below
-        answer.top(env, [], title=queue_headline(matches))
-    else:
-        answer.top(env, _notes(env, asked, form_day, form_period, audience), [f for d in details for f in d[3]])
+    answer.top(env, _notes(env, asked, form_day, form_period), [f for d in details for f in d[3]])
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))
         for i, (col, option) in enumerate(zip(cols, env.clarify.options)):
@@ -267,15 +245,12 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
             st.caption("A version button answers for that version's first day in effect. For another date, "
                        "write it in the question or set it in the sidebar.")
     elif env.behavior is Behavior.not_found_or_not_authorized:
-        if matches:  # a queue object the question names, which no role's answer covers (say, an empty ACL)
-            _object_cards(_queue_objects([m.evidence_id for m in matches]))
-        elif scope is not None:  # a steward widens only to its review queue: say where that is
+        if scope is not None:  # a steward widens only to its review queue: say where that is
             st.caption("It may not exist, or it is neither shared with your role nor in your review queue. "
                        "Every queue item opens from the Governance review page and the Catalog.")
         else:
             st.caption("It may not exist, or it may not be shared with your role. Try a metric from the list below.")
-        if not matches:
-            _landing_metrics()
+        _landing_metrics()
     elif details:
         answer.parts(env, details)
         answer.conflicts(env)
@@ -285,7 +260,7 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
         starts = [r.evidence_id for r in env.selected if r.role_in_answer in ("definition", "model")]
         clicked = answer.lineage(env.lineage, starts, env.freshness, key="answer")
         if clicked:
-            _node_details(clicked, env.role)
+            _node_details(clicked, env)
         answer.columns(env)
         answer.freshness(env.freshness)
     else:
@@ -295,15 +270,15 @@ def _render(env: Envelope, asked: dict, form_day, form_period, audience: str | N
 
 
 def _landing_metrics() -> None:
-    metrics = sorted((e.label for e in s.visible(form["role"]).entities.values() if e.role == "metric"), key=str.lower)
+    metrics = sorted((e.label for e in view_of_role.entities.values() if e.role == "metric"), key=str.lower)
     if metrics:
         st.markdown("**Metrics you can ask about**")
         _metric_pills(metrics, "not_found_metric", "Click a metric to ask what it means.")
 
 
-def _node_details(node: str, role: str) -> None:
-    """What a clicked lineage node opens: that object, through the role's view."""
-    objs = s.visible(role).by_ids([node])
+def _node_details(node: str, env: Envelope) -> None:
+    """What a clicked lineage node opens: that object, through the view that answered."""
+    objs = s.visible(env.role, frozenset(env.granted)).by_ids([node])
     if not objs:
         return
     e = pick_node_object(node, objs)

@@ -14,25 +14,18 @@ from core.headline import day_text  # noqa: E402
 from core.resolve import governing_versions, interval_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
+from core.steward import steward_view  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
 form = sidebar(s)
 role = form["role"]
-view = s.visible(role)
 scope = scope_for(role)
+view = steward_view(s, role, scope)  # a steward's own objects plus its review queue, read-only; else the role's
 st.title("Catalog")
 entities = {e: ent.label for e, ent in sorted(view.entities.items()) if ent.is_topic}
-views = {e: view for e in entities}  # the view each entity is read through
-queue_objs = {}
-if scope is not None:  # the steward's review queue, read-only: exactly its objects, nothing else widens
+if scope is not None:  # every queue object opens, whatever its kind (an empty-ACL glossary, an untrusted note)
     for o in scope.objects(s):
-        queue_objs.setdefault(o.entity_id, []).append(o)
-        audience = scope.audiences.get(o.entity_id)
-        other = s.visible(audience) if audience else None
-        if o.entity_id not in entities and other is not None and o.entity_id in other.entities:
-            entities[o.entity_id] = other.entities[o.entity_id].label  # as its audience sees it, like Ask
-            views[o.entity_id] = other
         entities.setdefault(o.entity_id, o.title)
     badge(scope)
 if not entities:
@@ -43,8 +36,6 @@ query = st.text_input("Search names, aliases and descriptions", key="catalog_sea
                       placeholder="e.g. repurchase rate, money we keep after refunds")
 if query.strip():
     hits = [e for e in search(view, query, searcher(s)) if e in entities]
-    for other in {id(v): v for v in views.values() if v is not view}.values():  # a steward's queue entities
-        hits += [e for e in search(other, query, searcher(s)) if views.get(e) is other and e not in hits]
     if hits:
         st.caption(f"{len(hits)} match(es): choose one below.")
         for i, e in enumerate(hits[:6]):
@@ -67,12 +58,6 @@ def _open_row(key: str, picked, table: list[dict]) -> None:
 
 
 rows = [r.model_dump() for r in metric_rows(view, at)]
-if scope is not None:  # the queue's metrics too, each as the role the steward reads it as
-    own = {r["entity_id"] for r in rows}
-    for entity_id, audience in sorted(scope.audiences.items(), key=lambda t: t[0]):
-        if audience and entity_id not in own:
-            rows += [r.model_dump() for r in metric_rows(s.visible(audience), at, only={entity_id})]
-    rows.sort(key=lambda r: r["metric"].lower())
 for r in rows:
     r["freshness"] = FRESH_WORDS.get(r["freshness"], r["freshness"])
 with st.expander(f"Metrics you can {'see or review' if scope is not None else 'see'} ({len(rows)})", expanded=not query.strip()):
@@ -97,9 +82,8 @@ if scope is not None:
     with st.expander(f"Objects in your review queue ({len(qrows)}): each opens read-only", expanded=not query.strip()):
         picked = st.dataframe(qrows, hide_index=True, width="stretch", key="queue_table", on_select="rerun",
                               selection_mode="single-row",
-                              column_order=["title", "problem", "kind", "standing", "owner", "may_see", "read_as",
-                                            "evidence_id"],
-                              column_config={"may_see": "who may see it", "read_as": "you read it as", "evidence_id": "id"})
+                              column_order=["title", "problem", "kind", "standing", "owner", "may_see", "evidence_id"],
+                              column_config={"may_see": "who may see it", "evidence_id": "id"})
         st.caption("Click a row to open that object's entity below, read-only.")
         _open_row("queue_table", picked, qrows)
 
@@ -107,13 +91,8 @@ if st.session_state.get("catalog_entity") not in entities:
     st.session_state["catalog_entity"] = next(iter(entities))
 entity_id = st.selectbox("Entity", list(entities), key="catalog_entity",
                          format_func=lambda e: f"{entities[e]} ({e})")
-ev_view = views.get(entity_id, view)
-if ev_view is not view:
-    badge(scope, ev_view.role)
-ent = ev_view.entities.get(entity_id)
-objs = {o.evidence_id: o for o in (ev_view.entity_objects(entity_id) if ent else [])}
-objs.update({o.evidence_id: o for o in queue_objs.get(entity_id, [])})
-objs = sorted(objs.values(), key=lambda o: o.evidence_id)
+ent = view.entities.get(entity_id)
+objs = view.entity_objects(entity_id)
 kind = ent.role if ent else (objs[0].kind.value if objs else "")
 versions = governing_versions(objs, kind)
 aliases = sorted({a for o in objs for a in o.aliases})

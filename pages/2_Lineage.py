@@ -13,23 +13,17 @@ from core.resolve import governing_versions, in_effect, interval_text  # noqa: E
 from ui.graph import pick_node_object, show_graph  # noqa: E402
 from ui.resources import sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
+from core.steward import steward_view  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
 form = sidebar(s)
 role = form["role"]
-view = s.visible(role)
 scope = scope_for(role)
+ev_view = steward_view(s, role, scope)  # a steward's own objects plus its review queue, read-only
 st.title("Lineage")
-entities = {e: ent.label for e, ent in sorted(view.entities.items()) if ent.role in ("metric", "model", "source")}
-views = {e: view for e in entities}
-if scope is not None:  # a steward opens its queue's entities as their audience sees them, read-only
-    for entity_id, audience in scope.audiences.items():
-        other = s.visible(audience) if audience else None
-        if other and entity_id not in entities and entity_id in other.entities \
-                and other.entities[entity_id].role in ("metric", "model", "source"):
-            entities[entity_id] = other.entities[entity_id].label
-            views[entity_id] = other
+badge(scope)
+entities = {e: ent.label for e, ent in sorted(ev_view.entities.items()) if ent.role in ("metric", "model", "source")}
 if not entities:
     st.info("No entities with lineage are visible to this role.")
     st.stop()
@@ -37,9 +31,6 @@ if st.session_state.get("lineage_entity") not in entities:
     st.session_state["lineage_entity"] = next(iter(entities))
 entity_id = st.selectbox("Entity", list(entities), key="lineage_entity",
                          format_func=lambda e: f"{entities[e]} ({e})")
-ev_view = views[entity_id]
-if ev_view is not view:
-    badge(scope, ev_view.role)
 day = form["day"] or (form["period"][0] if form["period"] else date.today())
 c1, c2 = st.columns(2)
 up = c1.slider("Upstream depth", 0, 10, 5, key="up_depth")

@@ -10,6 +10,7 @@ from core.review import CATEGORIES, queue_csv, review_queue  # noqa: E402
 from core.headline import day_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
+from core.steward import grants  # noqa: E402
 from ui.steward import scope_for  # noqa: E402
 
 s = store()
@@ -20,12 +21,12 @@ st.title("Governance review")
 if role.steward:
     evidence = s.all_evidence_for_review()
     st.markdown(":violet-badge[steward view] The queue covers the whole catalog; every item opens read-only in Ask, "
-                "answered as the role that may see it.")
+                "where your view holds your role's objects and the queue's, nothing around them.")
 else:
     evidence = s.visible(role.name).all()
     st.caption(f"Limited to what role {md(role.name)} may see.")
 srch = searcher(s)
-index = srch.status_for(role.name) if srch else None
+index = srch.status_for(role.name, grants(scope)) if srch else None
 items = review_queue(evidence, date.today(), index)
 
 
@@ -35,8 +36,6 @@ def _open_in_ask(n: int) -> None:
         asked = {"question": item.ask_question}
         if item.ask_date:  # the item's own date, for this question only: the sidebar stays as it is
             asked.update(day=item.ask_date, period=None, date_from_form=True)
-        if scope is not None and item.entity_id:
-            asked["audience_entity"] = item.entity_id
     else:
         asked = {"question": item.title, "open": item.evidence_ids}
     st.session_state["asked"] = asked

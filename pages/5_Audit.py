@@ -4,10 +4,13 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Audit", page_icon="🧾", layout="wide")
 
+from core import audit_view  # noqa: E402
 from core.audit import audit_path  # noqa: E402
 from core.audit_cli import filtered  # noqa: E402
-from core.replay import format_report, replay  # noqa: E402
+from core.replay import replay  # noqa: E402
+from core.steward import steward_view  # noqa: E402
 from ui.resources import searcher, settings, sidebar, store  # noqa: E402
+from ui.steward import scope_for  # noqa: E402
 
 s = store()
 form = sidebar(s, dates=False)  # the log is not about a reporting date
@@ -17,9 +20,16 @@ if not role.steward:
     st.warning(f"The audit log is for catalog stewards; role **{role.name}** may not read it.")
     st.stop()
 
-db = settings().db_path
-st.caption(f"Append-only log beside the catalog: `{audit_path(db)}`. Each record holds ids and hashes, "
-           "never evidence text.")
+cfg = settings()
+db = cfg.db_path
+reader = form.get("principal")
+# Every id, entity and formula below is read through the steward's own view (its role's objects and its
+# review queue); other principals' questions only where the deployment allows it (core/audit_view.py).
+view = steward_view(s, role.name, scope_for(role.name))
+others = cfg.audit_show_questions
+st.caption(f"Append-only log beside the catalog: `{audit_path(db)}`. Each record holds ids and hashes, never "
+           "evidence text. Ids outside your steward view are left out; other principals' questions are "
+           + ("shown (ASOF_AUDIT_SHOW_QUESTIONS=1)." if others else "withheld (ASOF_AUDIT_SHOW_QUESTIONS=1 shows them)."))
 everything = filtered(db)
 # Two rows: five filters side by side cut their own labels at 1024 px.
 cols = st.columns(3) + st.columns(2)
@@ -31,29 +41,32 @@ f_behavior = cols[2].selectbox("Behavior", [""] + sorted({r.behavior for r in ev
                                **anyone)
 f_source = cols[3].selectbox("Source", ["", "app", "cli", "mcp"], key="audit_source", **anyone)
 f_text = cols[4].text_input("Question contains", key="audit_text")
-records = filtered(db, f_role or None, f_principal or None, f_behavior or None, f_source or None, f_text or None)
+records = filtered(db, f_role or None, f_principal or None, f_behavior or None, f_source or None)
+if f_text:
+    records = audit_view.searchable(records, f_text, reader, others)
 st.metric("Records", len(records))
 # What a steward reads first (when, who, what was asked, what came back) on the left; the ids and
 # revisions that identify the record for a replay to the right.
-st.dataframe([{"when": r.at.strftime("%Y-%m-%d %H:%M:%S"), "role": r.role, "question": r.question,
-               "behavior": r.behavior, "governs": ", ".join(r.governing_ids), "source": r.source,
-               "principal": r.principal or "", "id": r.id, "ingest": r.ingest, "revision": r.catalog_revision,
-               "as recorded": r.recorded_at.isoformat() if r.recorded_at else "",
-               "index": r.index, "explanation": r.explanation_model or ""}
-              for r in records[:500]], hide_index=True, width="stretch")
+table = [r.model_dump() for r in audit_view.rows(records[:500], view, reader, others)]
+st.dataframe(table, hide_index=True, width="stretch",
+             column_order=["when", "role", "question", "behavior", "governs", "source", "principal", "id", "ingest",
+                           "revision", "as_recorded", "index", "explanation"],
+             column_config={"as_recorded": "as recorded"})
 
 if records:
-    chosen = st.selectbox("Record", [r.id for r in records], key="audit_record",
-                          format_func=lambda i: next(f"{i} · {r.role} · {r.question[:80]}" for r in records if r.id == i))
+    shown = {r["id"]: r for r in table}
+    chosen = st.selectbox("Record", [r.id for r in records[:500]], key="audit_record",
+                          format_func=lambda i: f"{i} · {shown[i]['role']} · {shown[i]['question'][:80]}")
     rec = next(r for r in records if r.id == chosen)
     with st.expander("The whole record (JSON)", expanded=False):
-        st.json(rec.model_dump(mode="json"))
+        st.json(audit_view.readable(rec, view, reader, others).model_dump(mode="json"))
     if st.button("Replay", key="audit_replay", type="primary"):
         result = replay(db, rec.id, searcher=searcher(s, wait=True) if rec.searched else None, store=s)
+        reasons, text = audit_view.report(result, view, reader, others)
         (st.success if result.reproduced else st.error)(
             ("Reproduced" if result.reproduced else "Not reproduced") + f" at the recorded revision: {result.how}")
-        if result.reasons:
-            st.markdown("**What changed and why**\n" + "\n".join(f"- {x}" for x in result.reasons))
+        if reasons:
+            st.markdown("**What changed and why**\n" + "\n".join(f"- {x}" for x in reasons))
         else:
-            st.markdown("Today's answer is the same as the recorded one.")
-        st.code(format_report(result), language=None)
+            st.markdown("Today's answer is the same as the recorded one, in what you may see.")
+        st.code(text, language=None)

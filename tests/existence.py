@@ -20,6 +20,7 @@ from core.embed import Embedder
 from core.index import index_path
 from core.ingest import read_inputs
 from core.publish import publish
+from core.review import review_queue
 from core.search import Searcher
 from core.store import Store, write_catalog
 
@@ -59,15 +60,57 @@ class World:
     searcher: Searcher | None
 
 
+def steward_queue(catalog: Catalog, role: str, today: date | None = None) -> set[str]:
+    """The review-queue ids a steward role's view holds beyond its ACL (core/steward.py); none for other roles.
+    Today's queue, as the CLI, the MCP server and the pages build it."""
+    if not any(r.name == role and r.steward for r in catalog.roles):
+        return set()
+    return {i for item in review_queue(catalog.evidence, today or date.today()) for i in item.evidence_ids}
+
+
+def role_world(catalog: Catalog, role: str) -> Catalog:
+    """The catalog as it would be if it held only what `role` may see: its ACL, and a steward's review queue
+    (the queue objects keep their own ACLs, so the steward reads them through the same widening). The queue
+    the world builds must be the catalog's own, or a steward's view would differ for another reason."""
+    queue = steward_queue(catalog, role)
+    only = Catalog(roles=catalog.roles, principals=catalog.principals,
+                   evidence=[e for e in catalog.evidence if role in e.acl or e.evidence_id in queue])
+    assert steward_queue(only, role) == queue, (role, "the world's review queue differs from the catalog's")
+    return only
+
+
+def intent_questions(name: str) -> list[str]:
+    """One question per intent about a name: every path an answer could widen through (downstream, compare,
+    discover, owner, document, upcoming, lineage, freshness, dashboards, a year's change)."""
+    return [f"which metrics use {name}?", f"what depends on {name}?", f"compare {name} v1 vs v2",
+            f"who owns {name}?", f"what does the {name} page say?", f"any metrics about {name}?",
+            f"what changes to {name} are coming?", f"where does {name} come from?", f"is {name} data fresh?",
+            f"which dashboards use {name}?", f"what changed in {name} in 2025?"]
+
+
 @dataclass
 class Project:
     name: str
     catalog: Catalog
     full: World
     worlds: dict[str, World] = field(default_factory=dict)  # per role with something hidden
+    queues: dict[str, set[str]] = field(default_factory=dict)
+
+    def queue(self, role: str) -> set[str]:
+        if role not in self.queues:
+            self.queues[role] = steward_queue(self.catalog, role)
+        return self.queues[role]
+
+    def sees(self, role: str, ev: Evidence) -> bool:
+        return role in ev.acl or ev.evidence_id in self.queue(role)
 
     def hidden(self, role: str) -> list[Evidence]:
-        return [e for e in self.catalog.evidence if role not in e.acl]
+        return [e for e in self.catalog.evidence if not self.sees(role, e)]
+
+    def queue_names(self, role: str) -> list[str]:
+        """The names of a steward's queue entities (what its widened answers are about); none for other roles."""
+        queue = self.queue(role)
+        return list(dict.fromkeys(short(e) for e in self.catalog.evidence if e.evidence_id in queue))
 
 
 def build(name: str, folder: Path, embedder: Embedder | None) -> Project:
@@ -91,9 +134,7 @@ def build(name: str, folder: Path, embedder: Embedder | None) -> Project:
         db = folder / f"world_{role}.duckdb"
         if use_index:  # the index copied first, so no vector is computed again
             shutil.copytree(index_path(full_db), index_path(db))
-        only = Catalog(roles=catalog.roles, principals=catalog.principals,
-                       evidence=[e for e in catalog.evidence if role in e.acl])
-        project.worlds[role] = write(only, db)
+        project.worlds[role] = write(role_world(catalog, role), db)
     return project
 
 
@@ -110,7 +151,7 @@ def downstream_visible(project: Project, ev: Evidence, role: str) -> list[Eviden
     """Visible objects that read the hidden one: lineage children and metrics whose formula names it."""
     ids = {ev.evidence_id, ev.entity_id}
     children = {e.downstream for x in project.catalog.evidence for e in x.edges if e.upstream in ids}
-    out = [x for x in project.catalog.evidence if role in x.acl and x.kind.value in ("model", "metric_definition")
+    out = [x for x in project.catalog.evidence if project.sees(role, x) and x.kind.value in ("model", "metric_definition")
            and (x.evidence_id in children or x.entity_id in children or ids & set(x.mentions.values()))]
     return out[:3]
 
@@ -296,3 +337,35 @@ def app_differential(full: World, world: World, role: str, hidden_names: list[st
     finally:
         os.environ.pop("ASOF_DB", None)
         resources.settings.clear()
+
+
+def page_differential(full: World, world: World, role: str, texts: list[str]) -> int:
+    """The Ask page for each question, served from the catalog and from the role's world: the same page."""
+    from ui import resources
+    try:
+        _use_db(full.store.path)
+        resources._embedder(resources.settings().embed_model)[1].join()  # answers use the index, as served
+        hidden = {t: _page(t, role, []) for t in texts}
+        _use_db(world.store.path)
+        for t in texts:
+            assert hidden[t] == _page(t, role, []), (role, t)
+        return len(texts)
+    finally:
+        os.environ.pop("ASOF_DB", None)
+        resources.settings.clear()
+
+
+def mcp_ask_differential(full: World, world: World, role: str, texts: list[str], foreign: set[str]) -> int:
+    """The MCP `ask` tool for each question, from the catalog and from the role's world: the same result."""
+    from core import mcp_tools as tools
+    from core.config import Settings
+    from core.mcp_auth import Identity
+    who = Identity(principal="tester", role=role, resolved=f"test runs as {role}")
+    full_cat = tools.Catalog(full.store, full.searcher, Settings())
+    world_cat = tools.Catalog(world.store, world.searcher, Settings())
+    for t in texts:
+        h = tools.ask_tool(full_cat, who, t, None, None, AT, None)[0]
+        a = tools.ask_tool(world_cat, who, t, None, None, AT, None)[0]
+        assert _tool_result(h) == _tool_result(a), (role, t)
+        assert not [i for i in foreign if names(json.dumps(h, default=str), i)], (role, t)
+    return len(texts)

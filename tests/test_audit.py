@@ -260,3 +260,72 @@ def test_the_ask_page_records_each_answer_once_and_the_audit_page_is_for_steward
     page.button(key="audit_replay").click().run()
     assert not page.exception, page.exception
     assert page.success and "Reproduced" in page.success[0].value
+
+
+# What finance answered about its own objects: none of it may reach a steward reading the log.
+FINANCE_ONLY = ("contribution_margin", "cogs_usd", "fulfilment_cost_usd", "board_memo", "Halyard")
+
+
+def _finance_records(db) -> None:
+    store = Store(db)
+    for text in ("What does contribution margin mean on 2025-03-31?", "What does the board memo say about margin?"):
+        q = Question(role="finance", text=text, at=DEMO_AT)
+        _record(db, ask(store, q), q, principal="farah")
+    store.close()
+
+
+def test_a_steward_reads_the_log_through_its_own_view(app_db, monkeypatch):
+    """The Audit page's list, record and replay show a steward only ids its view holds (its role's objects and its
+    review queue), and another principal's question only where policy allows it."""
+    from conftest import ROOT
+    from streamlit.testing.v1 import AppTest
+    _finance_records(app_db)
+
+    def audit_page():
+        page = AppTest.from_file(str(ROOT / "pages" / "5_Audit.py"), default_timeout=120)
+        page.session_state["role"] = "governance"
+        page.run()
+        assert not page.exception, page.exception
+        return page
+
+    page = audit_page()
+    listed = json.dumps(page.dataframe[0].value.to_dict("records"), default=str)
+    assert "withheld" in listed and "contribution margin" not in listed.lower()
+    page.button(key="audit_replay").click().run()
+    assert not page.exception, page.exception
+    shown = json.dumps([str(e.value) for kind in (page.code, page.markdown, page.json, page.success, page.error)
+                        for e in kind])
+    assert page.success and not [w for w in FINANCE_ONLY if w in listed + shown]
+    # "Question contains" searches only the questions the reader may read: it is no oracle for the others.
+    page.text_input(key="audit_text").input("margin").run()
+    assert page.metric[0].value == "0"
+    # A deployment that lets stewards read every question shows the text, still without the finance-only ids.
+    monkeypatch.setenv("ASOF_AUDIT_SHOW_QUESTIONS", "1")
+    import streamlit as st
+    st.cache_resource.clear()
+    page = audit_page()
+    listed = json.dumps(page.dataframe[0].value.to_dict("records"), default=str)
+    assert "contribution margin" in listed.lower() and "metric.contribution_margin" not in listed
+
+
+def test_the_audit_view_keeps_only_what_the_reader_sees(tmp_path):
+    """core.audit_view, without Streamlit: a steward's own record keeps its question; ids outside the reader's
+    view are dropped from the record, its JSON and a replay's reasons."""
+    from core import audit_view
+    from core.review import steward_scope
+    from core.steward import steward_view
+    db = tmp_path / "demo.duckdb"
+    write_catalog(load_catalog(DEMO), db)
+    _finance_records(db)
+    store = Store(db)
+    view = steward_view(store, "governance", steward_scope(store, "governance", DEMO_AT.date()))
+    recs = audit.read_all(db)
+    assert all(r.evidence_ids for r in recs)  # finance saw the objects it asked about
+    for rec in recs:
+        mine = audit_view.readable(rec, view, "farah", show_others=False)
+        theirs = audit_view.readable(rec, view, "ruth", show_others=False)
+        assert mine.question == rec.question and theirs.question == audit_view.WITHHELD
+        body = theirs.model_dump_json()
+        assert not [w for w in FINANCE_ONLY if w in body], body
+        reasons, text = audit_view.report(replay(db, rec.id, store=store), view, "ruth", show_others=False)
+        assert not [w for w in FINANCE_ONLY if w in text + json.dumps(reasons)], text

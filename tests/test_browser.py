@@ -442,27 +442,23 @@ def _direct_pages_and_graph_fit(server, page, console, probes) -> None:
 
 
 def test_a_steward_question_naming_a_queue_object_shows_it_read_only(server, browser):
-    """Not "nothing matches" above a button to the object that matches: the headline names the queue
-    object, the status line says why it shows (read-only, nobody may see it) and the object is on the page."""
-    link = f"{server}/?" + urlencode({"q": "kpi glossary 2022", "role": "governance"})
+    """A queue object nobody may see (an empty ACL) is in the steward's view: the question naming it answers
+    with it, read-only, and the status line says it comes from the review queue."""
+    link = f"{server}/?" + urlencode({"q": "what does the kpi glossary export say?", "role": "governance"})
     context, page, console = _open(browser, link)
-    assert _headline(page) == "In your review queue (read-only): KPI glossary export (2022)"
-    assert "nobody may see it" in page.locator(".st-key-status_line").inner_text()
-    card = page.locator(".st-key-queue_object_0")
-    assert "Who may see it: nobody (empty ACL)" in card.inner_text()
+    assert "KPI glossary export (2022)" in _headline(page)
+    assert "from your review queue" in page.locator(".st-key-status_line").inner_text()
     assert page.get_by_text("Nothing you have access to matches").count() == 0
-    assert page.get_by_text("from your question").count() == 0  # "2022" names the document, not a period to use
     _shot(page, "steward_queue_match")
     assert not console.errors, console.errors
     context.close()
     # A steward sees no metric of its own: the landing page lists its queue's metrics, one click asks about one.
     context, page, console = _open(browser, f"{server}/?role=governance")
-    page.get_by_text("Metrics in your review queue (4)").wait_for(timeout=30000)
-    assert page.get_by_text("Try one").count() == 0
-    page.locator(".st-key-landing_queue_metric").get_by_text("Net revenue", exact=True).click()
+    page.get_by_text("Metrics role governance can ask about (4)").wait_for(timeout=30000)
+    page.locator(".st-key-landing_metric").get_by_text("Net revenue", exact=True).click()
     page.locator(".st-key-headline").wait_for(timeout=60000)
     _settled(page)
     assert _headline(page).startswith("Net revenue")
-    assert "answered as role finance" in page.locator(".st-key-status_line").inner_text()
+    assert "Steward view" in page.locator(".st-key-status_line").inner_text()
     assert not console.errors, console.errors
     context.close()

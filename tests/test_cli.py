@@ -101,12 +101,14 @@ def test_missing_database(tmp_path):
 
 
 def test_a_steward_asks_as_in_the_app(db):
-    """The CLI widens a steward's question about a queue object exactly as the Ask page does, and says so;
-    a question about an object outside the queue stays the steward's own (not found)."""
+    """The CLI widens a steward's view to its review queue exactly as the Ask page does, and says so; it stays
+    the steward's own answer, and a question about an object outside the queue stays not found."""
     r = cli("ask", "--db", db, "--role", "governance", "--date", "2025-03-31", "What is net revenue?")
     assert r.returncode == 0
-    assert "role: finance" in r.stdout and "metric.net_revenue.v2" in r.stdout
-    assert "note: Steward view (read-only): answered as role finance sees it" in r.stdout
+    assert "role: governance" in r.stdout and "metric.net_revenue.v2" in r.stdout
+    assert "note: Steward view (read-only): this answer shows" in r.stdout
+    r = cli("ask", "--db", db, "--role", "governance", "--json", "which metrics use net revenue?")
+    assert "contribution_margin" not in r.stdout and "cogs_usd" not in r.stdout
     r = cli("ask", "--db", db, "--role", "governance", "--json", "What does contribution margin mean on 2025-03-31?")
     env = json.loads(r.stdout)
     assert env["role"] == "governance" and env["behavior"] == "not_found_or_not_authorized"

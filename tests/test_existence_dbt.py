@@ -11,10 +11,12 @@ import json
 import pytest
 from conftest import cli
 from existence import (AT, PROJECTS, SharedQueries, app_differential, build, comparable, frozen_clock,
-                       mcp_differential, names, questions, short)
+                       intent_questions, mcp_ask_differential, mcp_differential, names, page_differential, questions,
+                       short)
 
-from core.ask import Question, ask
+from core.ask import Question
 from core.render import render_text
+from core.steward import steward_answer
 
 NAMES = list(PROJECTS)
 _BUILT: dict = {}
@@ -40,11 +42,19 @@ def _triples(p):
         for ev in p.hidden(role):
             for q in questions(p, ev, role):
                 yield role, ev, q
+        for q in _steward_questions(p, role):
+            yield role, None, q
+
+
+def _steward_questions(p, role) -> list[str]:
+    """A steward's questions about its review queue's entities, one per intent: where a widened view would leak
+    what lies around the queue objects (none for other roles)."""
+    return [q for n in p.queue_names(role) for q in intent_questions(n)]
 
 
 def _foreign(p, role) -> set[str]:
     """Ids only hidden objects carry: any mention of one in an answer is a leak on its own."""
-    seen = {i for e in p.catalog.evidence if role in e.acl for i in (e.evidence_id, e.entity_id)}
+    seen = {i for e in p.catalog.evidence if p.sees(role, e) for i in (e.evidence_id, e.entity_id)}
     return {e.evidence_id for e in p.hidden(role)} - seen
 
 
@@ -70,8 +80,9 @@ def test_core_answers_a_hidden_object_as_an_absent_one(project, name):
             continue
         q = Question(role=role, text=text, at=AT)
         full, world = p.full, p.worlds[role]
-        hidden = ask(full.store, q, searcher=full.searcher)
-        absent = ask(world.store, q, searcher=world.searcher)
+        # A steward's view is widened to its review queue in both (core/steward.py); any other role's is its own.
+        hidden = steward_answer(full.store, q, searcher=full.searcher)[0]
+        absent = steward_answer(world.store, q, searcher=world.searcher)[0]
         answered[(role, text)] = True
         if comparable(hidden.model_dump_json()) != comparable(absent.model_dump_json()):
             leaks.append((role, text, "envelope"))
@@ -94,6 +105,7 @@ def test_cli_answers_a_hidden_object_as_an_absent_one(project, shared, name, tmp
     for role, world in p.worlds.items():
         # Each hidden object by its name, title, id and "which raw sources feed" (the core test asks the rest).
         cases = [(ev, q) for ev in p.hidden(role) for q in questions(p, ev, role)[:4]]
+        cases += [(None, q) for q in _steward_questions(p, role)]
         asked = list(dict.fromkeys(q for _, q in cases))
         batch = tmp_path / f"{role}.jsonl"
         batch.write_text("".join(json.dumps({"question": q, "role": role, "at": AT.isoformat()}) + "\n"
@@ -124,6 +136,7 @@ def test_mcp_tools_answer_a_hidden_object_as_an_absent_one(project, name, monkey
     for role, world in p.worlds.items():
         c, m = mcp_differential(p.full, world, role, p.hidden(role), lambda ev: questions(p, ev, role)[:4],
                                 _foreign(p, role))
+        c += mcp_ask_differential(p.full, world, role, _steward_questions(p, role), _foreign(p, role))
         compared, made_up_compared = compared + c, made_up_compared + m
     print(f"\n[existence mcp] {name}: {compared} (role, hidden object, tool call) triples against the absent "
           f"catalog, {made_up_compared} hidden-vs-made-up pairs byte for byte")
@@ -141,6 +154,8 @@ def test_ask_page_shows_a_hidden_name_as_an_absent_or_made_up_one(project):
     for role, world in p.worlds.items():
         objs = [e for e in p.hidden(role) if e.kind.value not in ("lineage", "freshness_policy", "freshness_observation")]
         a, m, s = app_differential(p.full, world, role, [short(e) for e in objs])
+        # A steward's questions about its queue, one per intent, as the page widens them (core/steward.py).
+        a += page_differential(p.full, world, role, _steward_questions(p, role)[:11])
         absent_compared, made_up_compared, skipped = absent_compared + a, made_up_compared + m, skipped + s
     print(f"\n[existence app] jaffle-shop: {absent_compared} (role, hidden object, question) triples rendered as "
           f"the absent catalog renders them; {made_up_compared} rendered as a made-up name ({skipped} pairs the "

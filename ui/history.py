@@ -32,11 +32,7 @@ def recorded_note(env: Envelope) -> None:
 def record_answer(env: Envelope, q, principal: str | None = None) -> None:
     """Append one audit record per distinct answer: Streamlit reruns the page on every click, and a rerun that
     shows the same answer again is not a new answer."""
-    inputs = audit.inputs_of(q)
-    if env.role != q.role:
-        # A steward's question about a queue object is answered as that object's widest audience: the record
-        # is that answer (so it replays), and says which steward role asked.
-        inputs["steward_role"] = q.role
+    inputs = audit.inputs_of(q)  # a steward's widened question records its role and its queue (`grants`)
     key = json.dumps([env.role, inputs, audit.envelope_hash(env)], sort_keys=True)
     if st.session_state.get("_audited") == key:
         return

@@ -59,12 +59,12 @@ def current(s: Store, cfg: AuthSettings) -> Identity:
     return oidc_identity(_oidc_claims(), cfg, s.principals(), roles)
 
 
-def allowed_roles(s: Store, cfg: AuthSettings) -> list[str]:
-    """The roles this session may use; draws the identity line (or the demo badge) in the sidebar."""
+def allowed_roles(s: Store, cfg: AuthSettings) -> Identity:
+    """Who this session is and the roles it may use; draws the identity line (or the demo badge) in the sidebar."""
     ident = current(s, cfg)
     if ident.demo:
         st.sidebar.badge("demo mode: role chosen freely", color="orange", icon=":material/warning:")
-        return ident.roles
+        return ident
     if not ident.roles:
         st.title("AsOf")
         st.error(md_escape(ident.problem or "Not signed in.", oneline=False))
@@ -79,4 +79,4 @@ def allowed_roles(s: Store, cfg: AuthSettings) -> list[str]:
     st.sidebar.caption(f"Signed in as {md_escape(ident.user)} · principal {md_escape(ident.principal)}")
     if cfg.mode is AuthMode.oidc and st.sidebar.button("Log out"):
         st.logout()
-    return ident.roles
+    return ident

@@ -112,6 +112,17 @@ def _documents(env: Envelope) -> None:
             st.caption("A document: it is evidence for what it says, and never governs a metric definition.")
 
 
+def _review(env: Envelope) -> None:
+    st.subheader("Review queue")
+    if not env.review.items:
+        st.caption("Nothing of this kind in your review queue; the Governance review page lists every kind.")
+    for it in env.review.items:
+        with st.container(border=True):
+            st.markdown(f"**{md(it.title)}**")
+            st.caption(f"What is wrong: {md(it.detail)} · What to do: {md(it.action)} · "
+                       + ", ".join(md_code(i) for i in it.evidence_ids))
+
+
 def render_intent(env: Envelope) -> bool:
     """Draw the intent's section; False when the envelope is not an intent answer."""
     if env.listing:
@@ -124,6 +135,8 @@ def render_intent(env: Envelope) -> bool:
         _downstream(env)
     elif env.documents:
         _documents(env)
+    elif env.review:
+        _review(env)
     else:
         return False
     return True

@@ -79,7 +79,8 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     fight the one written in the question."""
     ensure_app_navigation()  # a page opened by URL as the server's first visit still runs under app.py
     _keep("role", "date_mode", "day", "period", "at_day", "at_time")
-    roles = allowed_roles(s, settings().auth)  # demo: every role; otherwise the signed-in principal's (or stop)
+    ident = allowed_roles(s, settings().auth)  # demo: every role; otherwise the signed-in principal's (or stop)
+    roles = ident.roles
     now = datetime.now(timezone.utc)
     defaults = {"date_mode": "No date", "day": None, "period": (date(now.year, 1, 1), date(now.year, 12, 31)),
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
@@ -93,7 +94,7 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     if role not in roles:  # a widget value the options never offered (a forged client message)
         st.stop()
     if not dates:
-        return {"role": role, "day": None, "period": None, "at": now}
+        return {"role": role, "principal": ident.principal, "day": None, "period": None, "at": now}
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
     day = period = None
     bounds = dict(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31))
@@ -111,4 +112,4 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     # Revision and count as this role sees them: hidden objects change neither.
     st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} object{'' if view.count == 1 else 's'} you can see · "
                        f"ingested {meta['ingested_at']}")
-    return {"role": role, "day": day, "period": period, "at": at}
+    return {"role": role, "principal": ident.principal, "day": day, "period": period, "at": at}
