@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Creates .venv in the repository root and installs the pinned stack. Idempotent: a stamp
-# holding the requirements' hash skips pip when nothing changed.
+# Creates .venv in the repository root and installs the pinned stack, then AsOf itself with its `test`
+# extra (pytest, hypothesis, playwright, ruff) and the `asof` command. Idempotent: a stamp holding the
+# hash of requirements.txt and pyproject.toml skips pip when nothing changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Debian's Chromium for the browser test (Playwright drives it; never `playwright install`).
@@ -21,7 +22,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   # torch alone first, so nothing else can resolve it to a CUDA build.
   .venv/bin/pip install --quiet torch==2.13.0
   .venv/bin/pip install --quiet -r requirements.txt
-  .venv/bin/pip install --quiet --no-deps -e .
+  .venv/bin/pip install --quiet -e '.[test]'
   echo "$want" > "$stamp"
 fi
 # The embedding model on ONNX Runtime (core/onnx_embed.py): exported once from the packaged weights, cached
