@@ -32,6 +32,7 @@ ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANCEDB_LOG": "error
 for key, value in ENV.items():
     os.environ.setdefault(key, value)
 
+from core.access import visible
 from core.ask import Question, ask  # noqa: E402
 from core.embed import BACKENDS, Embedder  # noqa: E402
 from core.index import chunks_of  # noqa: E402
@@ -121,7 +122,7 @@ def pct(values: list[float], q: float) -> float:
 def questions(db: Path) -> list[tuple[str, str]]:
     """Questions a user asks of this project: metrics, models, sources, exposures, by name."""
     store = Store(db)
-    objs = store.visible("analyst").all()
+    objs = visible(store, "analyst").all()
     store.close()
     out = []
     for kind, template in (("dbt_metric", "What does {} mean and which models back it?"),
@@ -236,7 +237,7 @@ def write(rows: list[dict], encs: list[dict], big: str, backend: str) -> None:
              f"CPU seconds less). Do not edit by hand.", "",
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(str(r[c]) for c in cols) + " |" for r in rows]
-    lines += ["", f"Ingest and re-ingest are `python -m core ingest --dbt ... --overlay ...` in a fresh process (wall, "
+    lines += ["", "Ingest and re-ingest are `python -m core ingest --dbt ... --overlay ...` in a fresh process (wall, "
               "user+system CPU, peak RSS of that process). The re-ingest reads the same project copied to another "
               "folder with `edits` edited descriptions. Cold ask: a fresh `python -m core ask` process (imports, "
               "catalog, search index and embedding model load); warm ask: the same questions in one process with "

@@ -231,3 +231,13 @@ class Visible:
     def hidden_ids(self, ids: set[str]) -> set[str]:
         # Hidden and absent alike (Store.unseen_ids): where a chain stops must not say which it was.
         return self.store.unseen_ids(self.role, ids, self.grants)
+
+
+def visible(store: Store, role: str, grants: frozenset[str] = frozenset()) -> Visible:
+    """The role's view of this store, widened by `grants` (evidence ids: a steward's review queue); one per
+    (role, grants) and store, since the database is read-only: every thread asking as the role shares it."""
+    key = (role, frozenset(grants))
+    with store._lock:
+        if key not in store.views:
+            store.views[key] = Visible(store, role, key[1])
+        return store.views[key]

@@ -11,11 +11,12 @@ from . import history, intents
 from . import lineage as lineage_mod
 from . import upcoming, when
 from .when import dates_read
-from .access import Visible
+from .access import Visible, visible
 from .catalog import Evidence
 from .entities import Entity, Match, match_entities
 from .ranker import rank_question
 from .envelope import (
+    NOT_FOUND,
     Behavior,
     CatalogState,
     Clarify,
@@ -61,8 +62,6 @@ class UnknownRole(ValueError):
 SEARCH_K = 15
 LINEAGE_CUT = ("Lineage continues beyond what your role may see: the chain shown stops there, and the nodes "
               "where it stops are not raw sources.")
-NOT_FOUND = ("I can't find that in the catalog you have access to. It may not exist, or it may not be shared "
-             "with your role.")
 
 
 @dataclass
@@ -130,7 +129,7 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
         return Envelope(behavior=Behavior.not_found_or_not_authorized, role=q.role, evaluated_at=exc.at,
                         verdict=f"I can't answer as recorded then: {exc}.", catalog_revision="(nothing recorded)",
                         recorded=CatalogState(recorded_at=exc.at, revision="(nothing recorded)", catalog_only=True,
-                                              current_revision=store.visible(q.role, q.grants).revision,
+                                              current_revision=visible(store, q.role, q.grants).revision,
                                               detail=str(exc)))
     if state.catalog_only:
         searcher = None
@@ -156,7 +155,7 @@ STEWARD_VIEW = "Steward view (read-only)"
 def _say_widened(store: Store, q: Question, env: Envelope) -> None:
     """A view widened by grants (a steward's review queue, core/steward.py) says so when the answer shows
     anything the role's own ACL leaves out: every renderer shows the note, and a replay reproduces it."""
-    beyond = sorted(env.evidence_ids() & q.grants - store.visible(q.role).visible_ids(set(q.grants)))
+    beyond = sorted(env.evidence_ids() & q.grants - visible(store, q.role).visible_ids(set(q.grants)))
     if beyond:
         what = f"{len(beyond)} objects" if len(beyond) > 1 else beyond[0]
         env.notes.append(f"{STEWARD_VIEW}: this answer shows {what} from your review queue that role {q.role}'s "
@@ -173,7 +172,7 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
         at = at.replace(tzinfo=timezone.utc)
     intent = parse_intent(q.text, at.date(), store.fiscal_year_start_month)
     # 1. Authorization first: everything after reads the catalog only through the role's view.
-    view = store.visible(q.role, q.grants)
+    view = visible(store, q.role, q.grants)
     run = _Run(q=q, view=view, intent=intent, revision=view.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
     run.step("authorization", f"{view.count} objects visible to role {q.role}"

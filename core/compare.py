@@ -122,9 +122,9 @@ def _sides(run):
     that names nothing visible makes the whole answer not-found (what a made-up name gets), never a comparison of
     the other side's versions. Returns None when the question is not two named things."""
     from .intent import CUE_WORDS, parse_intent
-    from .intents import content_words, not_found
+    from .run import not_found
     from .ranker import rank_question
-    from .text import GENERIC, normalize
+    from .text import GENERIC, content_words, normalize
     m = SIDES.search(run.q.text)
     if not m or run.intent.versions:
         return None

@@ -12,9 +12,9 @@ from datetime import date
 
 from .catalog import Evidence, Kind
 from .envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
-from .intents import as_of, content_words
+from .run import as_of
 from .resolve import governing_versions, in_effect, retrievable, version_name
-from .text import normalize, words
+from .text import content_words, normalize, words
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source, Kind.freshness_policy],
          "document": [Kind.documentation, Kind.note], "exposure": [Kind.model, Kind.documentation]}

@@ -13,9 +13,8 @@ import re
 
 from .catalog import DOCUMENT_KINDS, Authority, Evidence, Lifecycle
 from .envelope import Behavior, DocumentEvidence, Envelope
-from .intents import content_words
 from .resolve import retrievable
-from .text import GENERIC, words
+from .text import GENERIC, content_words, words
 
 DOC_WORDS = set(words("memo memos wiki page pages doc docs document documents handbook note notes deck draft "
                       "proposal glossary thread email slide slack export old legacy latest new"))

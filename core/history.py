@@ -20,6 +20,7 @@ from datetime import datetime, time, timedelta, timezone
 
 import duckdb
 
+from .access import visible
 from .catalog import Catalog, Evidence, Principal
 from .dates import find_dates
 from .envelope import CatalogState
@@ -85,7 +86,7 @@ class PastStore(Store):
 
     def __init__(self, parent: Store, ingest: Ingest, acl_ingest: int):
         self.path, self.ingest, self.acl_ingest = parent.path, ingest, acl_ingest
-        self._views: dict = {}
+        self.views: dict = {}
         self._con = duckdb.connect(":memory:")
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -191,8 +192,8 @@ def view_for(store: Store, env):
     against (a past state for an as-recorded answer, else the current catalog)."""
     state = env.recorded
     if state and state.catalog_only and state.ingest:
-        return past_store(store, state.ingest, state.acl_ingest).visible(env.role, frozenset(env.granted))
-    return store.visible(env.role, frozenset(env.granted))
+        return visible(past_store(store, state.ingest, state.acl_ingest), env.role, frozenset(env.granted))
+    return visible(store, env.role, frozenset(env.granted))
 
 
 def resolve(store: Store, q) -> tuple[Store, object, CatalogState]:
@@ -204,7 +205,7 @@ def resolve(store: Store, q) -> tuple[Store, object, CatalogState]:
     # Revisions in the envelope are the role's own (Visible.revision): the whole catalog's would change when
     # objects the role may not see change, and so reveal them. Ingest numbers and times count ingests only.
     if isinstance(store, PastStore):  # pinned already (an audit replay)
-        rev = store.visible(q.role, q.grants).revision
+        rev = visible(store, q.role, q.grants).revision
         return store, q, CatalogState(ingest=store.ingest.number, ingested_at=store.ingest.ingested_at,
                                       revision=rev, current_ingest=store.acl_ingest, current_revision="",
                                       acl_ingest=store.acl_ingest, catalog_only=True,
@@ -213,7 +214,7 @@ def resolve(store: Store, q) -> tuple[Store, object, CatalogState]:
     form_at = getattr(q, "recorded_at", None)
     at = form_at or named
     if at is None:
-        rev = store.visible(q.role, q.grants).revision  # the same cached value the answer cites
+        rev = visible(store, q.role, q.grants).revision  # the same cached value the answer cites
         return store, q, CatalogState(ingest=current, revision=rev, current_ingest=current, current_revision=rev,
                                       acl_ingest=current)
     if at.tzinfo is None:
@@ -221,7 +222,7 @@ def resolve(store: Store, q) -> tuple[Store, object, CatalogState]:
     q = replace(q, recorded_at=at)
     past = state_at(store, at)
     pinned = past_store(store, past.number, current)
-    then_rev, now_rev = pinned.visible(q.role, q.grants).revision, store.visible(q.role, q.grants).revision
+    then_rev, now_rev = visible(pinned, q.role, q.grants).revision, visible(store, q.role, q.grants).revision
     detail = (f"Answered from the catalog as recorded at {at.isoformat()}: ingest {past.number} of "
               f"{len(ingests(store))}, recorded {past.ingested_at.isoformat()} (revision {then_rev}); today's "
               f"catalog is revision {now_rev}. Permissions are today's. Past states are read from the catalog "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .envelope import Behavior, Envelope
 from .explanation import Cited
-from .prose import _count, _interval, _join, _name
+from .wording import _count, _interval, _join, _name
 
 
 def _discover(env: Envelope) -> list[Cited]:

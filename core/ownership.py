@@ -10,7 +10,7 @@ from datetime import date
 
 from .discover import summary
 from .envelope import Behavior, Envelope, EvidenceRef, Ownership
-from .intents import entity_on_day, not_found
+from .run import entity_on_day, not_found
 from .resolve import in_effect, interval_text, version_name
 
 

@@ -7,43 +7,12 @@ evidence it cites.
 """
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 
 from .envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
 from .explanation import Cited
-
-_COUNTS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
-
-
-def _count(n: int) -> str:
-    return _COUNTS.get(n, str(n))
-
-
-def _version(version: str | None) -> str:
-    if not version:
-        return ""
-    return f"v{version}" if version[:1].isdigit() else version
-
-
-def _interval(valid_from: date | None, valid_to: date | None) -> str:
-    start = f"from {valid_from}" if valid_from else "from the start of the catalog"
-    end = f"through {valid_to - timedelta(days=1)}" if valid_to else "with no end date"
-    return f"{start} {end}"
-
-
-def _join(items: list[str]) -> str:
-    items = [i for i in items if i]
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _name(ref: EvidenceRef | Conflict) -> str:
-    v = _version(ref.version)
-    if not v or v.lower() in ref.title.lower() or not ref.kind.startswith(("metric", "model")):
-        return ref.title
-    return f"{ref.title} ({v})"
-
+from .intent_prose import intent_sentences  # discover, compare, owner, downstream, document
+from .wording import _count, _interval, _join, _name
 
 def _short(node_id: str) -> str:
     return node_id.split(".", 1)[1] if node_id.startswith(("source.", "model.", "metric.", "node.")) else node_id
@@ -186,7 +155,6 @@ def explain_deterministic(env: Envelope) -> list[Cited]:
     out: list[Cited] = []
     definitions = [s for s in env.selected if s.role_in_answer == "definition"]
     models = [s for s in env.selected if s.role_in_answer == "model"]
-    from .intent_prose import intent_sentences  # discover, compare, owner, downstream, document
     special = intent_sentences(env)
     # An abstention that still selected a definition (a source whose load time is unknown, a metric without
     # lineage) says why, then cites what it did find: the definition must be cited like any answer's.

@@ -8,6 +8,7 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
+from .access import visible
 from .catalog import Authority, Evidence, Lifecycle
 from .entities import build_entity_index
 from .envelope import Behavior, Envelope, IndexStatus, ReviewAnswer, ReviewFinding
@@ -121,7 +122,7 @@ class StewardScope(BaseModel):
 
     def objects(self, store) -> list[Evidence]:
         """The queue objects as the steward's view reads them (references outside the view redacted)."""
-        return store.visible(self.role, frozenset(self.evidence_ids)).by_ids(sorted(self.evidence_ids))
+        return visible(store, self.role, frozenset(self.evidence_ids)).by_ids(sorted(self.evidence_ids))
 
 
 def steward_scope(store, role: str, today: date) -> StewardScope | None:
@@ -161,7 +162,7 @@ def asked_categories(text: str) -> list[str]:
 def answer(run) -> Envelope:
     """The review queue over the asking view (a role's own objects; a steward's plus its queue), filtered to
     the kinds the question names and, when its other words name items, to those items."""
-    from .intents import content_words
+    from .text import content_words
     categories = asked_categories(run.q.text)
     day = run.at.date()
     index = run.searcher.status_for(run.view.role, run.view.grants) if run.searcher else None

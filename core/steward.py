@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 
+from .access import visible
 from .ask import STEWARD_VIEW, Question, ask
 from .envelope import Envelope
 from .review import StewardScope, steward_scope
@@ -30,7 +31,7 @@ def grants(scope: StewardScope | None) -> frozenset[str]:
 
 def steward_view(store: Store, role: str, scope: StewardScope | None):
     """The role's view, widened by its review queue when it is a steward (every page browses through it)."""
-    return store.visible(role, grants(scope))
+    return visible(store, role, grants(scope))
 
 
 def ask_as_steward(store: Store, q: Question, scope: StewardScope | None, searcher: Searcher | None = None,

@@ -294,7 +294,7 @@ class Store:
                                 f"({str(exc).splitlines()[0][:200]}){again}") from exc
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._views: dict = {}
+        self.views: dict = {}  # (role, grants) -> that view of this file (core/access.py fills it)
         try:
             found = dict(self._con.execute("SELECT key, value FROM meta").fetchall()).get("schema_version")
         except duckdb.Error as exc:
@@ -356,16 +356,6 @@ class Store:
         for name, role in self.con.execute("SELECT principal, role FROM principals ORDER BY rowid").fetchall():
             out.setdefault(name, []).append(role)
         return out
-
-    def visible(self, role: str, grants: frozenset[str] = frozenset()):
-        """The role's view (see access.Visible), widened by `grants` (evidence ids: a steward's review queue);
-        one per (role, grants), since the database is read-only here."""
-        from .access import Visible
-        key = (role, frozenset(grants))
-        with self._lock:
-            if key not in self._views:
-                self._views[key] = Visible(self, role, key[1])
-            return self._views[key]
 
     def all_evidence_for_review(self) -> list[Evidence]:
         """Unscoped read for catalog stewards' review queue; never on the answer path."""

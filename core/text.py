@@ -103,3 +103,25 @@ MONTH_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "apri
 def is_qualifier(word: str) -> bool:
     """A content word that, placed before a noun, names a different thing (see GENERIC)."""
     return not (word in GENERIC or word in MONTH_WORDS or word.isdigit() or re.fullmatch(r"(fy|q[1-4]|h[12]|v)\d*", word))
+
+
+# Words that say what is asked, not what it is about.
+ASKING_WORDS = {w for w in (
+    "list show see view can could may might would please tell give me my we us our i you all every any each "
+    "available visible defined exist exists there here catalog access have has about related regarding around "
+    "concerning topic on for with what which who whose how do does did is are was were the a an of in to "
+    "enumerate find display know want need let lookup look up say says said state states mention mentions "
+    "summarize summarise summary quote open read cover covers propose proposes tell tells track tracks tracked "
+    "report reports publish publishes maintain maintains own owns").split()}
+
+
+def content_words(text: str, spans: list[tuple[int, int]] = (), drop: set[str] = frozenset()) -> list[str]:
+    """The question's own words (normalized), minus stop words, asking words, `drop` and `spans` (dates)."""
+    out = []
+    for t in tokenize(text):
+        if any(s <= t.start < e for s, e in spans):
+            continue
+        if t.norm in STOPWORDS or t.norm in ASKING_WORDS or t.norm in drop or len(t.norm) < 2:
+            continue
+        out.append(t.norm)
+    return list(dict.fromkeys(out))

@@ -9,6 +9,7 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Ask", page_icon="🕰️", layout="wide")
 
+from core.access import visible  # noqa: E402
 from core.ask import Question  # noqa: E402
 from core.dates import parse_period  # noqa: E402
 from core.envelope import Behavior, Envelope  # noqa: E402
@@ -223,7 +224,7 @@ def _notes(env: Envelope, asked: dict, form_day, form_period) -> list[str]:
 
 
 def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
-    view = s.visible(env.role, frozenset(env.granted))
+    view = visible(s, env.role, frozenset(env.granted))
     details = []
     if env.behavior is Behavior.split:
         for sp in env.splits:
@@ -278,7 +279,7 @@ def _landing_metrics() -> None:
 
 def _node_details(node: str, env: Envelope) -> None:
     """What a clicked lineage node opens: that object, through the view that answered."""
-    objs = s.visible(env.role, frozenset(env.granted)).by_ids([node])
+    objs = visible(s, env.role, frozenset(env.granted)).by_ids([node])
     if not objs:
         return
     e = pick_node_object(node, objs)

@@ -6,6 +6,7 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Governance review", page_icon="🧑‍⚖️", layout="wide")
 
+from core.access import visible  # noqa: E402
 from core.review import CATEGORIES, queue_csv, review_queue  # noqa: E402
 from core.headline import day_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
@@ -23,7 +24,7 @@ if role.steward:
     st.markdown(":violet-badge[steward view] The queue covers the whole catalog; every item opens read-only in Ask, "
                 "where your view holds your role's objects and the queue's, nothing around them.")
 else:
-    evidence = s.visible(role.name).all()
+    evidence = visible(s, role.name).all()
     st.caption(f"Limited to what role {md(role.name)} may see.")
 srch = searcher(s)
 index = srch.status_for(role.name, grants(scope)) if srch else None

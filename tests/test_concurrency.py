@@ -7,6 +7,7 @@ import pytest
 from concurrency import answer, foreign_ids, questions, run_threads
 from conftest import DEMO
 
+from core.access import visible
 from core.live import Live
 from core.load import load_catalog
 from core.publish import publish
@@ -97,6 +98,6 @@ def test_answers_stay_consistent_while_a_reingest_replaces_the_files(tmp_path, e
 
 @pytest.mark.parametrize("role", CATALOG.role_names)
 def test_each_role_sees_its_own_revision_and_count(demo_store, role):
-    view = demo_store.visible(role)
+    view = visible(demo_store, role)
     assert view.count == sum(1 for ev in CATALOG.evidence if role in ev.acl)
     assert len(view.revision) == 16

@@ -7,6 +7,7 @@ import pytest
 import yaml
 from conftest import ROOT, cli
 
+from core.access import visible
 from core.access import Visible
 from core.ask import Question, ask
 from core.dbt import dbt_evidence, read_target
@@ -77,7 +78,7 @@ def _metric_cases():
 @pytest.mark.parametrize("project,uid", list(_metric_cases()), ids=[u for _, u in _metric_cases()])
 def test_metric_raw_sources_equal_the_parent_map_closure(dbs, project, uid):
     store = dbs[project]
-    metric = store.visible("analyst").by_ids([uid])[0]
+    metric = visible(store, "analyst").by_ids([uid])[0]
     env = ask(store, Question(role="analyst", text="Which raw tables feed it?", entity=metric.entity_id))
     assert env.behavior.value == "answer", env.verdict
     assert env.selected[0].evidence_id == uid
@@ -95,7 +96,7 @@ def test_revenue_raw_tables_on_jaffle_shop(dbs):
 
 
 def test_metric_types_become_structured_definitions(dbs):
-    view = dbs["jaffle-shop"].visible("analyst")
+    view = visible(dbs["jaffle-shop"], "analyst")
     formula = {e.evidence_id.split(".")[-1]: e.metric.formula for e in view.all() if e.metric}
     assert formula["revenue"] == "sum(product_price)"
     assert formula["food_revenue_pct"] == "food_revenue / revenue"
@@ -112,7 +113,7 @@ def test_freshness_matches_sources_json(dbs):
     store = dbs["jaffle-sl-template"]
     for res in results:
         at = datetime.fromisoformat(res["snapshotted_at"])
-        entity = store.visible("analyst").by_ids([res["unique_id"]])[0].entity_id
+        entity = visible(store, "analyst").by_ids([res["unique_id"]])[0].entity_id
         env = ask(store, Question(role="analyst", text="Is it fresh?", entity=entity, at=at))
         status = {f.source: f.status for f in env.freshness}
         assert status[entity] == res["status"], env.verdict
@@ -120,7 +121,7 @@ def test_freshness_matches_sources_json(dbs):
 
 def test_model_versions_are_labelled_and_latest_never_decides(dbs):
     store = dbs["dbt-project-evaluator-versions"]
-    view = store.visible("analyst")
+    view = visible(store, "analyst")
     base = "model.dbt_project_evaluator_integration_tests.int_model_5"
     v1, v2, v3 = (view.by_ids([f"{base}.v{i}"])[0] for i in (1, 2, 3))
     assert v1.lifecycle.value == "deprecated" and "deprecated from 2024-01-01" in v1.text

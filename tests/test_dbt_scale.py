@@ -16,6 +16,7 @@ import pytest
 import yaml
 from conftest import ROOT
 
+from core.access import visible
 from core.ask import Question, ask
 from core.dbt import DbtArtifacts, dbt_evidence
 from core.explain import deterministic
@@ -147,7 +148,7 @@ def test_parentless_models_are_generated_not_raw_sources(acme):
     env = _ask(store, "Which raw sources feed fct_sales__order_lines?")
     assert f"model.{P}.util_date_spine" in env.lineage.generated
     assert not any(r.startswith("model.") for r in env.lineage.raw_sources) and env.lineage.raw_sources
-    prose = " ".join(s.text for s in deterministic(env, store.visible("analyst").visible_ids).sentences)
+    prose = " ".join(s.text for s in deterministic(env, visible(store, "analyst").visible_ids).sentences)
     assert "generated inside the project" in prose and "util_date_spine" in prose
 
 
@@ -155,7 +156,7 @@ def test_description_reaches_cli_text_and_offline_explanation(acme):
     _, store = acme
     env = _ask(store, "What is gross revenue?")
     assert "Includes tax" in render_text(env)
-    x = deterministic(env, store.visible("analyst").visible_ids)
+    x = deterministic(env, visible(store, "analyst").visible_ids)
     assert x.validation.passed and any("Includes tax" in s.text for s in x.sentences)
 
 
@@ -166,7 +167,7 @@ def test_offline_explanation_for_sources_with_unknown_freshness_passes_its_check
     for p in policies:
         env = ask(store, Question(role="analyst", text="Is it fresh?", entity=p.entity_id, at=AT))
         assert env.freshness and env.freshness[0].status == "unknown"
-        x = deterministic(env, store.visible("analyst").visible_ids)
+        x = deterministic(env, visible(store, "analyst").visible_ids)
         assert x.validation.passed, (p.entity_id, x.validation)
 
 
@@ -281,7 +282,7 @@ def test_no_hidden_name_in_any_output(projects, project):
             continue
         qs, near = _questions(catalog, role, set(marks))
         assert near, f"{project}/{role}: nothing visible refers to a hidden object; the overlay tests nothing"
-        may_see = store.visible(role).visible_ids
+        may_see = visible(store, role).visible_ids
         for text, entity in qs:
             env = ask(store, Question(role=role, text=text, entity=entity, at=AT), searcher=searcher)
             out = "\n".join([env.model_dump_json(), render_text(env),

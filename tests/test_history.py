@@ -8,6 +8,7 @@ import duckdb
 import pytest
 from conftest import DEMO, DEMO_AT, cli
 
+from core.access import visible
 from core import history
 from core.ask import Question, ask
 from core.load import load_catalog
@@ -79,7 +80,7 @@ def test_recorded_at_each_ingest_time_returns_that_states_answer(three_ingests, 
     state = env["recorded"]
     assert state["ingest"] == n and state["revision"] == env["catalog_revision"] and state["catalog_only"]
     # Revisions are the role's own: marketing losing access (ingest 3) changes nothing analyst sees.
-    assert state["current_revision"] == store.visible("analyst").revision
+    assert state["current_revision"] == visible(store, "analyst").revision
     assert (state["revision"] == state["current_revision"]) == (n > 1)
     assert env["reporting_date"] == "2025-03-31" and env["index"] is None
     # The freshness observation known then: the 07:00 load before ingest 2, the 11:00 one after.

@@ -3,6 +3,7 @@ from datetime import date, datetime, timezone
 
 import pytest
 
+from core.access import visible
 from core.catalog import Evidence
 from core.freshness import status
 from core.resolve import in_effect, overlapping, segments
@@ -225,8 +226,8 @@ def test_catalog_revision_in_envelope_is_the_roles_own(ask_demo, demo_store):
     """Each role is told the revision of what it may see: a change to a hidden object must not move it."""
     analyst = ask_demo("What is GMV on 2025-03-31?").catalog_revision
     finance = ask_demo("What is GMV on 2025-03-31?", role="finance").catalog_revision
-    assert analyst == demo_store.visible("analyst").revision
-    assert finance == demo_store.visible("finance").revision
+    assert analyst == visible(demo_store, "analyst").revision
+    assert finance == visible(demo_store, "finance").revision
     assert analyst != finance != demo_store.revision
 
 

@@ -6,6 +6,7 @@ import pytest
 import yaml
 from conftest import DEMO, ROOT, build
 
+from core.access import visible
 from core.ask import Question, ask
 from core.evaluate import scorecard
 from core.index import build_index
@@ -135,7 +136,7 @@ def test_filter_strings_cannot_be_escaped(demo):
     with pytest.raises(ValueError):
         searcher.role_filter("analyst') OR true OR array_has(acl, 'finance")
     hits = searcher.hybrid("x') OR true OR ('1'='1 Project Halyard margin", searcher.role_filter("analyst"), k=20)
-    assert all("analyst" in e.acl for e in store.visible("analyst").by_ids([h.evidence_id for h in hits]))
+    assert all("analyst" in e.acl for e in visible(store, "analyst").by_ids([h.evidence_id for h in hits]))
     assert "finance.board_memo.margin_2026" not in {h.evidence_id for h in hits}
 
 

@@ -6,6 +6,7 @@ from datetime import date
 
 from conftest import DEMO_AT
 
+from core.access import visible
 from core.ask import Question, ask
 from core.browse import metric_rows, search
 from core.lineage import upstream
@@ -98,14 +99,14 @@ def test_queue_csv_has_one_row_per_item(demo_store):
 
 
 def test_catalog_search_finds_a_metric_by_alias(demo_store):
-    view = demo_store.visible("analyst")
+    view = visible(demo_store, "analyst")
     assert search(view, "repurchase rate")[0] == "metric.repeat_purchase_rate"
-    assert search(demo_store.visible("finance"), "cm")[0] == "metric.contribution_margin"
+    assert search(visible(demo_store, "finance"), "cm")[0] == "metric.contribution_margin"
     assert "metric.contribution_margin" not in search(view, "cm margin after variable costs")
 
 
 def test_metric_table_shows_what_is_in_effect_today(demo_store):
-    rows = {r.entity_id: r for r in metric_rows(demo_store.visible("analyst"), DEMO_AT)}
+    rows = {r.entity_id: r for r in metric_rows(visible(demo_store, "analyst"), DEMO_AT)}
     assert rows["metric.net_revenue"].in_effect_today == "v2"
     assert rows["metric.net_revenue"].freshness in ("pass", "warn", "error")
     assert rows["metric.conversion_rate"].freshness == "error"  # raw_web.sessions is past its error threshold
@@ -114,7 +115,7 @@ def test_metric_table_shows_what_is_in_effect_today(demo_store):
 
 
 def test_a_metric_used_in_a_formula_brings_its_sources(demo_store):
-    lin = upstream(demo_store.visible("finance"), ["metric.contribution_margin.v2", "model.fct_order_costs.v1"],
+    lin = upstream(visible(demo_store, "finance"), ["metric.contribution_margin.v2", "model.fct_order_costs.v1"],
                    date(2025, 6, 1))
     assert ("metric.net_revenue.v2", "metric.contribution_margin.v2") in {(e.upstream, e.downstream) for e in lin.edges}
     assert {"source.raw_finance.cogs", "source.raw_payments.payment_events"} <= set(lin.raw_sources)

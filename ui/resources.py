@@ -6,6 +6,7 @@ from datetime import date, datetime, time, timezone
 
 import streamlit as st
 
+from core.access import visible
 from core.config import Settings, apply_offline_env
 from core.dates import parse_period
 from core.embed import Embedder
@@ -108,7 +109,7 @@ def sidebar(s: Store, dates: bool = True) -> dict:
         at_day = st.date_input("Day (UTC)", key="at_day")
         at_time = st.time_input("Time (UTC)", key="at_time")
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
-    meta, view = s.meta(), s.visible(role)
+    meta, view = s.meta(), visible(s, role)
     # Revision and count as this role sees them: hidden objects change neither.
     st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} object{'' if view.count == 1 else 's'} you can see · "
                        f"ingested {meta['ingested_at']}")
