@@ -56,9 +56,8 @@ def _description(env: Envelope, f) -> str:
         return f"{env.entity_label}'s description reads “{first[0]}”; {c.right_label}'s reads “{first[1]}”."
     from .compare import end
     said = quote_change(f)
-    more = len(f.removed) + len(f.added) - 2
-    if more > 0:
-        return f"Its description changed: {said} ({more} more sentence{'s' if more != 1 else ''} differ)."
+    if len(f.removed) + len(f.added) > 2:  # (no count: a number in a sentence must be one the evidence states)
+        return f"Its description changed: {said}; other sentences differ too."
     return f"Its description changed: {said}{end(said)}" if said else "Its description changed."
 
 
