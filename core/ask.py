@@ -609,7 +609,8 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
         run.step("freshness", "; ".join(f"{f.source}: {f.status}" + (f" ({f.age_hours} h old)" if f.age_hours is not None else "")
                                         for f in fresh) + f" at {run.at.isoformat()}")
     if "freshness_status" in aspects and not any(f.loaded_at for f in fresh):
-        missing = missing or "no load time is recorded, so its freshness is unknown (never reported as fresh)"
+        missing = missing or (f"no load time is recorded at or before the evaluation time {run.at.isoformat()}, so its "
+                              "freshness is unknown (never reported as fresh)")
     return selected, lineage, fresh, missing
 
 
@@ -620,7 +621,8 @@ def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Eviden
     name = f"{version_name(chosen)} of {primary.label}" if chosen.version else primary.label
     if primary.role == "source" and fresh:
         f = fresh[0]
-        age = f"{f.age_hours} h since the last load" if f.age_hours is not None else "no load time recorded"
+        age = (f"{f.age_hours} h since the last load" if f.age_hours is not None
+               else "no load time recorded at or before then")
         return (f"{primary.label} is {f.status.upper()} at {f.evaluated_at.isoformat()}: {age}; warn after "
                 f"{f.warn_after_hours} h, error after {f.error_after_hours} h ({chosen.evidence_id}).")
     if run.day:
