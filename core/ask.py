@@ -95,6 +95,7 @@ class _Run:
     read_as: str | None = None  # how a misspelt name was read
     reading: object = None  # the LLM's reading, when one was asked for and could be read
     dates_read: list = field(default_factory=list)  # how each date in the text was read
+    now: list = field(default_factory=list)  # "now" words read as the evaluation time (the form's date stood)
 
     def step(self, rule: str, detail: str) -> None:
         self.trace.append(TraceStep(rule=rule, detail=detail))
@@ -206,13 +207,37 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
 def _decide_when(run: _Run) -> Envelope | None:
     q = run.q
     run.dates_read = dates_read(run.intent.dates)
-    decided = when.decide(q.day, q.period, run.at, q.at is not None, run.intent.dates, q.date_from_form)
+    freshness = bool(run.intent.aspects & {"freshness_status", "freshness_policy"})
+    decided = when.decide(q.day, q.period, run.at, q.at is not None, run.intent.dates, q.date_from_form, freshness)
     if isinstance(decided, when.AskBack):
         run.day, run.period = q.day, q.period
         return _clarify(run, decided.question, decided.options, decided.why)
-    run.day, run.period, run.at = decided.day, decided.period, decided.at
+    run.day, run.period, run.at, run.now = decided.day, decided.period, decided.at, decided.now
+    if decided.now:
+        run.dates_read = dates_read(run.intent.dates, decided.now, decided.at)
     run.trace.extend(decided.steps)
     return None
+
+
+def _now_note(run: _Run, primary: Entity, versions: list[Evidence], chosen: Evidence) -> None:
+    """"is that the rule now?" with a reporting date on the form: the answer stays the form's date's, and this
+    says which version is in effect at the evaluation time, the same one or another."""
+    if not run.now or not run.day or "freshness_status" in run.intent.aspects:
+        return
+    today = run.at.date()
+    now = in_effect(versions, today)
+    said = f"Now (the evaluation date, {today}, which {run.now[0].text!r} names):"
+    if now == [chosen]:
+        text = f"{said} the same version, {version_name(chosen)}, still applies."
+    elif len(now) == 1:
+        text = (f"{said} {version_name(now[0])} applies, in effect {interval_text(now[0])}; not "
+                f"{version_name(chosen)}, which applies on the reporting date {run.day}.")
+    elif not now:
+        text = f"{said} no approved version of {primary.label} is in effect."
+    else:
+        text = f"{said} {len(now)} approved versions of {primary.label} overlap; a governance reviewer must decide."
+    run.notes.append(text)
+    run.step("evaluation time", f"version in effect on {today}: {', '.join(v.evidence_id for v in now) or 'none'}")
 
 
 def _clarify(run: _Run, question: str, options: list[ClarifyOption], why: str, **kw) -> Envelope:
@@ -357,6 +382,7 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
         chosen = _choose_on_day(run, primary, versions, conflicts, kw)
     if isinstance(chosen, Envelope):
         return chosen
+    _now_note(run, primary, versions, chosen)
 
     extra: list[Evidence] = []
     if wanted and (pinned is None or pinned.evidence_id != chosen.evidence_id):
@@ -603,7 +629,8 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
         run.step("freshness", "; ".join(f"{f.source}: {f.status}" + (f" ({f.age_hours} h old)" if f.age_hours is not None else "")
                                         for f in fresh) + f" at {run.at.isoformat()}")
     if "freshness_status" in aspects and not any(f.loaded_at for f in fresh):
-        missing = missing or "no load time is recorded, so its freshness is unknown (never reported as fresh)"
+        missing = missing or (f"no load time is recorded at or before the evaluation time {run.at.isoformat()}, so its "
+                              "freshness is unknown (never reported as fresh)")
     return selected, lineage, fresh, missing
 
 
@@ -614,7 +641,8 @@ def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Eviden
     name = f"{version_name(chosen)} of {primary.label}" if chosen.version else primary.label
     if primary.role == "source" and fresh:
         f = fresh[0]
-        age = f"{f.age_hours} h since the last load" if f.age_hours is not None else "no load time recorded"
+        age = (f"{f.age_hours} h since the last load" if f.age_hours is not None
+               else "no load time recorded at or before then")
         return (f"{primary.label} is {f.status.upper()} at {f.evaluated_at.isoformat()}: {age}; warn after "
                 f"{f.warn_after_hours} h, error after {f.error_after_hours} h ({chosen.evidence_id}).")
     if run.day:

@@ -2,11 +2,19 @@
 
 The two are the versions the question names ("v1 and v2"), or the versions in effect on the two dates it
 names ("between 2024 and 2025": the earlier period's first version and the later period's last one), or,
-with neither, the version in effect on the reporting date (else today) and the one before it. Only
-authoritative versions the role may see are compared; drafts never stand in for a version.
+with one period named ("in 2025"), the version it starts with and the one it ends with; when a version
+began inside that period, the one it replaced stands on the earlier side, so "what changed in 2025" is never
+a version compared with itself. With neither, the version in effect on the reporting date (else today) and
+the one before it. Only authoritative versions the role may see are compared; drafts never stand in for a
+version.
+
+Every field a reader reads is compared: formula, grain, unit, time dimension, filters, exclusions, backing
+model, the description text, owner and effective dates. A description that changed is quoted sentence by
+sentence (FieldChange.removed / added), so "180 days" becoming "120 days" is never "unchanged".
 """
 from __future__ import annotations
 
+import difflib
 import re
 from datetime import date, timedelta
 
@@ -21,6 +29,11 @@ def _list(values: list[str]) -> str | None:
     return "; ".join(values) if values else None
 
 
+def _plain(value: str | None) -> str | None:
+    """Whitespace as typed (YAML folding, line breaks) is not a change."""
+    return " ".join(value.split()) or None if value else None
+
+
 def fields_of(ev: Evidence, model: Evidence | None) -> dict[str, str | None]:
     """The fields a reader compares, as text (None when the version does not record it)."""
     out: dict[str, str | None] = {}
@@ -33,22 +46,81 @@ def fields_of(ev: Evidence, model: Evidence | None) -> dict[str, str | None]:
         m = ev.model
         out.update({"relation": m.relation, "grain": m.grain, "primary key": _list(m.primary_key),
                     "columns": _list(m.columns)})
-    if not ev.metric and not ev.model:
-        out["text"] = ev.text or None
+    # The prose a reader reads is part of the definition: "no order in the following 180 days" is the rule.
+    out["description"] = ev.text or None
     out["owner"] = ev.owner
     out["effective"] = interval_text(ev)
-    return out
+    return {k: _plain(v) for k, v in out.items()}
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(]?[A-Z0-9])")
+
+
+def sentences(text: str | None) -> list[str]:
+    """A description cut into sentences (a decimal point or "e.g." inside one does not end it)."""
+    return [s.strip() for s in _SENTENCE_END.split(text or "") if s.strip()]
+
+
+def changed_sentences(before: str | None, after: str | None) -> tuple[list[str], list[str]]:
+    """The sentences only `before` has and only `after` has, each in its own order."""
+    a, b = sentences(before), sentences(after)
+    removed, added = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op != "equal":
+            removed += a[i1:i2]
+            added += b[j1:j2]
+    return removed, added
 
 
 def diff(left: Evidence, right: Evidence, lmodel: Evidence | None, rmodel: Evidence | None) -> list[FieldChange]:
     a, b = fields_of(left, lmodel), fields_of(right, rmodel)
-    return [FieldChange(field=k, before=a.get(k), after=b.get(k), changed=a.get(k) != b.get(k))
-            for k in dict.fromkeys([*a, *b])]
+    out = []
+    for k in dict.fromkeys([*a, *b]):
+        change = FieldChange(field=k, before=a.get(k), after=b.get(k), changed=a.get(k) != b.get(k))
+        if change.changed and k == "description":
+            change.removed, change.added = changed_sentences(change.before, change.after)
+        out.append(change)
+    return out
+
+
+_ISO_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
+def quote_change(change: FieldChange) -> str | None:
+    """One sentence that changed, quoted: the first pair that is about the definition rather than its dates
+    (the effective dates are compared on their own). None when the field did not change."""
+    if not change.changed:
+        return None
+    removed, added = change.removed, change.added
+    if not removed and not added:
+        return None
+    about = (lambda xs: [x for x in xs if not _ISO_DAY.search(x)] or xs)
+    r, a = about(removed), about(added)
+    if r and a:
+        return f"“{r[0]}” became “{a[0]}”"
+    if a:
+        return f"it adds “{a[0]}”"
+    return f"it drops “{r[0]}”"
 
 
 def _on(versions: list[Evidence], day: date) -> Evidence | None:
     found = in_effect(versions, day)
     return found[0] if len(found) == 1 else None
+
+
+def _replaced(versions: list[Evidence], v: Evidence) -> Evidence | None:
+    """The version `v` replaced: the one in effect the day before it began, else the one it names as superseded,
+    else the latest one that began before it. None for the first version."""
+    if not v.valid_from:
+        return None
+    before = _on(versions, v.valid_from - timedelta(days=1)) if v.valid_from > date.min else None
+    if before is not None and before is not v:
+        return before
+    named = next((o for o in versions if v.supersedes and o.evidence_id == v.supersedes), None)
+    if named is not None:
+        return named
+    earlier = [o for o in versions if o is not v and (o.valid_from or date.min) < v.valid_from]
+    return earlier[-1] if earlier else None
 
 
 def _from_dates(versions: list[Evidence], mentions: list[DateMention]) -> tuple[list, str]:
@@ -68,7 +140,8 @@ def _compared(run, left: Evidence, right: Evidence, models: list, how: str, righ
     comparison = Comparison(left=EvidenceRef.of(left, "compared"), right=EvidenceRef.of(right, "compared"), how=how,
                             fields=diff(left, right, *models), left_model=models[0].evidence_id if models[0] else None,
                             right_model=models[1].evidence_id if models[1] else None, right_label=right_label)
-    selected = [EvidenceRef.of(left, "compared"), EvidenceRef.of(right, "compared")]
+    selected = [EvidenceRef.of(left, "compared")] + ([EvidenceRef.of(right, "compared")]
+                                                     if right.evidence_id != left.evidence_id else [])
     selected += [EvidenceRef.of(m, "compared_model") for m in {m.evidence_id: m for m in models if m}.values()]
     run.step("compare", f"{left.evidence_id} vs {right.evidence_id}: {how}")
     return comparison, selected
@@ -172,6 +245,7 @@ def answer(run, pick) -> Envelope:
         return run.envelope(Behavior.abstain, f"{primary.label} has {what}, so there is nothing to compare.", **kw)
     labels = [label for label, _ in run.intent.versions]
     dated = [m for m in run.intent.reporting if m.start]
+    whole = None  # the one period the question names
     if len(labels) >= 2:
         picks = [(by_version(versions, label), f"version {label}") for label in labels[:2]]
         how = "the two versions the question names"
@@ -181,8 +255,20 @@ def answer(run, pick) -> Envelope:
         # "between 2024 and 2025", "in 2025": the version the period starts with and the one it ends with
         m = dated[0]
         last = m.end - timedelta(days=1)
+        whole = (m.start, last)
         picks = [(_on(versions, m.start), str(m.start)), (_on(versions, last), str(last))]
         how = f"the versions in effect at the start ({m.start}) and the end ({last}) of the period the question names"
+        began = [v for v in versions if v.valid_from and m.start <= v.valid_from < m.end]
+        replaced = _replaced(versions, began[0]) if began else None
+        if replaced is not None:
+            # "what changed in net revenue in 2025": v2 began on 2025-01-01, so 2025 starts and ends with v2; the
+            # change the question is about is v2 against the version it replaced.
+            first = began[0]
+            end = picks[1][0] or began[-1]
+            picks = [(replaced, f"the version {version_name(first)} replaced"), (end, str(last))]
+            how = (f"{version_name(first)} began on {first.valid_from}, inside the period the question names "
+                   f"({m.start} to {last}): compared with the version it replaced, {version_name(replaced)}"
+                   + (f", up to the version in effect at the period's end ({last})" if end is not first else ""))
     else:
         day = run.q.day or (dated[0].start if dated else today)
         current = _on(versions, day) or next((v for v in reversed(versions)
@@ -218,9 +304,22 @@ def answer(run, pick) -> Envelope:
     changed = [c.field for c in comparison.changed if c.field != "effective"]
     names = f"{version_name(left)}, {interval_text(left)}, and {version_name(right)}, {interval_text(right)},"
     if left.evidence_id == right.evidence_id:
-        verdict = f"The same version of {primary.label}, {version_name(left)}, is in effect on both dates: nothing changed."
+        verdict = (f"The same version of {primary.label}, {version_name(left)} ({interval_text(left)}), is in effect "
+                   + (f"for the whole period {whole[0]} to {whole[1]}, and no version began in it"
+                      if whole else "on both dates") + ": nothing changed.")
     elif changed:
-        verdict = f"{primary.label}: {names} differ in {', '.join(changed)}."
+        verdict = f"{primary.label}: {names} differ in {', '.join(changed)}." + _quoted(comparison)
     else:
         verdict = f"{primary.label}: {names} record the same fields apart from their dates."
     return run.envelope(Behavior.answer, verdict, selected=selected, comparison=comparison, **kw)
+
+
+def _quoted(comparison: Comparison) -> str:
+    """The description's changed sentence, quoted, after the verdict's list of fields."""
+    said = next((quote_change(c) for c in comparison.changed if c.field == "description"), None)
+    return f" The description changed: {said}{end(said)}" if said else ""
+
+
+def end(quoted: str) -> str:
+    """The full stop after a quotation, unless the quoted sentence already ended it."""
+    return "" if re.search(r"[.!?]”$", quoted) else "."

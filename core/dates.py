@@ -35,6 +35,9 @@ class DateMention:
     text: str = ""  # the words as written
     rule: str = ""  # how they were read
     readings: tuple[date, ...] = ()  # kind "ambiguous": the valid readings of a numeric date
+    # "now", "right now", "currently", "still" (and "today"): the evaluation time's date, not a date written
+    # for the report. With a reporting date on the form it is the evaluation clock, never a clash (core/when.py).
+    now: bool = False
 
     @property
     def day(self) -> date | None:
@@ -402,7 +405,7 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
             _scan(text, name, pattern, taken, found, lambda n, m, sp: _no_year(n, m, today))
         if not found:
             _scan(text, "now", NOW, taken, found, lambda n, m, sp: DateMention(
-                "date", start=today, rule=f"'{m.group().lower()}': as of the evaluation date {today}"))
+                "date", start=today, rule=f"'{m.group().lower()}': as of the evaluation date {today}", now=True))
     found = [_since(text, m, today) for m in found]
     # A quotation that asks something ("pasted from #data-help: '... what applies for the Feb 28 close?'") is the
     # question relayed, not a page's claim.
@@ -461,7 +464,8 @@ def _since(text: str, m: DateMention, today: date | None) -> DateMention:
 
 def _from_relative(name, m, today, fy_start) -> DateMention:
     kind, start, end, rule = _relative(name, m, today, fy_start)
-    return DateMention(kind, start=start, end=end, rule=rule)
+    return DateMention(kind, start=start, end=end, rule=rule,
+                       now=name == "rel_day" and m.group("word").lower() == "today")
 
 
 def _scan(text, name, pattern, taken, found, build) -> None:

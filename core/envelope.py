@@ -250,6 +250,10 @@ class FieldChange(BaseModel):
     before: str | None = None
     after: str | None = None
     changed: bool
+    # Prose fields (the description): the sentences only the earlier side has, and only the later side has,
+    # quoted as written, so a reader sees which sentence changed, not two whole paragraphs.
+    removed: list[str] = Field(default_factory=list)
+    added: list[str] = Field(default_factory=list)
 
 
 class Comparison(BaseModel):

@@ -130,6 +130,8 @@ def _intent(env: Envelope) -> str | None:
         return f"{label} is owned by {o.owner}" + (" (recorded on a draft, not an approved version)" if o.from_draft else "")
     if env.comparison:
         c = env.comparison
+        if c.left.evidence_id == c.right.evidence_id:  # one version throughout: never "v2 and v2 are the same"
+            return f"{label} {_version(c.left)} is in effect throughout: nothing changed"
         pair = (f"{label} and {c.right_label}" if c.right_label else
                 f"{label} {_version(c.left)} and {_version(c.right)}")
         # Two versions always differ in their dates: name what changed in the definition itself.

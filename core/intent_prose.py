@@ -33,6 +33,9 @@ def _compare(env: Envelope) -> list[Cited]:
         cites = both + [m for m in (c.left_model, c.right_model) if m and f.field == "backing model"]
         before = f"`{f.before}`" if f.before else "not recorded"
         after = f"`{f.after}`" if f.after else "not recorded"
+        if f.field == "description":  # prose: the sentence that changed, quoted, not two whole paragraphs
+            out.append(Cited(text=_description(env, f), citations=both))
+            continue
         if c.right_label:  # two metrics side by side: nothing "changed", they differ
             verb = "are" if f.field.endswith("s") else "is"
             text = f"{env.entity_label}'s {f.field} {verb} {before}; {c.right_label}'s {verb} {after}."
@@ -43,6 +46,19 @@ def _compare(env: Envelope) -> list[Cited]:
     if same:
         out.append(Cited(text=f"{'The same in both' if c.right_label else 'Unchanged'}: {_join(same)}.", citations=both))
     return out
+
+
+def _description(env: Envelope, f) -> str:
+    from .compare import quote_change, sentences
+    c = env.comparison
+    if c.right_label:
+        first = (sentences(f.before) or ["not recorded"])[0], (sentences(f.after) or ["not recorded"])[0]
+        return f"{env.entity_label}'s description reads “{first[0]}”; {c.right_label}'s reads “{first[1]}”."
+    from .compare import end
+    said = quote_change(f)
+    if len(f.removed) + len(f.added) > 2:  # (no count: a number in a sentence must be one the evidence states)
+        return f"Its description changed: {said}; other sentences differ too."
+    return f"Its description changed: {said}{end(said)}" if said else "Its description changed."
 
 
 def _owner(env: Envelope) -> list[Cited]:

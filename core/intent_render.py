@@ -29,6 +29,10 @@ def intent_lines(env: Envelope) -> list[str]:
                      f"({_interval(c.right)}); {c.how}")
         for f in c.fields:
             mark = "changed" if f.changed else "same"
+            if f.field == "description" and (f.removed or f.added):  # the sentences that changed, quoted
+                lines.append(f"    {f.field} [{mark}]:")
+                lines += [f"      - “{x}”" for x in f.removed] + [f"      + “{x}”" for x in f.added]
+                continue
             lines.append(f"    {f.field} [{mark}]: {f.before or '—'}" + (f"  →  {f.after or '—'}" if f.changed else ""))
     if env.ownership:
         o = env.ownership

@@ -3,6 +3,13 @@
 Pure: the form's values and the dates written in the text go in; a decision (with the trace lines
 that explain it) or a clarification comes out. A date in the text that disagrees with the form's
 is asked about, never silently preferred.
+
+Two clocks, kept apart (brief section 6). The reporting date says which definition applies; the
+evaluation time says when freshness is evaluated. A time written in the question ("fresh at
+2026-10-10T09:00Z") sets the evaluation time, also over the form's (which defaults to now); "now",
+"right now", "currently", "still" (and "today" in a freshness question) name the evaluation time, so
+with a reporting date on the form they leave it standing. Only two reporting dates that disagree
+(form against text, or two in the text) are asked back.
 """
 from __future__ import annotations
 
@@ -19,6 +26,8 @@ class When:
     period: tuple[date, date] | None  # half-open
     at: datetime
     steps: list[TraceStep] = field(default_factory=list)
+    # The "now" words read as the evaluation time while the form's reporting date stands ("is that the rule now?").
+    now: list[DateMention] = field(default_factory=list)
 
 
 @dataclass
@@ -36,12 +45,16 @@ def label(day: date | None, period: tuple[date, date] | None) -> str:
     return "no date"
 
 
-def dates_read(mentions: list[DateMention]) -> list[DateReading]:
-    """For the envelope: each date written in the question, what it was read as, and the rule."""
+def dates_read(mentions: list[DateMention], now: list[DateMention] = (), at: datetime | None = None
+               ) -> list[DateReading]:
+    """For the envelope: each date written in the question, what it was read as, and the rule. `now`: the
+    "now" words read as the evaluation time `at` (the form's reporting date stood)."""
     out = []
     for m in mentions:
         if m.kind == "timestamp":
             read = f"evaluation time {m.at.isoformat()}"
+        elif m in now and at is not None:
+            read = f"evaluation time {at.isoformat()} (not the reporting date: the form's stands)"
         elif m.kind == "ambiguous":
             read = " or ".join(str(d) for d in m.readings)
         else:
@@ -69,23 +82,32 @@ def _agree(day, period, m: DateMention) -> bool:
 
 
 def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_from_form: bool,
-           mentions: list[DateMention], confirmed_form: bool = False) -> When | AskBack:
+           mentions: list[DateMention], confirmed_form: bool = False, freshness: bool = False) -> When | AskBack:
     """`mentions`: the text's dates, periods and timestamps. `confirmed_form`: the user already chose
-    the form's date over the text's (the answer to an earlier clarification)."""
+    the form's date over the text's (the answer to an earlier clarification). `freshness`: the question
+    asks about freshness ("today" then names the evaluation time too)."""
     steps: list[TraceStep] = []
     stamps = sorted({m.at for m in mentions if m.kind == "timestamp"})
     if len(stamps) > 1:
         return AskBack("The question names several evaluation times. Which one?",
                        [ClarifyOption(label=s.isoformat()) for s in stamps], "several timestamps in the text")
     if stamps:
-        if at_from_form and at != stamps[0]:
-            return AskBack("The question's time differs from the form's. Which should freshness use?",
-                           [ClarifyOption(label=at.isoformat()), ClarifyOption(label=stamps[0].isoformat())],
-                           "the question's timestamp disagrees with the form's evaluation time")
+        # The question's own time is when freshness is evaluated; the form's evaluation time (by default the
+        # moment the form was opened) gives way to it. It is a second clock, never a reporting date.
+        replaced = f"; the form's evaluation time {at.isoformat()} is not used" if at_from_form and at != stamps[0] else ""
         at = stamps[0]
-        steps.append(TraceStep(rule="evaluation time", detail=f"freshness evaluated at {at.isoformat()} (from the question)"))
+        steps.append(TraceStep(rule="evaluation time",
+                               detail=f"freshness evaluated at {at.isoformat()} (from the question{replaced})"))
     written = [m for m in mentions if m.kind != "timestamp" and not m.qualifier]
     form = label(day, period)
+    now = [m for m in written if m.now and (freshness or m.text.lower() != "today")]
+    if now and (day or period):
+        written = [m for m in written if m not in now]
+        steps.append(TraceStep(rule="evaluation time", detail=(
+            f"{now[0].text!r} is the evaluation time ({at.isoformat()}), not a reporting date: the form's "
+            f"reporting date {form} stands" + ("; freshness is evaluated at that time" if freshness else ""))))
+    else:
+        now = []
     unsure = [m for m in written if m.kind == "ambiguous"]
     if unsure and not (confirmed_form and (day or period)):
         m = unsure[0]
@@ -94,7 +116,7 @@ def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_
                        f"the numeric date {m.text} is valid read as day/month and as month/day")
     if confirmed_form and (day or period):
         steps.append(TraceStep(rule="reporting date", detail=f"from the form, confirmed by the user: {form}"))
-        return When(day, period, at, steps)
+        return When(day, period, at, steps, now)
     if len({(m.kind, m.start, m.end) for m in written}) > 1:
         return AskBack("The question names several reporting dates. Which one should I use?",
                        [ClarifyOption(label=_mention(m), date=m.start) for m in written],
@@ -102,7 +124,7 @@ def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_
     if not written:
         if day or period:
             steps.append(TraceStep(rule="reporting date", detail=f"from the form: {form}"))
-        return When(day, period, at, steps)
+        return When(day, period, at, steps, now)
     m = written[0]
     if (day or period) and not _agree(day, period, m):
         return AskBack(f"The question says {_mention(m)} but the form says {form}. Which one?",

@@ -91,7 +91,8 @@ def test_untrusted_content_and_a_request_to_step_outside_are_told_apart(ask_demo
 @pytest.mark.parametrize("role,question,expected", [
     ("analyst", "Who owns churn rate?", "Churn rate is owned by Growth Analytics (Jonas Berg)"),
     ("analyst", "Compare v1 and v2 of net revenue",
-     "Net revenue v1 and v2 differ in formula, grain, time dimension, exclusions and backing model"),
+     # The description is a field a reader reads (issue 18 item 4): it is compared too.
+     "Net revenue v1 and v2 differ in formula, grain, time dimension, exclusions, backing model and description"),
     ("analyst", "What metrics can I see?", "You can see 9 metrics"),
 ])
 def test_intent_answers_get_a_plain_headline(ask_demo, role, question, expected):

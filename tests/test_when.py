@@ -48,8 +48,16 @@ def test_timestamp_sets_evaluation_time_only():
     assert w.at == datetime(2026, 10, 10, 9, tzinfo=timezone.utc) and w.day == date(2025, 3, 31)
 
 
-def test_timestamp_clashing_with_form_time_asks():
-    assert isinstance(run("At 2026-10-10T09:00:00Z is it fresh?", at_from_form=True), AskBack)
+def test_timestamp_in_the_text_sets_the_evaluation_time_over_the_forms():
+    # Issue 18 item 3: the form's evaluation time (by default the moment it was opened) is not a second
+    # reporting date; the question's own time is when freshness is evaluated, and the trace says so.
+    w = run("At 2026-10-10T09:00:00Z is it fresh?", at_from_form=True)
+    assert isinstance(w, When) and w.at == datetime(2026, 10, 10, 9, tzinfo=timezone.utc)
+    assert any("form's evaluation time" in s.detail for s in w.steps)
+
+
+def test_two_timestamps_in_the_text_still_ask():
+    assert isinstance(run("fresh at 2026-10-10T09:00Z or at 2026-10-11T09:00Z?"), AskBack)
 
 
 def test_document_year_is_ignored():

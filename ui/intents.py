@@ -70,6 +70,17 @@ def _compare(env: Envelope) -> None:
             left, right = st.columns(2)
             left.code(f.before or "—", language="sql", wrap_lines=True)
             right.code(f.after or "—", language="sql", wrap_lines=True)
+        if f.field == "description" and f.changed and not two and (f.removed or f.added):
+            # The sentence that changed, quoted: "180 days" becoming "120 days" is read here, not hunted for.
+            st.markdown("**Description** · :orange-badge[changed]")
+            left, right = st.columns(2)
+            left.caption("Only the earlier version says")
+            right.caption("Only the later version says")
+            for col, said in ((left, f.removed), (right, f.added)):
+                for x in said:
+                    col.markdown(f"“{md(x)}”")
+                if not said:
+                    col.markdown("_nothing the other does not_")
 
 
 def _owner(env: Envelope) -> None:
