@@ -35,6 +35,7 @@ from rapidfuzz.distance import OSA
 
 from .entities import (
     ROLE_PRIORITY,
+    id_phrases,
     Entity,
     Match,
     bare_head_matches,
@@ -320,6 +321,9 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
             matches = [m for m in matches if m.end <= ref.start or m.start >= ref.end]
         elif any(m.start <= ref.start and ref.end <= m.end for m in matches):
             continue  # a title the names already cover, or a longer name around it ("new metric with window")
+        else:
+            # A full title holds shorter names ("raw orders" in "raw_orders (seed)"): the title is what is meant.
+            matches = [m for m in matches if not (ref.start <= m.start and m.end <= ref.end)]
         ref_matches.append(ref)
     # Inside an identifier that names nothing visible ("fct_order_costs"), a shorter visible name
     # ("fct_orders" read from "fct order") is not what was asked for.
@@ -787,6 +791,7 @@ OBJECT_NOUNS = {normalize(w) for w in (
 
 
 TOPIC_WORDS = {"about", "regarding", "concerning", "re", "wrt"}
+BY_ORDER = {"id": 0, "title": 1, "name": 2}  # the same words as an id and as a name: the id is meant
 
 
 @dataclass
@@ -828,7 +833,7 @@ def _object_index(view) -> _ObjectIndex:
     for ev in view.all():
         ids.setdefault(ev.evidence_id.lower(), []).append(ev)
         ids.setdefault(ev.entity_id.lower(), []).append(ev)
-        title = tuple(words(ev.title))
+        title = tuple(t.norm for t in tokenize(ev.title))  # as the question is read ("w/" is "with")
         if len(title) >= 2 and sum(w not in STOPWORDS for w in title) >= 2:
             titles.setdefault(title[0], []).append((title, ev))
         parts = [ev.title, ev.evidence_id, ev.entity_id, ev.text, ev.description or "", ev.authority_class or "",
@@ -844,7 +849,10 @@ def _object_index(view) -> _ObjectIndex:
     for ent in entities.values():
         if ent.is_topic:
             continue
+        from_id = set(id_phrases(ent.entity_id))  # an id's words ("lineage.metric.x.y") are no title
         for name in ent.names:
+            if name in from_id:
+                continue
             if len(name) >= 2 and sum(w not in STOPWORDS for w in name) >= 2 \
                     and not any(entities[e].is_topic for e in view.phrases.get(name, ())):
                 titles.setdefault(name[0], []).append((name, ent.entity_id))
@@ -870,7 +878,9 @@ def named_objects(question: str, view, day=None) -> list[Reference]:
                      and (day is None or retrievable(e, day))}.values())
         if objs:
             entity = objs[0].entity_id
-            found.append(Reference(entity, [e for e in objs if e.entity_id == entity], start, end, by))
+            # Documents of one title are all quoted; otherwise the name is one entity's.
+            docs = not any(e.kind in ENTITY_KINDS for e in objs)
+            found.append(Reference(entity, [e for e in objs if docs or e.entity_id == entity], start, end, by))
 
     # Identifiers, and any other word with a digit or a separator in it that is an id as written ("KB-1042",
     # "doc:pricing/2024"); a plain word is a name, never an id.
@@ -900,10 +910,13 @@ def named_objects(question: str, view, day=None) -> list[Reference]:
             if isinstance(ev, str):  # a document entity's name: its objects
                 keep(index.ids.get(ev.lower(), []), toks[i].start, end, "name")
             else:
-                same = [e for t, e in index.titles[w] if t == title and not isinstance(e, str)
-                        and e.entity_id == ev.entity_id]
+                same = [e for t, e in index.titles[w] if t == title and not isinstance(e, str)]
+                # Titles that differ only in marks ("Drink Revenue %", "Drink Revenue"): the one written as is.
+                said = [e for e in same if e.title.lower() in question.lower()]
+                longest = max((len(e.title) for e in said), default=0)
+                same = [e for e in said if len(e.title) == longest] or same
                 keep(same, toks[i].start, end, "title")
-    found.sort(key=lambda r: (-(r.end - r.start), r.start, r.entity_id))
+    found.sort(key=lambda r: (-(r.end - r.start), r.start, BY_ORDER[r.by], r.entity_id))
     out: list[Reference] = []
     for r in found:
         if not any(o.start < r.end and r.start < o.end for o in out):
