@@ -34,6 +34,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 from .entities import (
+    KIND_PREFIXES,
     ROLE_PRIORITY,
     id_phrases,
     Entity,
@@ -849,7 +850,8 @@ def _object_index(view) -> _ObjectIndex:
     for ent in entities.values():
         if ent.is_topic:
             continue
-        from_id = set(id_phrases(ent.entity_id))  # an id's words ("lineage.metric.x.y") are no title
+        # The words of an id about another object ("lineage.metric.jaffle_shop.orders") are that object's.
+        from_id = {n for n in id_phrases(ent.entity_id) if n[0] in KIND_PREFIXES}
         for name in ent.names:
             if name in from_id:
                 continue
