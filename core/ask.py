@@ -14,7 +14,7 @@ from .when import dates_read
 from .access import Visible, visible
 from .catalog import Evidence
 from .entities import Entity, Match, match_entities
-from .ranker import rank_question
+from .ranker import named_objects, rank_question
 from .envelope import (
     NOT_FOUND,
     Behavior,
@@ -52,7 +52,7 @@ from .resolve import (
 )
 from .search import Searcher
 from .store import Store
-from .text import tokenize
+from .text import STOPWORDS, tokenize, words
 
 
 class UnknownRole(ValueError):
@@ -96,6 +96,8 @@ class _Run:
     reading: object = None  # the LLM's reading, when one was asked for and could be read
     dates_read: list = field(default_factory=list)  # how each date in the text was read
     now: list = field(default_factory=list)  # "now" words read as the evaluation time (the form's date stood)
+    refs: list = field(default_factory=list)  # visible objects named exactly (ranker.named_objects)
+    bare: bool = False  # the question is only such names (and words like "what does ... say")
 
     def step(self, rule: str, detail: str) -> None:
         self.trace.append(TraceStep(rule=rule, detail=detail))
@@ -178,6 +180,7 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
                searcher=searcher if searcher and searcher.available else None)
     run.step("authorization", f"{view.count} objects visible to role {q.role}"
              + (f", {len(q.grants)} of them granted by id (the steward's review queue)" if q.grants else ""))
+    _named_objects(run)
     if llm:
         _llm_reading(run, llm)
     # Intents that are not a definition answer (core/intents.py); compare reads its own two dates.
@@ -192,6 +195,10 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
     late = intents.after_when(run, _intent_entity)
     if late:
         return late
+    if run.bare and not q.entity and all(r.document for r in run.refs):
+        # A visible document, note or lineage page asked for by its exact title or id: it is the answer.
+        from . import documents
+        return documents.named(run)
     # 3. Which entity.
     if q.entity and q.entity in view.entities:
         run.step("entity", f"{q.entity} chosen on the form")
@@ -199,9 +206,62 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
         return _resolve(run, view.entities, view.entities[q.entity], [], toks)
     picked = _pick_entity(run, view.entities)
     if isinstance(picked, Envelope):
+        if (picked.behavior is Behavior.not_found_or_not_authorized and run.refs
+                and all(r.document for r in run.refs)):
+            # A document named exactly (by title, name or id) when nothing else is: it is what is asked about.
+            from . import documents
+            return documents.named(run) or picked
         return picked
     primary, matches, toks = picked
     return _resolve(run, view.entities, primary, matches, toks)
+
+
+# Words that only ask for what is named ("what does <title> say?", "show me <id>").
+BARE_WORDS = set(words("say says said show open read quote summarize summarise tell display find give get see view "
+                       "look lookup pull fetch content contents text whats please me"))
+
+
+def _named_objects(run: _Run) -> None:
+    """Visible objects named exactly, by id or full title (core/ranker.py): dates inside such a name are part
+    of the name, not a reporting date ("Capacity plan 2026", "...load-2026-11-29"); an id of one governing
+    version asks for that version; and a question that is only such names asks for those objects, whatever
+    intent the words inside the names suggest."""
+    refs = named_objects(run.q.text, run.view)
+    if not refs:
+        return
+    intent = run.intent
+
+    def inside(a: int, b: int) -> bool:
+        return any(r.start <= a and b <= r.end for r in refs)
+    named_dates = [d for d in intent.dates if inside(*d.span)]
+    if named_dates:
+        spans = {d.span for d in named_dates}
+        intent.dates = [d for d in intent.dates if d.span not in spans]
+        intent.excluded_spans = [sp for sp in intent.excluded_spans if sp not in spans]
+    for r in refs:
+        ev = r.evidence[0]
+        if (not r.document and r.by == "id" and len(r.evidence) == 1 and ev.governs and ev.version
+                and not any(r.start <= pos <= r.end for _, pos in intent.versions)):
+            intent.versions.append((ev.version, r.end))
+    # A metric's or model's title is one of its names, which the ranker reads anyway: said only when it matters.
+    said = run.refs = [r for r in refs if r.document or r.by == "id"]
+    if not said and not named_dates:
+        return
+    run.step("named object", "named exactly in the question: " + ", ".join(
+        f"{r.evidence[0].evidence_id if len(r.evidence) == 1 else r.entity_id} (by {r.by})" for r in said or refs)
+        + (f"; {len(named_dates)} date(s) inside a name are part of it, not a reporting date" if named_dates else ""))
+    if not said:
+        return
+    dates = [d.span for d in intent.dates]
+    rest = [t for t in tokenize(run.q.text) if not any(r.start <= t.start and t.end <= r.end for r in said)
+            and not any(a <= t.start < b for a, b in dates)]
+    from .documents import DOC_WORDS, TOPIC_START
+    # "what does <title> say about claims?": what follows "about" is what to quote, not another question.
+    cut = next((k for k, t in enumerate(rest) if t.norm in TOPIC_START and t.start > said[0].end), len(rest))
+    run.bare = all(t.norm in STOPWORDS or t.norm in BARE_WORDS or t.norm in DOC_WORDS for t in rest[:cut])
+    if run.bare and intent.kind not in (None, "document"):
+        run.step("named object", f"the question is only the name; not read as a {intent.kind} question")
+        intent.kind = None
 
 
 def _decide_when(run: _Run) -> Envelope | None:

@@ -14,7 +14,7 @@ import re
 from .catalog import DOCUMENT_KINDS, Authority, Evidence, Lifecycle
 from .envelope import Behavior, DocumentEvidence, Envelope
 from .resolve import retrievable
-from .text import GENERIC, content_words, words
+from .text import ASKING_WORDS, GENERIC, STOPWORDS, content_words, tokenize, words
 
 DOC_WORDS = set(words("memo memos wiki page pages doc docs document documents handbook note notes deck draft "
                       "proposal glossary thread email slide slack export old legacy latest new"))
@@ -77,7 +77,64 @@ def evidence(ev: Evidence, topic: list[str]) -> DocumentEvidence:
                             quote=quote(ev, topic), text=ev.text, source_uri=ev.source_uri)
 
 
+# What follows these is the topic asked about ("say about tariffs"), not the name of the document.
+TOPIC_START = set(words("about regarding concerning re wrt"))
+# Verbs of saying after a document's name ("what did the memo claim?").
+SAYING = set(words("say says said claim claims claimed state states stated suggest suggests suggested recommend "
+                   "recommends recommended propose proposes proposed conclude concludes concluded argue argues "
+                   "write writes wrote"))
+
+
+def named(run) -> Envelope | None:
+    """The visible documents the question names exactly, by title or id (`run.refs`): they are the answer.
+    For an entity id with several objects, those retrievable on the day asked (else today) are quoted."""
+    today = run.day or run.at.date()
+    chosen: list[Evidence] = []
+    for r in run.refs:
+        if not r.document:
+            continue
+        objs = [e for e in r.evidence if retrievable(e, today)]
+        chosen += [e for e in objs if e.valid_on(today)] or objs
+    if not chosen:
+        return None
+    spans = [(r.start, r.end) for r in run.refs] + [d.span for d in run.intent.dates]
+    chosen = list({e.evidence_id: e for e in chosen}.values())[:3]
+    return _answer(run, content_words(run.q.text, spans), chosen)
+
+
+def absent_name(run) -> bool:
+    """"what does the finance-only rebate memo say?": a word naming the document (before any "about ...")
+    that no visible object uses anywhere (title, id, alias, text, column): no visible document is meant,
+    so none is quoted in its place. Only the role's view is read: a hidden document's name reads as a
+    made-up one."""
+    from .ranker import _known, visible_vocabulary
+    spans = [d.span for d in run.intent.dates]
+    naming = []
+    for t in tokenize(run.q.text):
+        if t.norm in TOPIC_START:
+            break
+        if any(a <= t.start < b for a, b in spans):
+            continue
+        w = t.norm
+        if (w in STOPWORDS or w in ASKING_WORDS or w in DOC_WORDS or w in GENERIC or w in SAYING or len(w) < 3
+                or not w.isalpha()):
+            continue
+        naming.append(w)
+    if not naming:
+        return False
+    vocab = visible_vocabulary(run.view)
+    return any(not _known(w, vocab) for w in naming)
+
+
 def answer(run) -> Envelope | None:
+    if run.refs:
+        # Named exactly: a document is quoted; an entity's object named by its id is the ordinary flow's.
+        return named(run) if any(r.document for r in run.refs) else None
+    if absent_name(run):
+        # Traced as when no document and no entity matches: a made-up name and a hidden one read the same.
+        run.step("document", "no visible document's title matches the question")
+        run.step("entity", "no visible entity matches the question")
+        return run.envelope(Behavior.not_found_or_not_authorized, _not_found())
     asked = content_words(run.q.text, [d.span for d in run.intent.dates])
     today = run.day or run.at.date()
     docs = [e for e in run.view.of_kinds([k.value for k in DOCUMENT_KINDS]) if retrievable(e, today)]
@@ -118,6 +175,11 @@ def by_title(run) -> Envelope | None:
     if len(fits) != 1:
         return None
     return _answer(run, asked, fits)
+
+
+def _not_found() -> str:
+    from .envelope import NOT_FOUND
+    return NOT_FOUND
 
 
 def _answer(run, asked: list[str], chosen: list[Evidence]) -> Envelope:

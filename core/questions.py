@@ -111,6 +111,8 @@ CATALOGS = {
     "jaffle-sl-template": _dbt("jaffle-sl-template"),
     "dbt-project-evaluator-versions": _dbt("dbt-project-evaluator-versions"),
     "acme-analytics": _dbt("acme-analytics", REPO / "tests" / "fixtures" / "generated"),
+    # A small research-style catalog with other names, roles and dates (a role that sees a single memo).
+    "tidewater": _file(REPO / "tests" / "fixtures" / "trust" / "tidewater.catalog.yaml"),
 }
 
 

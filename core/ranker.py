@@ -34,7 +34,9 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 from .entities import (
+    KIND_PREFIXES,
     ROLE_PRIORITY,
+    id_phrases,
     Entity,
     Match,
     bare_head_matches,
@@ -43,7 +45,7 @@ from .entities import (
     semantic_entities,
 )
 from .catalog import Kind
-from .text import GENERIC, MONTH_WORDS, STOPWORDS, Token, normalize, words
+from .text import GENERIC, MONTH_WORDS, STOPWORDS, Token, normalize, tokenize, words
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
@@ -305,9 +307,29 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
                                   intent.excluded_spans)
         if any(entities[m.entity_id].is_topic for m in inner):
             matches = inner
+    # A visible object named exactly (its evidence id, entity id or full title) names its entity; no rule for
+    # made-up names below may reject it, and shorter names inside it are not what was asked for.
+    refs = [r for r in named_objects(question, view) if not r.document and r.entity_id in entities
+            and entities[r.entity_id].is_topic]
+    ref_matches = []
+    for r in refs:
+        inside = [k for k, t in enumerate(toks) if r.start <= t.start and t.end <= r.end]
+        if not inside:
+            continue
+        ref = Match(r.entity_id, inside[0], inside[-1] + 1, True)
+        if r.by == "id":
+            # An id is one object's own: names read from its words are not what was asked for.
+            matches = [m for m in matches if m.end <= ref.start or m.start >= ref.end]
+        elif any(m.start <= ref.start and ref.end <= m.end for m in matches):
+            continue  # a title the names already cover, or a longer name around it ("new metric with window")
+        else:
+            # A full title holds shorter names ("raw orders" in "raw_orders (seed)"): the title is what is meant.
+            matches = [m for m in matches if not (ref.start <= m.start and m.end <= ref.end)]
+        ref_matches.append(ref)
     # Inside an identifier that names nothing visible ("fct_order_costs"), a shorter visible name
     # ("fct_orders" read from "fct order") is not what was asked for.
-    unexplained = _unexplained_spans(question, intent, view)
+    unexplained = [(a, b) for a, b in _unexplained_spans(question, intent, view)
+                   if not any(r.start <= a and b <= r.end for r in named_objects(question, view))]
     if unexplained:
         inside = {k for k, t in enumerate(toks) if any(a <= t.start < b for a, b in unexplained)}
         matches = [m for m in matches if not any(k in inside for k in range(m.start, m.end))]
@@ -324,9 +346,21 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
                 name = ("stg", *norms[k + 1:k + 1 + n])
                 for eid in sorted(view.phrases.get(name, ())):
                     matches.append(Match(eid, k, k + 1 + n, True))
+    matches += ref_matches
     exact = [m for m in matches if entities[m.entity_id].is_topic]
     base = dict(matches=matches, toks=toks)
-    if exact and all(_component(question, toks, (m.start, m.end)) for m in exact):
+    if not ref_matches:
+        # "the finance-only rebate memo": the words naming the object match nothing this role can see, and no
+        # visible name stands outside them, so nothing similar may stand in for it.
+        absent = absent_object_name(toks, view, intent)
+        # What that object is said to be about ("... memo say about net revenue", "the X memo on churn") is
+        # its topic, not another thing asked about.
+        topic = next((k for k in range(absent[1], len(norms)) if norms[k] in TOPIC_WORDS
+                      or (k == absent[1] and norms[k] in ("on", "for"))), len(norms)) if absent else len(norms)
+        if absent and all(absent[0] <= m.start and m.end <= absent[1] or m.start >= topic for m in exact):
+            # Said as when nothing matches at all: a made-up word and a hidden name must read the same.
+            return Choice("none", rule=_NO_MATCH_UNEXPLAINED if unexplained else _NO_MATCH, **base)
+    if exact and not ref_matches and all(_component(question, toks, (m.start, m.end)) for m in exact):
         # "gross profit per order": every name is a part of something the question names in other words, so
         # that something, not the part, is what is asked about.
         inside = {k for m in exact for k in range(m.start, m.end)}
@@ -367,11 +401,12 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         _bm25(question, view, cands)
         return _decide_named(question, intent, view, cands, toks, base,
                              "matched by the bare head noun of a visible metric name, with no qualifier")
-    rule = "no visible entity matches the question"
-    if unexplained:
-        # The identifier itself is not repeated: output for a hidden name must equal a made-up one's.
-        rule = "the question names an identifier that matches no visible object's name"
-    return Choice("none", rule=rule, **base)
+    # The identifier itself is not repeated: output for a hidden name must equal a made-up one's.
+    return Choice("none", rule=_NO_MATCH_UNEXPLAINED if unexplained else _NO_MATCH, **base)
+
+
+_NO_MATCH = "no visible entity matches the question"
+_NO_MATCH_UNEXPLAINED = "the question names an identifier that matches no visible object's name"
 
 
 # "the chargeback draft", "the management revenue draft", "the old revenue wiki": a document named by its
@@ -739,3 +774,192 @@ def _semantic(question, view, searcher, role, restrict: list[str], base) -> Choi
 def _asks_freshness(question: str) -> bool:
     from .intent import ASPECTS
     return bool(ASPECTS["freshness_status"].search(question) or ASPECTS["freshness_policy"].search(question))
+
+
+# ---- objects named exactly, and names that match nothing visible -----------------------------------
+# A visible object asked for by its evidence id, its entity id or its full title is found, whatever the
+# made-up-name rules say about the words inside it: those rules are for names the role cannot see.
+OBJECT_ID = re.compile(r"(?<![\w.\-])[a-z0-9][\w\-]*(?:\.[\w\-]+)+|(?<![\w.\-])[a-z][a-z0-9]*(?:_+[a-z0-9]+)+", re.I)
+# Kinds whose object is the thing asked about (its entity answers); the others (documentation, notes,
+# lineage pages) are documents: asked for alone, the document itself is the answer (core/documents.py).
+ENTITY_KINDS = {Kind.metric_definition, Kind.model, Kind.source, Kind.freshness_policy, Kind.policy,
+                Kind.freshness_observation}
+# The words people use for an object that is a document of some kind: "the rebate memo", "the Q4 plan".
+OBJECT_NOUNS = {normalize(w) for w in (
+    "memo memos plan plans scenario scenarios deck decks proposal proposals briefing forecast budget playbook "
+    "runbook presentation slides whitepaper wiki handbook page doc document note draft policy thread export "
+    "email glossary").split()}
+
+
+TOPIC_WORDS = {"about", "regarding", "concerning", "re", "wrt"}
+BY_ORDER = {"id": 0, "title": 1, "name": 2}  # the same words as an id and as a name: the id is meant
+
+
+@dataclass
+class Reference:
+    """A visible object (or an entity's objects) named exactly in the question, at characters start..end."""
+    entity_id: str
+    evidence: list = field(default_factory=list)
+    start: int = 0
+    end: int = 0
+    by: str = "id"  # id | title
+
+    @property
+    def document(self) -> bool:
+        """Named as a document: no object in it is of a kind whose entity is what is asked about."""
+        return not any(e.kind in ENTITY_KINDS for e in self.evidence)
+
+
+@dataclass
+class _ObjectIndex:
+    ids: dict[str, list]  # lower-cased evidence id or entity id -> objects
+    titles: dict[str, list]  # first word -> [(title words, object)] and [(document name, entity id)]
+    vocab: set[str]  # every word of every visible object: ids, titles, aliases, classes, text, columns
+
+
+import weakref  # noqa: E402
+
+_INDEXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _object_index(view) -> _ObjectIndex:
+    """Per role view (views are per role and read-only, so this is built once per role)."""
+    try:
+        return _INDEXES[view]
+    except (KeyError, TypeError):
+        pass
+    ids: dict[str, list] = {}
+    titles: dict[str, list] = {}
+    vocab: set[str] = set(view.name_words)
+    for ev in view.all():
+        ids.setdefault(ev.evidence_id.lower(), []).append(ev)
+        ids.setdefault(ev.entity_id.lower(), []).append(ev)
+        title = tuple(t.norm for t in tokenize(ev.title))  # as the question is read ("w/" is "with")
+        if len(title) >= 2 and sum(w not in STOPWORDS for w in title) >= 2:
+            titles.setdefault(title[0], []).append((title, ev))
+        parts = [ev.title, ev.evidence_id, ev.entity_id, ev.text, ev.description or "", ev.authority_class or "",
+                 ev.owner or "", " ".join(ev.aliases), ev.kind.value, ev.source_system or ""]
+        if ev.model:
+            parts += [ev.model.relation or "", " ".join(ev.model.columns), ev.model.grain or ""]
+        if ev.metric:
+            parts += [ev.metric.formula, ev.metric.grain or "", " ".join(ev.metric.filters + ev.metric.exclusions)]
+        vocab.update(words(" ".join(parts)))
+    # A document's or lineage page's own name ("Board letter" for "Board letter - Q2 2024 payer mix") names it
+    # too, unless a metric, model, source or policy goes by the same words.
+    entities = view.entities
+    for ent in entities.values():
+        if ent.is_topic:
+            continue
+        # The words of an id about another object ("lineage.metric.jaffle_shop.orders") are that object's.
+        from_id = {n for n in id_phrases(ent.entity_id) if n[0] in KIND_PREFIXES}
+        for name in ent.names:
+            if name in from_id:
+                continue
+            if len(name) >= 2 and sum(w not in STOPWORDS for w in name) >= 2 \
+                    and not any(entities[e].is_topic for e in view.phrases.get(name, ())):
+                titles.setdefault(name[0], []).append((name, ent.entity_id))
+    index = _ObjectIndex(ids, titles, vocab)
+    try:
+        _INDEXES[view] = index
+    except TypeError:
+        pass
+    return index
+
+
+def named_objects(question: str, view, day=None) -> list[Reference]:
+    """Visible objects the question names exactly: an evidence id or entity id written as an identifier, or a
+    title of two or more words written out in full (case, punctuation and plurals aside). Longest first,
+    overlaps removed. Only the role's view is read, so a hidden object's id or title is no reference at all:
+    it then reads exactly as a made-up one."""
+    from .resolve import retrievable
+    index = _object_index(view)
+    found: list[Reference] = []
+
+    def keep(objs, start, end, by):
+        objs = list({e.evidence_id: e for e in objs if e.lifecycle.value != "retired"
+                     and (day is None or retrievable(e, day))}.values())
+        if objs:
+            entity = objs[0].entity_id
+            # Documents of one title are all quoted; otherwise the name is one entity's.
+            docs = not any(e.kind in ENTITY_KINDS for e in objs)
+            found.append(Reference(entity, [e for e in objs if docs or e.entity_id == entity], start, end, by))
+
+    # Identifiers, and any other word with a digit or a separator in it that is an id as written ("KB-1042",
+    # "doc:pricing/2024"); a plain word is a name, never an id.
+    spans = [(m.start(), m.end()) for m in OBJECT_ID.finditer(question)]
+    for m in re.finditer(r"\S+", question):
+        a, b = m.span()
+        while a < b and question[a] in "\"'`([{<":
+            a += 1
+        while b > a and question[b - 1] in "\"'`)]}>?!.,;:":
+            b -= 1
+        if b > a and not question[a:b].isalpha() and (a, b) not in spans:
+            spans.append((a, b))
+    for a, b in spans:
+        said = question[a:b].lower()
+        objs = index.ids.get(said)
+        if objs:
+            # An evidence id names that one object; an entity id names the entity's objects.
+            exact = [e for e in objs if e.evidence_id.lower() == said]
+            keep(exact or objs, a, b, "id")
+    toks = tokenize(question)
+    norms = [t.norm for t in toks]
+    for i, w in enumerate(norms):
+        for title, ev in index.titles.get(w, ()):
+            if tuple(norms[i:i + len(title)]) != title:
+                continue
+            end = toks[i + len(title) - 1].end
+            if isinstance(ev, str):  # a document entity's name: its objects
+                keep(index.ids.get(ev.lower(), []), toks[i].start, end, "name")
+            else:
+                same = [e for t, e in index.titles[w] if t == title and not isinstance(e, str)]
+                # Titles that differ only in marks ("Drink Revenue %", "Drink Revenue"): the one written as is.
+                said = [e for e in same if e.title.lower() in question.lower()]
+                longest = max((len(e.title) for e in said), default=0)
+                same = [e for e in said if len(e.title) == longest] or same
+                keep(same, toks[i].start, end, "title")
+    found.sort(key=lambda r: (-(r.end - r.start), r.start, BY_ORDER[r.by], r.entity_id))
+    out: list[Reference] = []
+    for r in found:
+        if not any(o.start < r.end and r.start < o.end for o in out):
+            out.append(r)
+    return sorted(out, key=lambda r: r.start)
+
+
+def visible_vocabulary(view) -> set[str]:
+    """Every word of every object the role may see (the test for a name that matches nothing visible)."""
+    return _object_index(view).vocab
+
+
+def _known(w: str, vocab: set[str]) -> bool:
+    """A word the visible catalog uses, or one slip away from one ("revenu", "handbok")."""
+    if w in vocab:
+        return True
+    if len(w) >= 5:
+        from rapidfuzz import process
+        return process.extractOne(w, vocab, scorer=OSA.distance, score_cutoff=1) is not None
+    return False
+
+
+def absent_object_name(toks: list[Token], view, intent=None, skip: set[int] = frozenset()) -> tuple[int, int] | None:
+    """"the finance-only rebate memo": an object noun (memo, plan, scenario, ...) with the distinctive words
+    before it, one of which matches nothing the role can see (no title, id, alias, text or column uses it).
+    That object is not in the visible catalog, so nothing else may stand in for it. Returns the phrase's
+    token span (the distinctive words and the noun)."""
+    norms = [t.norm for t in toks]
+    vocab = None
+    for k, w in enumerate(norms):
+        if w not in OBJECT_NOUNS or k in skip:
+            continue
+        j = k
+        while j > 0 and k - j < 3 and norms[j - 1] not in STOPWORDS and norms[j - 1] not in OBJECT_NOUNS \
+                and norms[j - 1] not in DOC_STATUS_WORDS and (j - 1) not in skip:
+            j -= 1
+        named = [n for n in range(j, k) if not (intent and _excluded(toks[n], intent))
+                 and _foreign(norms[n], set()) and norms[n] not in KIND_NOUNS]
+        if not named:
+            continue
+        vocab = vocab if vocab is not None else visible_vocabulary(view)
+        if any(not _known(norms[n], vocab) for n in named):
+            return j, k + 1
+    return None

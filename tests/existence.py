@@ -307,7 +307,8 @@ def app_differential(full: World, world: World, role: str, hidden_names: list[st
     (a real name's words can be read as a visible object's; that reading is the same in both catalogs and (1)
     covers it). Returns (1) and (2) counts and the pairs (2) left out."""
     from ui import resources
-    from core.ask import Question, ask
+    from core.ask import Question
+    from core.steward import steward_answer
     try:
         _use_db(full.store.path)
         resources._embedder(resources.settings().embed_model)[1].join()  # answers use the index, as served
@@ -315,7 +316,8 @@ def app_differential(full: World, world: World, role: str, hidden_names: list[st
         for n in dict.fromkeys(hidden_names):
             for template in ("Which raw sources feed {}?", "What is {}?"):
                 real_q, fake_q = template.format(n), template.format(made_up(n))
-                w = [ask(world.store, Question(role=role, text=t, at=AT), searcher=world.searcher)
+                # As the page answers: a steward's view widened to its review queue (core/steward.py).
+                w = [steward_answer(world.store, Question(role=role, text=t, at=AT), searcher=world.searcher)[0]
                      for t in (real_q, fake_q)]
                 alike = comparable(w[0].model_dump_json()).replace(n, made_up(n)) == comparable(w[1].model_dump_json())
                 if template.startswith("Which") or alike:  # the second form only as a made-up pair

@@ -13,8 +13,8 @@ from datetime import date, datetime, timezone
 
 import pytest
 import yaml
-from conftest import DEMO
 
+from core.access import visible
 from core.ask import Question, ask
 from core.compare import changed_sentences, diff, fields_of
 from core.explain import deterministic
@@ -172,7 +172,7 @@ def test_a_time_in_a_freshness_question_sets_the_evaluation_time_over_the_forms(
 
 @pytest.mark.parametrize("role", BOTH)
 def test_every_visible_source_at_every_written_time_never_asks(tide, role):
-    view = tide[0].visible(role)
+    view = visible(tide[0], role)
     sources = [e for e in view.entities.values() if e.role == "source"]
     assert sources
     for ent in sources:
@@ -236,7 +236,7 @@ def test_a_change_only_in_the_description_is_a_change_and_is_quoted(tide, text):
     assert "Cancelled shipments" not in env.verdict  # the unchanged sentence is not quoted
     assert headline(env) == "On-time rate v1 and v2 differ in description"
     assert "48 hours" in render_text(env) and "24 hours" in render_text(env)
-    x = deterministic(env, tide[0].visible("dispatcher").visible_ids)
+    x = deterministic(env, visible(tide[0], "dispatcher").visible_ids)
     assert x.validation.passed, x.validation.problems
     assert any(s.text.startswith("Its description changed: “Shipments delivered within 48 hours") for s in x.sentences)
 
@@ -248,7 +248,7 @@ def test_a_year_in_which_a_version_began_compares_it_with_the_one_it_replaced(ti
     assert {"formula", "filters", "owner", "description", "effective"} <= {f.field for f in c.changed}
     assert "began on 2024-01-01" in c.how and "replaced" in c.how
     assert "v2 and v2" not in env.verdict and "nothing changed" not in env.verdict
-    x = deterministic(env, tide[0].visible("dispatcher").visible_ids)
+    x = deterministic(env, visible(tide[0], "dispatcher").visible_ids)
     assert x.validation.passed, x.validation.problems
     # A quarter, a half and the year the change falls in: the same pair.
     for text in ("what changed in dock utilisation in Q1 2024?", "dock utilisation: what's different in H1 2024",

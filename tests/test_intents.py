@@ -13,6 +13,7 @@ import pytest
 from conftest import DEMO, ROOT, cli
 from streamlit.testing.v1 import AppTest
 
+from core.access import visible
 from core.ask import Question, ask
 from core.catalog import Kind
 from core.entities import id_phrases
@@ -55,7 +56,7 @@ def run(stores, name, question, role="analyst", day=None, period=None, entity=No
 
 
 def explained(stores, name, env):
-    x = deterministic(env, stores[name][0].visible(env.role).visible_ids)
+    x = deterministic(env, visible(stores[name][0], env.role).visible_ids)
     assert x.validation.passed, x.validation.problems
     return x
 
