@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from typing import Callable
 
 from .envelope import Envelope
-from .text import STOPWORDS, tokenize
+from .text import STOPWORDS, in_spans, tokenize
 
 # Words that say what is asked, not what it is about.
 ASKING_WORDS = {w for w in (
@@ -26,8 +26,9 @@ ASKING_WORDS = {w for w in (
 def content_words(text: str, spans: list[tuple[int, int]] = (), drop: set[str] = frozenset()) -> list[str]:
     """The question's own words (normalized), minus stop words, asking words, `drop` and `spans` (dates)."""
     out = []
+    excluded = in_spans(spans)
     for t in tokenize(text):
-        if any(s <= t.start < e for s, e in spans):
+        if excluded(t.start):
             continue
         if t.norm in STOPWORDS or t.norm in ASKING_WORDS or t.norm in drop or len(t.norm) < 2:
             continue
