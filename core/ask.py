@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
-from . import history, intents
+from . import budget, history, intents
 from . import lineage as lineage_mod
 from . import upcoming, when
 from .when import dates_read
@@ -100,6 +100,7 @@ class _Run:
     bare: bool = False  # the question is only such names (and words like "what does ... say")
 
     def step(self, rule: str, detail: str) -> None:
+        budget.check()  # between steps: a question that has spent its time budget stops here
         self.trace.append(TraceStep(rule=rule, detail=detail))
 
     def envelope(self, behavior: Behavior, verdict: str, **kw) -> Envelope:
@@ -125,7 +126,29 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
     catalog as it stood then (core/history.py), from DuckDB alone. An index that cannot be read (at opening
     or mid-question) gives the catalog-only answer with a notice, never a Lance traceback. `llm` (model,
     timeout s) adds a checked LLM reading of the question (core/reading.py); without it the reading is
-    deterministic."""
+    deterministic.
+
+    A question longer than budget.MAX_QUESTION_CHARS raises budget.QuestionTooLong before anything reads it;
+    an answer that spends its time budget (budget.ANSWER_BUDGET_S) stops and says so (an abstain envelope)."""
+    budget.check_question(q.text)
+    with budget.answer_budget():
+        try:
+            return _ask_within_budget(store, q, now, searcher, llm)
+        except budget.OverBudget as exc:
+            return _over_budget(store, q, now, str(exc))
+
+
+def _over_budget(store: Store, q: Question, now: datetime | None, message: str) -> Envelope:
+    at = q.at or now or datetime.now(timezone.utc)
+    revision = store.visible(q.role).revision
+    return Envelope(behavior=Behavior.abstain, role=q.role, evaluated_at=at if at.tzinfo else
+                    at.replace(tzinfo=timezone.utc), verdict=message, catalog_revision=revision,
+                    trace=[TraceStep(rule="time budget", detail=f"stopped after {budget.ANSWER_BUDGET_S:g} s of work "
+                                                                "(core/budget.py)")])
+
+
+def _ask_within_budget(store: Store, q: Question, now: datetime | None, searcher: Searcher | None,
+                       llm: tuple[str, float] | None) -> Envelope:
     try:
         store, q, state = history.resolve(store, q)
     except history.NothingRecorded as exc:
@@ -182,7 +205,8 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
              + (f", {len(q.grants)} of them granted by id (the steward's review queue)" if q.grants else ""))
     _named_objects(run)
     if llm:
-        _llm_reading(run, llm)
+        with budget.not_counted():  # an LLM call has its own timeout (llm_timeout_s)
+            _llm_reading(run, llm)
     # Intents that are not a definition answer (core/intents.py); compare reads its own two dates.
     early = intents.before_when(run, _intent_entity)
     if early:

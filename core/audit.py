@@ -134,7 +134,7 @@ def append(db_path: str | Path, rec: AuditRecord) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     line = (rec.model_dump_json() + "\n").encode("utf-8")
     with _LOCK:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # owner only, like the database
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:

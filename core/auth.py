@@ -7,7 +7,9 @@ Three modes (`ASOF_AUTH`, read in core/config.py):
   demo   - the bundled demo: any role may be chosen, and the app says so on every page.
   header - a reverse proxy or SSO gateway authenticates people and sets a header (default
            X-Forwarded-Email). The header counts only on requests whose peer address is a configured
-           trusted proxy; from anywhere else it is ignored, since any client can send any header.
+           trusted proxy (ASOF_TRUSTED_PROXIES); from anywhere else it is ignored, since any client can
+           send any header. No trusted proxy is configured by default, and without one the header is
+           refused from every address (a process on the same host must not sign in as anyone).
   oidc   - Streamlit's st.login with an OpenID Connect provider from .streamlit/secrets.toml; the
            claim (default `email`) names the user.
 The user maps to a principal by exact name (ASCII case-insensitive), or, with an email domain
@@ -44,8 +46,10 @@ class AuthMode(str, Enum):
 class AuthSettings(BaseModel):
     mode: AuthMode = AuthMode.demo
     header: str = "X-Forwarded-Email"
-    # Addresses or networks of the proxies allowed to assert identity (the TCP peer Streamlit sees).
-    trusted_proxies: list[str] = Field(default_factory=lambda: ["127.0.0.1", "::1"])
+    # Addresses or networks of the proxies allowed to assert identity (the TCP peer Streamlit sees). None by
+    # default: header identity is refused until the deployment names its proxy (loopback is not trusted by
+    # default, since any process on the host is a loopback peer).
+    trusted_proxies: list[str] = Field(default_factory=list)
     # `name@email_domain` maps to principal `name`; None = the identity must equal the principal's name.
     email_domain: str | None = None
     # The OpenID Connect claim that names the user.
@@ -144,13 +148,34 @@ def is_trusted(peer: str | None, trusted_proxies: list[str]) -> bool:
     return any(ip in ipaddress.ip_network(n, strict=False) for n in trusted_proxies)
 
 
+NO_TRUSTED_PROXY = ("ASOF_AUTH=header, but no trusted proxy is configured, so the identity header is refused from "
+                    "every address and nobody can sign in. Set ASOF_TRUSTED_PROXIES to the address of the "
+                    "sign-in proxy (for a proxy on this host: 127.0.0.1,::1, and make sure nothing else on the "
+                    "host can reach the app's port).")
+
+
+def startup_notice(cfg: AuthSettings) -> str | None:
+    """What the server says about identity when it starts (scripts/run.sh, the app's first page), or None."""
+    if cfg.mode is not AuthMode.header:
+        return None
+    problem = header_config_problem(cfg)
+    if problem:
+        return f"AsOf: {problem}"
+    return (f"AsOf: ASOF_AUTH=header: the {cfg.header} header is trusted only from "
+            f"{', '.join(cfg.trusted_proxies)}; from every other address it is ignored.")
+
+
 def header_config_problem(cfg: AuthSettings) -> str | None:
     """Why header mode cannot be trusted with this server configuration, or None.
+
+    No trusted proxy configured: the header is refused everywhere (the default).
 
     Uvicorn rewrites the peer address from X-Forwarded-For when the TCP peer is in FORWARDED_ALLOW_IPS.
     If that list reaches beyond the trusted proxies, a client there could name a trusted proxy as its
     address and assert any identity; so every address uvicorn trusts must itself be a trusted proxy.
     """
+    if not cfg.trusted_proxies:
+        return NO_TRUSTED_PROXY
     for item in (x.strip() for x in cfg.forwarded_allow_ips.split(",")):
         if not item:
             continue

@@ -6,11 +6,73 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from datetime import date, datetime, timedelta, timezone
 from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+# Input bounds, checked at ingest (core/load.py) and not on every read of a stored object.
+MAX_ID_CHARS = 512          # evidence and entity ids, role and principal names, ACL entries, link targets
+MAX_TEXT_CHARS = 200_000    # any one text field (a 50 MB field would take minutes to index)
+
+
+def id_problem(value: str) -> str | None:
+    """Why `value` cannot be an id, or None. Ids are printed in answers, logs and terminals and matched by
+    eye: printable, bounded, without surrounding white space, and already in Unicode NFKC form (so that no
+    two ids, and no id and its normalised reading, look alike)."""
+    if len(value) > MAX_ID_CHARS:
+        return f"is {len(value):,} characters long; an id has at most {MAX_ID_CHARS}"
+    if not value.isprintable():
+        bad = next(c for c in value if not c.isprintable())
+        return (f"contains the invisible or control character U+{ord(bad):04X} "
+                f"({unicodedata.name(bad, 'unnamed').lower()}); ids are printable text")
+    if value != value.strip():
+        return "starts or ends with white space"
+    if not value.isascii() and unicodedata.normalize("NFKC", value) != value:
+        return (f"is not in Unicode NFKC form: it reads as {ascii(unicodedata.normalize('NFKC', value))}, a "
+                "look-alike of another id; write it that way")
+    return None
+
+
+def _too_long(value, path: str, out: list[tuple[str, str]]) -> None:
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT_CHARS:
+            out.append((path, f"is {len(value):,} characters long, over the {MAX_TEXT_CHARS:,}-character limit "
+                              "for one text field"))
+    elif isinstance(value, BaseModel):
+        for key, item in value.__dict__.items():
+            _too_long(item, f"{path}.{key}", out)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _too_long(item, f"{path}[{i}]", out)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _too_long(key, f"{path} (a key)", out)
+            _too_long(item, f"{path}.{key}" if len(str(key)) <= 80 else path, out)
+
+
+def input_problems(obj: "Evidence | Role | Principal") -> list[tuple[str, str]]:
+    """(field, message) for each id that is not one (see id_problem) and each text over MAX_TEXT_CHARS."""
+    out: list[tuple[str, str]] = []
+    if isinstance(obj, Evidence):
+        ids = [("evidence_id", obj.evidence_id), ("entity_id", obj.entity_id), ("supersedes", obj.supersedes),
+               ("superseded_by", obj.superseded_by)]
+        ids += [(f"acl[{i}]", r) for i, r in enumerate(obj.acl)]
+        ids += [(f"links.{k}[{i}]", t) for k, targets in obj.links.items() for i, t in enumerate(targets)]
+    elif isinstance(obj, Role):
+        ids = [("name", obj.name)]
+    else:
+        ids = [("name", obj.name)] + [(f"roles[{i}]", r) for i, r in enumerate(obj.roles)]
+    for field, value in ids:
+        problem = id_problem(value) if value is not None else None
+        if problem:
+            out.append((field, f"not a valid id: {problem}"))
+    for key, value in obj.__dict__.items():
+        _too_long(value, key, out)
+    return out
 
 
 class Kind(str, Enum):

@@ -7,7 +7,7 @@ import json
 import sys
 from datetime import date, datetime, timedelta, timezone
 
-from . import audit, history, mcp_cli
+from . import audit, budget, history, mcp_cli
 from .ask import Question, UnknownRole
 from .auth import cli_role, cli_roles
 from .config import Settings
@@ -176,6 +176,7 @@ def _ingest_label(db) -> str:
 
 
 def _question(role, text, day, period, at, recorded_at=None) -> Question:
+    budget.check_question(text)  # before anything reads it: the same cap and message on every surface
     return Question(role=role, text=text, day=day, period=parse_period(period) if period else None, at=at,
                     recorded_at=recorded_at)
 

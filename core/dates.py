@@ -10,10 +10,13 @@ as `ambiguous`, with both readings, and asked back.
 """
 from __future__ import annotations
 
+import bisect
 import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
+
+from . import budget
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -411,14 +414,15 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
     # question relayed, not a page's claim.
     quoted = [next(q.span(g) for g in (1, 2, 3) if q.group(g) is not None) for q in QUOTED.finditer(text)]
     quoted = [(a, b) for a, b in quoted if not text[a:b].rstrip().endswith("?")]
+    inside = _within(quoted)
     found = [DateMention(**{**m.__dict__, "qualifier": "inside a quotation"})
-             if not m.qualifier and any(a <= m.span[0] and m.span[1] <= b for a, b in quoted) else m for m in found]
+             if not m.qualifier and inside(m.span) else m for m in found]
     # Unquoted, what a page says runs to the end of its clause: "the legacy wiki says active = logged in during
     # the last 30 days, is that right for 2024-03-31?"
-    claims = [(c.end(), c.end() + re.search(r"[,;?]|\s[-–—]\s|\.(?:\s|$)|$", text[c.end():]).start())
-              for c in CLAIMED.finditer(text)]
+    claims = [(c.end(), _CLAUSE_END.search(text, c.end()).start()) for c in CLAIMED.finditer(text)]
+    inside = _within(claims)
     found = [DateMention(**{**m.__dict__, "qualifier": "in what a document says"})
-             if not m.qualifier and any(a <= m.span[0] and m.span[1] <= b for a, b in claims) else m for m in found]
+             if not m.qualifier and inside(m.span) else m for m in found]
     return _change_starts(text, _join_ranges(text, sorted(found, key=lambda d: d.span)))
 
 
@@ -450,13 +454,40 @@ QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|(?<![A-Za-z0-9])'([^']+)'(?![
 CLAIMED = re.compile(r"\b(?:wiki|page|memo|handbook|doc|document|thread|slack|note|draft|deck|email|glossary|proposal)s?"
                      r"\s+(?:says|said|claims|claimed|states|stated|suggests|reads)\b", re.I)
 _SINCE = re.compile(r"\b(?:ever\s+)?since\s+(?:the\s+(?:start|beginning)\s+of\s+)?$", re.I)
+_CLAUSE_END = re.compile(r"[,;?]|\s[-–—]\s|\.(?:\s|$)|$")
+_DOC_AFTER = re.compile(r"\s*(?:'s\s+)?" + _DOC_NOUNS + r"\b", re.I)
+_DOC_BEFORE = re.compile(r"\b" + _DOC_NOUNS + r"s?\s*(?:export\s*)?\(?\s*$", re.I)
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.I)
+# Patterns anchored at a mention's start ($) read only this many characters before it: searching the whole
+# text before every mention made a long question quadratic (issue 23).
+_LOOKBACK = 80
+
+
+def _within(spans: list[tuple[int, int]]):
+    """A test whether a span lies inside one of `spans`, in log time (not a scan of every span per mention)."""
+    spans = sorted(spans)
+    starts = [a for a, _ in spans]
+    reach, furthest = [], -1  # reach[i]: the furthest end among spans[:i + 1]
+    for _, b in spans:
+        furthest = max(furthest, b)
+        reach.append(furthest)
+
+    def inside(span: tuple[int, int]) -> bool:
+        i = bisect.bisect_right(starts, span[0]) - 1
+        return i >= 0 and reach[i] >= span[1]
+    return inside
+
+
+def _ends_before(pattern: re.Pattern, text: str, end: int) -> re.Match | None:
+    """`pattern` (anchored with $) matched in the text just before `end`; linear in the question."""
+    return pattern.search(text, max(0, end - _LOOKBACK), end)
 
 
 def _since(text: str, m: DateMention, today: date | None) -> DateMention:
     """'since Oct 2025', 'since 2024-03-01': the period from that date (or period's start) through the
     evaluation date. Without an evaluation date, or when the start is after it, the mention is kept as written."""
     if (today is None or m.qualifier or m.kind not in ("date", "period") or m.rule.startswith("since")
-            or not _SINCE.search(text[:m.span[0]]) or m.start > today):
+            or not _ends_before(_SINCE, text, m.span[0]) or m.start > today):
         return m
     return DateMention("period", start=m.start, end=today + timedelta(days=1), span=m.span, text=m.text,
                        rule=f"since {m.text}: {m.start} through {today} (evaluation date)")
@@ -470,6 +501,7 @@ def _from_relative(name, m, today, fy_start) -> DateMention:
 
 def _scan(text, name, pattern, taken, found, build) -> None:
     for m in pattern.finditer(text):
+        budget.check()
         s, e = m.span()
         while s < e and text[s].isspace():
             s += 1
@@ -487,8 +519,8 @@ def _scan(text, name, pattern, taken, found, build) -> None:
         if mention is None:
             continue
         # "the 2025 draft", and a year right after a document's name: "kpi glossary 2022", "the handbook (2023)"
-        if mention.kind != "timestamp" and (re.match(r"\s*(?:'s\s+)?" + _DOC_NOUNS + r"\b", text[e:], re.I) or (
-                name == "year" and re.search(r"\b" + _DOC_NOUNS + r"s?\s*(?:export\s*)?\(?\s*$", text[:s], re.I))):
+        if mention.kind != "timestamp" and (_DOC_AFTER.match(text, e) or (
+                name == "year" and _ends_before(_DOC_BEFORE, text, s))):
             mention = DateMention(**{**mention.__dict__, "qualifier": "names a document"})
         for i in range(s, e):
             taken[i] = True
@@ -513,7 +545,7 @@ def _join_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
         if (prev and prev.kind in ("date", "period") and m.kind in ("date", "period") and not prev.qualifier
                 and (_JOINER.fullmatch(text[prev.span[1]:m.span[0]])
                      or (re.fullmatch(r"\s*and\s*", text[prev.span[1]:m.span[0]])
-                         and re.search(r"\bbetween\s*$", text[:prev.span[0]], re.I)))):
+                         and _ends_before(_BETWEEN_BEFORE, text, prev.span[0])))):
             end = m.end if m.kind == "period" else m.start + timedelta(days=1)
             if end > prev.start:
                 out[-1] = DateMention("period", start=prev.start, end=end, span=(prev.span[0], m.span[1]),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 
 from .catalog import DOCUMENT_KINDS, GOVERNING_KINDS, Kind
-from .text import STOPWORDS, Token, is_qualifier, tokenize, words
+from .text import STOPWORDS, Token, in_spans, is_qualifier, tokenize, words
 
 KIND_PREFIXES = {"metric", "model", "source", "lineage", "doc", "docs", "policy", "freshness", "note", "notes",
                  "draft", "wiki", "finance", "dashboard", "exposure"}
@@ -131,7 +131,8 @@ def match_entities(question: str, entities: dict[str, Entity], phrases: dict[tup
     `phrases` maps each name to its entities, so the cost follows the question's length, not the
     catalog's size. `exclude_spans` are character spans already explained (dates, versions).
     """
-    toks = [t for t in tokenize(question) if not any(s <= t.start < e for s, e in exclude_spans)]
+    excluded = in_spans(exclude_spans)
+    toks = [t for t in tokenize(question) if not excluded(t.start)]
     norms = [t.norm for t in toks]
     found: list[Match] = []
     for i in range(len(norms)):

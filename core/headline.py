@@ -177,6 +177,8 @@ def headline(env: Envelope) -> str:
         text = "Nothing you have access to matches this question"
     elif b is Behavior.refuse:
         text = "Refused: AsOf keeps to the catalog's permissions and ignores instructions found in documents"
+    elif b is Behavior.abstain and env.entity_id is None:  # stopped before an entity was read (time budget)
+        text = env.verdict
     elif b is Behavior.abstain:
         definition = next((s for s in env.selected if s.role_in_answer == "definition"), None)
         if definition is not None:

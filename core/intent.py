@@ -25,6 +25,8 @@ CONFLICT_CUES = re.compile(r"\b(says?|said|claims?|states?|according to|per the|
 
 # A column asked about: "where does `product_price` in revenue come from?", "column customer_id of orders".
 # A backticked word alone ("what is `net_revenue`?") is an entity name, not a column.
+# Identifiers are read from their first underscore and from a word's start only, so that a long run of word
+# characters is read once, not once per position (this pattern was quadratic: issue 23).
 # Without backticks a column is an identifier: "where does product_price in revenue come from?", "the
 # product_price column of order_items", "column lineage for product_price" (never "column lineage" itself).
 _NOT_COLUMN = (r"(?!(?:lineage|of|for|in|from|the|a|an|level|name|names|is|are|does|do|did|have|has|and|or|with|that|"
@@ -32,10 +34,10 @@ _NOT_COLUMN = (r"(?!(?:lineage|of|for|in|from|the|a|an|level|name|names|is|are|d
 COLUMN = re.compile(
     r"`(?P<tick>[A-Za-z_]\w*)`(?=\s+(?:in|of|from)\b)|"
     r"\bcolumns?\s+" + _NOT_COLUMN + r"`?(?P<word>[A-Za-z_]\w*)`?|"
-    r"`?(?P<before>[A-Za-z]\w*_\w+)`?\s+column\b|"
+    r"(?<![\w`])`?(?P<before>[A-Za-z][^\W_]*_\w+)`?\s+column\b|"
     r"\bcolumn[- ]level\s+lineage\s+(?:of|for)\s+(?:the\s+)?`?(?P<level>[A-Za-z]\w*)`?|"
     r"\bcolumn\s+lineage\s+(?:of|for)\s+(?:the\s+)?`?(?P<after>[A-Za-z]\w*)`?|"
-    r"\b(?:where\s+(?:does|do|did|is|are)|where's|trace|origin\s+of)\s+(?:the\s+)?(?P<ident>[a-z]\w*_\w+)\s+"
+    r"\b(?:where\s+(?:does|do|did|is|are)|where's|trace|origin\s+of)\s+(?:the\s+)?(?P<ident>[a-z][^\W_]*_\w+)\s+"
     r"(?:column\s+)?(?:in|of|from)\b(?!\s+\d)", re.I)
 
 VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)

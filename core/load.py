@@ -4,13 +4,17 @@ Every problem is reported with its file, evidence_id and field; nothing is writt
 whole catalog is valid (the store writes only what this returns).
 
 Every input file goes through `read_text`: only regular files are read (a FIFO or /dev/zero would
-block or never end), at most MAX_FILE_BYTES, as UTF-8; YAML with a duplicate key is refused with its
-line, and input nested deeper than MAX_DEPTH is refused instead of exhausting the stack.
+block or never end), at most MAX_FILE_BYTES, as UTF-8; YAML and JSON with a duplicate key are refused
+(YAML with its line), and input nested deeper than MAX_DEPTH is refused instead of exhausting the stack.
+YAML is read with libyaml when available, and a document whose aliases expand far beyond what is
+written (an "alias bomb": 1 KB that expands to a billion values) is refused before it is built.
+Ids and text fields are bounded and checked in core/catalog.py.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import unicodedata
 from pathlib import Path
@@ -19,13 +23,17 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .catalog import Catalog, CatalogSettings, Evidence, Kind, Principal, Role
+from .catalog import Catalog, CatalogSettings, Evidence, Kind, Principal, Role, id_problem, input_problems
 
 SUFFIXES = {".json", ".yaml", ".yml"}
 # Large enough for a 100k-object catalog or a big dbt manifest; small enough that a wrong path
 # (a disk image, a log) is refused before it fills memory. ASOF_MAX_FILE_MB overrides it.
 MAX_FILE_BYTES = int(float(os.environ.get("ASOF_MAX_FILE_MB", "512")) * 1024 * 1024)
 MAX_DEPTH = 64  # no catalog, overlay or dbt artifact nests anywhere near this
+# Aliases may repeat what is written (a shared ACL list), not multiply it: a YAML document may hold at most
+# this many times its written values, plus a margin, once every alias is expanded.
+MAX_ALIAS_EXPANSION = 10
+ALIAS_MARGIN = 100_000
 
 
 class Problem(BaseModel):
@@ -86,7 +94,7 @@ def read_text(path: Path | str, max_bytes: int | None = None) -> str:
         raise _fail(path, f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}, offset {exc.start})")
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml: a 50 MB file in seconds
     """SafeLoader that refuses a mapping with the same key twice (PyYAML keeps the last silently,
     so a second `evidence:` key would quietly drop every object above it)."""
 
@@ -110,6 +118,71 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+def _yaml_values(root: yaml.Node) -> tuple[int, int] | None:
+    """(values written, values once every alias is expanded) of a composed YAML document, counted over its
+    node graph without expanding it; None when an alias contains itself. Iterative: deep input is fine."""
+    limit = (1 << 62)
+    size: dict[int, int] = {}
+    open_: set[int] = set()  # nodes whose children are being counted: the current path
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        children = ([n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else
+                    node.value if isinstance(node, yaml.SequenceNode) else [])
+        if done:
+            size[id(node)] = min(limit, 1 + sum(size[id(c)] for c in children))
+            open_.discard(id(node))
+            continue
+        if id(node) in size:
+            continue
+        if id(node) in open_:
+            return None
+        open_.add(id(node))
+        stack.append((node, True))
+        for child in children:
+            if id(child) in open_:
+                return None
+            if id(child) not in size:
+                stack.append((child, False))
+    return len(size), size[id(root)]
+
+
+def _load_yaml(text: str, path: Path | str) -> Any:
+    loader = _UniqueKeyLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        counted = _yaml_values(node)
+        if counted is None:
+            raise _fail(path, "YAML alias refers to itself (a recursive anchor); refused")
+        written, expanded = counted
+        if expanded > written * MAX_ALIAS_EXPANSION + ALIAS_MARGIN:
+            raise _fail(path, f"YAML aliases expand {written:,} written values to "
+                              f"{'more than ' if expanded >= 1 << 62 else ''}{expanded:,}; refused as an alias "
+                              f"bomb (at most {MAX_ALIAS_EXPANSION}x what is written, plus {ALIAS_MARGIN:,})")
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+class _DuplicateJSONKey(ValueError):
+    def __init__(self, key: str, pairs: list[tuple[str, Any]]):
+        owner = next((v for k, v in pairs if k == "evidence_id" and isinstance(v, str)), None)
+        self.key, self.owner = key, owner
+        super().__init__(key)
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    """json.loads keeps the last of two equal keys silently; a catalog must say which one it means."""
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateJSONKey(key, pairs)
+        seen[key] = value
+    return seen
+
+
 def _depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
     """Iterative, so a 100,000-deep document cannot exhaust the stack here."""
     stack = [(value, 1)]
@@ -123,21 +196,16 @@ def _depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
     return True
 
 
+_JSON_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+
+
 def _nesting(text: str) -> int:
-    """Upper bound of bracket nesting in JSON text, checked before the parser recurses into it."""
+    """Upper bound of bracket nesting in JSON text, checked before the parser recurses into it. Strings are
+    skipped by one regular expression (a 50 MB string is one match, not 50 million loop turns)."""
     depth = best = 0
-    in_str = esc = False
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
+    for m in _JSON_STRING_OR_BRACKET.finditer(text):
+        ch = m.group()
+        if ch in "[{":
             depth += 1
             best = max(best, depth)
         elif ch in "]}":
@@ -151,15 +219,23 @@ def parse_text(text: str, path: Path | str, as_json: bool) -> Any:
         if as_json:
             if _nesting(text) > MAX_DEPTH:
                 raise _fail(path, f"JSON nested deeper than {MAX_DEPTH} levels")
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_unique_pairs)
         else:
-            data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+            data = _load_yaml(text, path)
+    except _DuplicateJSONKey as exc:
+        where = [Problem(file=str(path), evidence_id=exc.owner, field=exc.key,
+                         message=f"duplicate key {_short(exc.key)} in one JSON object; JSON readers keep only "
+                                 "the last one, so the catalog must not repeat a key")]
+        raise CatalogError(where) from None
     except json.JSONDecodeError as exc:
         raise _fail(path, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise _fail(path, f"malformed YAML{at}: {getattr(exc, 'problem', None) or exc}")
+        problem = getattr(exc, "problem", None) or exc
+        if "maximum nesting depth" in str(problem):  # libyaml's own limit, far above ours
+            raise _fail(path, f"nested deeper than {MAX_DEPTH} levels{at}")
+        raise _fail(path, f"malformed YAML{at}: {problem}")
     except RecursionError:
         raise _fail(path, f"nested deeper than {MAX_DEPTH} levels")
     except ValueError as exc:  # e.g. an integer longer than Python converts (4,300 digits)
@@ -279,10 +355,14 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
         for i, raw in enumerate(doc.get("roles") or []):
             try:
                 role = Role.model_validate(raw)
-                roles[role.name] = role
             except ValidationError as exc:
                 for err in exc.errors():
                     problems.append(Problem(file=fname, field=f"roles[{i}].{_field(err['loc'])}", message=err["msg"]))
+                continue
+            bad = input_problems(role)
+            problems.extend(Problem(file=fname, field=f"roles[{i}].{f}", message=m) for f, m in bad)
+            if not bad:
+                roles[role.name] = role
         raw_settings = doc.get("settings") or {}
         try:
             settings.update(CatalogSettings.model_validate(raw_settings).model_dump(exclude_unset=True))
@@ -291,13 +371,20 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
                 problems.append(Problem(file=fname, field=f"settings.{_field(err['loc'])}", message=err["msg"]))
         for i, raw in enumerate(doc.get("principals") or []):
             try:
-                principals.append(Principal.model_validate(raw))
+                principal = Principal.model_validate(raw)
             except ValidationError as exc:
                 for err in exc.errors():
                     problems.append(Problem(file=fname, field=f"principals[{i}].{_field(err['loc'])}", message=err["msg"]))
+                continue
+            bad = input_problems(principal)
+            problems.extend(Problem(file=fname, field=f"principals[{i}].{f}", message=m) for f, m in bad)
+            if not bad:
+                principals.append(principal)
         for i, raw in enumerate(doc.get("evidence") or []):
             eid = raw.get("evidence_id") if isinstance(raw, dict) else None
-            label = eid if isinstance(eid, str) and eid else f"#{i}"
+            # An id that is not one (control characters, a megabyte) is named by its position, shown escaped.
+            label = (eid if isinstance(eid, str) and eid and not id_problem(eid) else
+                     f"#{i} {_short(eid, 60)}" if isinstance(eid, str) and eid else f"#{i}")
             if not isinstance(raw, dict):
                 problems.append(Problem(file=fname, evidence_id=label, message="evidence item must be a mapping"))
                 continue
@@ -309,6 +396,10 @@ def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Proble
                     if err["type"] == "enum":
                         msg = f"{msg} (got {_short(err.get('input'))})"
                     problems.append(Problem(file=fname, evidence_id=label, field=_field(err["loc"]), message=msg))
+                continue
+            bad = input_problems(ev)
+            if bad:
+                problems.extend(Problem(file=fname, evidence_id=label, field=f, message=m) for f, m in bad)
                 continue
             if ev.evidence_id in origin:
                 problems.append(Problem(file=fname, evidence_id=ev.evidence_id, field="evidence_id",

@@ -11,7 +11,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import history
+from . import budget, history
 from . import lineage as lineage_mod
 from .access import Visible
 from .ask import Question, ask
@@ -182,6 +182,8 @@ def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, perio
              at: datetime | None, recorded_at: datetime | None) -> Answer:
     if not question or not question.strip():
         raise ToolInputError("argument 'question': must not be empty")
+    if budget.too_long(question):
+        raise ToolInputError(f"argument 'question': {budget.too_long(question)}")
     if day and period:
         raise ToolInputError("give either 'date' or 'period', not both")
     scope = cat.scope(who)

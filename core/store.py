@@ -138,6 +138,7 @@ def write_catalog(catalog: Catalog, db_path: str | Path, source: str = "", index
                 con.execute("CHECKPOINT")
             finally:
                 con.close()
+            os.chmod(tmp, 0o600)  # the catalog holds every role's text: owner only, whatever the umask
             os.replace(tmp, db_path)
             Path(str(db_path) + ".wal").unlink(missing_ok=True)
         finally:

@@ -1,11 +1,14 @@
 """Tokens and word lists shared by intent and entity matching."""
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 _TOKEN = re.compile(r"[a-z0-9]+")
+_WITHOUT = re.compile(r"/o\b")
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,22 @@ def normalize(word: str) -> str:
     return w
 
 
+def in_spans(spans: Iterable[tuple[int, int]]) -> Callable[[int], bool]:
+    """A test whether a character offset lies in one of the half-open `spans` (which may overlap), in log time:
+    testing every token against every span made long questions quadratic (issue 23)."""
+    ordered = sorted(spans)
+    starts = [s for s, _ in ordered]
+    reach, furthest = [], -1  # reach[i]: the furthest end among ordered[:i + 1]
+    for _, e in ordered:
+        furthest = max(furthest, e)
+        reach.append(furthest)
+
+    def inside(offset: int) -> bool:
+        i = bisect.bisect_right(starts, offset) - 1
+        return i >= 0 and reach[i] > offset
+    return inside
+
+
 def tokenize(text: str) -> list[Token]:
     # Identifiers split on '_' and '.', so fct_orders and "fct orders" are the same words.
     low = text.lower()
@@ -36,7 +55,7 @@ def tokenize(text: str) -> list[Token]:
 
 def _shorthand(m: re.Match, low: str) -> str | None:
     """"customers w/ orders": the shorthand "w/" is read as "with" (the "o" of "w/o" is then "without")."""
-    if m.group() == "w" and low[m.end():m.end() + 1] == "/" and not re.match(r"/o\b", low[m.end():]):
+    if m.group() == "w" and low[m.end():m.end() + 1] == "/" and not _WITHOUT.match(low, m.end()):
         return "with"
     if m.group() == "o" and m.start() >= 2 and low[m.start() - 2:m.start()] == "w/":
         return "without"
@@ -118,8 +137,9 @@ ASKING_WORDS = {w for w in (
 def content_words(text: str, spans: list[tuple[int, int]] = (), drop: set[str] = frozenset()) -> list[str]:
     """The question's own words (normalized), minus stop words, asking words, `drop` and `spans` (dates)."""
     out = []
+    excluded = in_spans(spans)
     for t in tokenize(text):
-        if any(s <= t.start < e for s, e in spans):
+        if excluded(t.start):
             continue
         if t.norm in STOPWORDS or t.norm in ASKING_WORDS or t.norm in drop or len(t.norm) < 2:
             continue

@@ -11,6 +11,7 @@ st.set_page_config(page_title="AsOf · Ask", page_icon="🕰️", layout="wide")
 
 from core.access import visible  # noqa: E402
 from core.ask import Question  # noqa: E402
+from core.budget import too_long  # noqa: E402
 from core.dates import parse_period  # noqa: E402
 from core.envelope import Behavior, Envelope  # noqa: E402
 from core.examples import examples  # noqa: E402
@@ -64,6 +65,10 @@ def _submit() -> None:
     q = st.session_state.get("question", "").strip()
     if not q:
         st.session_state["empty_question"] = True
+        return
+    if too_long(q):  # refused before anything reads it (core/budget.py), with the same message as the CLI and MCP
+        st.session_state["long_question"] = too_long(q)
+        st.session_state.pop("asked", None)
         return
     st.session_state["asked"] = {"question": q}
     history = st.session_state.setdefault(_history_key(st.session_state.get("role")), [])
@@ -119,6 +124,9 @@ with st.form("ask_form", border=False, enter_to_submit=True):
 recorded_at = history_ui.recorded_at_control()  # transaction time (core/history.py)
 if st.session_state.pop("empty_question", False):
     st.warning("Type a question first, for example “What is net revenue on 2025-03-31?”.")
+long_question = st.session_state.pop("long_question", None)
+if long_question:
+    st.error(long_question)
 
 asked = st.session_state.get("asked")
 
@@ -307,6 +315,8 @@ def _share(env: Envelope, asked: dict) -> None:
 
 if asked and asked.get("open"):
     _open_objects(asked["open"])
+elif asked and too_long(asked.get("question")):  # a shared link (?q=) carrying an over-long question
+    st.error(too_long(asked["question"]))
 elif asked:
     _answer(asked)
 else:

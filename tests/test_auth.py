@@ -1,11 +1,13 @@
 """Identity from the deployment: who may use which role (core/auth), and the CLI's --principal."""
 import json
+import os
+import stat
 
 import pytest
 from conftest import DEMO, cli
 
 from core.auth import (AuthMode, AuthSettings, cli_role, cli_roles, header_config_problem, header_identity,
-                       is_trusted, match_principal, oidc_identity)
+                       is_trusted, match_principal, oidc_identity, startup_notice)
 from core.config import Settings
 from core.load import load_catalog
 from core.store import Store, write_catalog
@@ -51,6 +53,47 @@ def test_header_missing_or_ambiguous_gives_no_role():
 def test_unknown_user_gets_no_role_and_is_told_so():
     ident = header_identity(["eve@example.com"], "127.0.0.1", HEADER, PRINCIPALS, ROLES)
     assert ident.roles == [] and "not a principal" in ident.problem
+
+
+def test_header_mode_by_default_trusts_no_address_not_even_this_host(monkeypatch):
+    # A process on the same host (a loopback peer) sending the header must not be signed in as anyone.
+    default = AuthSettings(mode="header")
+    assert default.trusted_proxies == []
+    for peer in ("127.0.0.1", "::1", "10.0.0.5", None):
+        ident = header_identity(["dana"], peer, default, PRINCIPALS, ROLES)
+        assert ident.roles == [] and ident.principal is None
+        assert "no trusted proxy is configured" in ident.problem and "ASOF_TRUSTED_PROXIES" in ident.problem
+    # The same from the environment: ASOF_AUTH=header alone does not trust loopback.
+    monkeypatch.setenv("ASOF_AUTH", "header")
+    monkeypatch.delenv("ASOF_TRUSTED_PROXIES", raising=False)
+    monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+    cfg = Settings.from_env().auth
+    assert cfg.trusted_proxies == [] and header_identity(["dana"], "127.0.0.1", cfg, PRINCIPALS, ROLES).roles == []
+
+
+def test_start_up_says_whom_header_mode_trusts_or_why_nobody_can_sign_in():
+    assert startup_notice(AuthSettings()) is None                                     # demo: nothing to say
+    refused = startup_notice(AuthSettings(mode="header"))
+    assert "no trusted proxy is configured" in refused and "nobody can sign in" in refused
+    assert "Set ASOF_TRUSTED_PROXIES" in refused
+    ok = startup_notice(AuthSettings(mode="header", trusted_proxies=["10.0.0.5"], forwarded_allow_ips=""))
+    assert "trusted only from 10.0.0.5" in ok and "X-Forwarded-Email" in ok
+    wide = startup_notice(AuthSettings(mode="header", trusted_proxies=["10.0.0.5"], forwarded_allow_ips="*"))
+    assert "FORWARDED_ALLOW_IPS=*" in wide
+
+
+def test_the_database_and_audit_log_are_owner_only(tmp_path):
+    old = os.umask(0o022)  # a usual umask would leave them world-readable
+    try:
+        db = tmp_path / "demo.duckdb"
+        write_catalog(load_catalog(DEMO), db)
+        write_catalog(load_catalog(DEMO), db)  # a re-ingest replaces the file: still owner only
+        r = cli("ask", "--db", str(db), "--role", "analyst", "What is net revenue?")
+        assert r.returncode == 0, r.stderr
+        for path in (db, tmp_path / "demo.duckdb.audit.jsonl"):
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, (path, oct(path.stat().st_mode))
+    finally:
+        os.umask(old)
 
 
 def test_trusted_proxies_accept_networks_and_mapped_addresses():
@@ -201,8 +244,17 @@ def test_demo_mode_shows_the_badge_and_every_role(app_db, monkeypatch):
 
 def test_header_mode_without_a_proxy_shows_nothing(app_db, monkeypatch):
     monkeypatch.setenv("ASOF_AUTH", "header")
+    monkeypatch.delenv("ASOF_TRUSTED_PROXIES", raising=False)
     at = _run_app()
     shown = at.error[0].value.replace("\\", "")  # the message is Markdown-escaped
+    assert "no trusted proxy is configured" in shown and "ASOF_TRUSTED_PROXIES" in shown
+    assert not [s for s in at.selectbox if s.key == "role"] and not at.text_input
+    monkeypatch.setenv("ASOF_TRUSTED_PROXIES", "127.0.0.1,::1")
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "")
+    import streamlit as st
+    st.cache_resource.clear()
+    at = _run_app()
+    shown = at.error[0].value.replace("\\", "")
     assert "did not come through the sign-in proxy (it came from an unknown address)" in shown
     assert not [s for s in at.selectbox if s.key == "role"] and not at.text_input
     assert not any("demo mode" in m.value for m in at.sidebar.markdown)

@@ -182,6 +182,81 @@ def test_duplicate_yaml_key_is_refused_with_its_line(tmp_path, demo_copy):
     refused(tmp_path, demo_copy, path, "dup.yaml", "duplicate key 'evidence'", "line 4", "first at line 2")
 
 
+# ---- issue 23, item 5: input that cannot hang or be misread ----------------------------------------------------
+
+def _bomb(levels: int = 9) -> str:
+    """About 1 KB of YAML whose aliases expand to 9^levels strings (a "billion laughs")."""
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    names = "abcdefghijklmnop"[:levels]
+    for prev, name in zip(names, names[1:]):
+        lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    return "roles: [analyst]\nsettings:\n" + "\n".join("  " + line for line in lines) + "\nevidence: []\n"
+
+
+def test_a_yaml_alias_bomb_is_refused_before_it_is_built(tmp_path, demo_copy):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(_bomb())
+    assert path.stat().st_size < 1200
+    refused(tmp_path, demo_copy, path, "bomb.yaml", "alias bomb", "written values")
+    path.write_text("roles: &r [analyst, *r]\nevidence: []\n")  # an alias inside its own anchor
+    refused(tmp_path, demo_copy, path, "bomb.yaml", "refers to itself")
+
+
+def test_yaml_anchors_that_share_a_value_still_load(tmp_path):
+    path = tmp_path / "shared.yaml"
+    objs = "".join(f"  - {{evidence_id: m.{i}.v1, entity_id: m.{i}, kind: note, title: N{i}, authority: untrusted, "
+                   f"lifecycle: current, acl: *everyone}}\n" for i in range(200))
+    path.write_text("roles: &everyone [analyst, finance]\nevidence:\n" + objs)
+    catalog = load_catalog(path)
+    assert len(catalog.evidence) == 200 and catalog.evidence[-1].acl == ["analyst", "finance"]
+
+
+def test_a_json_catalog_with_a_duplicate_key_is_refused_not_half_read(tmp_path, demo_copy):
+    path = tmp_path / "dup.json"
+    # JSON readers keep the last "evidence": the objects above it would be dropped without a word.
+    path.write_text('{"roles": ["analyst"], "evidence": [' + json.dumps(GOOD) + '], "evidence": []}')
+    refused(tmp_path, demo_copy, path, "dup.json", "field evidence", "duplicate key 'evidence'")
+    path.write_text('{"roles": ["analyst"], "evidence": [' + json.dumps(GOOD)[:-1] + ', "acl": ["finance"]}]}')
+    refused(tmp_path, demo_copy, path, "dup.json", "evidence metric.a.v1", "field acl", "duplicate key 'acl'")
+
+
+def test_a_text_field_over_the_limit_is_refused_naming_it(tmp_path, demo_copy):
+    from core.catalog import MAX_TEXT_CHARS
+    path = write(tmp_path, [{**GOOD, "text": "x" * (MAX_TEXT_CHARS + 1)}])
+    refused(tmp_path, demo_copy, path, "cat.json", "evidence metric.a.v1", "field text",
+            f"over the {MAX_TEXT_CHARS:,}-character limit")
+    path = write(tmp_path, [{**GOOD, "metric": {"formula": "SUM(x)", "filters": ["ok", "y" * (MAX_TEXT_CHARS + 1)]}}],
+                 name="nested.json")
+    refused(tmp_path, demo_copy, path, "nested.json", "evidence metric.a.v1", "field metric.filters[1]")
+    assert load_catalog(write(tmp_path, [{**GOOD, "text": "x" * MAX_TEXT_CHARS}], name="ok.json")).evidence
+
+
+@pytest.mark.parametrize("bad,needle", [
+    ("metric.a\u200b.v1", "U+200B"),                     # zero-width space
+    ("metric.a\x1b[2J.v1", "U+001B"),                    # a terminal escape (clears the screen)
+    ("metric.a\u202e1v.v1", "U+202E"),                   # right-to-left override
+    ("metric.\uff41.v1", "NFKC"),                        # fullwidth a: reads as metric.a.v1
+    ("metric.\u212a.v1", "NFKC"),                        # Kelvin sign: reads as metric.K.v1
+    ("metric.a.v1 ", "white space"),
+    ("m" * 1_000_000, "1,000,000 characters long"),
+])
+def test_ids_that_are_not_printable_bounded_or_normalised_are_refused(tmp_path, demo_copy, bad, needle):
+    err = refused(tmp_path, demo_copy, write(tmp_path, [{**GOOD, "evidence_id": bad}]),
+                  "cat.json", "evidence #0", "field evidence_id", "not a valid id", needle)
+    assert "\x1b" not in err and "\u200b" not in err and len(err) < 2000  # shown escaped and cut, never raw
+    refused(tmp_path, demo_copy, write(tmp_path, [{**GOOD, "entity_id": bad}], name="ent.json"),
+            "ent.json", "field entity_id", needle)
+
+
+def test_role_principal_and_acl_names_are_ids_too(tmp_path, demo_copy):
+    path = tmp_path / "roles.json"
+    path.write_text(json.dumps({"roles": ["analyst", "fin\u200bance"],
+                                "principals": [{"name": "al\x1bice", "roles": ["analyst"]}],
+                                "evidence": [{**GOOD, "acl": ["analyst", "analyst\u00a0"]}]}))
+    refused(tmp_path, demo_copy, path, "roles.json", "field roles[1].name", "field principals[0].name",
+            "evidence metric.a.v1: field acl[1]", "U+00A0")
+
+
 @pytest.mark.parametrize("fresh,needle", [
     ({"warn_after_hours": float("nan")}, "finite number"),
     ({"warn_after_hours": -1}, "greater than or equal to 0"),
@@ -346,9 +421,12 @@ def test_ask_at_the_calendar_ends_and_bad_batch_lines(tmp_path, demo_copy):
         r = cli("ask", "--db", db, "--role", "analyst", *args, "What is net revenue?")
         assert r.returncode == code and needle in r.stderr, (args, r.stderr)
     for question in ("What was net revenue on 9999-12-31?", "net revenue at the end of 9999",
-                     "net revenue from 9999-12-30 to 9999-12-31", "What is net revenue? " * 5000):
+                     "net revenue from 9999-12-30 to 9999-12-31", "What is net revenue? " * 95):
         r = cli("ask", "--db", db, "--role", "analyst", "--json", question)
         assert r.returncode == 0 and json.loads(r.stdout)["role"] == "analyst"
+    # Over the question-length cap (core/budget.py): refused with a message, not read (issue 23).
+    r = cli("ask", "--db", db, "--role", "analyst", "--json", "What is net revenue? " * 5000)
+    assert r.returncode == 2 and "up to 2,000 characters" in r.stderr and r.stdout == ""
     batch = tmp_path / "q.jsonl"
     for line, needle in [({"question": 5, "role": "analyst"}, "'question' must be a string"),
                          ({"question": "q", "role": ["analyst"]}, "'role' must be a string"),

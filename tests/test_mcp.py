@@ -149,6 +149,9 @@ def test_stdio_session_as_one_principal(catalog_only):
                                      ("ask", {}, "question"),
                                      ("ask", {"question": "What is net revenue?", "period": "2025-03"}, "period"),
                                      ("ask", {"question": "   "}, "question"),
+                                     # issue 23: a 1,000,000-character question is refused before it is read
+                                     ("ask", {"question": "net revenue " * 83_334},
+                                      "AsOf reads questions of up to 2,000 characters"),
                                      ("get_lineage", {"entity": "metric.net_revenue", "depth": 99}, "depth"),
                                      ("get_lineage", {"entity": "metric.net_revenue", "depth": "deep"}, "depth"),
                                      ("get_lineage", {"entity": "metric.net_revenue", "direction": "sideways"},

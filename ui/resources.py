@@ -1,12 +1,14 @@
 """Heavy resources, cached once per app process, and the sidebar every page shares."""
 from __future__ import annotations
 
+import sys
 import threading
 from datetime import date, datetime, time, timezone
 
 import streamlit as st
 
 from core.access import visible
+from core.auth import startup_notice
 from core.config import Settings, apply_offline_env
 from core.dates import parse_period
 from core.embed import Embedder
@@ -22,7 +24,11 @@ apply_offline_env()
 
 @st.cache_resource
 def settings() -> Settings:
-    return Settings.from_env()
+    s = Settings.from_env()
+    notice = startup_notice(s.auth)  # once per server process: which proxy header identity trusts, or why none
+    if notice:
+        print(notice, file=sys.stderr, flush=True)
+    return s
 
 
 @st.cache_resource(show_spinner=False)
