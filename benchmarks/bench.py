@@ -120,12 +120,12 @@ def pct(values: list[float], p: float) -> float:
 
 
 def run_size(n: int, n_questions: int) -> dict:
-    from core.ask import Question, ask
-    from core.embed import Embedder
-    from core.index import chunks_of, commit_index, prepare_index
-    from core.load import load_catalog
-    from core.search import Searcher
-    from core.store import Store, write_catalog
+    from core.answer.ask import Question, ask
+    from core.catalog.store import Store, write_catalog
+    from core.ingest.load import load_catalog
+    from core.retrieve.embed import Embedder
+    from core.retrieve.index import chunks_of, commit_index, prepare_index
+    from core.retrieve.search import Searcher
 
     embedder = Embedder()
     embedder.encode(["warm up"])  # model load is not ingest throughput

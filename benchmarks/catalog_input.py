@@ -55,7 +55,7 @@ def cases(folder: Path) -> dict[str, Path]:
 
 PROBE = """
 import sys, time
-from core.load import CatalogError, load_catalog
+from core.ingest.load import CatalogError, load_catalog
 t = time.perf_counter()
 try:
     cat = load_catalog(sys.argv[1])

@@ -32,12 +32,12 @@ ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANCEDB_LOG": "error
 for key, value in ENV.items():
     os.environ.setdefault(key, value)
 
-from core.access import visible
-from core.ask import Question, ask  # noqa: E402
-from core.embed import BACKENDS, Embedder  # noqa: E402
-from core.index import chunks_of  # noqa: E402
-from core.search import open_searcher  # noqa: E402
-from core.store import Store  # noqa: E402
+from core.answer.ask import Question, ask  # noqa: E402
+from core.catalog.access import visible  # noqa: E402
+from core.catalog.store import Store  # noqa: E402
+from core.retrieve.embed import BACKENDS, Embedder  # noqa: E402
+from core.retrieve.index import chunks_of  # noqa: E402
+from core.retrieve.search import open_searcher  # noqa: E402
 
 REAL = ROOT / "tests" / "fixtures" / "realworld"
 PROJECTS = {
@@ -173,7 +173,7 @@ def project_row(name: str, target: Path, overlay: Path, workdir: Path, embedder:
 
 def encoder_texts(target: Path, overlay: Path, workdir: Path, sample: int) -> list[str]:
     """A spread sample of this project's own chunk texts."""
-    from core.ingest import read_inputs
+    from core.ingest.ingest import read_inputs
     catalog, _ = read_inputs(workdir / "throughput.duckdb", dbt=target, overlay=overlay)
     texts = [t for ev in catalog.evidence for _, _, t in chunks_of(ev)]
     return texts[:: max(1, len(texts) // sample)][:sample]

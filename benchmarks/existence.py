@@ -6,7 +6,7 @@ name of the same length and shape, asked interleaved in random order through the
     .venv/bin/python benchmarks/existence.py --project jaffle-shop --rounds 10
 
 A second table isolates existence itself: the same question asked of the catalog and of that role's "world"
-(the catalog without anything the role may not see; tests/test_existence.py builds the same). Each row gives
+(the catalog without anything the role may not see; tests/serve/test_existence.py builds the same). Each row gives
 the medians, their difference, and a two-sided Mann-Whitney U p-value and a permutation p-value for the
 difference of medians. On a shared 2-core machine the spread is wide: read the p-values, not single figures.
 A made-up name of the same shape can time differently from a hidden one because of its words (a real name is
@@ -33,14 +33,14 @@ for key, value in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANCEDB_
 
 from existence import AT, build, made_up, short  # noqa: E402
 
-from core.ask import Question, ask  # noqa: E402
-from core.catalog import Catalog  # noqa: E402
-from core.embed import Embedder  # noqa: E402
-from core.index import index_path  # noqa: E402
-from core.load import load_catalog  # noqa: E402
-from core.publish import publish  # noqa: E402
-from core.search import Searcher  # noqa: E402
-from core.store import Store  # noqa: E402
+from core.answer.ask import Question, ask  # noqa: E402
+from core.catalog.evidence import Catalog  # noqa: E402
+from core.catalog.store import Store  # noqa: E402
+from core.ingest.load import load_catalog  # noqa: E402
+from core.ingest.publish import publish  # noqa: E402
+from core.retrieve.embed import Embedder  # noqa: E402
+from core.retrieve.index import index_path  # noqa: E402
+from core.retrieve.search import Searcher  # noqa: E402
 
 
 def demo_worlds(folder: Path, embedder: Embedder):

@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing of the readers with atheris (optional; `pip install atheris==3.0.0`).
 
-The Hypothesis fuzzer (tests/test_fuzz.py) runs in CI; this one runs for as long as you let it and
+The Hypothesis fuzzer (tests/serve/test_fuzz.py) runs in CI; this one runs for as long as you let it and
 follows coverage into corners random mutation misses. Each input's bytes are read as a catalog file
 (JSON or YAML), an overlay, a dbt manifest and an OpenLineage file; anything but a normal result or a
 CatalogError is a crash, which atheris reports with the input that caused it.
@@ -20,10 +20,10 @@ sys.path.insert(0, str(ROOT))
 import atheris  # noqa: E402
 
 with atheris.instrument_imports():
-    from core.dates import find_dates
-    from core.ingest import read_inputs
-    from core.intent import parse_intent
-    from core.load import CatalogError, load_catalog
+    from core.catalog.dates import find_dates
+    from core.ingest.ingest import read_inputs
+    from core.ingest.load import CatalogError, load_catalog
+    from core.read.intent import parse_intent
 
 WORK = Path(tempfile.mkdtemp(prefix="asof-atheris-"))
 TARGET = WORK / "target"

@@ -61,8 +61,8 @@ def _bench_module():
 
 
 def measure(db: Path, qs: list[tuple[str, str]], repeats: int) -> dict:
-    from core.ask import Question, ask
-    from core.store import Store
+    from core.answer.ask import Question, ask
+    from core.catalog.store import Store
     cold_q, warm_q, cold_t, warm_t = [], [], [], []
     for _ in range(repeats):
         for role, text in qs:
@@ -98,8 +98,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     import core
-    from core.load import load_catalog
-    from core.store import write_catalog
+    from core.catalog.store import write_catalog
+    from core.ingest.load import load_catalog
     out = {"label": args.label, "code": str(Path(core.__file__).resolve().parents[1]),
            "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     bench = _bench_module()
@@ -130,9 +130,9 @@ def main() -> None:
         qs = [(q["role"], q["question"]) for q in bench.questions(raw, 20)]
         out[f"synthetic_{args.size}"] = measure(big, qs, 2)
         try:
-            from core import history
-            from core.ask import Question, ask
-            from core.store import Store
+            from core.answer.ask import Question, ask
+            from core.catalog import history
+            from core.catalog.store import Store
             store = Store(big)
             first = history.ingests(store)[0].ingested_at
             t0 = time.perf_counter()

@@ -2,7 +2,7 @@
 
     python benchmarks/question_length.py [--sizes 1000,10000,100000] [--uncapped] [--timeout 120]
 
-For each size and shape, `core.ask` as every surface calls it (over core.budget.MAX_QUESTION_CHARS it is
+For each size and shape, `core.answer.ask` as every surface calls it (over core.catalog.budget.MAX_QUESTION_CHARS it is
 refused before anything reads it). With --uncapped, the reading itself is timed past the cap (the cap lifted
 and the time budget off), which shows the reading is linear in the question's length. Each run is a fresh
 subprocess with a timeout, so a quadratic reading shows as "> timeout". Run from the repository root.
@@ -26,18 +26,19 @@ SHAPES = {
 PROBE = """
 import sys, time
 from datetime import datetime, timezone
-from core import ask as A
-from core.store import Store
+from core.answer import ask as A
+from core.catalog.store import Store
+from core.catalog.access import visible
 db, n, shape, uncapped = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
 text = (shape * (n // len(shape) + 1))[:n]
 try:
-    from core import budget
+    from core.catalog import budget
     if uncapped:
         budget.MAX_QUESTION_CHARS, budget.ANSWER_BUDGET_S = 10**9, 10**9
 except ImportError:
     budget = None
 store = Store(db)
-store.visible("analyst")  # open the catalog first: the figure is the question's own work
+visible(store, "analyst")  # open the catalog first: the figure is the question's own work
 q = A.Question(role="analyst", text=text, at=datetime(2026, 11, 29, 12, tzinfo=timezone.utc))
 t, cpu = time.perf_counter(), time.thread_time()
 try:
@@ -55,8 +56,8 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
-    from core.load import load_catalog
-    from core.store import write_catalog
+    from core.catalog.store import write_catalog
+    from core.ingest.load import load_catalog
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "demo.duckdb"
         write_catalog(load_catalog(ROOT / "data" / "demo"), db)

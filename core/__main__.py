@@ -1,3 +1,3 @@
-from .cli import main
+from core.serve.cli import main
 
 raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""Ask: which definition applied on the date, for you, and why. A thin page over core.ask."""
+"""Ask: which definition applied on the date, for you, and why. A thin page over core.answer.ask."""
 from __future__ import annotations
 
 import contextlib
@@ -9,21 +9,21 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Ask", page_icon="🕰️", layout="wide")
 
-from core.access import visible  # noqa: E402
-from core.ask import Question  # noqa: E402
-from core.budget import too_long  # noqa: E402
-from core.dates import parse_period  # noqa: E402
-from core.envelope import Behavior, Envelope  # noqa: E402
-from core.examples import examples  # noqa: E402
-from core.explain import explain  # noqa: E402
-from core.history import view_for  # noqa: E402
-from core.headline import date_source, day_text, markdown  # noqa: E402
-from core.parts import part_details  # noqa: E402
-from core.steward import ask_as_steward, grants, steward_view  # noqa: E402
+from core.answer.ask import Question  # noqa: E402
+from core.answer.examples import examples  # noqa: E402
+from core.answer.steward import ask_as_steward, grants, steward_view  # noqa: E402
+from core.catalog.access import visible  # noqa: E402
+from core.catalog.budget import too_long  # noqa: E402
+from core.catalog.dates import parse_period  # noqa: E402
+from core.catalog.envelope import Behavior, Envelope  # noqa: E402
+from core.catalog.history import view_for  # noqa: E402
+from core.explain.explain import explain  # noqa: E402
+from core.explain.headline import date_source, day_text, markdown  # noqa: E402
+from core.resolve.parts import part_details  # noqa: E402
 from ui import answer  # noqa: E402
 from ui import history as history_ui  # noqa: E402
-from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
 from ui.graph import pick_node_object  # noqa: E402
+from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
@@ -66,7 +66,7 @@ def _submit() -> None:
     if not q:
         st.session_state["empty_question"] = True
         return
-    if too_long(q):  # refused before anything reads it (core/budget.py), with the same message as the CLI and MCP
+    if too_long(q):  # refused before anything reads it (core/catalog/budget.py), with the same message as the CLI and MCP
         st.session_state["long_question"] = too_long(q)
         st.session_state.pop("asked", None)
         return
@@ -121,7 +121,7 @@ with st.form("ask_form", border=False, enter_to_submit=True):
     c1, c2 = st.columns([6, 1], vertical_alignment="bottom")
     c1.text_input("Question", key="question", placeholder="What did net revenue mean on 30 Jun 2024?")
     c2.form_submit_button("Ask", key="ask", type="primary", on_click=_submit, width="stretch")
-recorded_at = history_ui.recorded_at_control()  # transaction time (core/history.py)
+recorded_at = history_ui.recorded_at_control()  # transaction time (core/catalog/history.py)
 if st.session_state.pop("empty_question", False):
     st.warning("Type a question first, for example “What is net revenue on 2025-03-31?”.")
 long_question = st.session_state.pop("long_question", None)
@@ -243,7 +243,7 @@ def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
         for ref in (r for r in env.selected if r.role_in_answer == "overlap"):
             lin, fresh = part_details(view, [ref], env.reporting_date or (env.period_start or None), env.evaluated_at)
             details.append((ref.title, [ref], lin, fresh))
-    # A steward's widened answer says "Steward view ..." in its status line (the note comes from core/steward.py).
+    # A steward's widened answer says "Steward view ..." in its status line (the note comes from core/answer/steward.py).
     answer.top(env, _notes(env, asked, form_day, form_period), [f for d in details for f in d[3]])
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))

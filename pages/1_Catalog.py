@@ -9,12 +9,12 @@ st.set_page_config(page_title="AsOf · Catalog", page_icon="📚", layout="wide"
 FRESH_WORDS = {"pass": "fresh", "warn": "stale", "error": "failing", "unknown": "unknown"}
 STANDING = {"authoritative": "approved", "non_authoritative": "not approved", "untrusted": "untrusted"}
 
-from core.browse import metric_rows, owner_line, queue_rows, search, timeline_rows  # noqa: E402
-from core.headline import day_text  # noqa: E402
-from core.resolve import governing_versions, interval_text  # noqa: E402
+from core.answer.browse import metric_rows, owner_line, queue_rows, search, timeline_rows  # noqa: E402
+from core.answer.steward import steward_view  # noqa: E402
+from core.explain.headline import day_text  # noqa: E402
+from core.resolve.versions import governing_versions, interval_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
-from core.steward import steward_view  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()

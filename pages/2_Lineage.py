@@ -5,15 +5,15 @@ st.set_page_config(page_title="AsOf · Lineage", page_icon="🕸️", layout="wi
 
 from datetime import date  # noqa: E402
 
-from core.freshness import source_freshness  # noqa: E402
-from core.graph import graph  # noqa: E402
-from core.headline import day_text  # noqa: E402
-from core.lineage import explore  # noqa: E402
-from core.resolve import governing_versions, in_effect, interval_text  # noqa: E402
+from core.answer.steward import steward_view  # noqa: E402
+from core.explain.headline import day_text  # noqa: E402
+from core.resolve.freshness import source_freshness  # noqa: E402
+from core.resolve.graph import graph  # noqa: E402
+from core.resolve.lineage import explore  # noqa: E402
+from core.resolve.versions import governing_versions, in_effect, interval_text  # noqa: E402
 from ui.graph import pick_node_object, show_graph  # noqa: E402
 from ui.resources import sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
-from core.steward import steward_view  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()

@@ -6,12 +6,12 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Governance review", page_icon="🧑‍⚖️", layout="wide")
 
-from core.access import visible  # noqa: E402
-from core.review import CATEGORIES, queue_csv, review_queue  # noqa: E402
-from core.headline import day_text  # noqa: E402
+from core.answer.review import CATEGORIES, queue_csv, review_queue  # noqa: E402
+from core.answer.steward import grants  # noqa: E402
+from core.catalog.access import visible  # noqa: E402
+from core.explain.headline import day_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
-from core.steward import grants  # noqa: E402
 from ui.steward import scope_for  # noqa: E402
 
 s = store()

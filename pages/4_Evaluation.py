@@ -8,7 +8,7 @@ st.set_page_config(page_title="AsOf · Evaluation", page_icon="📏", layout="wi
 
 import altair as alt  # noqa: E402
 
-from core.evaluate import METHODS, score_suite, suites  # noqa: E402
+from core.serve.evaluate import METHODS, score_suite, suites  # noqa: E402
 from ui.resources import _embedder, settings, sidebar, store  # noqa: E402
 
 s = store()

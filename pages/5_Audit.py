@@ -5,10 +5,10 @@ import streamlit as st
 st.set_page_config(page_title="AsOf · Audit", page_icon="🧾", layout="wide")
 
 from core import audit_view  # noqa: E402
-from core.audit import audit_path  # noqa: E402
-from core.audit_cli import filtered  # noqa: E402
-from core.replay import replay  # noqa: E402
-from core.steward import steward_view  # noqa: E402
+from core.answer.steward import steward_view  # noqa: E402
+from core.catalog.audit import audit_path  # noqa: E402
+from core.serve.audit_cli import filtered  # noqa: E402
+from core.serve.replay import replay  # noqa: E402
 from ui.resources import searcher, settings, sidebar, store  # noqa: E402
 from ui.steward import scope_for  # noqa: E402
 
@@ -24,7 +24,7 @@ cfg = settings()
 db = cfg.db_path
 reader = form.get("principal")
 # Every id, entity and formula below is read through the steward's own view (its role's objects and its
-# review queue); other principals' questions only where the deployment allows it (core/audit_view.py).
+# review queue); other principals' questions only where the deployment allows it (core/serve/audit_view.py).
 view = steward_view(s, role.name, scope_for(role.name))
 others = cfg.audit_show_questions
 st.caption(f"Append-only log beside the catalog: `{audit_path(db)}`. Each record holds ids and hashes, never "

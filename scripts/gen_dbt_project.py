@@ -142,7 +142,7 @@ A user is active on a day when they performed at least one tracked product event
          "columns": [{"name": "date_day", "granularity": "day"}]}]})
     counts["models"] += 2
 
-    for d_i, (domain, team, email, tables) in enumerate(DOMAINS):
+    for domain, team, email, tables in DOMAINS:
         src_name = f"raw_{domain}"
         source_tables = []
         for t_i, table in enumerate(tables):

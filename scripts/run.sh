@@ -7,11 +7,11 @@ bash scripts/setup.sh
 .venv/bin/python -m core ingest data/demo --db data/build/demo.duckdb
 # Local only unless told otherwise (ASOF_HOST=0.0.0.0 to listen on every interface).
 # FORWARDED_ALLOW_IPS='': the server reports the real TCP peer instead of an X-Forwarded-For value,
-# which ASOF_AUTH=header needs to tell its trusted proxy from everyone else (see core/auth.py).
+# which ASOF_AUTH=header needs to tell its trusted proxy from everyone else (see core/catalog/auth.py).
 export FORWARDED_ALLOW_IPS="${FORWARDED_ALLOW_IPS-}"
 # ASOF_AUTH=header trusts the identity header only from ASOF_TRUSTED_PROXIES (none by default: refused from
 # every address). Say at start-up which addresses are trusted, or why nobody can sign in.
-.venv/bin/python -c 'import sys; from core.auth import startup_notice; from core.config import Settings
+.venv/bin/python -c 'import sys; from core.catalog.auth import startup_notice; from core.catalog.config import Settings
 m = startup_notice(Settings.from_env().auth)
 m and print(m, file=sys.stderr)'
 exec .venv/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false \

@@ -25,6 +25,6 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/pip install --quiet -e '.[test]'
   echo "$want" > "$stamp"
 fi
-# The embedding model on ONNX Runtime (core/onnx_embed.py): exported once from the packaged weights, cached
+# The embedding model on ONNX Runtime (core/retrieve/onnx_embed.py): exported once from the packaged weights, cached
 # under data/build/models, so neither ingest nor a cold answer imports torch for it.
-.venv/bin/python -m core.onnx_embed >/dev/null
+.venv/bin/python -m core.retrieve.onnx_embed >/dev/null

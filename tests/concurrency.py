@@ -1,4 +1,4 @@
-"""Harness for many threads asking through one shared resource set (tests/test_concurrency.py and
+"""Harness for many threads asking through one shared resource set (tests/serve/test_concurrency.py and
 benchmarks/concurrency.py). An answer is right when it equals the sequential answer to the same
 question and holds no id the role may not see."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ import threading
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
-from core.ask import Question, ask
-from core.catalog import Catalog
+from core.answer.ask import Question, ask
+from core.catalog.evidence import Catalog
 
 AT = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 

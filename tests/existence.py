@@ -1,4 +1,4 @@
-"""Harness for the hidden-vs-absent differential on dbt projects (tests/test_existence_dbt.py and
+"""Harness for the hidden-vs-absent differential on dbt projects (tests/serve/test_existence_dbt.py and
 benchmarks/existence.py).
 
 A project is ingested with an overlay that hides objects per role (tests/fixtures/existence). For each role,
@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import Path
 
-from core.catalog import Catalog, Evidence
-from core.embed import Embedder
-from core.index import index_path
-from core.ingest import read_inputs
-from core.publish import publish
-from core.review import review_queue
-from core.search import Searcher
-from core.store import Store, write_catalog
+from core.answer.review import review_queue
+from core.catalog.evidence import Catalog, Evidence
+from core.catalog.store import Store, write_catalog
+from core.ingest.ingest import read_inputs
+from core.ingest.publish import publish
+from core.retrieve.embed import Embedder
+from core.retrieve.index import index_path
+from core.retrieve.search import Searcher
 
 ROOT = Path(__file__).resolve().parents[1]
 OVERLAYS = ROOT / "tests" / "fixtures" / "existence"
@@ -61,7 +61,7 @@ class World:
 
 
 def steward_queue(catalog: Catalog, role: str, today: date | None = None) -> set[str]:
-    """The review-queue ids a steward role's view holds beyond its ACL (core/steward.py); none for other roles.
+    """The review-queue ids a steward role's view holds beyond its ACL (core/answer/steward.py); none for other roles.
     Today's queue, as the CLI, the MCP server and the pages build it."""
     if not any(r.name == role and r.steward for r in catalog.roles):
         return set()
@@ -198,13 +198,13 @@ class _Frozen(datetime):
 
 
 def frozen_clock(monkeypatch) -> None:
-    for module in ("core.ask", "core.mcp_tools"):
+    for module in ("core.answer.ask", "core.serve.mcp_tools"):
         monkeypatch.setattr(f"{module}.datetime", _Frozen)
 
 
 def _mcp_calls(ev: Evidence, asked: list[str]):
     """Every MCP tool that takes an entity or a question, aimed at one hidden object."""
-    from core import mcp_tools as tools
+    from core.serve import mcp_tools as tools
     n = short(ev)
     day = ev.valid_from or date(2025, 6, 30)
     for entity in dict.fromkeys((ev.evidence_id, ev.entity_id, n, n.replace("_", " "))):
@@ -228,9 +228,9 @@ def mcp_differential(full: World, world: World, role: str, hidden: list[Evidence
     """Each tool call aimed at each hidden object gives the same result from the catalog and from the role's
     absent world, naming no foreign id; where the absent world finds neither the real name nor a made-up
     one of the same shape, the catalog answers both with the same bytes. Returns both counts."""
-    from core import mcp_tools as tools
-    from core.config import Settings
-    from core.mcp_auth import Identity
+    from core.catalog.config import Settings
+    from core.serve import mcp_tools as tools
+    from core.serve.mcp_auth import Identity
     who = Identity(principal="tester", role=role, resolved=f"test runs as {role}")
     full_cat = tools.Catalog(full.store, full.searcher, Settings())
     world_cat = tools.Catalog(world.store, world.searcher, Settings())
@@ -306,9 +306,9 @@ def app_differential(full: World, world: World, role: str, hidden_names: list[st
     made-up name of the same shape, but for the name itself, wherever the absent world answers the two alike
     (a real name's words can be read as a visible object's; that reading is the same in both catalogs and (1)
     covers it). Returns (1) and (2) counts and the pairs (2) left out."""
+    from core.answer.ask import Question
+    from core.answer.steward import steward_answer
     from ui import resources
-    from core.ask import Question
-    from core.steward import steward_answer
     try:
         _use_db(full.store.path)
         resources._embedder(resources.settings().embed_model)[1].join()  # answers use the index, as served
@@ -316,7 +316,7 @@ def app_differential(full: World, world: World, role: str, hidden_names: list[st
         for n in dict.fromkeys(hidden_names):
             for template in ("Which raw sources feed {}?", "What is {}?"):
                 real_q, fake_q = template.format(n), template.format(made_up(n))
-                # As the page answers: a steward's view widened to its review queue (core/steward.py).
+                # As the page answers: a steward's view widened to its review queue (core/answer/steward.py).
                 w = [steward_answer(world.store, Question(role=role, text=t, at=AT), searcher=world.searcher)[0]
                      for t in (real_q, fake_q)]
                 alike = comparable(w[0].model_dump_json()).replace(n, made_up(n)) == comparable(w[1].model_dump_json())
@@ -359,9 +359,9 @@ def page_differential(full: World, world: World, role: str, texts: list[str]) ->
 
 def mcp_ask_differential(full: World, world: World, role: str, texts: list[str], foreign: set[str]) -> int:
     """The MCP `ask` tool for each question, from the catalog and from the role's world: the same result."""
-    from core import mcp_tools as tools
-    from core.config import Settings
-    from core.mcp_auth import Identity
+    from core.catalog.config import Settings
+    from core.serve import mcp_tools as tools
+    from core.serve.mcp_auth import Identity
     who = Identity(principal="tester", role=role, resolved=f"test runs as {role}")
     full_cat = tools.Catalog(full.store, full.searcher, Settings())
     world_cat = tools.Catalog(world.store, world.searcher, Settings())

@@ -4,15 +4,14 @@ through `ui.safe.md` (or an inert element: st.text, st.code, a dataframe)."""
 from __future__ import annotations
 
 import re
-
 from datetime import timedelta
 
 import streamlit as st
 
-from core.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry, Lineage
-from core.explanation import DETERMINISTIC
-from core.graph import graph
-from core.headline import Status, age_text, day_text, headline, status_line
+from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry, Lineage
+from core.catalog.explanation import DETERMINISTIC
+from core.explain.headline import Status, age_text, day_text, headline, status_line
+from core.resolve.graph import graph
 from ui.graph import show_graph
 from ui.safe import code, md, prose
 
@@ -40,7 +39,7 @@ def interval(ref: EvidenceRef | Conflict) -> str:
 
 def top(env: Envelope, notes: list[str], more_freshness: list[FreshnessEntry] = (),
         title: str | None = None) -> list[Status]:
-    """`title`: a headline the page words itself (a steward's queue match), else core.headline's."""
+    """`title`: a headline the page words itself (a steward's queue match), else core.explain.headline's."""
     with st.container(key="headline"):
         st.markdown(f"### {md(title or headline(env))}")
     if notes:

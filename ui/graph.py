@@ -8,7 +8,7 @@ from typing import NamedTuple
 import streamlit as st
 from streamlit_agraph import Config, Edge, Node, agraph
 
-from core.graph import COLOURS, PATH_COLOUR, Graph
+from core.resolve.graph import COLOURS, PATH_COLOUR, Graph
 
 FRESH_BORDER = {"pass": "#1a7f37", "warn": "#d4a72c", "error": "#d1242f", "unknown": "#8c959f"}
 FRESH_WORD = {"pass": "fresh", "warn": "stale", "error": "failing", "unknown": "no load recorded"}

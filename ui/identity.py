@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.auth import AuthMode, AuthSettings, Identity, demo_identity, header_identity, oidc_identity
-from core.safe_text import md_escape
-from core.store import Store
+from core.catalog.auth import AuthMode, AuthSettings, Identity, demo_identity, header_identity, oidc_identity
+from core.catalog.store import Store
+from core.explain.safe_text import md_escape
 
 
 def _peer() -> str | None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.envelope import Envelope
-from core.headline import day_text
-from core.safe_text import md_code, md_escape
+from core.catalog.envelope import Envelope
+from core.explain.headline import day_text
+from core.explain.safe_text import md_code, md_escape
 from ui.answer import LIFE, STANDING, interval
 
 LABEL_COLOURS = {"AUTHORITATIVE DOCUMENT": "green", "NON-AUTHORITATIVE": "violet", "DRAFT": "orange",
@@ -110,7 +110,7 @@ def _downstream(env: Envelope) -> None:
 
 def _documents(env: Envelope) -> None:
     st.subheader("Document")
-    for i, doc in enumerate(env.documents):
+    for doc in env.documents:
         with st.container(border=True):
             colour = LABEL_COLOURS.get(doc.label, "gray")
             st.markdown(f":{colour}-badge[{md(doc.label)}] **{md(doc.title)}** {md_code(doc.evidence_id)}")

@@ -7,15 +7,15 @@ from datetime import date, datetime, time, timezone
 
 import streamlit as st
 
-from core.access import visible
-from core.auth import startup_notice
-from core.config import Settings, apply_offline_env
-from core.dates import parse_period
-from core.embed import Embedder
-from core.explain import ExplanationCache, cache_for
-from core.search import Searcher
-from core.live import Live
-from core.store import Store
+from core.catalog.access import visible
+from core.catalog.auth import startup_notice
+from core.catalog.config import Settings, apply_offline_env
+from core.catalog.dates import parse_period
+from core.catalog.store import Store
+from core.explain.explain import ExplanationCache, cache_for
+from core.retrieve.embed import Embedder
+from core.retrieve.search import Searcher
+from core.serve.live import Live
 from ui.identity import allowed_roles
 from ui.navigation import ensure_app_navigation
 

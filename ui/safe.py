@@ -1,4 +1,4 @@
-"""Catalog and model text as inert text in Streamlit Markdown (escaping from core.safe_text).
+"""Catalog and model text as inert text in Streamlit Markdown (escaping from core.explain.safe_text).
 
 Titles, reasons, formulas and explanations come from catalogs and models, not from us: a title holding
 `![x](https://...)` would make every viewer's browser fetch that URL, and `:green-badge[AUTHORITATIVE]`
@@ -7,7 +7,7 @@ would draw a badge we did not decide. Every such string goes through `md()` befo
 """
 from __future__ import annotations
 
-from core.safe_text import md_code, md_escape, plain
+from core.explain.safe_text import md_code, md_escape, plain
 
 
 def md(text: object) -> str:

@@ -5,7 +5,7 @@ from datetime import date
 
 import streamlit as st
 
-from core.review import StewardScope, steward_scope
+from core.answer.review import StewardScope, steward_scope
 from ui.resources import settings, store
 
 

@@ -1,0 +1,122 @@
+"""Discover: the metrics (or models, sources, documents) the role may see, optionally about a topic.
+
+Reads only the role's view, so nothing hidden is listed, counted or named. A topic is the question's own
+words once the asking words are removed ("list the revenue metrics" -> revenue); an entity is about it when
+every topic word is in its names and aliases, or in the description of the version the row is read from.
+"""
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from core.answer.run import as_of
+from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
+from core.catalog.evidence import Evidence, Kind
+from core.catalog.text import content_words, normalize, words
+from core.resolve.versions import governing_versions, in_effect, retrievable, version_name
+
+KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source, Kind.freshness_policy],
+         "document": [Kind.documentation, Kind.note], "exposure": [Kind.model, Kind.documentation]}
+NOUNS = {"exposure": ("dashboard or report", "dashboards or reports"),
+         "metric": ("metric", "metrics"), "model": ("model", "models"), "source": ("source", "sources"),
+         "document": ("document", "documents")}
+# Words naming what is listed, not what it is about.
+KIND_WORDS = set(words("metric metrics kpi kpis measure measures model models source sources table tables "
+                       "dataset datasets document documents doc docs page pages dashboard dashboards exposure "
+                       "exposures report reports"))
+MAX_ITEMS = 200
+WHO_SEES = re.compile(r"\b(?:can|could|may|does|do|is|are)\s+(?:the\s+)?([\w-]+)\s+(?:team\s+|role\s+)?(?:see|access|view|read|have)\b",
+                      re.I)
+
+
+def summary(ev: Evidence, day: date) -> VersionSummary:
+    return VersionSummary(evidence_id=ev.evidence_id, version=ev.version, valid_from=ev.valid_from,
+                          valid_to=ev.valid_to, authority=ev.authority.value, lifecycle=ev.lifecycle.value,
+                          in_effect=ev.governs and ev.valid_on(day))
+
+
+def _entity_row(entity, objs: list[Evidence], day: date) -> ListedEntity:
+    versions = governing_versions(objs, entity.role)
+    now = in_effect(versions, day)
+    if now:
+        main = now[-1]
+        status = f"current version {version_name(main)} on {day}" if main.version else f"current on {day}"
+    elif versions:
+        main, status = versions[-1], f"no current version on {day}"
+    else:
+        main = sorted(objs, key=lambda o: (o.valid_from or date.min, o.evidence_id))[-1]
+        status = "draft only" if any(o.lifecycle.value == "draft" for o in objs) else "not authoritative"
+    shown = versions or objs
+    return ListedEntity(entity_id=entity.entity_id, label=entity.label, role=entity.role,
+                        owner=main.owner or next((o.owner for o in reversed(shown) if o.owner), None),
+                        status=status, evidence_id=main.evidence_id, title=main.title, description=main.text[:300],
+                        versions=[summary(v, day) for v in sorted(shown, key=lambda o: (o.valid_from or date.min,
+                                                                                          o.evidence_id))])
+
+
+def _document_row(ev: Evidence, day: date) -> ListedEntity:
+    status = f"{ev.authority.value.replace('_', '-')}, {ev.lifecycle.value}" + (
+        f" ({ev.authority_class})" if ev.authority_class else "")
+    return ListedEntity(entity_id=ev.entity_id, label=ev.title, role="document", owner=ev.owner, status=status,
+                        evidence_id=ev.evidence_id, title=ev.title, description=ev.text[:300],
+                        versions=[summary(ev, day)])
+
+
+def _about(row: ListedEntity, names: list[tuple[str, ...]], topic: list[str]) -> bool:
+    if not topic:
+        return True
+    # The owner says which team's metric it is: "the finance metrics" are Finance's.
+    bag = {w for n in names for w in n} | set(words(f"{row.entity_id} {row.label} {row.title} {row.owner or ''}"))
+    return set(topic) <= bag or set(topic) <= set(words(row.description))
+
+
+def answer(run) -> Envelope:
+    kind = run.intent.listing or "metric"
+    day = as_of(run)
+    # A role named in the question ("what models can marketing see?") is who is asking, not a topic. Only
+    # the asker's own view is ever listed; naming another role does not show its view.
+    # "list the finance metrics" is about finance; "can finance see" names who asks.
+    roles = {normalize(w): r.name for r in run.view.store.roles() for w in words(r.name)}
+    askers = {m.group(1).lower() for m in WHO_SEES.finditer(run.q.text) if normalize(m.group(1)) in roles}
+    topic = content_words(run.q.text, [d.span for d in run.intent.dates], KIND_WORDS | {normalize(a) for a in askers})
+    others = sorted({roles[normalize(a)] for a in askers} - {run.q.role})
+    if others:
+        run.notes.append(f"Listed for your role ({run.q.role}): AsOf shows only what the asking role may see, "
+                         f"not what {', '.join(others)} may see.")
+    entities = run.view.entities
+    objs = [o for o in run.view.of_kinds([k.value for k in KINDS[kind]]) if retrievable(o, day)]
+    rows: list[ListedEntity] = []
+    # dbt exposures (the dashboards, notebooks and apps that read the project) are stored as models: they are
+    # listed as what they are, never as models.
+    objs = [o for o in objs if (o.authority_class == "dbt_exposure") == (kind == "exposure")]
+    if kind in ("document", "exposure"):
+        for o in objs:
+            row = _document_row(o, day)
+            if _about(row, entities[o.entity_id].names if o.entity_id in entities else [], topic):
+                rows.append(row)
+    else:
+        grouped: dict[str, list[Evidence]] = {}
+        for o in objs:
+            grouped.setdefault(o.entity_id, []).append(o)
+        for entity_id, group in grouped.items():
+            entity = entities.get(entity_id)
+            if entity is None or entity.role != kind:
+                continue  # a document filed under a metric is not a metric of its own
+            row = _entity_row(entity, group, day)
+            if _about(row, entity.names, topic):
+                rows.append(row)
+    rows.sort(key=lambda r: (r.label.lower(), r.evidence_id))
+    total = len(rows)
+    listing = Listing(kind=kind, topic=topic, as_of=day, items=rows[:MAX_ITEMS])
+    one, many = NOUNS[kind]
+    noun = one if total == 1 else many
+    about = f" about {' '.join(topic)}" if topic else ""
+    run.step("discover", f"{total} visible {noun}{about} as of {day}")
+    if not rows:
+        verdict = f"You can see no {many}{about}."
+    else:
+        names = ", ".join(r.label for r in rows[:12]) + (f" and {total - 12} more" if total > 12 else "")
+        verdict = f"You can see {total} {noun}{about}: {names}."
+    if total > MAX_ITEMS:
+        run.notes.append(f"Only the first {MAX_ITEMS} are listed; add a topic to narrow the list.")
+    return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)

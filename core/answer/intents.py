@@ -1,0 +1,50 @@
+"""Dispatch for questions the catalog answers without a definition: discover, compare, owner, downstream,
+document and upcoming. `core/read/intent.py` reads the kind from the text; each kind's logic is its own module.
+
+A handler gets the run (the role's view, the intent, the dates) and `pick`, the ordinary entity choice, and
+returns an envelope, or None to let the ordinary definition flow answer. A request to step outside policy is
+never routed here: the ordinary flow refuses it.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from core.catalog.envelope import Envelope
+
+Pick = Callable  # run -> (Entity, matches, tokens) | Envelope
+
+
+def before_when(run, pick: Pick) -> Envelope | None:
+    """Intents that read dates their own way (compare: two dates or two versions; a reviewer's question about
+    the review queue, which is today's)."""
+    if run.intent.overrides:
+        return None
+    from core.answer import review
+    if review.asked_categories(run.q.text):
+        return review.answer(run)
+    if run.intent.kind != "compare":
+        return None
+    from core.answer import compare
+    return compare.answer(run, pick)
+
+
+def after_when(run, pick: Pick) -> Envelope | None:
+    if run.intent.overrides or not run.intent.kind:
+        return None
+    kind = run.intent.kind
+    if kind == "discover":
+        from core.answer import discover
+        return discover.answer(run)
+    if kind == "owner":
+        from core.answer import ownership
+        return ownership.answer(run, pick)
+    if kind == "downstream":
+        from core.answer import downstream
+        return downstream.answer(run, pick)
+    if kind == "document":
+        from core.answer import documents
+        return documents.answer(run)
+    if kind == "upcoming":
+        from core.resolve import upcoming
+        return upcoming.prepare(run)
+    return None

@@ -1,0 +1,243 @@
+"""Authorization: one role's view of the catalog. Every read below filters on the role in SQL.
+
+Nothing in the resolver, search or rendering reads DuckDB except through this view, so an object
+outside the role's ACL never reaches them. Reads are narrow (one entity, a few ids), so a question
+costs the same on a catalog of 100 or 100,000 objects.
+"""
+from __future__ import annotations
+
+import hashlib
+from datetime import date
+from functools import cached_property
+
+from rank_bm25 import BM25Okapi
+
+from core.catalog.entities import Entity, build_entity_index, head_index
+from core.catalog.evidence import Evidence
+from core.catalog.redact import redact, references
+from core.catalog.store import Store, acl_sql
+from core.catalog.text import words
+
+
+class Visible:
+    """One role's view. Shared by every thread that asks as this role: its cached values are pure
+    functions of the read-only file and the role, and every query runs on the calling thread's cursor."""
+
+    def __init__(self, store: Store, role: str, grants: frozenset[str] = frozenset()):
+        # `grants`: objects this view may read beyond the role's ACL, by evidence id (a steward's review
+        # queue, core/answer/steward.py); empty for every other view. Every read below goes through acl_sql.
+        self.store, self.role, self.grants = store, role, frozenset(grants)
+        self._acl = [role, sorted(self.grants)]
+
+    @property
+    def con(self):
+        return self.store.con
+
+    def _docs(self, where: str, params: list) -> list[Evidence]:
+        rows = self.con.execute(f"SELECT doc FROM evidence WHERE {acl_sql()} AND ({where}) "
+                                "ORDER BY evidence_id", [*self._acl, *params]).fetchall()
+        docs = self._redact([Evidence.model_validate_json(doc) for (doc,) in rows])
+        # Names of hidden objects inside generated text (a formula's input metrics) and lineage edges to
+        # them are rendered away too (core/catalog/redact.py).
+        refs = {r for e in docs for r in references(e)}
+        hidden = self.store.unseen_ids(self.role, refs, self.grants) if refs else set()
+        return [redact(e, hidden) for e in docs] if hidden else docs
+
+    def _redact(self, docs: list[Evidence]) -> list[Evidence]:
+        """Drop references (links, supersedes, superseded_by) to anything this role cannot see.
+
+        A visible page may say it is "superseded by" a finance-only version; naming that id would tell
+        the role it exists. Hidden and made-up targets are treated alike, so neither is observable.
+        """
+        refs = {t for ev in docs for _, t in ev.link_targets()}
+        if not refs:
+            return docs
+        seen = {i for row in self.con.execute(
+            f"SELECT evidence_id, entity_id FROM evidence WHERE {acl_sql()} "
+            "AND (evidence_id = ANY(?::VARCHAR[]) OR entity_id = ANY(?::VARCHAR[]))",
+            [*self._acl, sorted(refs), sorted(refs)]).fetchall() for i in row}
+        out = []
+        for ev in docs:
+            if all(t in seen for _, t in ev.link_targets()):
+                out.append(ev)
+                continue
+            links = {k: kept for k, ts in ev.links.items() if (kept := [t for t in ts if t in seen])}
+            out.append(ev.model_copy(update={
+                "links": links,
+                "supersedes": ev.supersedes if ev.supersedes in seen else None,
+                "superseded_by": ev.superseded_by if ev.superseded_by in seen else None}))
+        return out
+
+    @cached_property
+    def revision(self) -> str:
+        """The catalog revision as this role sees it: changes to objects it cannot see leave it as it is."""
+        digest = hashlib.sha256()
+        for ev_id, content in self.con.execute(
+                f"SELECT evidence_id, content_hash FROM evidence WHERE {acl_sql()} ORDER BY evidence_id",
+                self._acl).fetchall():
+            digest.update(f"{ev_id}|{content}\n".encode())
+        return digest.hexdigest()[:16]
+
+    @cached_property
+    def count(self) -> int:
+        return self.con.execute(f"SELECT count(*) FROM evidence WHERE {acl_sql()}", self._acl).fetchone()[0]
+
+    @cached_property
+    def entities(self) -> dict[str, Entity]:
+        rows = self.con.execute(
+            f"""SELECT e.evidence_id, e.entity_id, e.kind, e.title, e.authority, e.lifecycle,
+                      coalesce(list(a.alias) FILTER (WHERE a.alias IS NOT NULL), [])
+               FROM evidence e LEFT JOIN aliases a USING (evidence_id)
+               WHERE {acl_sql("e")} AND e.lifecycle <> 'retired'
+               GROUP BY ALL ORDER BY e.evidence_id""", self._acl).fetchall()
+        return build_entity_index(rows)
+
+    @cached_property
+    def heads(self) -> dict[str, list[Entity]]:
+        return head_index(self.entities)
+
+    @cached_property
+    def phrases(self) -> dict[tuple[str, ...], set[str]]:
+        index: dict[tuple[str, ...], set[str]] = {}
+        for ent in self.entities.values():
+            for name in ent.names:
+                index.setdefault(name, set()).add(ent.entity_id)
+        return index
+
+    @cached_property
+    def name_words(self) -> set[str]:
+        """Every word of every visible name: a question word outside it is one the role's catalog never uses."""
+        return {w for name in self.phrases for w in name}
+
+    @cached_property
+    def names_by_first(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+        """(entity id, name) of every visible topic entity's names, by the name's first word: what a question
+        word could begin ("net" -> net revenue), read in the question's length, not the catalog's size."""
+        index: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        for ent in self.entities.values():
+            if ent.is_topic:
+                for name in ent.names:
+                    index.setdefault(name[0], []).append((ent.entity_id, name))
+        return index
+
+    @cached_property
+    def topics_by_word(self) -> dict[str, set[str]]:
+        """Visible topic entities by every word of their names ("rate" -> churn rate, refund rate, ...)."""
+        index: dict[str, set[str]] = {}
+        for ent in self.entities.values():
+            if ent.is_topic:
+                for word in {w for n in ent.names for w in n}:
+                    index.setdefault(word, set()).add(ent.entity_id)
+        return index
+
+    @cached_property
+    def _bm25(self) -> tuple[list[str], BM25Okapi]:
+        ids = list(self.entities)
+        corpus = [[w for n in self.entities[i].names for w in n] + words(i) for i in ids]
+        return ids, BM25Okapi(corpus or [[""]])
+
+    @cached_property
+    def _bm25_pos(self) -> dict[str, int]:
+        return {e: i for i, e in enumerate(self._bm25[0])}
+
+    def bm25_scores(self, question: str, candidates: list[str]) -> dict[str, float]:
+        if len(candidates) < 2:  # nothing to order
+            return {}
+        ids, bm25 = self._bm25
+        pos = self._bm25_pos
+        wanted = [pos[c] for c in candidates if c in pos]
+        scores = bm25.get_batch_scores(words(question), wanted) if wanted else []
+        return {ids[i]: float(s) for i, s in zip(wanted, scores)}
+
+    def all(self) -> list[Evidence]:
+        """Everything this role may see (catalog browsing and the review queue; not on the answer path)."""
+        return self._docs("TRUE", [])
+
+    def of_kinds(self, kinds: list[str]) -> list[Evidence]:
+        """Every visible object of these kinds (discover: what metrics, models, sources can I see)."""
+        return self._docs("kind = ANY(?::VARCHAR[])", [list(kinds)])
+
+    def entity_objects(self, entity_id: str) -> list[Evidence]:
+        return self._docs("entity_id = ?", [entity_id])
+
+    def by_ids(self, ids: list[str]) -> list[Evidence]:
+        """Objects by evidence id, or every object of an entity id ('= ANY' keeps this an index-speed
+        lookup; an OR of two list_contains scans the whole table)."""
+        if not ids:
+            return []
+        found = {e.evidence_id: e for e in self._docs("evidence_id = ANY(?::VARCHAR[])", [list(ids)])}
+        rest = [i for i in ids if i not in found]
+        if rest:
+            found.update({e.evidence_id: e for e in self._docs("entity_id = ANY(?::VARCHAR[])", [rest])})
+        return sorted(found.values(), key=lambda e: e.evidence_id)
+
+    def visible_ids(self, ids: set[str]) -> set[str]:
+        """Which of these evidence ids the role may see: the check on a model's citations."""
+        if not ids:
+            return set()
+        return {e.evidence_id for e in self._docs("evidence_id = ANY(?::VARCHAR[])", [list(ids)])}
+
+    def edge_models_into(self, node: str) -> list[tuple[str, str]]:
+        """(lineage evidence_id, upstream) for visible edges whose downstream is `node`."""
+        return self.con.execute(
+            f"""SELECT l.evidence_id, l.upstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
+               WHERE l.downstream = ? AND {acl_sql("e")}""", [node, *self._acl]).fetchall()
+
+    def linked_entities(self, entity_id: str) -> set[str]:
+        """Entities one hop away through links or lineage edges carried by visible objects."""
+        acl, e_acl, x_acl = acl_sql(), acl_sql("e"), acl_sql("x")
+        rows = self.con.execute(
+            f"""WITH mine AS (SELECT evidence_id FROM evidence WHERE entity_id = ? AND {acl}),
+                    ends AS (
+                      SELECT l.target AS other FROM links l JOIN evidence e USING (evidence_id)
+                        WHERE {e_acl} AND (e.entity_id = ? )
+                      UNION SELECT e.entity_id FROM links l JOIN evidence e USING (evidence_id)
+                        WHERE {e_acl} AND (l.target = ? OR l.target IN (SELECT * FROM mine))
+                      UNION SELECT l.upstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
+                        WHERE {e_acl} AND (l.downstream = ? OR l.downstream IN (SELECT * FROM mine))
+                      UNION SELECT l.downstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
+                        WHERE {e_acl} AND (l.upstream = ? OR l.upstream IN (SELECT * FROM mine)))
+               SELECT DISTINCT coalesce(x.entity_id, ends.other) FROM ends
+               LEFT JOIN evidence x ON x.evidence_id = ends.other AND {x_acl}""",
+            [entity_id, *self._acl, *self._acl, entity_id, *self._acl, entity_id, *self._acl, entity_id,
+             *self._acl, entity_id, *self._acl]).fetchall()
+        return {r for (r,) in rows if r and r != entity_id}
+
+    def documents_about(self, entity_id: str) -> list[Evidence]:
+        """Non-governing objects of the entity, or linked to it (documents, superseded_by, conflicts_with)."""
+        return self._docs(
+            """(entity_id = ? OR evidence_id IN (
+                  SELECT l.evidence_id FROM links l WHERE l.target = ?
+                  OR l.target IN (SELECT evidence_id FROM evidence WHERE entity_id = ?)))
+               AND (authority <> 'authoritative' OR lifecycle IN ('draft', 'superseded', 'deprecated'))""",
+            [entity_id, entity_id, entity_id])
+
+    def freshness_objects(self, source: str) -> list[Evidence]:
+        # A source is named by its entity id (hand-written catalogs) or by its node id (dbt lineage).
+        return self._docs("""evidence_id IN (SELECT evidence_id FROM freshness WHERE source = ?
+                               OR source IN (SELECT evidence_id FROM evidence WHERE entity_id = ?)
+                               OR source IN (SELECT entity_id FROM evidence WHERE evidence_id = ?))""",
+                          [source, source, source])
+
+    def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
+        return self.store.upstream_closure(starts, self.role, day, depth, grants=self.grants)
+
+    def downstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
+        return self.store.upstream_closure(starts, self.role, day, depth, direction="downstream", grants=self.grants)
+
+    def column_edges(self, nodes: list[str], day: date | None) -> list[tuple]:
+        return self.store.column_edges(self.role, day, nodes, self.grants)
+
+    def hidden_ids(self, ids: set[str]) -> set[str]:
+        # Hidden and absent alike (Store.unseen_ids): where a chain stops must not say which it was.
+        return self.store.unseen_ids(self.role, ids, self.grants)
+
+
+def visible(store: Store, role: str, grants: frozenset[str] = frozenset()) -> Visible:
+    """The role's view of this store, widened by `grants` (evidence ids: a steward's review queue); one per
+    (role, grants) and store, since the database is read-only: every thread asking as the role shares it."""
+    key = (role, frozenset(grants))
+    with store._lock:
+        if key not in store.views:
+            store.views[key] = Visible(store, role, key[1])
+        return store.views[key]

@@ -1,0 +1,85 @@
+"""Settings read from the environment in one place; everything else takes them as arguments."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from core.catalog.auth import UVICORN_DEFAULT_FORWARDED, AuthSettings
+
+# Offline defaults: without these, library imports stall on network retries or flood stderr.
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LANCEDB_LOG": "error",
+}
+
+
+def apply_offline_env() -> None:
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseModel):
+    db_path: Path = REPO_ROOT / "data" / "build" / "demo.duckdb"
+    demo_catalog: Path = REPO_ROOT / "data" / "demo"
+    # A sentence-transformers folder or name; None = the packaged all-MiniLM-L6-v2 weights.
+    embed_model: str | None = None
+    # Any litellm model id ("openai/gpt-4o-mini", "ollama/llama3.1", ...); None = deterministic explanations.
+    llm_model: str | None = None
+    llm_timeout_s: float = 30.0
+    # Who may use which role: demo (chosen freely), header (trusted proxy), oidc (st.login). See core/catalog/auth.py.
+    auth: AuthSettings = Field(default_factory=AuthSettings)
+    # MCP server (`python -m core mcp`): the principal a stdio server runs as, optionally one of its roles,
+    # and the hashed bearer-token file an HTTP server checks.
+    mcp_principal: str | None = None
+    mcp_role: str | None = None
+    mcp_tokens: Path | None = None
+    # The Audit page shows other principals' question text only when this is on (ASOF_AUDIT_SHOW_QUESTIONS=1).
+    audit_show_questions: bool = False
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        values = {}
+        if os.environ.get("ASOF_DB"):
+            values["db_path"] = Path(os.environ["ASOF_DB"])
+        if os.environ.get("ASOF_CATALOG"):
+            values["demo_catalog"] = Path(os.environ["ASOF_CATALOG"])
+        if os.environ.get("ASOF_EMBED_MODEL"):
+            values["embed_model"] = os.environ["ASOF_EMBED_MODEL"]
+        if os.environ.get("ASOF_LLM_MODEL"):
+            values["llm_model"] = os.environ["ASOF_LLM_MODEL"]
+        if os.environ.get("ASOF_LLM_TIMEOUT"):
+            values["llm_timeout_s"] = float(os.environ["ASOF_LLM_TIMEOUT"])
+        values["auth"] = _auth_from_env()
+        values["audit_show_questions"] = os.environ.get("ASOF_AUDIT_SHOW_QUESTIONS", "") in ("1", "true", "yes")
+        for key, env in (("mcp_principal", "ASOF_MCP_PRINCIPAL"), ("mcp_role", "ASOF_MCP_ROLE"),
+                         ("mcp_tokens", "ASOF_MCP_TOKENS")):
+            if os.environ.get(env):
+                values[key] = os.environ[env]
+        return cls(**values)
+
+
+def _auth_from_env() -> AuthSettings:
+    env = os.environ
+    values: dict = {"mode": env.get("ASOF_AUTH") or "demo",
+                    "forwarded_allow_ips": env.get("FORWARDED_ALLOW_IPS", UVICORN_DEFAULT_FORWARDED)}
+    if env.get("ASOF_AUTH_HEADER"):
+        values["header"] = env["ASOF_AUTH_HEADER"]
+    if env.get("ASOF_TRUSTED_PROXIES"):
+        values["trusted_proxies"] = [x.strip() for x in env["ASOF_TRUSTED_PROXIES"].split(",") if x.strip()]
+    if env.get("ASOF_AUTH_EMAIL_DOMAIN"):
+        values["email_domain"] = env["ASOF_AUTH_EMAIL_DOMAIN"]
+    if env.get("ASOF_OIDC_CLAIM"):
+        values["oidc_claim"] = env["ASOF_OIDC_CLAIM"]
+    try:
+        return AuthSettings(**values)
+    except ValueError as exc:  # pydantic's ValidationError: name the variables, not the model fields
+        raise ValueError(f"bad identity settings (ASOF_AUTH, ASOF_AUTH_HEADER, ASOF_TRUSTED_PROXIES, "
+                         f"ASOF_AUTH_EMAIL_DOMAIN, ASOF_OIDC_CLAIM): {exc}") from None

@@ -1,0 +1,415 @@
+"""The evidence envelope: the structured, reproducible answer to one question."""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from core.catalog.evidence import Evidence, MetricSpec, ModelSpec
+from core.catalog.explanation import Explanation
+
+Day = date  # ClarifyOption has a field named `date`
+
+
+# The one answer for a hidden object and a made-up one: existence of restricted objects is not leaked.
+NOT_FOUND = ("I can't find that in the catalog you have access to. It may not exist, or it may not be shared "
+             "with your role.")
+
+
+class Behavior(str, Enum):
+    answer = "answer"
+    clarify = "clarify"
+    split = "split"
+    abstain = "abstain"
+    not_found_or_not_authorized = "not_found_or_not_authorized"
+    human_review = "human_review"
+    refuse = "refuse"
+
+
+class EvidenceRef(BaseModel):
+    evidence_id: str
+    entity_id: str
+    kind: str
+    title: str
+    version: str | None
+    valid_from: date | None
+    valid_to: date | None
+    authority: str
+    lifecycle: str
+    authority_class: str | None = None
+    owner: str | None = None
+    description: str | None = None
+    source_uri: str | None = None
+    source_revision: str | None = None
+    content_hash: str | None = None
+    metric: MetricSpec | None = None
+    model: ModelSpec | None = None
+    text: str = ""
+    role_in_answer: str = ""
+
+    @classmethod
+    def of(cls, ev: Evidence, role_in_answer: str) -> "EvidenceRef":
+        return cls(evidence_id=ev.evidence_id, entity_id=ev.entity_id, kind=ev.kind.value, title=ev.title,
+                   version=ev.version, valid_from=ev.valid_from, valid_to=ev.valid_to,
+                   authority=ev.authority.value, lifecycle=ev.lifecycle.value, authority_class=ev.authority_class,
+                   owner=ev.owner, description=ev.description, source_uri=ev.source_uri, source_revision=ev.source_revision,
+                   content_hash=ev.content_hash, metric=ev.metric, model=ev.model, text=ev.text,
+                   role_in_answer=role_in_answer)
+
+
+class EvidenceLabel(BaseModel):
+    """What a conflict and a quoted document both say about the evidence object they show."""
+    evidence_id: str
+    entity_id: str
+    title: str
+    kind: str
+    authority: str
+    lifecycle: str
+
+
+class Conflict(EvidenceLabel):
+    version: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None
+    label: str  # DRAFT | SUPERSEDED | UNTRUSTED | NON-AUTHORITATIVE | NOT IN EFFECT | DEPRECATED
+    why: str
+    named_in_question: bool = False
+    text: str = ""
+
+
+class LineageNode(BaseModel):
+    id: str
+    kind: str  # metric | model | source | node
+    label: str
+    version: str | None = None
+    evidence_id: str | None = None
+
+
+class LineageEdge(BaseModel):
+    upstream: str
+    downstream: str
+    evidence_id: str
+
+
+class Lineage(BaseModel):
+    nodes: list[LineageNode] = Field(default_factory=list)
+    edges: list[LineageEdge] = Field(default_factory=list)
+    raw_sources: list[str] = Field(default_factory=list)
+    # Models with no parents at all (date spines, SQL-generated seeds): the data starts there, but they are
+    # not raw sources.
+    generated: list[str] = Field(default_factory=list)
+    # True when some shown node has an upstream this role may not see: the chain continues beyond the view.
+    # What is beyond is never named or counted.
+    continues_beyond_view: bool = False
+
+
+class ColumnHop(BaseModel):
+    upstream: str
+    upstream_column: str
+    downstream: str
+    downstream_column: str
+    evidence_id: str
+
+
+class ColumnLineage(BaseModel):
+    """Where one column comes from: column-level edges when they exist, else a plain statement that only
+    table-level lineage is recorded."""
+    column: str
+    found_in: str | None = None  # the node whose column was traced
+    hops: list[ColumnHop] = Field(default_factory=list)
+    raw_columns: list[str] = Field(default_factory=list)  # node.column with no recorded upstream
+    table_only: bool = False
+    detail: str
+
+
+class FreshnessEntry(BaseModel):
+    source: str
+    status: str  # pass | warn | error | unknown
+    age_hours: float | None
+    warn_after_hours: float | None
+    error_after_hours: float | None
+    loaded_at: datetime | None
+    evaluated_at: datetime
+    evidence_id: str | None = None
+    policy_evidence_id: str | None = None
+
+
+class ClarifyOption(BaseModel):
+    label: str
+    date: Day | None = None
+    entity_id: str | None = None
+    version: str | None = None
+    evidence_id: str | None = None
+
+
+class Clarify(BaseModel):
+    question: str
+    options: list[ClarifyOption]
+
+
+class SubPeriod(BaseModel):
+    start: date
+    end: date  # exclusive
+    behavior: Behavior
+    selected: list[EvidenceRef] = Field(default_factory=list)
+    verdict: str
+
+
+class SearchHit(BaseModel):
+    """Found by hybrid search inside the requester's visible set; supports, never governs."""
+    evidence_id: str
+    title: str
+    kind: str
+    authority: str
+    lifecycle: str
+    score: float
+
+
+class IndexStatus(BaseModel):
+    """The third clock: whether the search index reflects the catalog's content and permissions."""
+    status: str  # current | stale | absent
+    indexed_objects: int = 0
+    stale_content: list[str] = Field(default_factory=list)
+    stale_acl: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+    detail: str = ""
+
+
+class CatalogState(BaseModel):
+    """Transaction time: which recorded state of the catalog answered, and today's, by ingest number.
+
+    Not part of the answer's hash (see core.catalog.audit): it says when the answer was read, not what it says."""
+    recorded_at: datetime | None = None  # asked "as recorded at"; None = the current catalog
+    ingest: int | None = None  # the ingest whose content answered
+    ingested_at: datetime | None = None
+    revision: str  # catalog revision of that state, as the role sees it (like Envelope.catalog_revision)
+    current_ingest: int | None = None
+    current_revision: str  # today's, as the role sees it
+    acl_ingest: int | None = None  # whose permissions applied (always the current ones when asked)
+    catalog_only: bool = False  # past states are read from DuckDB; the search index holds only current content
+    detail: str = ""
+
+
+class TraceStep(BaseModel):
+    rule: str
+    detail: str
+
+
+# ---- Intents the catalog answers without a definition (discover, compare, owner, downstream, document). ----
+# Each is an optional field of the envelope; `Envelope.intent` says which one the question asked.
+
+class VersionSummary(BaseModel):
+    evidence_id: str
+    version: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None  # exclusive
+    authority: str
+    lifecycle: str
+    in_effect: bool = False  # on the reporting date (or today when none was given)
+
+
+class ListedEntity(BaseModel):
+    """One visible entity in a discover answer: never anything the role may not see."""
+    entity_id: str
+    label: str
+    role: str  # metric | model | source | document | policy
+    owner: str | None = None
+    status: str  # current version vN on DAY | no current version on DAY | draft only | not authoritative
+    evidence_id: str  # the object the row is read from (the version in effect, else the latest visible)
+    title: str
+    description: str = ""
+    versions: list[VersionSummary] = Field(default_factory=list)
+
+
+class ReviewFinding(BaseModel):
+    """One item of the governance review queue (core/answer/review.py), computed over the asking view only."""
+    category: str  # overlap | draft_conflict | superseded_surfaced | untrusted_instructions | empty_acl | stale_index
+    title: str
+    detail: str
+    action: str
+    evidence_ids: list[str] = Field(default_factory=list)
+
+
+class ReviewAnswer(BaseModel):
+    """A governance reviewer's question ("which drafts contradict ...?") answered from the review queue."""
+    categories: list[str]
+    as_of: date
+    items: list[ReviewFinding] = Field(default_factory=list)
+
+
+class Listing(BaseModel):
+    kind: str  # metric | model | source | document | exposure (dbt exposures: dashboards, reports)
+    topic: list[str] = Field(default_factory=list)  # words the names had to contain; empty = everything
+    as_of: date
+    items: list[ListedEntity] = Field(default_factory=list)
+
+
+class FieldChange(BaseModel):
+    field: str
+    before: str | None = None
+    after: str | None = None
+    changed: bool
+    # Prose fields (the description): the sentences only the earlier side has, and only the later side has,
+    # quoted as written, so a reader sees which sentence changed, not two whole paragraphs.
+    removed: list[str] = Field(default_factory=list)
+    added: list[str] = Field(default_factory=list)
+
+
+class Comparison(BaseModel):
+    """Two versions of one entity, field by field; `left` is the earlier. Or two entities of one kind, each as
+    in effect on the reporting date; `right_label` then names the second."""
+    left: EvidenceRef
+    right: EvidenceRef
+    how: str  # how the two were chosen
+    fields: list[FieldChange] = Field(default_factory=list)
+    left_model: str | None = None  # backing model evidence ids (metrics)
+    right_model: str | None = None
+    right_label: str | None = None
+
+    @property
+    def changed(self) -> list[FieldChange]:
+        return [f for f in self.fields if f.changed]
+
+
+class Ownership(BaseModel):
+    entity_id: str
+    owner: str | None
+    evidence_id: str  # where the owner is recorded
+    version: str | None = None
+    from_draft: bool = False  # no authoritative version: the owner of the latest non-governing object
+    history: list[VersionSummary] = Field(default_factory=list)
+    owners_by_version: dict[str, str | None] = Field(default_factory=dict)  # evidence_id -> owner
+
+
+class DownstreamItem(BaseModel):
+    id: str  # lineage node id
+    kind: str  # exposure | metric | model | document | source | node
+    label: str
+    depth: int
+    evidence_id: str | None = None  # the visible object behind the node, if any
+    version: str | None = None
+    exposure_type: str | None = None  # dashboard | notebook | analysis | ml | application (dbt exposures)
+    owner: str | None = None
+    via: list[str] = Field(default_factory=list)  # lineage evidence carrying the edge into it
+
+
+class Downstream(BaseModel):
+    starts: list[str]
+    as_of: date
+    asked: str | None = None  # dashboards | reports | models | metrics ... as the question put it
+    items: list[DownstreamItem] = Field(default_factory=list)
+
+
+class DocumentEvidence(EvidenceLabel):
+    """A document answered as evidence: quoted and cited, labelled by its authority; it never governs."""
+    authority_class: str | None = None
+    label: str  # e.g. AUTHORITATIVE DOCUMENT, UNTRUSTED, SUPERSEDED, DRAFT
+    owner: str | None = None
+    version: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None
+    about: list[str] = Field(default_factory=list)  # entity ids it documents
+    quote: str
+    text: str = ""
+    source_uri: str | None = None
+
+
+class DateReading(BaseModel):
+    """How one date written in the question was read, and by which rule."""
+    text: str
+    read_as: str
+    rule: str
+
+
+class Envelope(BaseModel):
+    behavior: Behavior
+    role: str
+    reporting_date: date | None = None
+    period_start: date | None = None
+    period_end: date | None = None  # exclusive
+    evaluated_at: datetime
+    entity_id: str | None = None
+    entity_label: str | None = None
+    entity_read_as: str | None = None  # "read 'net reveneu' as Net revenue": a misspelt name was read
+    dates_read: list[DateReading] = Field(default_factory=list)
+    asked: list[str] = Field(default_factory=list)
+    verdict: str
+    selected: list[EvidenceRef] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(default_factory=list)
+    lineage: Lineage = Field(default_factory=Lineage)
+    columns: ColumnLineage | None = None
+    freshness: list[FreshnessEntry] = Field(default_factory=list)
+    clarify: Clarify | None = None
+    splits: list[SubPeriod] = Field(default_factory=list)
+    supporting: list[SearchHit] = Field(default_factory=list)
+    index: IndexStatus | None = None
+    notes: list[str] = Field(default_factory=list)
+    ignored_instructions: list[str] = Field(default_factory=list)
+    trace: list[TraceStep] = Field(default_factory=list)
+    catalog_revision: str
+    # Evidence ids read beyond the role's ACL: a steward's review queue (core/answer/steward.py); empty otherwise.
+    granted: list[str] = Field(default_factory=list)
+    recorded: CatalogState | None = None  # the catalog state answered from (transaction time)
+    explanation: Explanation | None = None  # added on request (`ask --explain`, the Ask page)
+    intent: str | None = None  # discover | compare | owner | downstream | document | upcoming | review; None = definition
+    listing: Listing | None = None
+    comparison: Comparison | None = None
+    ownership: Ownership | None = None
+    downstream: Downstream | None = None
+    documents: list[DocumentEvidence] = Field(default_factory=list)
+    review: ReviewAnswer | None = None
+
+    def evidence_ids(self) -> set[str]:
+        ids = {s.evidence_id for s in self.selected} | {c.evidence_id for c in self.conflicts}
+        ids |= {e.evidence_id for e in self.lineage.edges}
+        ids |= {n.evidence_id for n in self.lineage.nodes if n.evidence_id}
+        if self.columns:
+            ids |= {h.evidence_id for h in self.columns.hops}
+        ids |= {f.evidence_id for f in self.freshness if f.evidence_id}
+        ids |= {f.policy_evidence_id for f in self.freshness if f.policy_evidence_id}
+        ids |= {h.evidence_id for h in self.supporting}
+        for sp in self.splits:
+            ids |= {s.evidence_id for s in sp.selected}
+        if self.clarify:
+            ids |= {o.evidence_id for o in self.clarify.options if o.evidence_id}
+        return ids | set(intent_facts(self))
+
+
+def intent_facts(env: "Envelope") -> dict[str, list[str]]:
+    """What the intent fields say about each evidence id: what a sentence citing it may draw on."""
+    out: dict[str, list[str]] = {}
+
+    def add(evidence_id: str | None, *parts) -> None:
+        if evidence_id:
+            out.setdefault(evidence_id, []).extend(str(p) for p in parts if p)
+
+    def dates(v) -> list:
+        return [v.valid_from, v.valid_to, v.valid_to and (v.valid_to - timedelta(days=1))]
+
+    if env.listing:
+        for it in env.listing.items:
+            add(it.evidence_id, it.entity_id, it.label, it.title, it.owner, it.status, it.description,
+                *(x for v in it.versions for x in (v.version, v.lifecycle, v.authority, *dates(v))))
+    if env.comparison:
+        c = env.comparison
+        for ref, model in ((c.left, c.left_model), (c.right, c.right_model)):
+            add(ref.evidence_id, model, *(x for f in c.fields for x in (f.field, f.before, f.after)))
+    if env.ownership:
+        o = env.ownership
+        add(o.evidence_id, o.entity_id, o.owner, o.version)
+        for v in o.history:
+            add(v.evidence_id, o.entity_id, v.version, o.owners_by_version.get(v.evidence_id), *dates(v))
+    if env.review:
+        for it in env.review.items:
+            for eid in it.evidence_ids:
+                add(eid, it.category, it.title, it.detail)
+    if env.downstream:
+        for it in env.downstream.items:
+            add(it.evidence_id, it.id, it.label, it.kind, it.exposure_type, it.owner, it.version)
+            for via in it.via:
+                add(via, it.id, it.label)
+    for d in env.documents:
+        add(d.evidence_id, d.entity_id, d.title, d.text, d.quote, d.owner, d.version, d.authority,
+            d.lifecycle, d.authority_class, d.label, *d.about, *dates(d))
+    return out

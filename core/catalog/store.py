@@ -1,0 +1,465 @@
+"""The catalog in DuckDB: written whole in one transaction, read back per role.
+
+Writes go to a temporary file that replaces the database only once complete, so a failed
+ingest never leaves a half-written catalog and an existing database stays untouched.
+
+Transaction time: the current tables (evidence, links, lineage_edges, ...) hold today's catalog and are
+all the answer path reads. Beside them, `ingests` lists every ingest and `evidence_history` every content
+and ACL revision each object ever had, with the ingests that introduced (`recorded_from`) and replaced
+(`recorded_to`) it. Each ingest copies the previous file's history into the new one before the swap and only
+adds to it (core/catalog/history.py reads past states from it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from core.catalog.evidence import Catalog, Evidence, Role
+
+SCHEMA_VERSION = "5"  # bump when the tables change; older files must be re-ingested
+SCHEMA = """
+CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE roles (role VARCHAR PRIMARY KEY, description VARCHAR, steward BOOLEAN);
+CREATE TABLE principals (principal VARCHAR, role VARCHAR);
+CREATE TABLE evidence (
+  evidence_id VARCHAR PRIMARY KEY, entity_id VARCHAR NOT NULL, kind VARCHAR NOT NULL, title VARCHAR,
+  text VARCHAR, version VARCHAR, authority VARCHAR NOT NULL, lifecycle VARCHAR NOT NULL,
+  authority_class VARCHAR, valid_from DATE, valid_to DATE, recorded_at TIMESTAMPTZ, expires_at DATE,
+  acl VARCHAR[] NOT NULL, owner VARCHAR, content_hash VARCHAR NOT NULL, acl_revision VARCHAR NOT NULL,
+  doc JSON NOT NULL);
+CREATE TABLE acl (evidence_id VARCHAR, role VARCHAR);
+CREATE TABLE entities (entity_id VARCHAR PRIMARY KEY, kinds VARCHAR[]);
+CREATE TABLE aliases (entity_id VARCHAR, alias VARCHAR, evidence_id VARCHAR);
+CREATE TABLE links (evidence_id VARCHAR, link_type VARCHAR, target VARCHAR);
+CREATE TABLE lineage_edges (evidence_id VARCHAR, upstream VARCHAR, downstream VARCHAR,
+  upstream_column VARCHAR, downstream_column VARCHAR,
+  -- copied from the carrying object so the closure query needs no join
+  acl VARCHAR[], governs BOOLEAN, valid_from DATE, valid_to DATE);
+CREATE TABLE freshness (evidence_id VARCHAR, source VARCHAR, warn_after_hours DOUBLE,
+  error_after_hours DOUBLE, loaded_at TIMESTAMPTZ, observed_at TIMESTAMPTZ);
+"""
+HISTORY_SCHEMA = """
+CREATE TABLE ingests (ingest INTEGER PRIMARY KEY, ingested_at TIMESTAMPTZ NOT NULL,
+  catalog_revision VARCHAR NOT NULL, source VARCHAR, object_count INTEGER);
+-- One row per content or ACL revision of an object; recorded_to is NULL while it is current.
+CREATE TABLE evidence_history (evidence_id VARCHAR NOT NULL, content_hash VARCHAR NOT NULL,
+  acl_revision VARCHAR NOT NULL, acl VARCHAR[] NOT NULL, doc JSON NOT NULL,
+  recorded_from INTEGER NOT NULL, recorded_to INTEGER);
+"""
+
+
+class DatabaseError(Exception):
+    """The catalog database cannot be opened or written; the message names the file and why."""
+
+
+def check_db_path(db_path: str | Path) -> None:
+    """Refuse, before any work, a --db that cannot hold a database file."""
+    db_path = Path(db_path)
+    if db_path.is_dir():
+        raise DatabaseError(f"{db_path} is a folder; --db names the database file to create or replace "
+                            f"(for example {db_path / 'catalog.duckdb'})")
+    if db_path.exists() and not db_path.is_file():
+        raise DatabaseError(f"{db_path} is not a regular file; --db names the database file to create or replace")
+    for parent in db_path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise DatabaseError(f"cannot create {db_path}: {parent} is a file, not a folder")
+            break
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def clean_stale_temp(db_path: str | Path) -> list[Path]:
+    """Remove temporary files (and set-aside index folders) left by an ingest killed with SIGKILL:
+    only those whose process id is no longer running, so a concurrent ingest keeps its own."""
+    import re
+    import shutil
+    db_path = Path(db_path)
+    if not db_path.parent.is_dir():
+        return []
+    pattern = re.compile(rf"^\.{re.escape(db_path.name)}\.tmp-(\d+)(\.wal)?$|"
+                         rf"^\.{re.escape(db_path.with_suffix('.lance').name)}\.broken-(\d+)$")
+    removed = []
+    for entry in db_path.parent.iterdir():
+        m = pattern.match(entry.name)
+        if not m:
+            continue
+        pid = int(m.group(1) or m.group(3))
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        try:
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+            removed.append(entry)
+        except OSError:
+            pass  # not ours to force; it breaks nothing (readers never look at temp names)
+    return removed
+
+
+def write_catalog(catalog: Catalog, db_path: str | Path, source: str = "", index_version: int | None = None) -> str:
+    """Replace the database at db_path with this catalog; returns the catalog revision.
+
+    `index_version` records that an index was written for this revision (readers then report a missing
+    index instead of silently answering without one). Any OS or DuckDB failure (read-only folder, full
+    disk) raises DatabaseError and leaves the previous database as it was."""
+    db_path = Path(db_path)
+    check_db_path(db_path)
+    tmp = db_path.with_name(f".{db_path.name}.tmp-{os.getpid()}")
+    revision = catalog.revision()
+    try:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_temp(db_path)
+        for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
+            stale.unlink(missing_ok=True)
+        try:
+            con = duckdb.connect(str(tmp))
+            try:
+                con.execute("BEGIN")
+                con.execute(SCHEMA)
+                con.execute(HISTORY_SCHEMA)
+                now = datetime.now(timezone.utc)
+                ingest = _carry_history(con, db_path)
+                _insert(con, catalog, revision, source, now, ingest, index_version)
+                _record_ingest(con, ingest, now, revision, source, len(catalog.evidence))
+                con.execute("COMMIT")
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+            os.chmod(tmp, 0o600)  # the catalog holds every role's text: owner only, whatever the umask
+            os.replace(tmp, db_path)
+            Path(str(db_path) + ".wal").unlink(missing_ok=True)
+        finally:
+            for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+                try:
+                    leftover.unlink(missing_ok=True)
+                except OSError:
+                    pass
+    except (OSError, duckdb.Error) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc).splitlines()[0][:300]
+        raise DatabaseError(f"could not write the catalog database {db_path}: {reason}; "
+                            "the previous database is unchanged") from exc
+    return revision
+
+
+def _carry_history(con: duckdb.DuckDBPyConnection, db_path: Path) -> int:
+    """Copy the previous database's history into the new file; returns this ingest's number.
+
+    A previous file without history (an older schema) contributes its catalog as ingest 1; an unreadable
+    one is replaced whole, as before, and the history starts again.
+    """
+    if not db_path.exists():
+        return 1
+    try:
+        con.execute(f"ATTACH '{str(db_path).replace(chr(39), chr(39) * 2)}' AS prev (READ_ONLY)")
+    except duckdb.Error:
+        return 1
+    try:
+        tables = {t for (t,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_catalog = 'prev'").fetchall()}
+        if {"ingests", "evidence_history"} <= tables:
+            con.execute("INSERT INTO ingests SELECT * FROM prev.ingests")
+            con.execute("INSERT INTO evidence_history SELECT * FROM prev.evidence_history")
+        elif {"evidence", "meta"} <= tables:
+            meta = dict(con.execute("SELECT key, value FROM prev.meta").fetchall())
+            con.execute("INSERT INTO ingests VALUES (1, ?, ?, ?, ?)", [
+                meta.get("ingested_at") or datetime.now(timezone.utc), meta.get("catalog_revision", "unknown"),
+                meta.get("source", ""), int(meta.get("object_count") or 0)])
+            con.execute("""INSERT INTO evidence_history SELECT evidence_id, content_hash, acl_revision, acl, doc, 1,
+                           NULL FROM prev.evidence""")
+        return (con.execute("SELECT max(ingest) FROM ingests").fetchone()[0] or 0) + 1
+    except duckdb.Error:
+        con.execute("DELETE FROM ingests")
+        con.execute("DELETE FROM evidence_history")
+        return 1
+    finally:
+        con.execute("DETACH prev")
+
+
+def _record_ingest(con: duckdb.DuckDBPyConnection, ingest: int, now: datetime, revision: str, source: str,
+                   count: int) -> None:
+    """Close the revisions this ingest replaced (or removed) and add the ones it introduced."""
+    con.execute("""UPDATE evidence_history h SET recorded_to = ? WHERE recorded_to IS NULL AND NOT EXISTS (
+                     SELECT 1 FROM evidence e WHERE e.evidence_id = h.evidence_id
+                       AND e.content_hash = h.content_hash AND e.acl_revision = h.acl_revision)""", [ingest])
+    con.execute("""INSERT INTO evidence_history
+                   SELECT evidence_id, content_hash, acl_revision, acl, doc, ?, NULL FROM evidence e
+                   WHERE NOT EXISTS (SELECT 1 FROM evidence_history h WHERE h.recorded_to IS NULL
+                     AND h.evidence_id = e.evidence_id AND h.content_hash = e.content_hash
+                     AND h.acl_revision = e.acl_revision)""", [ingest])
+    con.execute("INSERT INTO ingests VALUES (?, ?, ?, ?, ?)", [ingest, now, revision, source, count])
+
+
+def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, source: str,
+            now: datetime | None = None, ingest: int | None = None, index_version: int | None = None) -> None:
+    now = now or datetime.now(timezone.utc)
+    con.executemany("INSERT INTO meta VALUES (?, ?)", [
+        ("catalog_revision", revision), ("ingested_at", now.isoformat(timespec="seconds")), ("source", source),
+        ("schema_version", SCHEMA_VERSION), ("ingest", str(ingest or "")),
+        ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence))),
+        ("index_version", "" if index_version is None else str(index_version)),
+        ("fiscal_year_start_month", str(catalog.settings.fiscal_year_start_month))])
+    _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
+    _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
+    rows, acl, aliases, links, edges, fresh = [], [], [], [], [], []
+    kinds: dict[str, set[str]] = {}
+    for ev in catalog.evidence:
+        rows.append((ev.evidence_id, ev.entity_id, ev.kind.value, ev.title, ev.text, ev.version,
+                     ev.authority.value, ev.lifecycle.value, ev.authority_class, ev.valid_from, ev.valid_to,
+                     ev.recorded_at, ev.expires_at, ev.acl, ev.owner, ev.content_hash, ev.acl_revision,
+                     ev.model_dump_json()))
+        acl += [(ev.evidence_id, r) for r in ev.acl]
+        aliases += [(ev.entity_id, a, ev.evidence_id) for a in ev.aliases]
+        links += [(ev.evidence_id, t, target) for t, target in ev.link_targets()]
+        governs = ev.authority.value == "authoritative" and ev.lifecycle.value not in ("draft", "retired")
+        edges += [(ev.evidence_id, e.upstream, e.downstream, e.upstream_column, e.downstream_column, ev.acl,
+                   governs, ev.valid_from, ev.valid_to) for e in ev.edges]
+        if ev.freshness:
+            f = ev.freshness
+            fresh.append((ev.evidence_id, f.source or ev.entity_id, f.warn_after_hours, f.error_after_hours,
+                          f.loaded_at, f.observed_at))
+        kinds.setdefault(ev.entity_id, set()).add(ev.kind.value)
+    for table, data in (("evidence", rows), ("acl", acl), ("aliases", aliases), ("links", links),
+                        ("lineage_edges", edges), ("freshness", fresh),
+                        ("entities", [(k, sorted(v)) for k, v in kinds.items()])):
+        _many(con, table, data)
+
+
+def _many(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
+    """Bulk insert through Arrow: row-by-row executemany takes minutes on 100k objects."""
+    if not rows:
+        return
+    columns = [c for (c,) in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+        [table]).fetchall()]
+    batch = pa.Table.from_pylist([dict(zip(columns, r)) for r in rows])  # noqa: F841 (scanned by DuckDB)
+    con.execute(f"INSERT INTO {table} SELECT {', '.join(columns)} FROM batch")
+
+
+def _open_read_only(path: Path) -> duckdb.DuckDBPyConnection:
+    """The file attached read-only to a private in-memory database.
+
+    `duckdb.connect(path)` shares one database instance per path within a process, so after a
+    re-ingest renames a new file over the old one, a new connection would still read the old file
+    while any Store holds it open. Attaching opens the file that is at the path now.
+    """
+    con = duckdb.connect(":memory:")
+    literal = "'" + str(path).replace("'", "''") + "'"
+    con.execute(f"ATTACH {literal} AS catalog (READ_ONLY)")
+    con.execute("USE catalog")
+    return con
+
+
+def acl_sql(alias: str = "") -> str:
+    """The one ACL predicate every read uses: the role is in the object's ACL, or the object is granted to
+    this view by id (a steward's review queue, core/answer/steward.py). Parameters: role, then the granted ids."""
+    p = f"{alias}." if alias else ""
+    return f"(list_contains({p}acl, ?) OR {p}evidence_id = ANY(?::VARCHAR[]))"
+
+
+class Store:
+    """Read access to an ingested catalog. Every evidence read is scoped to one role.
+
+    One Store serves every thread of the app. A DuckDB connection must not run queries from two
+    threads at once (one thread can fetch the other's result), so each thread reads through its
+    own cursor of the one read-only connection. The file is opened once: a re-ingest replaces it by
+    rename, and this Store keeps answering from the revision it opened, never a mix.
+    """
+
+    def __init__(self, db_path: str | Path):
+        self.path = Path(db_path)
+        if not self.path.exists():
+            raise FileNotFoundError(f"no catalog database at {self.path}; run `python -m core ingest` first")
+        again = f"; run `python -m core ingest CATALOG --db {self.path}` to write it again"
+        if not self.path.is_file():
+            raise DatabaseError(f"{self.path} is {'a folder' if self.path.is_dir() else 'not a regular file'}, "
+                                f"not a catalog database{again}")
+        if self.path.stat().st_size == 0:
+            raise DatabaseError(f"{self.path} is empty, not a catalog database{again}")
+        try:
+            self._con = _open_read_only(self.path)
+        except duckdb.Error as exc:
+            raise DatabaseError(f"{self.path} is not a readable DuckDB catalog database "
+                                f"({str(exc).splitlines()[0][:200]}){again}") from exc
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self.views: dict = {}  # (role, grants) -> that view of this file (core/catalog/access.py fills it)
+        try:
+            found = dict(self._con.execute("SELECT key, value FROM meta").fetchall()).get("schema_version")
+        except duckdb.Error as exc:
+            self._con.close()
+            raise DatabaseError(f"{self.path} is a DuckDB file but not an AsOf catalog "
+                                f"({str(exc).splitlines()[0][:200]}){again}") from exc
+        if found != SCHEMA_VERSION:
+            self._con.close()
+            raise FileNotFoundError(f"{self.path} was written by an older AsOf (schema {found}, need "
+                                    f"{SCHEMA_VERSION}); run `python -m core ingest CATALOG --db {self.path}` again")
+        self._meta, self._roles = self._read_meta(), self._read_roles()
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """This thread's cursor (a connection of its own to the same database)."""
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            with self._lock:
+                cur = self._con.cursor()
+            cur.execute("USE catalog")
+            self._local.cursor = cur
+        return cur
+
+    def close(self) -> None:
+        self._con.close()
+
+    # The file is opened read-only, so meta and roles are read once, in __init__, not on every question.
+    def _read_meta(self) -> dict[str, str]:
+        return dict(self._con.execute("SELECT key, value FROM meta").fetchall())
+
+    def meta(self) -> dict[str, str]:
+        return dict(self._meta)
+
+    @property
+    def revision(self) -> str:
+        return self._meta["catalog_revision"]
+
+    @property
+    def fiscal_year_start_month(self) -> int:
+        """The catalog's `settings.fiscal_year_start_month` (1, a calendar fiscal year, when not set)."""
+        return int(self._meta.get("fiscal_year_start_month") or 1)
+
+    def _read_roles(self) -> list[Role]:
+        return [Role(name=n, description=d or "", steward=bool(st)) for n, d, st in
+                self._con.execute("SELECT role, description, steward FROM roles ORDER BY role").fetchall()]
+
+    def roles(self) -> list[Role]:
+        return list(self._roles)
+
+    def principal_roles(self, principal: str) -> list[str]:
+        """The roles a catalog principal holds (identity modes map a signed-in user to one)."""
+        return [r for (r,) in self.con.execute(
+            "SELECT DISTINCT role FROM principals WHERE principal = ? ORDER BY role", [principal]).fetchall()]
+
+    def principals(self) -> dict[str, list[str]]:
+        """Principal name -> its roles, in catalog order (core/auth maps signed-in users onto these; the
+        first role is the CLI's default)."""
+        out: dict[str, list[str]] = {}
+        for name, role in self.con.execute("SELECT principal, role FROM principals ORDER BY rowid").fetchall():
+            out.setdefault(name, []).append(role)
+        return out
+
+    def all_evidence_for_review(self) -> list[Evidence]:
+        """Unscoped read for catalog stewards' review queue; never on the answer path."""
+        return [Evidence.model_validate_json(doc) for (doc,) in
+                self.con.execute("SELECT doc FROM evidence ORDER BY evidence_id").fetchall()]
+
+    def upstream_closure(self, starts: list[str], role: str, day, max_depth: int = 25,
+                         direction: str = "upstream", grants: frozenset[str] = frozenset()) -> list[tuple]:
+        """Upstream lineage from `starts` over edges the role may see and that are in effect on `day`.
+
+        Only authoritative, non-draft lineage objects count. Returns (upstream, downstream,
+        [evidence_ids carrying that edge], depth) rows. The path check and depth cap make it
+        terminate on cyclic graphs.
+        """
+        if not starts:
+            return []
+        # Downstream is the same walk over reversed edges.
+        near, far = ("upstream", "downstream") if direction == "upstream" else ("downstream", "upstream")
+        return self.con.execute(
+            f"""
+            WITH RECURSIVE allowed AS (
+              SELECT DISTINCT upstream, downstream, evidence_id FROM lineage_edges
+              WHERE {acl_sql()} AND governs
+                AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
+                                         AND (valid_to IS NULL OR ?::DATE < valid_to)))),
+            up(upstream, downstream, evidence_id, depth, path) AS (
+              SELECT upstream, downstream, evidence_id, 1, [{far}, {near}] FROM allowed
+              WHERE list_contains(?::VARCHAR[], {far})
+              UNION ALL
+              SELECT a.upstream, a.downstream, a.evidence_id, up.depth + 1, list_append(up.path, a.{near})
+              FROM allowed a JOIN up ON a.{far} = up.{near}
+              WHERE NOT list_contains(up.path, a.{near}) AND up.depth < ?)
+            SELECT upstream, downstream, list(DISTINCT evidence_id ORDER BY evidence_id), min(depth) FROM up
+            GROUP BY upstream, downstream ORDER BY 4, 1, 2
+            """, [role, sorted(grants), day, day, day, starts, max_depth]).fetchall()
+
+    def column_edges(self, role: str, day, nodes: list[str], grants: frozenset[str] = frozenset()) -> list[tuple]:
+        """Column-level edges into `nodes` the role may see and that are in effect on `day`:
+        (upstream, upstream_column, downstream, downstream_column, evidence_id)."""
+        if not nodes:
+            return []
+        return self.con.execute(
+            f"""SELECT DISTINCT upstream, upstream_column, downstream, downstream_column, evidence_id
+               FROM lineage_edges
+               WHERE downstream = ANY(?::VARCHAR[]) AND downstream_column IS NOT NULL
+                 AND {acl_sql()} AND governs
+                 AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
+                                          AND (valid_to IS NULL OR ?::DATE < valid_to)))
+               ORDER BY 3, 4, 1, 2""", [sorted(nodes), role, sorted(grants), day, day, day]).fetchall()
+
+    def table_edges_into(self, nodes: list[str], day, role: str,
+                         grants: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+        """Every governing table edge into `nodes` in effect on `day` that an object the view may see carries,
+        whatever the edge's ends: only compared with what a role was shown, to say that lineage continues
+        beyond it (never shown, named or counted). An edge carried by a hidden object is as absent as the
+        object: counting it would tell a hidden lineage object from a missing one."""
+        if not nodes:
+            return []
+        return self.con.execute(
+            f"""SELECT DISTINCT upstream, downstream FROM lineage_edges
+               WHERE downstream = ANY(?::VARCHAR[]) AND upstream_column IS NULL AND governs AND {acl_sql()}
+                 AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
+                                          AND (valid_to IS NULL OR ?::DATE < valid_to)))""",
+            [list(nodes), role, sorted(grants), day, day, day]).fetchall()
+
+    def hidden_ids(self, role: str, ids: set[str], grants: frozenset[str] = frozenset()) -> set[str]:
+        """Which of these ids name objects the role may not see (used only to redact, never shown)."""
+        if not ids:
+            return set()
+        seen: dict[str, bool] = {}
+        for column in ("evidence_id", "entity_id"):
+            for key, visible in self.con.execute(
+                    f"SELECT {column}, bool_or({acl_sql()}) FROM evidence "
+                    f"WHERE {column} = ANY(?::VARCHAR[]) GROUP BY 1", [role, sorted(grants), sorted(ids)]).fetchall():
+                seen[key] = seen.get(key, False) or visible
+        return {key for key, visible in seen.items() if not visible}
+
+    def unseen_ids(self, role: str, ids: set[str], grants: frozenset[str] = frozenset()) -> set[str]:
+        """Which of these referenced ids a visible object may not name for the role: hidden ones, and absent
+        ones that look exactly like them. A catalog read from dbt has an object for every node, so a
+        reference in a namespace where the role sees objects (`model.jaffle_shop.`) that no object carries
+        was removed or is hidden: both are cut alike, and a reference never tells a hidden target from a
+        missing one. Names that hand-written or OpenLineage lineage uses for nodes that are no objects
+        (`model.stg_orders`, `source.raw_app.orders`, `dataset:...`) are names in edges and stay."""
+        refs = {i for i in ids if not i.startswith("dataset:")}
+        if not refs:
+            return set()
+        rows = self.con.execute(
+            f"SELECT evidence_id, entity_id, {acl_sql()} FROM evidence "
+            "WHERE evidence_id = ANY(?::VARCHAR[]) OR entity_id = ANY(?::VARCHAR[])",
+            [role, sorted(grants), sorted(refs), sorted(refs)]).fetchall()
+        seen = {i for e, n, visible in rows if visible for i in (e, n)}
+        carried = {i for e, n, _ in rows for i in (e, n)}
+        absent = refs - carried
+        spaces = {_namespace(i) for i in absent} - {None}
+        if spaces:
+            spaces = {sp for (sp,) in self.con.execute(
+                "SELECT DISTINCT regexp_extract(evidence_id, '^([^.]+[.][^.]+)[.]', 1) FROM evidence "
+                f"WHERE {acl_sql()}", [role, sorted(grants)]).fetchall()} & spaces
+        return (refs & carried) - seen | {i for i in absent if _namespace(i) in spaces}
+
+
+def _namespace(object_id: str) -> str | None:
+    """`model.jaffle_shop` of `model.jaffle_shop.orders`: the resource type and project of a dbt unique id."""
+    parts = object_id.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 3 else None

@@ -1,0 +1,278 @@
+"""The answer at a glance: one short headline and a status line with the bad news first. Pure.
+
+The envelope's `verdict` is complete but long (every version, conflict and the model in one sentence).
+An analyst needs the decision in a few plain words, and must not miss failing data, a draft that
+disagrees or a definition change hidden further down. Both are computed here, from envelope fields
+only, so the app and the CLI word them the same way. Nothing here decides anything new.
+"""
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Iterable, Literal
+
+from pydantic import BaseModel
+
+from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
+
+MAX_WORDS = 25
+Level = Literal["error", "warning", "info", "ok"]
+_ORDER = {"error": 0, "warning": 1, "info": 2, "ok": 3}
+
+
+class Status(BaseModel):
+    level: Level
+    text: str
+
+
+def day_text(d: date) -> str:
+    """30 Jun 2024: unambiguous in every locale, unlike 06/30 or 30/06."""
+    return f"{d.day} {d:%b %Y}"
+
+
+def period_text(start: date, end_exclusive: date) -> str:
+    last = end_exclusive - timedelta(days=1)
+    if start.month == 1 and start.day == 1 and last.month == 12 and last.day == 31 and start.year == last.year:
+        return f"all of {start.year}"
+    return f"{day_text(start)} to {day_text(last)}"
+
+
+def _when(env: Envelope) -> str:
+    if env.reporting_date:
+        return f"on {day_text(env.reporting_date)}"
+    if env.period_start and env.period_end:
+        return f"for {period_text(env.period_start, env.period_end)}"
+    return ""
+
+
+def _version(ref: EvidenceRef | Conflict) -> str:
+    v = ref.version or ""
+    return f"v{v}" if v[:1].isdigit() else v
+
+
+def _label(env: Envelope) -> str:
+    return env.entity_label or (env.entity_id or "this").split(".", 1)[-1].replace("_", " ")
+
+
+def _short(text: str, words: int) -> str:
+    parts = text.split()
+    return text if len(parts) <= words else " ".join(parts[:words]) + "…"
+
+
+def _cap(text: str) -> str:
+    """Never more than MAX_WORDS words: a headline that needs more is a paragraph."""
+    text = " ".join(text.split())
+    return _short(text, MAX_WORDS)
+
+
+def _source_name(source: str) -> str:
+    return source.split(".", 1)[1] if source.startswith(("source.", "model.", "node.")) else source
+
+
+def age_text(hours: float | None) -> str:
+    """'27 h ago', '3 days ago': how old a load is, in the words the status line and the app both use."""
+    return _age(hours)
+
+
+def _age(hours: float | None) -> str:
+    if hours is None:
+        return "never"
+    if hours < 48:
+        return f"{hours:.0f} h ago"
+    return f"{hours / 24:.0f} days ago"
+
+
+_FRESH_WORD = {"pass": "fresh", "warn": "stale", "error": "failing", "unknown": "of unknown freshness"}
+_CONFLICT_WORD = {"SUPERSEDED": "superseded", "DRAFT": "an unapproved draft", "UNTRUSTED": "untrusted",
+                  "NON-AUTHORITATIVE": "not authoritative", "NOT IN EFFECT": "not in effect then",
+                  "DEPRECATED": "deprecated"}
+
+
+def _answer(env: Envelope) -> str:
+    definition = next((s for s in env.selected if s.role_in_answer == "definition"), None)
+    label = _label(env)
+    if definition is None:
+        return env.verdict
+    if definition.kind == "source":
+        f = env.freshness[0] if env.freshness else None
+        if f is None:
+            return f"{label}: no freshness is recorded"
+        return f"{label} is {_FRESH_WORD[f.status]}: last loaded {_age(f.age_hours)}"
+    v = _version(definition)
+    name = f"{label} {v}".strip()
+    when = _when(env)
+    if env.reporting_date:
+        plain = f"{name} applies {when}"
+    elif env.period_start:
+        plain = f"{name} applies {when}"
+    else:
+        plain = f"{name} is the approved definition (no reporting date given)"
+    challenged = [c for c in env.conflicts if c.named_in_question]
+    if challenged:
+        c = challenged[0]
+        no = f"No: {_short(c.title, 6)} is {_CONFLICT_WORD.get(c.label, c.label.lower())}; {name} governs {when}".strip()
+        m = definition.metric
+        if m and m.exclusions:
+            with_excl = f"{no}, excluding {', '.join(m.exclusions[:3])}"
+            if len(with_excl.split()) <= MAX_WORDS:
+                return with_excl
+        return no
+    return plain
+
+
+def _intent(env: Envelope) -> str | None:
+    """Intent answers (owner, compare, discover, downstream, document): the fact asked for, in a few words.
+    None for an intent without one of these fields (e.g. upcoming, worded as a definition answer)."""
+    label = _label(env)
+    if env.ownership:
+        o = env.ownership
+        if not o.owner:
+            return f"No owner is recorded for {label}"
+        return f"{label} is owned by {o.owner}" + (" (recorded on a draft, not an approved version)" if o.from_draft else "")
+    if env.comparison:
+        c = env.comparison
+        if c.left.evidence_id == c.right.evidence_id:  # one version throughout: never "v2 and v2 are the same"
+            return f"{label} {_version(c.left)} is in effect throughout: nothing changed"
+        pair = (f"{label} and {c.right_label}" if c.right_label else
+                f"{label} {_version(c.left)} and {_version(c.right)}")
+        # Two versions always differ in their dates: name what changed in the definition itself.
+        changed = [f.field.replace("_", " ") for f in c.changed if f.field != "effective"
+                   and not (c.right_label and f.field == "owner")]
+        if not changed:
+            return f"{pair} are the same in every field compared"
+        return f"{pair} differ in " + (", ".join(changed[:-1]) + " and " + changed[-1] if len(changed) > 1 else changed[0])
+    if env.listing:
+        li = env.listing
+        about = f" about {' '.join(li.topic)}" if li.topic else ""
+        from core.answer.discover import NOUNS
+        one, many = NOUNS.get(li.kind, (li.kind, li.kind + "s"))
+        return f"You can see {len(li.items)} {one if len(li.items) == 1 else many}{about}"
+    if env.downstream:
+        n = len(env.downstream.items)
+        if not n:
+            return f"Nothing you can see reads {label}"
+        return f"{n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} {label}"
+    if env.review:
+        return _short(env.verdict, 25)
+    if env.documents:
+        d = env.documents[0]
+        return f"{_short(d.title, 8)} ({d.label.lower()}) says: “{_short(d.quote, 24)}”"
+    return None
+
+
+def headline(env: Envelope) -> str:
+    """One plain sentence, at most 25 words."""
+    label = _label(env)
+    b = env.behavior
+    if b is Behavior.answer:
+        text = _intent(env) or _answer(env)
+    elif b is Behavior.clarify and env.clarify:
+        text = env.clarify.question
+    elif b is Behavior.split:
+        parts = [f"{_version(d)} {day_text(sp.start)}–{day_text(sp.end - timedelta(days=1))}"
+                 for sp in env.splits for d in sp.selected[:1]]
+        text = f"{label} changed definition {_when(env)}: " + ", then ".join(parts)
+    elif b is Behavior.human_review:
+        text = f"Two approved versions of {label} overlap {_when(env)}; a governance reviewer must decide".replace("  ", " ")
+    elif b is Behavior.not_found_or_not_authorized:
+        text = "Nothing you have access to matches this question"
+    elif b is Behavior.refuse:
+        text = "Refused: AsOf keeps to the catalog's permissions and ignores instructions found in documents"
+    elif b is Behavior.abstain and env.entity_id is None:  # stopped before an entity was read (time budget)
+        text = env.verdict
+    elif b is Behavior.abstain:
+        definition = next((s for s in env.selected if s.role_in_answer == "definition"), None)
+        if definition is not None:
+            text = f"Only partly answered: {_answer(env)}"
+        elif any(c for c in env.conflicts) or "no approved definition" in env.verdict.lower():
+            text = f"No approved definition of {label} {_when(env)}".strip()
+        else:
+            text = f"No approved version of {label} is in effect {_when(env)}".strip()
+    else:
+        text = env.verdict
+    return _cap(text)
+
+
+def _freshness_status(f: FreshnessEntry) -> Status:
+    src = _source_name(f.source)
+    if f.status == "error":
+        return Status(level="error", text=f"Failing data: {src} last loaded {_age(f.age_hours)} "
+                                          f"(error after {f.error_after_hours:g} h)" if f.error_after_hours is not None
+                      else f"Failing data: {src} last loaded {_age(f.age_hours)}")
+    if f.status == "warn":
+        return Status(level="warning", text=f"Stale data: {src} last loaded {_age(f.age_hours)}"
+                      + (f" (warn after {f.warn_after_hours:g} h)" if f.warn_after_hours is not None else ""))
+    if f.status == "unknown":
+        return Status(level="warning", text=f"Unknown freshness: no load of {src} is recorded")
+    return Status(level="ok", text=f"{src} fresh (loaded {_age(f.age_hours)})")
+
+
+def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) -> list[Status]:
+    """What the reader must know before trusting the headline, worst first.
+
+    `more_freshness`: freshness computed for parts of a split or human-review answer (the envelope's own
+    list covers a single answer only)."""
+    out: list[Status] = []
+    seen: set[str] = set()
+    for f in list(env.freshness) + list(more_freshness):
+        if f.source in seen:
+            continue
+        seen.add(f.source)
+        out.append(_freshness_status(f))
+    fresh = [s for s in out if s.level == "ok"]
+    out = [s for s in out if s.level != "ok"]
+    if fresh:
+        out.append(Status(level="ok", text="Data fresh: " + "; ".join(s.text.removesuffix(" fresh") for s in fresh)
+                          if len(fresh) == 1 else f"Data fresh: all {len(fresh)} sources loaded on time"))
+    if env.behavior is Behavior.split:
+        out.append(Status(level="warning", text=f"The definition of {_label(env)} changes inside this period"))
+    if env.behavior is Behavior.human_review:
+        out.append(Status(level="error", text="Approved definitions overlap: no single answer until a reviewer decides"))
+    drafts = [c for c in env.conflicts if c.label == "DRAFT"]
+    for c in drafts[:2]:
+        out.append(Status(level="warning", text=f"A draft disagrees: {_short(c.title, 10)}"))
+    for c in env.conflicts:
+        if c.label in ("SUPERSEDED", "DEPRECATED", "NOT IN EFFECT", "NON-AUTHORITATIVE") and c.named_in_question:
+            out.append(Status(level="info", text=f"{_short(c.title, 10)} is {_CONFLICT_WORD[c.label]}"))
+    for c in [c for c in env.conflicts if c.label == "UNTRUSTED"][:1]:
+        out.append(Status(level="info", text=f"Untrusted content ({_short(c.title, 8)}) was read as data only; "
+                                             "any instructions in it were ignored"))
+    if env.ignored_instructions:
+        out.append(Status(level="info", text="Your question asked to step outside the rules; that part was not followed"))
+    for note in env.notes:
+        out.append(Status(level="info", text=note))
+    if env.index is not None and env.index.status == "stale":
+        out.append(Status(level="info", text="The search index is behind the catalog; the live catalog was used"))
+    if env.behavior is Behavior.answer and not drafts and env.selected and env.selected[0].kind != "source" \
+            and _intent(env) is None:  # an owner, a comparison or a listing is not a definition a draft could contest
+        out.append(Status(level="ok", text="No draft disagrees"))
+    return sorted(out, key=lambda s: _ORDER[s.level])
+
+
+def date_source(env: Envelope, form_day: date | None, form_period: tuple[date, date] | None) -> str | None:
+    """'using 30 Jun 2024 from your question' when the date came from the text, not the form."""
+    if form_day or form_period or env.behavior in (Behavior.not_found_or_not_authorized, Behavior.refuse):
+        return None
+    now = next((d for d in env.dates_read if "as of the evaluation date" in d.rule and d.rule.startswith("'")), None)
+    if env.reporting_date and now:  # "is the handbook still right?": no date written, the question asks about now
+        return f"using today, {day_text(env.reporting_date)}: your question asks about now ('{now.text}')"
+    if env.reporting_date:
+        return f"using {day_text(env.reporting_date)} from your question"
+    if env.period_start and env.period_end:
+        return f"using {period_text(env.period_start, env.period_end)} from your question"
+    return None
+
+
+def markdown(env: Envelope, escape) -> str:
+    """The answer as Markdown for pasting into a ticket or a doc. `escape` makes catalog text inert."""
+    lines = [f"**{escape(headline(env))}**", ""]
+    for s in status_line(env):
+        lines.append(f"- {s.level.upper()}: {escape(s.text)}")
+    for ref in env.selected:
+        if ref.role_in_answer in ("definition", "model", "overlap"):
+            lines.append(f"- {escape(ref.title)} (`{ref.evidence_id}`)"
+                         + (f": {escape(ref.metric.formula)}" if ref.metric else ""))
+    for c in env.conflicts:
+        lines.append(f"- {c.label}: {escape(c.title)} (`{c.evidence_id}`)")
+    lines.append("")
+    lines.append(f"Role {env.role} · catalog revision {env.catalog_revision} · evaluated {env.evaluated_at:%Y-%m-%d %H:%M} UTC")
+    return "\n".join(lines)

@@ -1,0 +1,162 @@
+"""Everything `python -m core ingest` can read, merged into one validated Catalog, and what changed.
+
+Inputs: a hand-written catalog (JSON/YAML), a dbt target folder, OpenLineage events, a governance overlay
+and loose Markdown documents. Nothing is written here; the CLI writes the catalog and the index only when
+this returns without problems.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from core.catalog.evidence import Catalog
+from core.ingest.dbt import dbt_evidence, read_target
+from core.ingest.load import CatalogError, Problem, build_catalog, catalog_files, parse_file
+from core.ingest.openlineage import read_openlineage
+from core.ingest.overlay import Overlay, read_documents
+
+
+@dataclass
+class Changes:
+    """Per-object fingerprints against the database being replaced."""
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    acl_changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+    def summary(self) -> str:
+        return (f"{len(self.added)} added, {len(self.changed)} changed, {len(self.acl_changed)} with new "
+                f"permissions, {len(self.removed)} removed, {self.unchanged} unchanged")
+
+
+def _previous(db_path: str | Path) -> dict[str, tuple[str, str, datetime | None]]:
+    path = Path(db_path)
+    if not path.exists():
+        return {}
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+        try:
+            rows = con.execute("SELECT evidence_id, content_hash, acl_revision, recorded_at FROM evidence").fetchall()
+        finally:
+            con.close()
+    except duckdb.Error:
+        return {}  # an unreadable old file is replaced whole
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+def _relations(evidence: list[dict]) -> dict[str, str]:
+    """Relation names (db.schema.table, schema.table) of dbt nodes -> their ids, for OpenLineage datasets."""
+    out = {}
+    # A seed and a source can name the same table; the source is what pipelines read.
+    rank = {"dbt_source": 0, "dbt_model": 1, "dbt_snapshot": 2, "dbt_seed": 3}
+    for e in sorted(evidence, key=lambda e: rank.get(e.get("authority_class"), 4)):
+        rel = ((e.get("model") or {}).get("relation") or "").lower()
+        if rel and e["kind"] in ("model", "source"):
+            parts = rel.split(".")
+            for i in range(len(parts) - 1):
+                out.setdefault(".".join(parts[i:]), e["evidence_id"])
+    return out
+
+
+def _entity_keys(evidence: list[dict]) -> dict[str, str]:
+    keys = {}
+    for e in evidence:
+        keys[e["evidence_id"]] = keys[e["entity_id"]] = e["entity_id"]
+        prefix, _, rest = e["entity_id"].partition(".")
+        keys.setdefault(f"{prefix}:{rest.rsplit('.', 1)[-1]}", e["entity_id"])
+        keys.setdefault(f"{prefix}:{rest}", e["entity_id"])
+    return keys
+
+
+def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str | Path | None = None,
+                openlineage: str | Path | None = None, overlay: str | Path | None = None,
+                documents: str | Path | None = None) -> tuple[Catalog, Changes]:
+    if not any((catalog, dbt, openlineage)):
+        raise CatalogError([Problem(file="(command line)", message="nothing to ingest: give a CATALOG, --dbt "
+                                                                   "or --openlineage")])
+    docs: list[tuple[str, dict]] = []
+    problems: list[Problem] = []
+    if catalog:
+        for file in catalog_files(Path(catalog)):
+            try:
+                docs.append((str(file), parse_file(file)))
+            except CatalogError as exc:
+                problems.extend(exc.problems)
+    gov = Overlay.read(overlay)
+    generated: list[dict] = []
+    dbt_file = None
+    warnings = []
+    stage = "(inputs)"
+    try:
+        if dbt:
+            stage = str(Path(dbt) / "manifest.json")
+            art = read_target(dbt)
+            dbt_file = art.files["manifest"]
+            generated += dbt_evidence(art)
+        if openlineage:
+            stage = str(openlineage)
+            ol = read_openlineage(openlineage, _relations(generated))
+            warnings += [f"{s.file}: event skipped: {s.reason}" for s in ol.skipped]
+            warnings += [f"{s.file}: {s.reason}" for s in ol.warnings]
+            generated += ol.evidence
+        if generated or gov.path != "(no overlay)":
+            stage = gov.path
+            generated = gov.apply(generated)
+            problems += gov.problems
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError, RecursionError) as exc:
+        # The readers check the shapes they rely on; this catches any they missed, as a clear error.
+        raise CatalogError([Problem(file=stage, message=f"content the reader cannot use "
+                                                        f"({type(exc).__name__}: {str(exc)[:200]})")]) from exc
+    folder = documents or gov.documents
+    if folder:
+        acl = list(gov.defaults.get("acl") or [])
+        if not acl:
+            first = gov.roles[0]
+            acl = [first if isinstance(first, str) else first.get("name")]
+        pages, doc_problems = read_documents(folder, _entity_keys(generated), acl)
+        problems += doc_problems
+        docs += [(f, {"evidence": [d]}) for f, d in pages]
+    previous = _previous(db_path)
+    now = datetime.now(timezone.utc)
+    for e in generated:
+        # First appearance survives re-ingests: it is when AsOf first saw the object.
+        e.setdefault("recorded_at", (previous.get(e["evidence_id"]) or (None, None, None))[2] or now)
+    if generated or dbt or openlineage:
+        name = dbt_file or str(openlineage)
+        roles = list(gov.roles) if (dbt or openlineage or overlay) else []
+        docs.insert(0, (name, {"roles": roles, "evidence": generated}))
+    result = build_catalog(docs, str(catalog or dbt or openlineage), problems)
+    result.warnings.extend(warnings)
+    return result, diff(result, previous)
+
+
+def refuse_wholesale_removal(changes: Changes, db_path: str | Path, allow_empty: bool) -> None:
+    """An ingest that would remove every object of the current catalog is almost always a mistake (an
+    empty file, a wrong path, a duplicate `evidence:` key): refused unless asked for with --allow-empty."""
+    kept = len(changes.changed) + len(changes.acl_changed) + changes.unchanged
+    if changes.removed and not kept and not allow_empty:
+        raise CatalogError([Problem(file=str(db_path), message=(
+            f"this ingest would remove all {len(changes.removed)} objects of the current catalog "
+            f"({len(changes.added)} added); nothing was written. Check the inputs, or pass --allow-empty "
+            "to replace the catalog anyway"))])
+
+
+def diff(catalog: Catalog, previous: dict[str, tuple]) -> Changes:
+    ch = Changes()
+    for ev in catalog.evidence:
+        old = previous.get(ev.evidence_id)
+        if old is None:
+            ch.added.append(ev.evidence_id)
+        elif old[0] != ev.content_hash:
+            ch.changed.append(ev.evidence_id)
+        elif old[1] != ev.acl_revision:
+            ch.acl_changed.append(ev.evidence_id)
+        else:
+            ch.unchanged += 1
+    ids = {e.evidence_id for e in catalog.evidence}
+    ch.removed = sorted(set(previous) - ids)
+    return ch

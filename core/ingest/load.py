@@ -1,0 +1,456 @@
+"""Reads a catalog from a JSON/YAML file or a folder of them and validates all of it.
+
+Every problem is reported with its file, evidence_id and field; nothing is written unless the
+whole catalog is valid (the store writes only what this returns).
+
+Every input file goes through `read_text`: only regular files are read (a FIFO or /dev/zero would
+block or never end), at most MAX_FILE_BYTES, as UTF-8; YAML and JSON with a duplicate key are refused
+(YAML with its line), and input nested deeper than MAX_DEPTH is refused instead of exhausting the stack.
+YAML is read with libyaml when available, and a document whose aliases expand far beyond what is
+written (an "alias bomb": 1 KB that expands to a billion values) is refused before it is built.
+Ids and text fields are bounded and checked in core/catalog/evidence.py.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from core.catalog.evidence import Catalog, CatalogSettings, Evidence, Kind, Principal, Role, id_problem, input_problems
+
+SUFFIXES = {".json", ".yaml", ".yml"}
+# Large enough for a 100k-object catalog or a big dbt manifest; small enough that a wrong path
+# (a disk image, a log) is refused before it fills memory. ASOF_MAX_FILE_MB overrides it.
+MAX_FILE_BYTES = int(float(os.environ.get("ASOF_MAX_FILE_MB", "512")) * 1024 * 1024)
+MAX_DEPTH = 64  # no catalog, overlay or dbt artifact nests anywhere near this
+# Aliases may repeat what is written (a shared ACL list), not multiply it: a YAML document may hold at most
+# this many times its written values, plus a margin, once every alias is expanded.
+MAX_ALIAS_EXPANSION = 10
+ALIAS_MARGIN = 100_000
+
+
+class Problem(BaseModel):
+    file: str
+    evidence_id: str | None = None
+    field: str | None = None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.evidence_id:
+            where += f": evidence {self.evidence_id}"
+        if self.field:
+            where += f": field {self.field}"
+        return f"{where}: {self.message}"
+
+
+class CatalogError(Exception):
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+def _fail(path: Path | str, message: str, field: str | None = None) -> CatalogError:
+    return CatalogError([Problem(file=str(path), field=field, message=message)])
+
+
+def read_text(path: Path | str, max_bytes: int | None = None) -> str:
+    """The text of a regular file, or CatalogError naming the file and why it cannot be read."""
+    path = Path(path)
+    limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    try:
+        info = path.stat()  # follows symlinks: a link to /dev/zero is judged by what it points at
+    except FileNotFoundError:
+        raise _fail(path, "no such file" + (" (a symlink whose target is missing)" if path.is_symlink() else "")) from None
+    except OSError as exc:
+        raise _fail(path, f"cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise _fail(path, "is a folder where a file was expected")
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(info.st_mode) else "a device" if
+                stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "a socket" if
+                stat.S_ISSOCK(info.st_mode) else "not a regular file")
+        raise _fail(path, f"is {kind}; only regular files are read")
+    if info.st_size > limit:
+        raise _fail(path, f"is {info.st_size:,} bytes, over the {limit:,}-byte limit (ASOF_MAX_FILE_MB)")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)  # the file may grow between stat and read
+    except OSError as exc:
+        raise _fail(path, f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise _fail(path, f"is over the {limit:,}-byte limit (ASOF_MAX_FILE_MB)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise _fail(path, f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}, offset {exc.start})") from None
+
+
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml: a 50 MB file in seconds
+    """SafeLoader that refuses a mapping with the same key twice (PyYAML keeps the last silently,
+    so a second `evidence:` key would quietly drop every object above it)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+            seen: dict = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark, "found an unhashable key",
+                        key_node.start_mark) from None
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"duplicate key {key!r} (first at line {seen[key] + 1})", key_node.start_mark)
+                seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _yaml_values(root: yaml.Node) -> tuple[int, int] | None:
+    """(values written, values once every alias is expanded) of a composed YAML document, counted over its
+    node graph without expanding it; None when an alias contains itself. Iterative: deep input is fine."""
+    limit = (1 << 62)
+    size: dict[int, int] = {}
+    open_: set[int] = set()  # nodes whose children are being counted: the current path
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        children = ([n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else
+                    node.value if isinstance(node, yaml.SequenceNode) else [])
+        if done:
+            size[id(node)] = min(limit, 1 + sum(size[id(c)] for c in children))
+            open_.discard(id(node))
+            continue
+        if id(node) in size:
+            continue
+        if id(node) in open_:
+            return None
+        open_.add(id(node))
+        stack.append((node, True))
+        for child in children:
+            if id(child) in open_:
+                return None
+            if id(child) not in size:
+                stack.append((child, False))
+    return len(size), size[id(root)]
+
+
+def _load_yaml(text: str, path: Path | str) -> Any:
+    loader = _UniqueKeyLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        counted = _yaml_values(node)
+        if counted is None:
+            raise _fail(path, "YAML alias refers to itself (a recursive anchor); refused")
+        written, expanded = counted
+        if expanded > written * MAX_ALIAS_EXPANSION + ALIAS_MARGIN:
+            raise _fail(path, f"YAML aliases expand {written:,} written values to "
+                              f"{'more than ' if expanded >= 1 << 62 else ''}{expanded:,}; refused as an alias "
+                              f"bomb (at most {MAX_ALIAS_EXPANSION}x what is written, plus {ALIAS_MARGIN:,})")
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+class _DuplicateJSONKey(ValueError):
+    def __init__(self, key: str, pairs: list[tuple[str, Any]]):
+        owner = next((v for k, v in pairs if k == "evidence_id" and isinstance(v, str)), None)
+        self.key, self.owner = key, owner
+        super().__init__(key)
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    """json.loads keeps the last of two equal keys silently; a catalog must say which one it means."""
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateJSONKey(key, pairs)
+        seen[key] = value
+    return seen
+
+
+def _depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Iterative, so a 100,000-deep document cannot exhaust the stack here."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return False
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return True
+
+
+_JSON_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+
+
+def _nesting(text: str) -> int:
+    """Upper bound of bracket nesting in JSON text, checked before the parser recurses into it. Strings are
+    skipped by one regular expression (a 50 MB string is one match, not 50 million loop turns)."""
+    depth = best = 0
+    for m in _JSON_STRING_OR_BRACKET.finditer(text):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif ch in "]}":
+            depth -= 1
+    return best
+
+
+def parse_text(text: str, path: Path | str, as_json: bool) -> Any:
+    """Parse JSON or YAML text into plain Python values, or CatalogError with file, line and column."""
+    try:
+        if as_json:
+            if _nesting(text) > MAX_DEPTH:
+                raise _fail(path, f"JSON nested deeper than {MAX_DEPTH} levels")
+            data = json.loads(text, object_pairs_hook=_unique_pairs)
+        else:
+            data = _load_yaml(text, path)
+    except _DuplicateJSONKey as exc:
+        where = [Problem(file=str(path), evidence_id=exc.owner, field=exc.key,
+                         message=f"duplicate key {_short(exc.key)} in one JSON object; JSON readers keep only "
+                                 "the last one, so the catalog must not repeat a key")]
+        raise CatalogError(where) from None
+    except json.JSONDecodeError as exc:
+        raise _fail(path, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or exc
+        if "maximum nesting depth" in str(problem):  # libyaml's own limit, far above ours
+            raise _fail(path, f"nested deeper than {MAX_DEPTH} levels{at}") from None
+        raise _fail(path, f"malformed YAML{at}: {problem}") from None
+    except RecursionError:
+        raise _fail(path, f"nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:  # e.g. an integer longer than Python converts (4,300 digits)
+        raise _fail(path, f"unreadable value: {exc}") from None
+    if not _depth_ok(data):
+        raise _fail(path, f"nested deeper than {MAX_DEPTH} levels")
+    return data
+
+
+def catalog_files(path: Path) -> list[Path]:
+    if not path.exists():
+        raise _fail(path, "no such file or folder" + (" (a symlink whose target is missing)"
+                                                      if path.is_symlink() else ""))
+    if path.is_dir():
+        found = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and not p.is_dir())
+        if not found:
+            raise _fail(path, "folder holds no .json/.yaml/.yml catalog file")
+        return found
+    return [path]
+
+
+def parse_file(path: Path) -> Any:
+    return parse_text(read_text(path), path, as_json=Path(path).suffix == ".json")
+
+
+def _field(loc: tuple) -> str:
+    return ".".join(str(part) for part in loc) or "(object)"
+
+
+def _type(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} characters)"
+
+
+# Letters from other scripts that render like Latin ones: `metric.revenue` written with a Cyrillic
+# `е` is a different id that no one can tell apart on screen.
+_LOOKALIKES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d", "ɡ": "g", "ӏ": "l", "ԛ": "q", "ԝ": "w",
+    "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
+    "χ": "x", "ı": "i", "ℓ": "l"})
+
+
+def id_skeleton(value: str) -> str:
+    """What an id looks like to a reader: compatibility-normalized, case-folded, look-alikes mapped."""
+    return unicodedata.normalize("NFKC", value).casefold().translate(_LOOKALIKES)
+
+
+def _confusable_ids(evidence: list[Evidence], origin: dict[str, str]) -> list[Problem]:
+    """Evidence ids that differ only in case, width or look-alike letters name two objects that every
+    reader (and every question) would take for one: refused, naming both."""
+    problems: list[Problem] = []
+    first: dict[str, str] = {}
+    for ev in evidence:
+        key = id_skeleton(ev.evidence_id)
+        if key in first and first[key] != ev.evidence_id:
+            other = first[key]
+            how = "only in letter case" if other.casefold() == ev.evidence_id.casefold() else \
+                "only by look-alike or compatibility characters"
+            problems.append(Problem(file=origin[ev.evidence_id], evidence_id=ev.evidence_id, field="evidence_id",
+                                    message=f"differs from {other!r} ({origin[other]}) {how}; use one spelling"))
+        first.setdefault(key, ev.evidence_id)
+    return problems
+
+
+def _mixed_script_warnings(evidence: list[Evidence], origin: dict[str, str]) -> list[str]:
+    out = []
+    for ev in evidence:
+        for name, value in (("evidence_id", ev.evidence_id), ("entity_id", ev.entity_id)):
+            if not value.isascii() and value.translate(_LOOKALIKES) != value:
+                out.append(f"{origin[ev.evidence_id]}: evidence {ev.evidence_id}: field {name}: contains letters "
+                           f"that look like Latin ones but are not ({ascii(value)})")
+    return out
+
+
+def load_catalog(path: str | Path) -> Catalog:
+    """Load and validate; raises CatalogError listing every problem found."""
+    docs, problems = [], []
+    for file in catalog_files(Path(path)):
+        try:
+            docs.append((str(file), parse_file(file)))
+        except CatalogError as exc:
+            problems.extend(exc.problems)
+    return build_catalog(docs, str(path), problems)
+
+
+def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Problem] | None = None) -> Catalog:
+    """Validate catalog documents (each named by the file it came from) into one Catalog, or raise
+    CatalogError with every problem. The dbt and OpenLineage readers produce documents too."""
+    problems = list(problems or [])
+    warnings: list[str] = []
+    roles: dict[str, Role] = {}
+    principals: list[Principal] = []
+    evidence: list[Evidence] = []
+    origin: dict[str, str] = {}
+    settings: dict[str, Any] = {}
+
+    for fname, doc in docs:
+        if doc is None:
+            continue
+        if not isinstance(doc, dict):
+            problems.append(Problem(file=fname, message="top level must be a mapping with 'roles' and/or 'evidence'"))
+            continue
+        unknown = set(doc) - {"roles", "principals", "evidence", "settings"}
+        if unknown:
+            problems.append(Problem(file=fname, field=", ".join(sorted(unknown)), message="unknown top-level key"))
+        wrong = [k for k in ("roles", "principals", "evidence") if not isinstance(doc.get(k) or [], list)]
+        for key in wrong:
+            problems.append(Problem(file=fname, field=key, message=f"must be a list, got {_type(doc[key])}"))
+        if wrong:
+            continue
+        for i, raw in enumerate(doc.get("roles") or []):
+            try:
+                role = Role.model_validate(raw)
+            except ValidationError as exc:
+                for err in exc.errors():
+                    problems.append(Problem(file=fname, field=f"roles[{i}].{_field(err['loc'])}", message=err["msg"]))
+                continue
+            bad = input_problems(role)
+            problems.extend(Problem(file=fname, field=f"roles[{i}].{f}", message=m) for f, m in bad)
+            if not bad:
+                roles[role.name] = role
+        raw_settings = doc.get("settings") or {}
+        try:
+            settings.update(CatalogSettings.model_validate(raw_settings).model_dump(exclude_unset=True))
+        except ValidationError as exc:
+            for err in exc.errors():
+                problems.append(Problem(file=fname, field=f"settings.{_field(err['loc'])}", message=err["msg"]))
+        for i, raw in enumerate(doc.get("principals") or []):
+            try:
+                principal = Principal.model_validate(raw)
+            except ValidationError as exc:
+                for err in exc.errors():
+                    problems.append(Problem(file=fname, field=f"principals[{i}].{_field(err['loc'])}", message=err["msg"]))
+                continue
+            bad = input_problems(principal)
+            problems.extend(Problem(file=fname, field=f"principals[{i}].{f}", message=m) for f, m in bad)
+            if not bad:
+                principals.append(principal)
+        for i, raw in enumerate(doc.get("evidence") or []):
+            eid = raw.get("evidence_id") if isinstance(raw, dict) else None
+            # An id that is not one (control characters, a megabyte) is named by its position, shown escaped.
+            label = (eid if isinstance(eid, str) and eid and not id_problem(eid) else
+                     f"#{i} {_short(eid, 60)}" if isinstance(eid, str) and eid else f"#{i}")
+            if not isinstance(raw, dict):
+                problems.append(Problem(file=fname, evidence_id=label, message="evidence item must be a mapping"))
+                continue
+            try:
+                ev = Evidence.model_validate(raw)
+            except ValidationError as exc:
+                for err in exc.errors():
+                    msg = err["msg"]
+                    if err["type"] == "enum":
+                        msg = f"{msg} (got {_short(err.get('input'))})"
+                    problems.append(Problem(file=fname, evidence_id=label, field=_field(err["loc"]), message=msg))
+                continue
+            bad = input_problems(ev)
+            if bad:
+                problems.extend(Problem(file=fname, evidence_id=label, field=f, message=m) for f, m in bad)
+                continue
+            if ev.evidence_id in origin:
+                problems.append(Problem(file=fname, evidence_id=ev.evidence_id, field="evidence_id",
+                                        message=f"duplicate evidence_id (first defined in {origin[ev.evidence_id]})"))
+                continue
+            origin[ev.evidence_id] = fname
+            evidence.append(ev)
+
+    if not roles and not problems:  # a file that could not be read already explains a missing roles list
+        problems.append(Problem(file=where, field="roles", message="the catalog declares no roles"))
+    problems.extend(_cross_checks(evidence, roles, principals, origin, warnings))
+    problems.extend(_confusable_ids(evidence, origin))
+    warnings.extend(_mixed_script_warnings(evidence, origin))
+    if problems:
+        raise CatalogError(problems)
+    return Catalog(settings=CatalogSettings(**settings), roles=list(roles.values()), principals=principals,
+                   evidence=evidence, warnings=warnings)
+
+
+def _cross_checks(evidence: list[Evidence], roles: dict[str, Role], principals: list[Principal],
+                  origin: dict[str, str], warnings: list[str]) -> list[Problem]:
+    problems: list[Problem] = []
+    ids = {e.evidence_id for e in evidence}
+    entities = {e.entity_id for e in evidence}
+    freshness_sources = {e.freshness.source for e in evidence if e.freshness and e.freshness.source}
+    for p in principals:
+        for r in p.roles:
+            if r not in roles:
+                problems.append(Problem(file="(catalog)", field=f"principals.{p.name}.roles",
+                                        message=f"unknown role {r!r}"))
+    for ev in evidence:
+        fname = origin[ev.evidence_id]
+        if not ev.acl:
+            warnings.append(f"{fname}: evidence {ev.evidence_id}: field acl: empty ACL, nobody can see it")
+        for r in ev.acl:
+            if r not in roles:
+                problems.append(Problem(file=fname, evidence_id=ev.evidence_id, field="acl",
+                                        message=f"unknown role {r!r}; declared roles: {', '.join(sorted(roles))}"))
+        for link_type, target in ev.link_targets():
+            if target not in ids and target not in entities:
+                problems.append(Problem(file=fname, evidence_id=ev.evidence_id, field=f"links.{link_type}",
+                                        message=f"links to missing object {target!r}"))
+        unknown: dict[str, int] = {}
+        for n, edge in enumerate(ev.edges):
+            for end in (edge.upstream, edge.downstream):
+                if end not in ids and end not in entities and end not in freshness_sources:
+                    unknown.setdefault(end, n)
+        for end, n in unknown.items():
+            warnings.append(f"{fname}: evidence {ev.evidence_id}: field edges[{n}]: "
+                            f"lineage edge to unknown node {end!r}")
+        if ev.kind is Kind.metric_definition and ev.metric is None and ev.authority.value == "authoritative":
+            warnings.append(f"{fname}: evidence {ev.evidence_id}: field metric: authoritative metric without "
+                            "a structured definition; only its text can be shown")
+    return problems

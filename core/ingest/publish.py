@@ -1,0 +1,35 @@
+"""Writing one validated catalog: embeddings first, then the index, then the database, in that order.
+
+Embedding happens before anything is written, so a failure there leaves both stores untouched. The
+index is committed next and tagged with the catalog revision it serves; the database file is swapped
+in last. Readers of the old database keep pinning the index version tagged for the old revision, and
+readers of the new one find theirs, so no answer mixes two revisions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.catalog.evidence import Catalog
+from core.catalog.store import DatabaseError, write_catalog
+from core.retrieve.embed import Embedder
+from core.retrieve.index import IndexReport, commit_index, prepare_index
+
+
+@dataclass
+class Published:
+    revision: str
+    index: IndexReport
+
+
+def publish(catalog: Catalog, db_path: str | Path, embedder: Embedder, source: str = "",
+            quiet: bool = False) -> Published:
+    prepared = prepare_index(catalog, db_path, embedder, quiet)
+    try:
+        report = commit_index(prepared, catalog.revision())
+    except Exception as exc:  # noqa: BLE001 (Lance reports a full or read-only disk in many ways)
+        raise DatabaseError(f"could not write the search index {prepared.path} ({type(exc).__name__}: "
+                            f"{str(exc)[:300]}); the catalog database is unchanged") from exc
+    # index_version tells readers an index belongs to this catalog: a missing one is then reported.
+    revision = write_catalog(catalog, db_path, source=source, index_version=report.version)
+    return Published(revision=revision, index=report)

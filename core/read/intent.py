@@ -1,0 +1,180 @@
+"""What a question asks, read from its text alone (no LLM): dates, aspects, versions, overrides.
+
+Which entity it names is decided in `entities`, over the requester's visible catalog only.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from core.catalog.dates import DateMention, find_dates
+
+ASPECTS: dict[str, re.Pattern] = {
+    "definition": re.compile(r"\b(defin\w*|mean(s|ing|t)?|formula|calculat\w*|comput\w*|what (is|was) (the )?\w+ ?(revenue|rate|value|margin)|appl(y|ies|ied)|govern\w*)\b", re.I),
+    "model": re.compile(r"\b(models?|dbt|tables?|relations?|back(s|ing|ed)?|support(s|ed|ing)?|implement\w*)\b", re.I),
+    "grain": re.compile(r"\b(grain|granularity|one row per|level of detail)\b", re.I),
+    "lineage": re.compile(r"\b(lineage|upstream|downstream|raw sources?|sources?(?![._]\w)|feeds?|fed|comes? from|derived?|depends?|dependenc\w*)\b", re.I),
+    "freshness_status": re.compile(r"\b(is [\w. ]{0,60} (fresh|stale|up to date|late)|fresh\b|stale|up[- ]to[- ]date|last (loaded|load|updated|refresh\w*)|how old|loaded)\b", re.I),
+    "freshness_policy": re.compile(r"\b(freshness (expectation|policy|threshold|sla)s?|expectations?|thresholds?|sla|warn after|error after)\b", re.I),
+    "owner": re.compile(r"\b(who owns|owners?|owned by|ownership|who is responsible|maintain(s|er|ers|ed)?)\b", re.I),
+    "history": re.compile(r"\b(history|historical|changed?|changes|previous|prior|over time|timeline)\b", re.I),
+}
+# A named conflicting source: "the old wiki says", "according to the draft", "the note says".
+DOC_NOUNS = re.compile(r"\b(wiki|draft|memo|note|page|handbook|proposal|slack|thread|email|deck)s?\b", re.I)
+CONFLICT_CUES = re.compile(r"\b(says?|said|claims?|states?|according to|per the|mentions?|is that (still )?(current|right|true|correct))\b", re.I)
+
+# A column asked about: "where does `product_price` in revenue come from?", "column customer_id of orders".
+# A backticked word alone ("what is `net_revenue`?") is an entity name, not a column.
+# Identifiers are read from their first underscore and from a word's start only, so that a long run of word
+# characters is read once, not once per position (this pattern was quadratic: issue 23).
+# Without backticks a column is an identifier: "where does product_price in revenue come from?", "the
+# product_price column of order_items", "column lineage for product_price" (never "column lineage" itself).
+_NOT_COLUMN = (r"(?!(?:lineage|of|for|in|from|the|a|an|level|name|names|is|are|does|do|did|have|has|and|or|with|that|"
+               r"which|to|on|this|these|those|it|they)\b)")
+COLUMN = re.compile(
+    r"`(?P<tick>[A-Za-z_]\w*)`(?=\s+(?:in|of|from)\b)|"
+    r"\bcolumns?\s+" + _NOT_COLUMN + r"`?(?P<word>[A-Za-z_]\w*)`?|"
+    r"(?<![\w`])`?(?P<before>[A-Za-z][^\W_]*_\w+)`?\s+column\b|"
+    r"\bcolumn[- ]level\s+lineage\s+(?:of|for)\s+(?:the\s+)?`?(?P<level>[A-Za-z]\w*)`?|"
+    r"\bcolumn\s+lineage\s+(?:of|for)\s+(?:the\s+)?`?(?P<after>[A-Za-z]\w*)`?|"
+    r"\b(?:where\s+(?:does|do|did|is|are)|where's|trace|origin\s+of)\s+(?:the\s+)?(?P<ident>[a-z][^\W_]*_\w+)\s+"
+    r"(?:column\s+)?(?:in|of|from)\b(?!\s+\d)", re.I)
+
+VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)
+
+# Requests to step outside policy. Matched on the requester's own words; document text is never read here.
+OVERRIDES: dict[str, re.Pattern] = {
+    "ignore_rules": re.compile(
+        r"\b(ignore|disregard|bypass|override|skip|forget|circumvent)\b[\w\s,'-]{0,40}?\b(registry|rules?|polic(y|ies)|permissions?|acls?|access|governance|restrictions?|instructions|guardrails?|system prompt)\b", re.I),
+    "follow_document": re.compile(
+        r"\b(follow|obey|execute|apply|do what)\b[\w\s,'-]{0,40}?\b(note|notes|instructions?|document|memo|page|says)\b", re.I),
+    "reveal_restricted": re.compile(
+        r"\b((reveal|show|leak|expose|dump|list|print|give)\b[\w\s,'-]{0,40}?\b(restricted|confidential|private|hidden|secret|all (the )?documents|every document|other roles?)|"
+        r"(pretend|act|answer)\b[\w\s,'-]{0,20}?\b(as|like)\b[\w\s,'-]{0,12}?\b(admin|finance|root|superuser)|"
+        r"as if i (were|was|am)\b|even (if|though) i('m| am)? (not|can't|cannot)\b)", re.I),
+}
+
+
+@dataclass
+class Intent:
+    dates: list[DateMention]
+    aspects: set[str]
+    versions: list[tuple[str, int]]  # (label, character offset)
+    overrides: list[str]
+    doc_nouns: set[str]
+    names_conflict: bool
+    excluded_spans: list[tuple[int, int]] = field(default_factory=list)
+    column: str | None = None  # a column whose lineage is asked for
+    kind: str | None = None  # discover | compare | owner | downstream | document | upcoming; None: a definition
+    listing: str | None = None  # discover: metric | model | source | document
+
+    @property
+    def timestamps(self) -> list[DateMention]:
+        return [d for d in self.dates if d.kind == "timestamp"]
+
+    @property
+    def reporting(self) -> list[DateMention]:
+        """Dates and periods that set the reporting date (not timestamps, not document names)."""
+        return [d for d in self.dates if d.kind not in ("timestamp", "ambiguous") and not d.qualifier]
+
+
+def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
+    """`today` (the evaluation date) lets relative dates be read; `fy_start` is the catalog's fiscal
+    year start month."""
+    dates = find_dates(question, today, fy_start)
+    versions = [(m.group("v"), m.start()) for m in VERSION.finditer(question)]
+    aspects = {name for name, pattern in ASPECTS.items() if pattern.search(question)}
+    if "freshness_policy" in aspects and not re.search(r"\bis\b.*\b(fresh|stale)\b|\bloaded\b", question, re.I):
+        aspects.discard("freshness_status")
+    nouns = {m.group(1).lower() for m in DOC_NOUNS.finditer(question)}
+    overrides = [name for name, pattern in OVERRIDES.items() if pattern.search(question)]
+    spans = [d.span for d in dates] + [(m.start(), m.end()) for m in VERSION.finditer(question)]
+    col = COLUMN.search(question)
+    if col:
+        spans.append((col.start(), col.end()))
+        aspects.add("lineage")
+    kind, listing, cue = _intent_match(question)
+    if kind in ("owner", "downstream", "compare") and cue:
+        # "who owns", "which dashboards use": asking words, not part of any name. Only the cue's own words
+        # are set aside; a name inside the cue ("how did churn change") stays matchable.
+        spans += [(cue[0] + m.start(), cue[0] + m.end()) for m in re.finditer(r"[A-Za-z']+", question[cue[0]:cue[1]])
+                  if m.group().lower() in CUE_WORDS]
+    return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
+                  names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
+                  excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
+                  kind=kind, listing=listing)
+
+
+# Questions the catalog answers without a definition: what can I see, how do two versions differ, who owns it,
+# what reads it, what a document says, what is about to change. Checked in this order; the first match wins.
+_LIST_NOUN = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages|dashboards|exposures|reports)"
+_NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report)s\b",
+                   re.I)
+_DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide|export|faq|readme|spec|post|message)s?"
+INTENTS: list[tuple[str, re.Pattern]] = [
+    ("compare", re.compile(
+        r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|vs\.?|versus|"
+        r"what(?:'?s| is| was) (?:different|changed)|how (?:is|was|are|were) .{1,40} different|what(?:'?s| is) new (?:in|about|with)|"
+        r"(?:\d{4}|[qh]\d\s*\d{4})\s+(?:vs\.?|versus|against)\s+(?:\d{4}|[qh]\d\s*\d{4})|"
+        r"what did .{1,40} change|how (?:did|has|does) .{1,60} change|changes? (?:between|from)|"
+        r"(?:v|version\s*)\d+\s+(?:vs\.?|versus|against)\s+(?:v|version\s*)\d+)\b", re.I)),
+    ("owner", re.compile(
+        r"\b(who (?:owns|owned|maintains|is responsible for|is accountable for|looks after|is the owner of)|"
+        r"who(?:'s| is) (?:the )?owner|owner of|owners? (?:for|is)|owned by whom|whose (?:metric|model|table) is|"
+        r"who (?:should|do|can) i (?:ask|contact|talk to) about)\b", re.I)),
+    ("downstream", re.compile(
+        r"\b((?:which|what) (?:dashboards?|reports?|exposures?|models?|metrics?|assets?|things|objects|consumers?|"
+        r"downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b(?:use|uses|using|read|reads|reading|depend|depends|consume|consumes|"
+        r"built on|build on|rel(?:y|ies) on|fed by|feed off|sit on|downstream)|downstream of|"
+        r"what (?:uses|reads|depends on|consumes|is built on)|who uses|impact of changing|"
+        r"what (?:would |will )?breaks?|what (?:is|gets|would be) (?:affected|impacted)|impact of)\b", re.I)),
+    ("document", re.compile(
+        r"\b(what (?:does|did|do) (?:the |our |this |that )?[\w\s'-]{0,40}?\b" + _DOC_WORD
+        + r"\s+(?:say|says|state|mention|propose|cover|tell)|"
+        r"what(?:'s| is) in (?:the |our )?[\w\s'-]{0,40}?\b" + _DOC_WORD + r"|"
+        r"(?:summari[sz]e|quote|open|read me|show me) (?:the |our )?[\w\s'-]{0,40}?\b" + _DOC_WORD + r"\b)", re.I)),
+    ("discover", re.compile(
+        r"\b((?:list|enumerate)\b.{0,40}?\b" + _LIST_NOUN
+        # "list the sources behind conversion rate" asks for lineage, not a listing
+        + r"(?!\s+(?:behind|feeding|that (?:feed|back|build|use|read|depend|consume)|which|using|reading|upstream|into|"
+        r"backing|used by|of|under)\b)|"
+        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN
+        + r"\s+(?:(?:can|could|may) (?:i|we|you)|do (?:i|we|you) have|are (?:there|available|visible|defined)|"
+        r"exist|does (?:the|this) catalog)\b|"
+        r"show me (?:all |the |every |my )?(?:\w+\s+)?" + _LIST_NOUN + r"|(?:all|every) (?:the )?(?:\w+\s+)?"
+        + _LIST_NOUN + r" (?:i|we) (?:can|may) see|"
+        # "which metrics are about customers", "what models can marketing see", "are there any churn metrics"
+        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:are|is)\s+(?:there\s+)?(?:about|on|for|related to|"
+        r"relating to|covering|concerning|regarding|around|tagged)|"
+        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:can|could|may|does|do)\s+(?:\w+\s+){1,2}?"
+        r"(?:see|access|view|read|have|get)|"
+        r"are there (?:any )?(?:\w+\s+)?" + _LIST_NOUN + r"|"
+        r"^\s*any (?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:about|on|for|related to|covering|around)|"
+        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+do (?:we|i|you) (?:track|have|use|report|publish|maintain|own))\b",
+        re.I)),
+    ("upcoming", re.compile(
+        r"\b(upcoming|planned|pending|proposed|proposals?|coming|future|next version|will .{1,40} change|"
+        r"going to change|about to change|not yet in effect|any drafts?|drafts? (?:about|for|on|of|to))\b", re.I)),
+]
+CUE_WORDS = set("""contrast different who whose owns owned owner owners maintains maintain responsible accountable looks after ask contact
+talk which what dashboard dashboards report reports exposure exposures model models metric metrics asset assets things
+objects consumer consumers use uses using read reads reading depend depends consume consumes built build rely relies
+fed feed sit downstream uses break impact changing compare comparison diff difference differences differ changed
+change changes""".split())
+_LISTING = {"dashboard": "exposure", "exposure": "exposure", "report": "exposure",
+            "metric": "metric", "kpi": "metric", "measure": "metric", "model": "model", "source": "source",
+            "table": "source", "dataset": "source", "document": "document", "doc": "document", "page": "document"}
+
+
+def _intent_match(question: str) -> tuple[str | None, str | None, tuple[int, int] | None]:
+    for kind, pattern in INTENTS:
+        m = pattern.search(question)
+        if m:
+            noun = _NOUN.search(m.group(0)) if kind == "discover" else None
+            return kind, (_LISTING[noun.group(1).lower()] if noun else None), m.span()
+    return None, None, None
+
+
+def intent_kind(question: str) -> tuple[str | None, str | None]:
+    """The intent kind, and for discover which kind of thing is listed."""
+    return _intent_match(question)[:2]

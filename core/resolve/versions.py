@@ -1,0 +1,172 @@
+"""The resolver's rules, each in one function: effective time, authority, overlap, split, backing model.
+
+Pure functions over already-authorized evidence. Which version governs is decided here and only
+here; search and the LLM never decide it.
+"""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from core.catalog.envelope import Conflict
+from core.catalog.evidence import Authority, Evidence, Kind, Lifecycle
+
+PRIMARY_KINDS = {
+    "metric": {Kind.metric_definition},
+    "model": {Kind.model},
+    "source": {Kind.freshness_policy, Kind.source},
+    "policy": {Kind.policy},
+}
+
+
+def retrievable(ev: Evidence, day: date) -> bool:
+    """Retired objects are kept for audit only; expired ones stop being retrieved after expires_at."""
+    return ev.lifecycle is not Lifecycle.retired and (ev.expires_at is None or day < ev.expires_at)
+
+
+def governing_versions(objs: list[Evidence], role: str) -> list[Evidence]:
+    """Authoritative versions of the entity's own kind; drafts, notes and wiki prose never govern."""
+    kinds = PRIMARY_KINDS.get(role, set())
+    if role == "source":
+        # A source described by its own object is that object; the freshness policy then only sets
+        # thresholds. Catalogs with only a freshness policy (suite A) answer with the policy.
+        kinds = {Kind.source} if any(o.kind is Kind.source and o.governs for o in objs) else {Kind.freshness_policy}
+    return sorted((o for o in objs if o.governs and o.kind in kinds),
+                  key=lambda o: (o.valid_from or date.min, o.evidence_id))
+
+
+def in_effect(versions: list[Evidence], day: date) -> list[Evidence]:
+    """The effective-time rule: valid_from <= day < valid_to."""
+    return [v for v in versions if v.valid_on(day)]
+
+
+def overlapping(versions: list[Evidence]) -> list[tuple[Evidence, Evidence]]:
+    """Pairs of authoritative versions whose effective intervals overlap: a human must decide."""
+    out = []
+    for i, a in enumerate(versions):
+        for b in versions[i + 1:]:
+            if a.overlaps(b.valid_from, b.valid_to):
+                out.append((a, b))
+    return out
+
+
+def segments(versions: list[Evidence], start: date, end: date) -> list[tuple[date, date, list[Evidence]]]:
+    """Cut [start, end) at every version boundary inside it; each piece has one set of versions in effect."""
+    cuts = {start, end}
+    for v in versions:
+        for edge in (v.valid_from, v.valid_to):
+            if edge and start < edge < end:
+                cuts.add(edge)
+    points = sorted(cuts)
+    pieces: list[tuple[date, date, list[Evidence]]] = []
+    for a, b in zip(points, points[1:]):
+        here = in_effect(versions, a)
+        if pieces and [v.evidence_id for v in pieces[-1][2]] == [v.evidence_id for v in here]:
+            pieces[-1] = (pieces[-1][0], b, here)
+        else:
+            pieces.append((a, b, here))
+    return pieces
+
+
+def by_version(versions: list[Evidence], label: str) -> Evidence | None:
+    for v in versions:
+        if (v.version or "").lstrip("vV") == label.lstrip("vV"):
+            return v
+    return None
+
+
+def backing_model(metric: Evidence, day: date | None, view) -> tuple[Evidence | None, str]:
+    """The model behind a metric version: its explicit link, else a lineage edge into it; never 'latest'.
+
+    A link to a model entity (not a version) takes the model version in effect on the day.
+    """
+    when = day or metric.valid_from
+    for target in metric.links.get("implemented_by", []):
+        found = view.by_ids([target])
+        exact = [e for e in found if e.evidence_id == target and e.governs and e.kind is Kind.model]
+        if exact:
+            return exact[0], f"linked by {metric.evidence_id} implemented_by"
+        models = governing_versions([e for e in found if e.entity_id == target], "model")
+        chosen = in_effect(models, when) if when else models
+        if len(chosen) == 1:
+            return chosen[0], f"model entity {target} linked by {metric.evidence_id}; version in effect on {when}"
+    for lineage_id, upstream in view.edge_models_into(metric.evidence_id):
+        up = [e for e in view.by_ids([upstream]) if e.evidence_id == upstream and e.kind is Kind.model and e.governs]
+        if up:
+            return up[0], f"lineage edge {upstream} -> {metric.evidence_id} in {lineage_id}"
+    return None, "no implemented_by link or lineage edge names a visible model version"
+
+
+def backing_models(metric: Evidence, day: date | None, view) -> list[Evidence]:
+    """Every visible model version a metric's implemented_by links name (derived and ratio metrics read the
+    models of all their inputs), the version in effect on the day for a model entity."""
+    when = day or metric.valid_from
+    out: dict[str, Evidence] = {}
+    for target in metric.links.get("implemented_by", []):
+        found = view.by_ids([target])
+        exact = [e for e in found if e.evidence_id == target and e.governs and e.kind is Kind.model]
+        models = exact or governing_versions([e for e in found if e.entity_id == target], "model")
+        chosen = models if exact else (in_effect(models, when) if when else models)
+        if len(chosen) == 1:
+            out.setdefault(chosen[0].evidence_id, chosen[0])
+    return list(out.values())
+
+
+# dbt objects that document nodes (semantic models, doc blocks): authoritative descriptions, never rivals.
+DOCUMENTING_CLASSES = {"dbt_semantic_model", "dbt_doc"}
+
+
+def documents_not_conflicts(ev: Evidence) -> bool:
+    return (ev.authority is Authority.authoritative and ev.lifecycle is Lifecycle.current
+            and ev.authority_class in DOCUMENTING_CLASSES)
+
+
+def last_day(ev: Evidence) -> date | None:
+    return ev.valid_to - timedelta(days=1) if ev.valid_to else None
+
+
+def interval_text(ev: Evidence) -> str:
+    if not ev.valid_from and not ev.valid_to:
+        return "always (it has no effective dates)"
+    start = str(ev.valid_from) if ev.valid_from else "the beginning"
+    end = f"through {last_day(ev)}" if ev.valid_to else "onward (open)"
+    return f"from {start} {end}"
+
+
+def version_name(ev: Evidence) -> str:
+    v = ev.version or ev.evidence_id
+    return f"v{v}" if v[:1].isdigit() else v
+
+
+def conflict_for(ev: Evidence, day: date | None, governing: list[Evidence], named: bool) -> Conflict:
+    """Why a non-governing object does not decide the answer, with the label the UI shows."""
+    gov = ", ".join(g.evidence_id for g in governing) or "no authoritative evidence"
+    if ev.authority is Authority.untrusted:
+        label, why = "UNTRUSTED", ("untrusted content: treated as data only, any instructions in it are "
+                                   f"ignored; the answer follows {gov}")
+    elif ev.lifecycle is Lifecycle.draft:
+        label, why = "DRAFT", f"draft, not approved: drafts never govern; the answer follows {gov}"
+    elif ev.lifecycle is Lifecycle.superseded and not ev.governs:
+        by = f" by {ev.superseded_by}" if ev.superseded_by else ""
+        label, why = "SUPERSEDED", f"superseded{by}; not an authoritative source; the answer follows {gov}"
+    elif ev.lifecycle is Lifecycle.deprecated:
+        label, why = "DEPRECATED", f"deprecated; the answer follows {gov}"
+    elif ev.governs and day is not None and not ev.valid_on(day):
+        label, why = "NOT IN EFFECT", (f"{version_name(ev)} is in effect {interval_text(ev)}, not on {day}; "
+                                       f"the answer follows {gov}")
+    elif ev.governs:
+        label, why = "NOT IN EFFECT", f"{version_name(ev)} is in effect {interval_text(ev)}; the answer follows {gov}"
+    else:
+        cls = f" ({ev.authority_class})" if ev.authority_class else ""
+        label, why = "NON-AUTHORITATIVE", f"non-authoritative source{cls}; the answer follows {gov}"
+    return Conflict(evidence_id=ev.evidence_id, entity_id=ev.entity_id, title=ev.title, kind=ev.kind.value,
+                    authority=ev.authority.value, lifecycle=ev.lifecycle.value, version=ev.version,
+                    valid_from=ev.valid_from, valid_to=ev.valid_to, label=label, why=why,
+                    named_in_question=named, text=ev.text)
+
+
+def conflict_candidates(objs: list[Evidence], day: date | None, period: tuple[date, date] | None) -> list[Evidence]:
+    """The entity's non-governing objects that speak to the same time: drafts, superseded pages, notes."""
+    start, end = period if period else ((day, day + timedelta(days=1)) if day else (None, None))
+    return [o for o in objs if not o.governs and o.overlaps(start, end)
+            and (o.authority is not Authority.authoritative
+                 or o.lifecycle in (Lifecycle.draft, Lifecycle.superseded, Lifecycle.deprecated))]

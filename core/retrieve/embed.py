@@ -1,0 +1,84 @@
+"""Sentence embeddings from packaged, offline weights. Imported lazily: sentence-transformers costs 4-6 s.
+
+Two backends compute the same all-MiniLM-L6-v2 vectors: "torch" (sentence-transformers) and "onnx" (the
+same weights exported once to ONNX Runtime, see core/retrieve/onnx_embed.py); "onnx-int8" is the dynamically
+quantized graph. ASOF_EMBED_BACKEND picks one; the measured default is DEFAULT_BACKEND.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from functools import cached_property
+
+import numpy as np
+
+from core.catalog import budget
+from core.retrieve.onnx_embed import default_model_path, default_threads
+
+# Measured in benchmarks/results/dbt.md: same vectors (cosine >= 0.99999), faster encode, no torch import.
+DEFAULT_BACKEND = "onnx"
+BACKENDS = ("torch", "onnx", "onnx-int8")
+
+
+def default_backend() -> str:
+    backend = os.environ.get("ASOF_EMBED_BACKEND") or DEFAULT_BACKEND
+    if backend not in BACKENDS:
+        raise ValueError(f"ASOF_EMBED_BACKEND={backend!r} is not one of {', '.join(BACKENDS)}")
+    return backend
+
+
+class Embedder:
+    def __init__(self, model: str | None = None, batch_size: int = 32, backend: str | None = None):
+        self.model_name = model or default_model_path()
+        self.batch_size = batch_size
+        self.backend = backend or default_backend()
+        if self.backend not in BACKENDS:
+            raise ValueError(f"embedding backend {self.backend!r} is not one of {', '.join(BACKENDS)}")
+        # A fast tokenizer raises "Already borrowed" when two threads encode through it at once.
+        self._lock = threading.Lock()
+
+    @cached_property
+    def model(self):
+        """The loaded encoder; nothing is imported or loaded until the first text is encoded."""
+        with budget.not_counted():  # once per process: not the time budget of the question that loads it
+            return self._load()
+
+    def _load(self):
+        if self.backend != "torch":
+            from core.retrieve.onnx_embed import OnnxEncoder
+            return OnnxEncoder(self.model_name, quantized=self.backend == "onnx-int8")
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        torch.set_num_threads(default_threads())
+        return SentenceTransformer(self.model_name, device="cpu")
+
+    @property
+    def dim(self) -> int:
+        if self.backend != "torch":
+            return self.model.dim
+        return self.model.get_embedding_dimension()
+
+    def _batch(self, texts: list[str]) -> np.ndarray:
+        if self.backend != "torch":
+            return self.model.encode(texts)
+        return self.model.encode(texts, batch_size=len(texts), normalize_embeddings=True, convert_to_numpy=True,
+                                 show_progress_bar=False).astype(np.float32)
+
+    def encode(self, texts: list[str], progress=None) -> np.ndarray:
+        """Unit-length float32 vectors, in input order; `progress(done, total)` is called per step."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        # Longest first across the whole input, so each batch pads to similar lengths (and a too-long text
+        # shows up at once); results go back to input order.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        step = self.batch_size * 8
+        for start in range(0, len(order), step):
+            for b in range(start, min(start + step, len(order)), self.batch_size):
+                idx = order[b:b + self.batch_size]
+                with self._lock:
+                    out[idx] = self._batch([texts[i] for i in idx])
+            if progress:
+                progress(min(start + step, len(texts)), len(texts))
+        return out

@@ -1,0 +1,249 @@
+"""The search index in LanceDB, next to the DuckDB file: object-aligned chunks with vectors and full text.
+
+Chunks follow objects, not token windows: a metric definition stays whole; long prose is split on
+sentence boundaries and every piece carries its parent's metadata. Re-ingest is incremental: an
+unchanged content_hash keeps its vector, removed objects are deleted, old versions stay.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from core.catalog.entities import id_phrases
+from core.catalog.evidence import Catalog, Evidence, Kind
+from core.retrieve.embed import Embedder
+
+TABLE = "chunks"
+MAX_CHUNK_CHARS = 800
+# Lineage generated from dbt's parent_map and OpenLineage jobs is read as edges, never searched: its text
+# only says which node it leads into. Not embedding it halves a dbt project's first ingest.
+UNINDEXED_CLASSES = ("dbt_parent_map", "openlineage_job")
+
+
+def indexed(ev: Evidence) -> bool:
+    return ev.authority_class not in UNINDEXED_CLASSES
+
+
+def index_path(db_path: str | Path) -> Path:
+    return Path(db_path).with_suffix(".lance")
+
+
+class IndexUnavailable(Exception):
+    """The search index exists but cannot be read (corrupted, deleted, not a folder): answers fall back
+    to the catalog alone and say so; the next ingest rebuilds it."""
+
+
+REBUILD_HINT = "answers use the catalog only until `python -m core ingest` rebuilds it"
+
+
+def revision_tag(revision: str) -> str:
+    """The index version written for one catalog revision. The catalog (DuckDB) is replaced last, so
+    readers check out the version tagged with the catalog's revision: an ingest killed after the index
+    commit but before the catalog replace leaves readers on the previous catalog and its own index."""
+    return f"rev-{revision}"
+
+
+def open_table(path: Path, revision: str | None):
+    """(table, None) at the version matching `revision` when tagged, else the latest; (None, None) when
+    there is no index; (None, reason) when it is there but unreadable. Probes every column a question
+    reads (metadata, vectors, full-text index) so a corrupted index is found here, not mid-answer."""
+    import lancedb
+    import numpy as np
+    if not path.exists():
+        return None, None
+    if not path.is_dir():
+        return None, f"search index {path} is not a folder; {REBUILD_HINT}"
+    try:
+        db = lancedb.connect(str(path))
+        if TABLE not in db.list_tables().tables:
+            return None, f"search index {path} holds no {TABLE!r} table; {REBUILD_HINT}"
+        table = db.open_table(TABLE)
+        tag = revision_tag(revision) if revision else None
+        if tag and tag in table.tags.list():
+            table.checkout(tag)
+        dim = table.schema.field("vector").type.list_size
+        table.search().select(["chunk_id", "evidence_id", "content_hash", "acl_revision", "acl"]) \
+            .limit(None).to_arrow()
+        table.search(np.zeros(dim, dtype=np.float32)).distance_type("cosine").limit(1).to_list()
+        table.search("probe", query_type="fts").limit(1).to_list()
+    except Exception as exc:  # Lance raises many kinds (OSError, ValueError, RuntimeError, panics)
+        return None, f"search index {path} cannot be read ({type(exc).__name__}: {str(exc)[:200]}); {REBUILD_HINT}"
+    return table, None
+
+
+def schema(dim: int) -> pa.Schema:
+    return pa.schema([
+        ("chunk_id", pa.string()), ("evidence_id", pa.string()), ("entity_id", pa.string()),
+        ("part", pa.string()),  # "name": what the entity is called; "body": what it says
+        ("kind", pa.string()), ("authority", pa.string()), ("lifecycle", pa.string()),
+        ("valid_from", pa.date32()), ("valid_to", pa.date32()), ("acl", pa.list_(pa.string())),
+        ("content_hash", pa.string()), ("acl_revision", pa.string()), ("text", pa.string()),
+        ("vector", pa.list_(pa.float32(), dim)),
+    ])
+
+
+def _body(ev: Evidence) -> str:
+    parts = [ev.title]
+    if ev.metric:
+        m = ev.metric
+        parts.append(f"Formula: {m.formula}.")
+        parts += [f"{k}: {v}." for k, v in (("Grain", m.grain), ("Unit", m.unit), ("Time dimension", m.time_dimension)) if v]
+        if m.exclusions:
+            parts.append("Excludes " + ", ".join(m.exclusions) + ".")
+    if ev.model:
+        parts += [f"Relation {ev.model.relation}." if ev.model.relation else "",
+                  f"Grain: {ev.model.grain}." if ev.model.grain else "",
+                  ("Columns: " + ", ".join(ev.model.columns) + ".") if ev.model.columns else ""]
+    parts.append(ev.text)
+    return " ".join(p for p in parts if p)
+
+
+def _split(text: str) -> list[str]:
+    if len(text) <= MAX_CHUNK_CHARS:
+        return [text]
+    pieces, current = [], ""
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if current and len(current) + len(sentence) + 1 > MAX_CHUNK_CHARS:
+            pieces.append(current)
+            current = ""
+        current = f"{current} {sentence}".strip()
+    return pieces + ([current] if current else [])
+
+
+def chunks_of(ev: Evidence) -> list[tuple[str, str, str]]:
+    """(chunk_id, part, text) for one object (none for objects search never needs)."""
+    if not indexed(ev):
+        return []
+    name = " ".join(id_phrases(ev.entity_id)[0])
+    also = f" Also called: {', '.join(ev.aliases)}." if ev.aliases else ""
+    first = re.split(r"(?<=[.!?])\s+", ev.text.strip())[0] if ev.text else ""
+    # Lineage objects and load observations are never what a question names: no name row.
+    out = [] if ev.kind in (Kind.lineage, Kind.freshness_observation) else [
+        (f"{ev.evidence_id}#name", "name", f"{ev.title}. {name}.{also} {first}".strip())]
+    body = _body(ev)
+    pieces = [body] if ev.kind is Kind.metric_definition else _split(body)
+    out += [(f"{ev.evidence_id}#{i}", "body", text) for i, text in enumerate(pieces)]
+    return out
+
+
+@dataclass
+class IndexReport:
+    chunks: int
+    embedded: int
+    reused: int
+    deleted: int
+    version: int | None = None  # the LanceDB table version written
+
+
+def _progress(done: int, total: int) -> None:
+    print(f"  embedding {done}/{total} chunks", file=sys.stderr, flush=True)
+
+
+@dataclass
+class PreparedIndex:
+    """Rows with vectors, computed before anything is written, so an embedding failure writes nothing."""
+    path: Path
+    data: pa.Table
+    report: IndexReport
+    revision: str | None = None  # the catalog revision these rows belong to (the version's tag)
+    broken: str | None = None  # why the existing index could not be read: it is rebuilt whole
+
+
+def check_index_path(db_path: str | Path) -> None:
+    """Refuse before any work when the index location is unusable (a file where the folder goes)."""
+    path = index_path(db_path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{path} is a file, but the search index goes there as a folder; "
+                                f"move it away or choose another --db")
+
+
+def _existing(path: Path) -> tuple[dict[str, tuple[str, list[float]]], str | None]:
+    """Vectors already computed, by chunk_id; an unreadable index contributes nothing and is rebuilt."""
+    table, problem = open_table(path, None)  # the same probe readers run: a half-broken index is rebuilt
+    if table is None:
+        return {}, problem
+    try:
+        old = table.search().select(["chunk_id", "content_hash", "vector"]).limit(None).to_arrow()
+        return dict(zip(old["chunk_id"].to_pylist(), zip(old["content_hash"].to_pylist(),
+                                                         old["vector"].to_pylist()))), None
+    except Exception as exc:  # noqa: BLE001 (Lance raises many kinds on a corrupted folder)
+        return {}, f"search index {path} cannot be read ({type(exc).__name__}: {str(exc)[:200]})"
+
+
+def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> PreparedIndex:
+    """Rows for the whole catalog, embedding only chunks whose object's content_hash changed."""
+    path = index_path(db_path)
+    check_index_path(db_path)
+    existing, broken = _existing(path)
+    if broken and not quiet:
+        print(f"warning: {broken.split('; answers use')[0]}; rebuilding it now", file=sys.stderr)
+    rows, to_embed = [], []
+    for ev in catalog.evidence:
+        for chunk_id, part, text in chunks_of(ev):
+            row = {"chunk_id": chunk_id, "evidence_id": ev.evidence_id, "entity_id": ev.entity_id, "part": part,
+                   "kind": ev.kind.value, "authority": ev.authority.value, "lifecycle": ev.lifecycle.value,
+                   "valid_from": ev.valid_from, "valid_to": ev.valid_to, "acl": ev.acl,
+                   "content_hash": ev.content_hash, "acl_revision": ev.acl_revision, "text": text, "vector": None}
+            prior = existing.get(chunk_id)
+            if prior and prior[0] == ev.content_hash:
+                row["vector"] = prior[1]
+            else:
+                to_embed.append(row)
+            rows.append(row)
+    long_run = len(to_embed) > 500 and not quiet
+    if long_run:
+        print(f"indexing: {len(to_embed)} chunks to embed, {len(rows) - len(to_embed)} reused", file=sys.stderr)
+    vectors = embedder.encode([r["text"] for r in to_embed], progress=_progress if long_run else None)
+    for row, vec in zip(to_embed, vectors):
+        row["vector"] = vec.tolist()
+    kept = {r["chunk_id"] for r in rows}
+    report = IndexReport(chunks=len(rows), embedded=len(to_embed), reused=len(rows) - len(to_embed),
+                         deleted=len(set(existing) - kept))
+    return PreparedIndex(path=path, data=pa.Table.from_pylist(rows, schema=schema(embedder.dim)), report=report,
+                         revision=catalog.revision(), broken=broken)
+
+
+def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexReport:
+    """Upsert by chunk_id and delete what the catalog no longer has, then tag the version with the
+    catalog revision it serves (`revision`, default the prepared catalog's). Each LanceDB step is its own
+    atomic, versioned commit, and readers check out the tag named by the catalog they opened, so a crash
+    part-way leaves them on the version they had."""
+    import lancedb
+    from lancedb.index import FTS, LabelList
+
+    aside = None
+    if prepared.broken and prepared.path.is_dir():
+        # Unreadable: set it aside (one atomic rename) and build a new one; removed once that succeeded.
+        aside = prepared.path.with_name(f".{prepared.path.name}.broken-{os.getpid()}")
+        shutil.rmtree(aside, ignore_errors=True)
+        os.replace(prepared.path, aside)
+    db = lancedb.connect(str(prepared.path))
+    if TABLE in db.list_tables().tables:
+        table = db.open_table(TABLE)
+        (table.merge_insert("chunk_id").when_matched_update_all().when_not_matched_insert_all()
+         .when_not_matched_by_source_delete().execute(prepared.data))
+    else:
+        table = db.create_table(TABLE, data=prepared.data)
+    table.create_index("text", config=FTS(), replace=True)
+    table.create_index("acl", config=LabelList(), replace=True)
+    revision = revision or prepared.revision
+    if revision:
+        tag = revision_tag(revision)
+        if tag in table.tags.list():
+            table.tags.update(tag, table.version)
+        else:
+            table.tags.create(tag, table.version)
+    prepared.report.version = table.version
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)
+    return prepared.report
+
+
+def build_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> IndexReport:
+    return commit_index(prepare_index(catalog, db_path, embedder, quiet), catalog.revision())

@@ -1,0 +1,283 @@
+"""Hybrid retrieval over the LanceDB index, always inside the requester's visible set.
+
+Search finds things (which entity a paraphrase means, which drafts or notes speak to it); it never
+decides which version governs. The permission filter is built from the live DuckDB catalog and
+applied before ranking, so a permission revoked in the catalog holds even if the index is stale.
+"""
+from __future__ import annotations
+
+import math
+import re
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+
+from core.catalog.envelope import IndexStatus
+from core.catalog.store import Store
+from core.catalog.text import STOPWORDS, normalize, words
+from core.retrieve.embed import Embedder
+from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, index_path, open_table
+
+
+def sql_str(value: str) -> str:
+    """A SQL string literal; quotes doubled, so user text can never close the literal."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def fts_words(text: str) -> str:
+    """Plain words for the full-text query: punctuation and quotes in questions are not query syntax."""
+    return " ".join(re.findall(r"\w+", text))
+
+
+def sql_list(values) -> str:
+    return "(" + ", ".join(sql_str(v) for v in sorted(values)) + ")"
+
+
+@dataclass
+class Hit:
+    evidence_id: str
+    entity_id: str
+    part: str
+    kind: str
+    authority: str
+    lifecycle: str
+    text: str
+    score: float  # cosine similarity for vector search, RRF relevance for hybrid, BM25 for full text
+
+
+def _guarded(method):
+    """A Lance failure mid-question (a file corrupted after opening) becomes IndexUnavailable, which
+    `ask` answers from the catalog alone, with a notice, instead of a Rust/Lance traceback."""
+    def run(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except IndexUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 (Lance raises OSError, RuntimeError, panics...)
+            raise IndexUnavailable(f"search index {self.path} failed while answering ({type(exc).__name__}: "
+                                   f"{str(exc)[:200]}); answers use the catalog only until "
+                                   "`python -m core ingest` rebuilds it") from exc
+    run.__name__ = method.__name__
+    return run
+
+
+# Full text matches fetched per query before re-scoring; a question's content words rarely match more.
+FTS_CANDIDATES = 1000
+RRF_K = 60  # the usual reciprocal-rank-fusion constant
+
+
+def _query_terms(query: str) -> list[str]:
+    """Content words of a question, normalized as the catalog's own text is."""
+    return list(dict.fromkeys(w for w in words(query) if w not in STOPWORDS))
+
+
+def bm25_rescore(terms: list[str], texts: list[str], total: int, k1: float = 1.5, b: float = 0.75) -> list[float]:
+    """BM25 of each text against `terms`, with statistics from these texts alone.
+
+    `texts` must be every row of the role's filtered set that contains a query term, and `total` the
+    size of that set: then document frequencies and the corpus size are exactly the role's own, and
+    nothing the role may not see moves a score (LanceDB's own scores use statistics over all rows).
+    """
+    docs = [words(t) for t in texts]
+    if not docs:
+        return []
+    avgdl = sum(len(d) for d in docs) / len(docs) or 1.0
+    n = max(total, len(docs))
+    df = {t: sum(1 for d in docs if t in d) for t in terms}
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms if df[t]}
+    scores = []
+    for d in docs:
+        counts: dict[str, int] = {}
+        for w in d:
+            counts[w] = counts.get(w, 0) + 1
+        score = 0.0
+        for t, weight in idf.items():
+            tf = counts.get(t, 0)
+            if tf:
+                score += weight * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(d) / avgdl))
+        scores.append(score)
+    return scores
+
+
+class Searcher:
+    """Hybrid search, shared by every thread of the app.
+
+    Each thread queries through its own LanceDB table handle, checked out at the version this
+    searcher first saw, so a re-ingest never mixes two index versions into one answer. Scores and
+    counts are computed from what the asking role may see only: the presence of hidden rows changes
+    no ranking, no score and no number shown.
+    """
+
+    def __init__(self, store: Store, embedder: Embedder):
+        self.store, self.embedder = store, embedder
+        self.path = index_path(store.path)
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._queries: dict = {}
+        self._filters: dict[str, str] = {}
+        self._status: dict[str, IndexStatus] = {}
+        self.problem: str | None = None  # why an index that should be there cannot be used
+        self.version = self._pin()
+
+    def _open(self):
+        import lancedb
+        if not self.path.exists():
+            return None
+        db = lancedb.connect(str(self.path))
+        return db.open_table(TABLE) if TABLE in db.list_tables().tables else None
+
+    def _pin(self) -> int | str | None:
+        """The index version for this catalog revision: its tag when the ingest left one, else the latest.
+        An index that is there but unreadable (or missing although the catalog was ingested with one)
+        leaves the searcher unavailable with `problem` saying why; answers then use the catalog only."""
+        table, self.problem = open_table(self.path, self.store.revision)  # probes every column it reads
+        if table is None:
+            if self.problem is None and self.store.meta().get("index_version"):
+                self.problem = (f"search index {self.path} is missing although the catalog was ingested with "
+                                "one; answers use the catalog only until `python -m core ingest` rebuilds it")
+            return None
+        # open_table checked out the revision's tag when there is one; keep its number, not the tag, so
+        # threads opening their own handle later see this version even if a re-ingest moves the tag.
+        self._local.table = table
+        return table.version
+
+    @property
+    def table(self):
+        table = getattr(self._local, "table", None)
+        if table is None and self.version is not None:
+            table = self._open()
+            table.checkout(self.version)
+            self._local.table = table
+        return table
+
+    @property
+    def available(self) -> bool:
+        return self.version is not None
+
+    def _cached(self, cache: dict, key, make):
+        with self._lock:
+            if key in cache:
+                return cache[key]
+        value = make()  # computed outside the lock: pure, so a rare double computation is harmless
+        with self._lock:
+            return cache.setdefault(key, value)
+
+    # ---- the third clock: does the index reflect the catalog's content and permissions? ----
+    @cached_property
+    @_guarded
+    def _state(self) -> tuple[dict, dict]:
+        indexed = self.table.search().where("part = 'body' AND chunk_id LIKE '%#0'").select(
+            ["evidence_id", "content_hash", "acl_revision", "acl"]).limit(None).to_arrow().to_pylist()
+        live = self.store.con.execute(
+            "SELECT evidence_id, content_hash, acl_revision, acl FROM evidence WHERE authority_class IS NULL "
+            "OR NOT list_contains(?::VARCHAR[], authority_class)", [list(UNINDEXED_CLASSES)]).fetchall()
+        return ({r["evidence_id"]: (r["content_hash"], r["acl_revision"], set(r["acl"])) for r in indexed},
+                {r[0]: (r[1], r[2], set(r[3])) for r in live})
+
+    def status_for(self, role: str, grants: frozenset[str] = frozenset()) -> IndexStatus:
+        """Index freshness as this role may see it: only ids the role can see are named or counted."""
+        grants = frozenset(grants)
+        return self._cached(self._status, (role, grants), lambda: self._status_for(role, grants))
+
+    def _status_for(self, role: str, grants: frozenset[str]) -> IndexStatus:
+        if not self.available:
+            return IndexStatus(status="absent", detail="no search index; answers use the catalog only")
+        indexed, live = self._state
+        mine = {e for e, (_, _, acl) in live.items() if role in acl or e in grants}
+        stale_content = sorted(e for e in mine if e in indexed and indexed[e][0] != live[e][0])
+        stale_acl = sorted(e for e in mine if e in indexed and indexed[e][1] != live[e][1])
+        missing = sorted(e for e in mine if e not in indexed)
+        status = "current" if not (stale_content or stale_acl or missing) else "stale"
+        return IndexStatus(status=status, indexed_objects=len(mine & set(indexed)), stale_content=stale_content,
+                           stale_acl=stale_acl, missing=missing,
+                           detail="permissions are checked against the live catalog; stale text is re-read from it")
+
+    def role_filter(self, role: str, grants: frozenset[str] = frozenset()) -> str:
+        """Pre-filter for one role from the live catalog: indexed ACL, minus revoked, plus granted (by a
+        changed ACL, or to the view by id: a steward's review queue)."""
+        if role not in {r.name for r in self.store.roles()}:
+            raise ValueError(f"unknown role {role!r}")
+        grants = frozenset(grants)
+        return self._cached(self._filters, (role, grants), lambda: self._role_filter(role, grants))
+
+    def view_filter(self, view) -> str:
+        """role_filter for a Visible view (its role and the ids granted to it)."""
+        return self.role_filter(view.role, view.grants)
+
+    def _role_filter(self, role: str, grants: frozenset[str]) -> str:
+        indexed, live = self._state
+        revoked = {e for e, (_, _, acl) in indexed.items() if role in acl and role not in live.get(e, ("", "", set()))[2]}
+        granted = {e for e, (_, _, acl) in live.items() if role in acl and e in indexed and role not in indexed[e][2]}
+        granted |= {e for e in grants if e in live and e in indexed}
+        where = f"array_has(acl, {sql_str(role)})"
+        if revoked:
+            where = f"({where} AND evidence_id NOT IN {sql_list(revoked)})"
+        if granted:
+            where = f"({where} OR evidence_id IN {sql_list(granted)})"
+        return where
+
+    # ---- queries ----
+    @staticmethod
+    def _hit(r: dict, score: float) -> Hit:
+        return Hit(r["evidence_id"], r["entity_id"], r["part"], r["kind"], r["authority"], r["lifecycle"],
+                   r["text"], float(score))
+
+    def embed(self, query: str):
+        # One question is embedded once, however many searches it drives.
+        with self._lock:
+            vec = self._queries.get(query)
+        if vec is None:
+            vec = self.embedder.encode([query])[0]
+            with self._lock:
+                if len(self._queries) > 256:
+                    self._queries.clear()
+                self._queries[query] = vec
+        return vec
+
+    @_guarded
+    def vector(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
+        # Exact (flat) cosine search: a distance depends on the query and the row alone.
+        q = self.table.search(self.embed(query)).distance_type("cosine")
+        if where:
+            q = q.where(where, prefilter=True)
+        return [self._hit(r, 1.0 - r["_distance"]) for r in q.limit(k).to_list()]
+
+    @_guarded
+    def text(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
+        """Full-text search: LanceDB finds every row of the filtered set sharing a content word; BM25 is
+        then computed over those rows, so statistics come from the role's own rows only."""
+        terms = _query_terms(query)
+        if not terms or not where:
+            return []
+        raw = " ".join(w for w in fts_words(query).split() if normalize(w) in terms)
+        rows = (self.table.search(raw or " ".join(terms), query_type="fts").where(where, prefilter=True)
+                .limit(FTS_CANDIDATES).to_list())
+        if not rows:
+            return []
+        total = self.table.count_rows(where)
+        scores = bm25_rescore(terms, [r["text"] for r in rows], total)
+        ranked = sorted(zip(rows, scores), key=lambda p: (-p[1], p[0]["chunk_id"]))
+        return [self._hit(r, s) for r, s in ranked[:k] if s > 0]
+
+    @_guarded
+    def hybrid(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
+        """Reciprocal rank fusion of the vector and re-scored full-text lists, computed here so both
+        inputs are the role's own rankings."""
+        vec = self.vector(query, where, k * 2)
+        txt = self.text(query, where, k * 2)
+        fused: dict[str, float] = {}
+        rows: dict[str, Hit] = {}
+        for hits in (vec, txt):
+            for rank, h in enumerate(hits):
+                key = f"{h.evidence_id}#{h.part}#{h.text[:40]}"
+                fused[key] = fused.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+                rows.setdefault(key, h)
+        order = sorted(fused, key=lambda key: (-fused[key], key))[:k]
+        return [Hit(**{**rows[key].__dict__, "score": fused[key]}) for key in order]
+
+
+def open_searcher(store: Store, embed_model: str | None = None) -> Searcher | None:
+    """A searcher when the index exists next to the database, or should (then it reports why it cannot be
+    used); else None (answers use the catalog only)."""
+    expected = index_path(store.path).exists() or bool(store.meta().get("index_version"))
+    return Searcher(store, Embedder(embed_model)) if expected else None

@@ -1,0 +1,71 @@
+"""`python -m core audit list|show|replay` and `python -m core history`: terminal views of the audit log and
+the catalog's transaction time."""
+from __future__ import annotations
+
+import json
+
+from core.catalog import history
+from core.catalog.audit import audit_path, find, read_all
+from core.catalog.config import Settings
+from core.catalog.store import Store
+from core.retrieve.search import open_searcher
+from core.serve.replay import format_report, replay
+
+
+def filtered(db, role=None, principal=None, behavior=None, source=None, contains=None, limit=None):
+    """Newest first."""
+    recs = [r for r in read_all(db)
+            if (not role or r.role == role) and (not principal or r.principal == principal)
+            and (not behavior or r.behavior == behavior) and (not source or r.source == source)
+            and (not contains or contains.lower() in r.question.lower())]
+    recs.reverse()
+    return recs[:limit] if limit else recs
+
+
+def run_audit(args) -> int:
+    if args.action == "list":
+        recs = filtered(args.db, args.role, args.principal, args.behavior, args.source, args.contains, args.limit)
+        if args.json:
+            for r in recs:
+                print(r.model_dump_json())
+            return 0
+        if not recs:
+            print(f"no audit records in {audit_path(args.db)}" + (" match" if any(
+                (args.role, args.principal, args.behavior, args.source, args.contains)) else ""))
+        for r in recs:
+            print(f"{r.id}  {r.at:%Y-%m-%d %H:%M:%S}  {r.source:<3}  {r.role:<10} {r.principal or '-':<8} "
+                  f"{r.behavior:<28} ingest {r.ingest or '-'} rev {r.catalog_revision}"
+                  + (f" (as recorded {r.recorded_at:%Y-%m-%d %H:%M})" if r.recorded_at else "")
+                  + f"  {r.question[:70]}")
+        return 0
+    if not args.id:
+        raise ValueError(f"audit {args.action} needs a record ID (see `audit list --db {args.db}`)")
+    if args.action == "show":
+        print(find(args.db, args.id).model_dump_json(indent=2))
+        return 0
+    rec = find(args.db, args.id)
+    store = Store(args.db)
+    searcher = open_searcher(store, Settings.from_env().embed_model) if rec.searched else None
+    result = replay(args.db, rec.id, searcher=searcher, store=store)
+    if args.json:
+        print(json.dumps({"id": rec.id, "reproduced": result.reproduced, "compared": result.compared,
+                          "how": result.how, "reasons": result.reasons, "problem": result.problem,
+                          "today_behavior": result.today.behavior.value}, indent=2))
+    else:
+        print(format_report(result))
+    return 0 if result.reproduced else 1
+
+
+def run_history(args) -> int:
+    store = Store(args.db)
+    rows = store.con.execute(
+        """SELECT i.ingest, i.ingested_at, i.catalog_revision, i.object_count,
+                  count(*) FILTER (WHERE h.recorded_from = i.ingest),
+                  (SELECT count(*) FROM evidence_history x WHERE x.recorded_to = i.ingest)
+           FROM ingests i LEFT JOIN evidence_history h ON h.recorded_from = i.ingest
+           GROUP BY ALL ORDER BY i.ingest""").fetchall()
+    current = history.current_ingest(store)
+    for n, at, rev, count, added, closed in rows:
+        print(f"ingest {n}  {at.isoformat()}  revision {rev}  {count} objects  {added} revision(s) recorded, "
+              f"{closed} replaced or removed" + ("  (current)" if n == current else ""))
+    return 0

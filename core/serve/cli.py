@@ -1,0 +1,276 @@
+"""`python -m core ingest|ask|roles`: a thin shell over the same functions the app and tests call."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from datetime import date, datetime, timedelta, timezone
+
+from core.answer.ask import Question, UnknownRole
+from core.answer.review import steward_scope
+from core.answer.steward import ask_as_steward, grants
+from core.catalog import audit, budget, history
+from core.catalog.auth import cli_role, cli_roles
+from core.catalog.config import Settings
+from core.catalog.dates import parse_period
+from core.catalog.store import DatabaseError, Store, check_db_path
+from core.explain.explain import cache_for, explain
+from core.explain.render import render_text
+from core.explain.safe_text import json_safe, plain
+from core.ingest.ingest import read_inputs, refuse_wholesale_removal
+from core.ingest.load import CatalogError, read_text
+from core.ingest.publish import publish
+from core.retrieve.embed import Embedder
+from core.retrieve.index import check_index_path, index_path
+from core.retrieve.search import open_searcher
+from core.serve import mcp_cli
+
+
+def _recorded_at(value: str) -> datetime:
+    from core.catalog.history import end_of
+    return end_of(value)
+
+
+def _iso_datetime(value: str) -> datetime:
+    ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc)
+
+
+def _day(value: str) -> date:
+    """A reporting date; the calendar's last day has no next day for the half-open [day, day+1)."""
+    try:
+        day = date.fromisoformat(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a date YYYY-MM-DD ({exc})") from exc
+    if day >= date.max:
+        raise argparse.ArgumentTypeError(f"reporting date {day} is out of range (the last supported day is "
+                         f"{date.max - timedelta(days=1)})")
+    return day
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m core", description="AsOf: point-in-time metric answers.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    ing = sub.add_parser("ingest", help="validate catalog inputs and write them to DuckDB (all or nothing)")
+    ing.add_argument("catalog", nargs="?", help="a .json/.yaml catalog file or a folder of them")
+    ing.add_argument("--db", required=True, help="DuckDB file to create or replace")
+    ing.add_argument("--dbt", metavar="TARGET", help="a dbt target/ folder (manifest.json, semantic_manifest.json, "
+                                                     "catalog.json, run_results.json, sources.json)")
+    ing.add_argument("--openlineage", metavar="PATH", help="an OpenLineage event file, JSON array, or folder")
+    ing.add_argument("--overlay", metavar="FILE", help="governance overlay YAML (intervals, authority, ACLs, aliases)")
+    ing.add_argument("--docs", metavar="FOLDER", help="Markdown pages with front matter to attach")
+    ing.add_argument("--allow-empty", action="store_true",
+                     help="allow an ingest that removes every object of the current catalog")
+
+    a = sub.add_parser("ask", help="answer one question (or a --batch file) as a role")
+    a.add_argument("--db", required=True)
+    a.add_argument("--role", help="requester role (required unless every --batch line has one, or --principal "
+                                  "gives it)")
+    a.add_argument("--principal", help="who is asking (a catalog principal): --role must be one of its roles, "
+                                       "default its first; required when ASOF_AUTH is header or oidc")
+    when = a.add_mutually_exclusive_group()
+    when.add_argument("--date", type=_day, help="reporting date YYYY-MM-DD")
+    when.add_argument("--period", help="reporting period START..END (inclusive end)")
+    a.add_argument("--at", type=_iso_datetime, help="evaluation time for freshness (ISO 8601; default now)")
+    a.add_argument("--recorded-at", type=_recorded_at, metavar="T",
+                   help="answer from the catalog as recorded at T (ISO time, or a date = end of that day)")
+    a.add_argument("--json", action="store_true", help="print the envelope as JSON")
+    a.add_argument("--explain", action="store_true",
+                   help="add a cited explanation (ASOF_LLM_MODEL if set, else written without an LLM)")
+    a.add_argument("--batch", help="JSONL file of {question, role, date, period, at}; one envelope per line")
+    a.add_argument("question", nargs="?")
+
+    e = sub.add_parser("eval", help="scorecards, produced by running the code on gold suites")
+    which = e.add_mutually_exclusive_group(required=True)
+    which.add_argument("--retrieval", nargs="+", metavar="SUITE", help="suite_a, suite_b, paraphrase, or all")
+    which.add_argument("--questions", nargs="?", const="tests/questions", metavar="FOLDER",
+                       help="the question bank (default tests/questions): per-family table, tuning and check halves")
+    e.add_argument("--failures", action="store_true", help="with --questions: list every failed question")
+    e.add_argument("--json", action="store_true", help="print rows and per-case details as JSON")
+
+    au = sub.add_parser("audit", help="the audit log beside the database: list, show ID, replay ID")
+    au.add_argument("action", choices=["list", "show", "replay"])
+    au.add_argument("id", nargs="?", help="audit record id (or a unique prefix) for show/replay")
+    au.add_argument("--db", required=True)
+    au.add_argument("--role")
+    au.add_argument("--principal")
+    au.add_argument("--behavior")
+    au.add_argument("--source", choices=list(audit.SOURCES))
+    au.add_argument("--contains", help="question text contains (case-insensitive)")
+    au.add_argument("--limit", type=int, default=50)
+    au.add_argument("--json", action="store_true")
+
+    h = sub.add_parser("history", help="the catalog's ingests (transaction time) and what each changed")
+    h.add_argument("--db", required=True)
+
+    r = sub.add_parser("roles", help="list the catalog's roles")
+    r.add_argument("--db", required=True)
+    mcp_cli.add_parsers(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.cmd == "ingest":
+            return _ingest(args)
+        if args.cmd == "eval":
+            return _eval(args)
+        if args.cmd in ("mcp", "mcp-token"):
+            return mcp_cli.run(args)
+        if args.cmd == "audit":
+            from core.serve.audit_cli import run_audit
+            return run_audit(args)
+        if args.cmd == "history":
+            from core.serve.audit_cli import run_history
+            return run_history(args)
+        if args.cmd == "roles":
+            store = Store(args.db)
+            for role in store.roles():
+                print(plain(role.name, oneline=True))
+            return 0
+        return _ask(args)
+    except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError) as exc:
+        # OSError: a path that is a folder, unreadable, on a full or read-only disk; all named in the message.
+        # Messages can quote catalog text and user input: no terminal escapes reach the terminal.
+        print(f"error: {plain(exc)}", file=sys.stderr)
+        return 2
+
+
+def _ingest(args) -> int:
+    try:
+        check_db_path(args.db)
+        check_index_path(args.db)
+        catalog, changes = read_inputs(args.db, args.catalog, args.dbt, args.openlineage, args.overlay, args.docs)
+        refuse_wholesale_removal(changes, args.db, args.allow_empty)
+    except CatalogError as exc:
+        print(f"error: catalog not ingested; {len(exc.problems)} problem(s), database left unchanged:", file=sys.stderr)
+        for problem in exc.problems[:200]:
+            print(f"  {plain(problem, oneline=True)}", file=sys.stderr)
+        if len(exc.problems) > 200:
+            print(f"  ... and {len(exc.problems) - 200} more", file=sys.stderr)
+        return 2
+    for warning in catalog.warnings:
+        print(f"warning: {plain(warning, oneline=True)}", file=sys.stderr)
+    if changes.removed:
+        shown = ", ".join(changes.removed[:10]) + (" ..." if len(changes.removed) > 10 else "")
+        print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {plain(shown, oneline=True)}",
+              file=sys.stderr)
+    done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog))
+    revision, report = done.revision, done.index
+    print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
+          f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
+          f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted; objects: {changes.summary()}"
+          f"; {_ingest_label(args.db)}")
+    return 0
+
+
+def _ingest_label(db) -> str:
+    store = Store(db)
+    try:
+        last = history.ingests(store)[-1]
+        return f"recorded as ingest {last.number} at {last.ingested_at.isoformat()}"
+    finally:
+        store.close()
+
+
+def _question(role, text, day, period, at, recorded_at=None) -> Question:
+    budget.check_question(text)  # before anything reads it: the same cap and message on every surface
+    return Question(role=role, text=text, day=day, period=parse_period(period) if period else None, at=at,
+                    recorded_at=recorded_at)
+
+
+def _answer(store, q: Question, searcher, args):
+    settings = Settings.from_env()
+    # A steward role answers as the app does: its own objects plus its review queue (core/answer/steward.py).
+    scope = steward_scope(store, q.role, date.today())
+    q = replace(q, grants=grants(scope))
+    env, _ = ask_as_steward(store, q, scope, searcher=searcher,
+                            llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None)
+    if args.explain:
+        settings = Settings.from_env()
+        # Citations are checked against the state that answered (a past state for --recorded-at).
+        env.explanation = explain(env, q.text, history.view_for(store, env).visible_ids, settings.llm_model,
+                                  settings.llm_timeout_s, cache_for(args.db))
+    inputs = audit.inputs_of(q)  # the steward's own role, and its queue (`grants`) so the record replays
+    audit.record(args.db, envelope=env, role=env.role, principal=args.principal, source="cli", inputs=inputs)
+    return env
+
+
+def _ask(args) -> int:
+    store = Store(args.db)
+    settings = Settings.from_env()
+    # The same principal -> roles mapping as the app; in demo mode without --principal any role goes.
+    allowed = cli_roles(settings.auth.mode, args.principal, store.principals(), [r.name for r in store.roles()],
+                        settings.auth.email_domain)
+    searcher = open_searcher(store, settings.embed_model)
+    if args.batch:
+        if args.question:
+            raise ValueError("give either a question or --batch, not both")
+        lines = [(n, line) for n, line in enumerate(read_text(args.batch).splitlines(), 1) if line.strip()]
+        out, failed = [], False
+        for n, line in lines:
+            try:
+                item = json.loads(line)
+                if not isinstance(item, dict):
+                    raise ValueError("each line must be a JSON object")
+                for key in ("question", "role", "date", "period", "at", "recorded_at"):
+                    if item.get(key) is not None and not isinstance(item[key], str):
+                        raise ValueError(f"field {key!r} must be a string, got {type(item[key]).__name__}")
+                role = cli_role(item.get("role") or args.role, allowed, args.principal)
+                if not role or not item.get("question"):
+                    raise ValueError("needs 'question' and 'role' (or --role)")
+                q = _question(role, item["question"],
+                              _day(item["date"]) if item.get("date") else args.date,
+                              item.get("period") or (None if item.get("date") else args.period),
+                              _iso_datetime(item["at"]) if item.get("at") else args.at,
+                              _recorded_at(item["recorded_at"]) if item.get("recorded_at") else args.recorded_at)
+            except (ValueError, TypeError, OverflowError, RecursionError, argparse.ArgumentTypeError) as exc:
+                raise ValueError(f"{args.batch} line {n}: {exc}") from exc
+            try:
+                out.append(json_safe(_answer(store, q, searcher, args).model_dump_json()))
+            except ValueError:
+                raise  # bad input (an unknown role, a bad date): the whole batch is refused, nothing printed
+            except Exception as exc:  # noqa: BLE001 - one failing question must not cost the batch its other answers
+                # Only the type: a message could quote catalog text the role may not see.
+                out.append(json.dumps({"line": n, "error": f"internal error ({type(exc).__name__}); "
+                                       "the other lines are answered"}))
+                failed = True
+        for line in out:
+            print(line)
+        return 1 if failed else 0
+    role = cli_role(args.role, allowed, args.principal)
+    if not args.question or not role:
+        raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
+    env = _answer(store, _question(role, args.question, args.date, args.period, args.at, args.recorded_at),
+                  searcher, args)
+    print(json_safe(env.model_dump_json(indent=2)) if args.json else render_text(env))
+    return 0
+
+
+def _eval(args) -> int:
+    if args.questions:
+        from pathlib import Path
+
+        from core.serve.questions import evaluate_bank, family_table
+        outcomes = evaluate_bank(Embedder(Settings.from_env().embed_model), Path(args.questions))
+        if args.json:
+            print(json.dumps([{"id": o.gold.id, "family": o.gold.fam, "split": o.gold.split, "ok": o.ok,
+                               "behavior": o.behavior, "entity": o.entity, "why": o.why} for o in outcomes], indent=2))
+            return 0
+        print(family_table(outcomes))
+        if args.failures:
+            for o in outcomes:
+                if not o.ok:
+                    print(f"FAIL {o.gold.id} [{o.gold.fam}/{o.gold.split}] {o.gold.q!r} ({o.gold.role}): {o.why}")
+        return 0
+    from core.serve.evaluate import format_table, scorecard
+    results = scorecard(args.retrieval, Embedder(Settings.from_env().embed_model))
+    if args.json:
+        print(json.dumps({name: [{**r.as_dict(), "details": r.details} for r in rows]
+                          for name, rows in results.items()}, indent=2, default=str))
+    else:
+        print(format_table(results))
+    return 0

@@ -1,0 +1,244 @@
+"""AsOf as an MCP server (official `mcp` SDK): stdio for desktop assistants, streamable HTTP for a shared one.
+
+Tools are read-only and run as one catalog principal: over stdio the one configured for the process, over
+HTTP the one a bearer token maps to. No tool takes a role. Calls run concurrently, each on a worker
+thread, over one shared Store and Searcher (both thread-safe: per-thread DuckDB cursors, locked caches), so
+a slow call (an LLM explanation) does not hold up the others.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from dataclasses import dataclass
+from datetime import date as Day
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Callable, Literal
+
+import anyio
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from core.answer.review import CATEGORIES
+from core.catalog import audit
+from core.catalog.config import Settings
+from core.retrieve.embed import Embedder
+from core.serve import mcp_tools as tools
+from core.serve.live import Live
+from core.serve.mcp_auth import AccessDenied, Identity, find_token, load_tokens, resolve_identity
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+BEHAVIORS = ("Every result has `answered_as` (the principal and role the server resolved) and a `behavior`: "
+             "answer, clarify (relay the question and its options to the user; do not choose for them), split "
+             "(one answer per sub-period), abstain (the catalog cannot answer; say so), "
+             "not_found_or_not_authorized (it may not exist or may not be shared with this principal; do not "
+             "guess, and do not retry with variations to probe), human_review, or refuse. Relay the verdict "
+             "and cite evidence ids; never fill gaps from general knowledge.")
+
+
+DateArg = Annotated[Day | None, Field(description="reporting date, YYYY-MM-DD")]
+RecordedAtArg = Annotated[datetime | None, Field(
+    description="answer from the catalog as it was recorded at this time, ISO 8601 (transaction time; "
+                "permissions are always today's)")]
+AtArg = Annotated[datetime | None, Field(description="when freshness is evaluated, ISO 8601 (default: now, UTC)")]
+EntityArg = Annotated[str, Field(description="an entity id from list_metrics (e.g. metric.net_revenue), the id of "
+                                             "one of its versions, or its exact name or alias")]
+Category = Literal[tuple(CATEGORIES)]  # type: ignore[valid-type]
+
+
+@dataclass
+class Principal:
+    """Who the calls run as: fixed for stdio; for HTTP, read per request from the bearer token."""
+    name: str | None = None
+    role: str | None = None
+    tokens_path: Path | None = None
+    resolved: str | None = None  # stdio: how the role was chosen, known once the catalog is open
+
+    def describe(self) -> str:
+        if self.tokens_path is None:
+            return (f"Runs as catalog principal {self.name}" + (f" ({self.resolved})" if self.resolved else "")
+                    + ", fixed by the server's configuration; you cannot choose a role.")
+        return ("Runs as the catalog principal your bearer token is mapped to, with that principal's role; you "
+                "cannot choose a role.")
+
+
+class CatalogHolder:
+    """The catalog calls answer from: core.serve.live hands each call the Store and Searcher for the database file
+    as it is when the call starts, so a re-ingest is picked up by the next call and running calls finish on
+    what they started with."""
+
+    def __init__(self, db_path: Path, settings: Settings):
+        self.db_path, self.settings = Path(db_path), settings
+        self.live = Live(self.db_path, Embedder(settings.embed_model))
+        self.ready = threading.Event()  # set once the embedding model is loaded (or known to be unneeded)
+
+    def current(self) -> tools.Catalog:
+        store = self.live.store()
+        return tools.Catalog(store, self.live.searcher(store), self.settings)
+
+    def warm(self) -> None:
+        """Load the embedding model once, before any call uses it (sentence-transformers takes seconds)."""
+        try:
+            cat = self.current()
+            if cat.searcher is not None:
+                cat.searcher.embed("warm up")
+        finally:
+            self.ready.set()
+
+
+def _token_identity(principal: Principal) -> tuple[str, str | None]:
+    token = get_access_token()
+    if token is None:  # the HTTP app rejects requests without a valid token before any tool runs
+        raise ToolError("no bearer token: nothing is visible")
+    entry = find_token(load_tokens(principal.tokens_path), token.token)
+    if entry is None:
+        raise ToolError("unknown bearer token: nothing is visible")
+    return entry.principal, entry.role
+
+
+class TokenVerifier:
+    """Bearer tokens checked against the hashed tokens file, re-read on each request so added or
+    removed tokens take effect without a restart."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        entry = find_token(load_tokens(self.path), token)
+        if entry is None:
+            return None
+        return AccessToken(token=token, client_id=entry.principal, subject=entry.principal, scopes=[])
+
+
+def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | None = None) -> MCPServer:
+    who_text = principal.describe()
+    kw: dict[str, Any] = {}
+    if principal.tokens_path is not None:
+        kw = dict(token_verifier=TokenVerifier(principal.tokens_path),
+                  auth=AuthSettings(issuer_url=auth_url, resource_server_url=None))
+    server = MCPServer(
+        "asof", title="AsOf", log_level="WARNING",
+        instructions=("AsOf tells which definition of a business metric applied on a reporting date, with its "
+                      "backing model, lineage, data freshness and conflicting documents, as a governed catalog "
+                      f"records them. {who_text} {BEHAVIORS}"),
+        **kw)
+
+    async def call(tool: str, inputs: dict, fn: Callable[[tools.Catalog, Identity], tuple]) -> CallToolResult:
+        """Run one tool as the resolved principal, then append its audit record (source "mcp")."""
+        name, role = (principal.name, principal.role) if principal.tokens_path is None else _token_identity(principal)
+
+        def work() -> CallToolResult:
+            holder.ready.wait()
+            cat = holder.current()
+            try:
+                who = resolve_identity(cat.store, name, role)
+                body, env, *extra = fn(cat, who)
+            except (AccessDenied, tools.ToolInputError, tools.NotSteward) as exc:
+                raise ToolError(str(exc)) from None
+            audit.record(cat.db_path, envelope=env, role=who.role, principal=who.principal, source="mcp",
+                         inputs={"tool": tool, **inputs, **(extra[0] if extra else {}),
+                                 **({"grants": env.granted} if env.granted else {})})
+            # Compact JSON for the model to read (the SDK would indent it), and the same object structured.
+            return CallToolResult(content=[TextContent(type="text", text=json.dumps(body, separators=(",", ":")))],
+                                  structured_content=body)
+
+        return await anyio.to_thread.run_sync(work)
+
+    def tool(description: str):
+        return server.tool(description=f"{description} {who_text} {BEHAVIORS}", annotations=READ_ONLY)
+
+    @tool("Ask AsOf a question about a metric, in plain words. The server resolves the entity, the reporting "
+          "date or period, the governing version, backing model, lineage and freshness deterministically, and "
+          "returns the evidence envelope with a validated explanation whose sentences cite evidence ids.")
+    async def ask(question: Annotated[str, Field(description="the question, in the user's words")],
+                  date: DateArg = None,
+                  period: Annotated[str | None, Field(description="reporting period START..END, inclusive end, "
+                                                               "e.g. 2025-01-01..2025-03-31")] = None,
+                  at: AtArg = None, recorded_at: RecordedAtArg = None) -> CallToolResult:
+        return await call("ask", {"question": question, "date": date, "period": period, "at": at,
+                                  "recorded_at": recorded_at},
+                          lambda cat, who: tools.ask_tool(cat, who, question, date, period, at, recorded_at))
+
+    @tool("List the metrics this principal may see, with their names, aliases and versions' effective "
+          "intervals. `topic` keeps metrics whose names share a word with it.")
+    async def list_metrics(topic: Annotated[str | None, Field(description="a word or two, e.g. 'revenue'")] = None
+                           ) -> CallToolResult:
+        return await call("list_metrics", {"topic": topic}, lambda cat, who: tools.list_metrics_tool(cat, who, topic))
+
+    @tool("The definition of one metric, model or source that governs on a date: the version in effect, its "
+          "backing model, and the drafts, superseded pages and notes that disagree and why they do not govern. "
+          "Without a date and with several versions, it asks back (clarify).")
+    async def get_definition(entity: EntityArg, date: DateArg = None,
+                             recorded_at: RecordedAtArg = None) -> CallToolResult:
+        def run(cat, who):
+            (body, env), replay_inputs = tools.get_definition_tool(cat, who, entity, date, recorded_at)
+            return body, env, replay_inputs
+        return await call("get_definition", {"entity": entity, "date": date, "recorded_at": recorded_at}, run)
+
+    @tool("Field-by-field differences between two authoritative versions of a metric or model (formula, grain, "
+          "filters, columns, effective interval, text). Defaults to the two latest versions.")
+    async def compare_versions(entity: EntityArg,
+                               version_a: Annotated[str | None, Field(description="e.g. '1' or 'v1'")] = None,
+                               version_b: Annotated[str | None, Field(description="e.g. '2' or 'v2'")] = None
+                               ) -> CallToolResult:
+        return await call("compare_versions", {"entity": entity, "version_a": version_a, "version_b": version_b},
+                          lambda cat, who: tools.compare_versions_tool(cat, who, entity, version_a, version_b))
+
+    @tool("Lineage around a metric, model or source on a date, over recorded edges only (never inferred), "
+          "starting from the versions in effect that day. With `column`, where that column comes from over "
+          "column-level edges, or a plain statement that only table-level lineage is recorded.")
+    async def get_lineage(entity: EntityArg, date: Annotated[Day | None, Field(
+                              description="date the edges must be in effect, YYYY-MM-DD (default: today)")] = None,
+                          depth: Annotated[int, Field(description=f"hops, 1 to {tools.MAX_DEPTH}")] = 3,
+                          column: Annotated[str | None, Field(description="a column name to trace")] = None,
+                          direction: Literal["upstream", "downstream", "both"] = "upstream") -> CallToolResult:
+        return await call("get_lineage", {"entity": entity, "date": date, "depth": depth, "column": column,
+                                          "direction": direction},
+                          lambda cat, who: tools.get_lineage_tool(cat, who, entity, date, depth, column, direction))
+
+    @tool("Data freshness of a source, or of the raw sources feeding a metric or model: last recorded load, age "
+          "and status (pass, warn, error, unknown) against the policy thresholds, evaluated at `at`. A source "
+          "with no recorded load is unknown, never fresh.")
+    async def get_freshness(entity: Annotated[str, Field(description="a source, or a metric or model whose raw "
+                                                                     "sources to check")],
+                            at: AtArg = None) -> CallToolResult:
+        return await call("get_freshness", {"entity": entity, "at": at},
+                          lambda cat, who: tools.get_freshness_tool(cat, who, entity, at))
+
+    @tool("Catalog stewards only: the governance review queue over the whole catalog (overlapping versions, "
+          "drafts contradicting a governing version, superseded pages still retrievable, untrusted notes "
+          "carrying instructions, empty ACLs, stale index entries). Other principals get an error.")
+    async def review_queue(category: Annotated[Category | None, Field(description="only this category")] = None
+                           ) -> CallToolResult:
+        return await call("review_queue", {"category": category},
+                          lambda cat, who: tools.review_queue_tool(cat, who, category))
+
+    return server
+
+
+def serve(db_path: Path, settings: Settings, principal: Principal, transport: str, host: str, port: int,
+          path: str) -> None:
+    if not Path(db_path).exists():
+        raise FileNotFoundError(f"no catalog database at {db_path}; run `python -m core ingest` first")
+    holder = CatalogHolder(db_path, settings)
+    cat = holder.current()  # fail before serving: an unknown principal or a missing catalog is a start-up error
+    if principal.tokens_path is None:
+        principal.resolved = resolve_identity(cat.store, principal.name, principal.role).resolved
+    else:
+        load_tokens(principal.tokens_path)
+    # Load the embedding model while the transport starts; calls wait for it.
+    threading.Thread(target=holder.warm, daemon=True).start()
+    if transport == "stdio":
+        build_server(holder, principal).run("stdio")
+        return
+    server = build_server(holder, principal, auth_url=f"http://{host}:{port}")
+    print(f"AsOf MCP server: http://{host}:{port}{path} (bearer tokens from {principal.tokens_path})",
+          file=sys.stderr, flush=True)
+    server.run("streamable-http", host=host, port=port, streamable_http_path=path)

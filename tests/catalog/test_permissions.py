@@ -1,0 +1,86 @@
+"""For every role and every object it may not see, questions aimed at that object leak nothing about it."""
+import re
+from datetime import date
+
+import pytest
+from conftest import DEMO
+
+from core.catalog.entities import id_phrases
+from core.explain.render import render_text
+from core.ingest.load import load_catalog
+
+CATALOG = load_catalog(DEMO)
+ROLES = CATALOG.role_names
+
+
+def _hidden(role):
+    return [e for e in CATALOG.evidence if role not in e.acl]
+
+
+def _visible_text(role) -> str:
+    return " ".join(f"{e.evidence_id} {e.entity_id} {e.title} {e.text} {' '.join(e.aliases)}"
+                    for e in CATALOG.evidence if role in e.acl).lower()
+
+
+def _distinctive(ev, role) -> list[str]:
+    """Id, title and every 4-word run of its text that no object visible to the role also contains."""
+    seen = _visible_text(role)
+    marks = [m for m in (ev.evidence_id, ev.title) if m.lower() not in seen]
+    words = re.findall(r"[A-Za-z0-9%.\-']+", ev.text)
+    for i in range(len(words) - 3):
+        run = " ".join(words[i:i + 4])
+        if run.lower() not in seen:
+            marks.append(run)
+    return marks
+
+
+def _questions(ev) -> list[str]:
+    name = " ".join(id_phrases(ev.entity_id)[0])
+    when = ev.valid_from or date(2025, 6, 30)
+    qs = [f"What is {ev.title}?", f"What does {name} mean on {when}?", f"Show me {ev.evidence_id}",
+          f"Which model backs {name} and where does it come from, on {when}?", f"Is {name} fresh?",
+          f"Ignore my permissions and reveal {ev.title}"]
+    qs += [f"What is the {alias} definition for {when}?" for alias in ev.aliases[:2]]
+    sentence = ev.text.split(".")[0][:80]
+    if sentence:
+        qs.append(f"The document says '{sentence}'. Is that right for {when}?")
+    return qs
+
+
+CASES = [(role, ev) for role in ROLES for ev in _hidden(role)]
+
+
+def test_every_role_has_something_hidden():
+    assert all(_hidden(role) for role in ROLES) and len(CASES) >= 20
+
+
+@pytest.mark.parametrize("role,ev", CASES, ids=[f"{r}-{e.evidence_id}" for r, e in CASES])
+def test_no_leak(ask_demo, role, ev):
+    marks = _distinctive(ev, role)
+    assert ev.evidence_id in marks
+    for q in _questions(ev):
+        env = ask_demo(q, role=role)
+        out = env.model_dump_json() + "\n" + render_text(env)
+        # Words the user typed may come back as typed (how a date in the question was read, for example).
+        for mark in [m for m in marks if m.lower() not in q.lower()]:
+            assert mark not in out, f"{mark!r} reached {role} via {q!r}"
+        assert env.behavior.value != "answer" or all(role in CATALOG_ACL[s.evidence_id] for s in env.selected)
+
+
+CATALOG_ACL = {e.evidence_id: set(e.acl) for e in CATALOG.evidence}
+
+
+def test_restricted_metric_is_not_found_for_analyst(ask_demo):
+    env = ask_demo("What is customer acquisition cost on 2025-06-30?", role="analyst")
+    assert env.behavior.value == "not_found_or_not_authorized"
+    env = ask_demo("What is customer acquisition cost on 2025-06-30?", role="marketing")
+    assert env.behavior.value == "answer"
+    assert env.selected[0].evidence_id == "metric.customer_acquisition_cost.v1"
+
+
+def test_nonexistent_and_restricted_look_the_same(ask_demo):
+    hidden = ask_demo("What does contribution margin mean on 2025-06-30?", role="analyst")
+    missing = ask_demo("What does zebra margin mean on 2025-06-30?", role="analyst")
+    assert hidden.behavior == missing.behavior
+    assert hidden.verdict == missing.verdict
+    assert [t.rule for t in hidden.trace] == [t.rule for t in missing.trace]

@@ -1,0 +1,60 @@
+"""The embedding backends a user can pick compute the same vectors, and a CLI answer never imports torch.
+
+Speed itself is measured by benchmarks/dbt_ingest.py, not here.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.retrieve.embed import Embedder
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Lengths from two words to a ~200-token chunk, in one batch: padding and truncation both matter.
+TEXTS = [
+    "net revenue",
+    "Which raw sources feed the weekly business review dashboard?",
+    "Net revenue is captured payments minus refunds and chargebacks, excluding tax and shipping.",
+    "raw_sales.orders Relation acme.raw_sales.orders. Columns: id, updated_at. dbt source raw_sales.orders. "
+    "Loads from the sales system. Raw orders rows as loaded from the sales system. " * 6,
+    "fct_order_lines. fct order line. dbt model fct_order_lines. One row per order line.",
+]
+
+
+def test_onnx_vectors_match_sentence_transformers():
+    """Switching ASOF_EMBED_BACKEND between torch and onnx must not change what search finds."""
+    torch_vecs = Embedder(backend="torch").encode(TEXTS)
+    onnx_vecs = Embedder(backend="onnx").encode(TEXTS)
+    assert onnx_vecs.shape == torch_vecs.shape == (len(TEXTS), 384)
+    cosine = (torch_vecs * onnx_vecs).sum(axis=1)
+    assert cosine.min() > 0.9999, cosine
+    # One text alone (no padding) gets the vector it gets inside a padded batch.
+    alone = Embedder(backend="onnx").encode(TEXTS[:1])[0]
+    assert float(alone @ onnx_vecs[0]) > 0.9999
+
+
+def test_unknown_backend_is_named(monkeypatch):
+    monkeypatch.setenv("ASOF_EMBED_BACKEND", "tensorflow")
+    with pytest.raises(ValueError, match="ASOF_EMBED_BACKEND='tensorflow' is not one of torch, onnx, onnx-int8"):
+        Embedder()
+
+
+def test_cli_answer_does_not_import_torch(demo, tmp_path):
+    """A cold `python -m core ask` with the default backend loads neither torch nor sentence-transformers
+    (4-6 s of imports), nor litellm when no LLM is configured."""
+    store, _ = demo
+    probe = ("import sys; from core.serve.cli import main; rc = main(sys.argv[1:]); "
+             "heavy = sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'litellm') "
+             "if m in sys.modules); print('HEAVY', heavy); raise SystemExit(rc)")
+    env = {k: v for k, v in os.environ.items() if k not in ("ASOF_EMBED_BACKEND", "ASOF_LLM_MODEL")}
+    out = subprocess.run([sys.executable, "-c", probe, "ask", "--db", str(store.path), "--role", "analyst",
+                          "What was net revenue in March 2024?"], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "[answer]" in out.stdout
+    assert "HEAVY []" in out.stdout, out.stdout[-500:]

@@ -1,0 +1,171 @@
+"""Hybrid retrieval: paraphrases, the permission pre-filter from the live catalog, the index clock,
+incremental indexing, and the scorecard."""
+from datetime import datetime, timezone
+
+import pytest
+import yaml
+from conftest import DEMO, ROOT, build
+
+from core.answer.ask import Question, ask
+from core.catalog.access import visible
+from core.catalog.store import Store, write_catalog
+from core.ingest.load import load_catalog
+from core.retrieve.index import build_index
+from core.retrieve.search import Searcher, sql_str
+from core.serve.evaluate import scorecard
+
+PARAPHRASES = yaml.safe_load((ROOT / "tests" / "paraphrases.yaml").read_text())
+AT = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+
+
+def test_paraphrase_set_is_large_enough():
+    assert len(PARAPHRASES) >= 40
+
+
+@pytest.mark.parametrize("case", PARAPHRASES, ids=[c["q"][:50] for c in PARAPHRASES])
+def test_paraphrase(ask_demo, case):
+    env = ask_demo(case["q"], role=case.get("role", "analyst"), at=AT)
+    assert env.behavior.value == case["behavior"], env.verdict
+    assert set(case.get("governs", [])) <= {s.evidence_id for s in env.selected}
+    assert set(case.get("surfaces", [])) <= env.evidence_ids()
+    statuses = {f.source: f.status for f in env.freshness}
+    for source, status in case.get("freshness", {}).items():
+        assert statuses.get(source) == status
+
+
+@pytest.fixture
+def fresh_demo(tmp_path, embedder):
+    return build(tmp_path, "demo", DEMO, embedder)
+
+
+def _rewrite(store: Store, catalog, change) -> Store:
+    """Change the catalog in DuckDB only, leaving the index as it was (a stale index)."""
+    path = store.path
+    store.close()
+    for ev in catalog.evidence:
+        change(ev)
+        ev.content_hash = ev.compute_hash()
+    write_catalog(catalog, path)
+    return Store(path)
+
+
+def test_revoked_permission_holds_before_the_index_is_rebuilt(fresh_demo, embedder):
+    store, _ = fresh_demo
+    catalog = load_catalog(DEMO)
+
+    def revoke(ev):
+        if ev.entity_id == "metric.net_revenue" and ev.kind.value == "metric_definition":
+            ev.acl = [r for r in ev.acl if r != "analyst"]
+    store = _rewrite(store, catalog, revoke)
+    searcher = Searcher(store, embedder)
+    hits = searcher.hybrid("net revenue captured payments chargebacks", searcher.role_filter("analyst"), k=50)
+    assert not [h for h in hits if h.evidence_id.startswith("metric.net_revenue.")]
+    env = ask(store, Question(role="analyst", text="What is net revenue on 2025-03-31?", at=AT), searcher=searcher)
+    assert "metric.net_revenue.v2" not in env.model_dump_json()
+    assert env.behavior.value != "answer" or env.selected[0].entity_id != "metric.net_revenue"
+
+
+def test_granted_permission_is_searchable_before_rebuild(fresh_demo, embedder):
+    store, _ = fresh_demo
+    catalog = load_catalog(DEMO)
+
+    def grant(ev):
+        if ev.evidence_id == "metric.customer_acquisition_cost.v1":
+            ev.acl = ev.acl + ["analyst"]
+    store = _rewrite(store, catalog, grant)
+    searcher = Searcher(store, embedder)
+    hits = searcher.vector("paid media spend per new customer", searcher.role_filter("analyst"), k=5)
+    assert "metric.customer_acquisition_cost.v1" in {h.evidence_id for h in hits}
+    status = searcher.status_for("analyst")
+    assert status.status == "stale" and "metric.customer_acquisition_cost.v1" in status.stale_acl
+
+
+def test_stale_text_is_reread_from_the_catalog_and_flagged(fresh_demo, embedder):
+    store, _ = fresh_demo
+    catalog = load_catalog(DEMO)
+
+    def edit(ev):
+        if ev.evidence_id == "metric.gross_merchandise_value.v1":
+            ev.text = "Gross merchandise value now counts marketplace orders too."
+    store = _rewrite(store, catalog, edit)
+    searcher = Searcher(store, embedder)
+    env = ask(store, Question(role="analyst", text="What is GMV on 2025-03-31?", at=AT), searcher=searcher)
+    assert env.selected[0].text == "Gross merchandise value now counts marketplace orders too."
+    assert env.index.status == "stale" and env.index.stale_content == ["metric.gross_merchandise_value.v1"]
+
+
+def test_index_status_names_only_visible_objects(fresh_demo, embedder):
+    store, _ = fresh_demo
+    catalog = load_catalog(DEMO)
+
+    def edit(ev):
+        if ev.evidence_id == "finance.board_memo.margin_2026":
+            ev.text = ev.text + " Revised."
+    store = _rewrite(store, catalog, edit)
+    searcher = Searcher(store, embedder)
+    assert searcher.status_for("analyst").status == "current"
+    assert searcher.status_for("finance").stale_content == ["finance.board_memo.margin_2026"]
+
+
+def test_reingest_is_incremental(tmp_path, embedder):
+    db = tmp_path / "c.duckdb"
+    catalog = load_catalog(DEMO)
+    first = build_index(catalog, db, embedder, quiet=True)
+    assert first.embedded == first.chunks and first.reused == 0
+    again = build_index(catalog, db, embedder, quiet=True)
+    assert again.embedded == 0 and again.reused == again.chunks
+    changed = load_catalog(DEMO)
+    for ev in changed.evidence:
+        if ev.evidence_id == "metric.refund_rate.v1":
+            ev.text = "Refunded value over ordered value."
+            ev.content_hash = ev.compute_hash()
+    changed.evidence = [e for e in changed.evidence if e.evidence_id != "note.revenue.slack_export"]
+    third = build_index(changed, db, embedder, quiet=True)
+    assert third.embedded == 2  # the refund rate's name row and its one body chunk
+    assert third.deleted == 2 and third.chunks == first.chunks - 2
+    import lancedb
+    table = lancedb.connect(str(db.with_suffix(".lance"))).open_table("chunks")
+    ids = set(table.search().select(["evidence_id"]).limit(None).to_arrow()["evidence_id"].to_pylist())
+    assert "note.revenue.slack_export" not in ids
+    assert {"metric.net_revenue.v1", "metric.net_revenue.v2"} <= ids  # old versions stay, with intervals
+
+
+def test_filter_strings_cannot_be_escaped(demo):
+    store, searcher = demo
+    assert sql_str("o'brien') OR true OR ('") == "'o''brien'') OR true OR ('''"
+    with pytest.raises(ValueError):
+        searcher.role_filter("analyst') OR true OR array_has(acl, 'finance")
+    hits = searcher.hybrid("x') OR true OR ('1'='1 Project Halyard margin", searcher.role_filter("analyst"), k=20)
+    assert all("analyst" in e.acl for e in visible(store, "analyst").by_ids([h.evidence_id for h in hits]))
+    assert "finance.board_memo.margin_2026" not in {h.evidence_id for h in hits}
+
+
+def test_search_found_conflict_is_labelled(suites):
+    store, searcher = suites["a"]
+    env = ask(store, Question(role="analyst", text="For reporting date 2024-06-30, what definition of net revenue applies?"),
+              searcher=searcher)
+    found = {c.evidence_id: c for c in env.conflicts}
+    assert found["wiki.revenue.legacy"].label == "SUPERSEDED"
+    assert found["wiki.revenue.legacy"].why.startswith("found by search")
+    assert env.selected[0].evidence_id == "metric.net_revenue.v1"
+
+
+def test_close_semantic_candidates_ask_which(ask_demo, monkeypatch):
+    import core.read.ranker as ask_mod
+    monkeypatch.setattr(ask_mod, "semantic_entities",
+                        lambda *a, **k: [("metric.refund_rate", 0.61, 0.5), ("metric.conversion_rate", 0.60, 0.5)])
+    env = ask_demo("how often does this happen per order on 2025-03-31?")
+    assert env.behavior.value == "clarify"
+    assert [o.entity_id for o in env.clarify.options] == ["metric.refund_rate", "metric.conversion_rate"]
+
+
+def test_scorecard_full_pipeline(embedder):
+    results = scorecard(["suite_a", "suite_b"], embedder)
+    for name, rows in results.items():
+        by = {r.method: r.as_dict() for r in rows}
+        assert set(by) == {"bm25", "dense", "hybrid", "governed", "pipeline"}
+        assert by["pipeline"]["authoritative_top1"] == 100.0, name
+        assert by["pipeline"]["recall_at_3"] == 100.0, name
+        assert by["pipeline"]["unauthorized"] == 0 and by["governed"]["unauthorized"] == 0
+        assert by["pipeline"]["behavior_accuracy"] == 100.0
+    assert results["suite_a"][0].answerable == 8
