@@ -23,7 +23,7 @@ def apply_offline_env() -> None:
         os.environ.setdefault(key, value)
 
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class Settings(BaseModel):

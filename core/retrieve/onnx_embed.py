@@ -31,7 +31,7 @@ def cache_dir() -> Path:
     """Where exported graphs live: ASOF_MODEL_CACHE, else data/build/models in the repository (git-ignored)."""
     if os.environ.get("ASOF_MODEL_CACHE"):
         return Path(os.environ["ASOF_MODEL_CACHE"])
-    return Path(__file__).resolve().parent.parent / "data" / "build" / "models"
+    return Path(__file__).resolve().parents[2] / "data" / "build" / "models"
 
 
 def _weights(model_dir: Path) -> Path:

@@ -30,7 +30,7 @@ from core.retrieve.embed import Embedder
 from core.retrieve.index import build_index
 from core.retrieve.search import Hit, Searcher
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 METHODS = ("bm25", "dense", "hybrid", "governed", "pipeline")
 TOP_K = 5  # results per question inspected for recall@3 and for unauthorized objects
 DEMO_AT = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)

@@ -31,7 +31,7 @@ from core.catalog.envelope import Envelope
 from core.catalog.evidence import Catalog, CatalogSettings
 from core.explain.render import render_text
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 BANK = REPO / "tests" / "questions"
 SPLIT_SEED = 20261130
 # Families whose intents are built on another branch (`intents`): reported apart, not gated here.
