@@ -192,6 +192,19 @@ def _say_widened(store: Store, q: Question, env: Envelope) -> None:
 
 def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | None,
          llm: tuple[str, float] | None = None) -> Envelope:
+    """One question in the brief's order, top to bottom. Each step either decides the answer (an envelope:
+    a clarification, an intent's answer, not found) or leaves what it read on the run for the next step."""
+    run = _authorize(store, q, now, searcher)  # access: the role's view; nothing after reads anything else
+    _read(run, llm)  # read: the names written out in full, and the optional checked LLM reading
+    return (intents.before_when(run, _intent_entity)  # intents that read their own dates (compare, review)
+            or _decide_when(run)  # when: the reporting date or period, and the evaluation time
+            or intents.after_when(run, _intent_entity)  # owner, discover, downstream, document, upcoming
+            or _named_document(run)  # a document asked for by its exact title or id is the answer
+            or _definition(run))  # entity -> resolve -> expand -> envelope
+
+
+def _authorize(store: Store, q: Question, now: datetime | None, searcher: Searcher | None) -> _Run:
+    """Authorization first: the role's view (widened by a steward's queue grants) and the intent's reading."""
     roles = [r.name for r in store.roles()]
     if q.role not in roles:
         raise UnknownRole(f"unknown role {q.role!r}; roles in this catalog: {', '.join(roles)}")
@@ -199,36 +212,35 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
     intent = parse_intent(q.text, at.date(), store.fiscal_year_start_month)
-    # 1. Authorization first: everything after reads the catalog only through the role's view.
     view = visible(store, q.role, q.grants)
     run = _Run(q=q, view=view, intent=intent, revision=view.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
     run.step("authorization", f"{view.count} objects visible to role {q.role}"
              + (f", {len(q.grants)} of them granted by id (the steward's review queue)" if q.grants else ""))
+    return run
+
+
+def _read(run: _Run, llm: tuple[str, float] | None) -> None:
     _named_objects(run)
     if llm:
         with budget.not_counted():  # an LLM call has its own timeout (llm_timeout_s)
             _llm_reading(run, llm)
-    # Intents that are not a definition answer (core/answer/intents.py); compare reads its own two dates.
-    early = intents.before_when(run, _intent_entity)
-    if early:
-        return early
 
-    # 2. When: reporting date or period, and the evaluation time for freshness.
-    clarify = _decide_when(run)
-    if clarify:
-        return clarify
-    late = intents.after_when(run, _intent_entity)
-    if late:
-        return late
-    if run.bare and not q.entity and all(r.document for r in run.refs):
+
+def _named_document(run: _Run) -> Envelope | None:
+    if run.bare and not run.q.entity and all(r.document for r in run.refs):
         # A visible document, note or lineage page asked for by its exact title or id: it is the answer.
         from core.answer import documents
         return documents.named(run)
-    # 3. Which entity.
+    return None
+
+
+def _definition(run: _Run) -> Envelope:
+    """Which entity (the form's choice, else the ranker's), then what governs it on the date, expanded."""
+    view, q = run.view, run.q
     if q.entity and q.entity in view.entities:
         run.step("entity", f"{q.entity} chosen on the form")
-        _, toks = match_entities(q.text, view.entities, view.phrases, intent.excluded_spans)
+        _, toks = match_entities(q.text, view.entities, view.phrases, run.intent.excluded_spans)
         return _resolve(run, view.entities, view.entities[q.entity], [], toks)
     picked = _pick_entity(run, view.entities)
     if isinstance(picked, Envelope):
