@@ -6,6 +6,7 @@ import json
 import sys
 from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
 
 from core.answer.ask import Question, UnknownRole
 from core.answer.review import steward_scope
@@ -50,7 +51,9 @@ def _day(value: str) -> date:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m core", description="AsOf: point-in-time metric answers.")
+    # `asof ...` (the console script) or `python -m core ...`: the usage line names the command that was typed.
+    prog = "python -m core" if sys.argv[0].endswith("__main__.py") else Path(sys.argv[0]).name or "asof"
+    p = argparse.ArgumentParser(prog=prog, description="AsOf: point-in-time metric answers.")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     ing = sub.add_parser("ingest", help="validate catalog inputs and write them to DuckDB (all or nothing)")
