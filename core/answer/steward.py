@@ -15,7 +15,7 @@ steward's view through `steward_view` / `ask_as_steward`, so all of them widen t
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date
+from datetime import date, datetime
 
 from core.answer.ask import STEWARD_VIEW, Question, ask
 from core.answer.review import StewardScope, steward_scope
@@ -36,15 +36,15 @@ def steward_view(store: Store, role: str, scope: StewardScope | None):
 
 
 def ask_as_steward(store: Store, q: Question, scope: StewardScope | None, searcher: Searcher | None = None,
-                   llm: tuple[str, float] | None = None) -> tuple[Envelope, bool]:
+                   llm: tuple[str, float] | None = None, now: datetime | None = None) -> tuple[Envelope, bool]:
     """(envelope, whether it shows queue objects beyond the role's ACL). For a non-steward (scope None)
     exactly `ask`. A widened answer says "Steward view" in its notes (core/answer/ask.py), so every renderer shows it."""
-    env = ask(store, replace(q, grants=grants(scope)), searcher=searcher, llm=llm)
+    env = ask(store, replace(q, grants=grants(scope)), now=now, searcher=searcher, llm=llm)
     return env, any(n.startswith(STEWARD_VIEW) for n in env.notes)
 
 
 def steward_answer(store: Store, q: Question, searcher: Searcher | None = None, today: date | None = None,
-                   llm: tuple[str, float] | None = None) -> tuple[Envelope, bool]:
+                   llm: tuple[str, float] | None = None, now: datetime | None = None) -> tuple[Envelope, bool]:
     """`ask`, widened to the review queue for a steward role as above; for any other role exactly `ask`.
     `today` fixes the review queue (default: today, as the Governance review page builds it)."""
-    return ask_as_steward(store, q, steward_scope(store, q.role, today or date.today()), searcher, llm)
+    return ask_as_steward(store, q, steward_scope(store, q.role, today or date.today()), searcher, llm, now)

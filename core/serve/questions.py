@@ -26,13 +26,16 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.answer.ask import Question, ask
+from core.answer.ask import Question
+from core.answer.review import review_queue
+from core.answer.steward import steward_answer
 from core.catalog.envelope import Envelope
 from core.catalog.evidence import Catalog, CatalogSettings
 from core.explain.render import render_text
 
 REPO = Path(__file__).resolve().parents[2]
 BANK = REPO / "tests" / "questions"
+BANK_AT = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)  # "now" for a file that names no `at`
 SPLIT_SEED = 20261130
 # Families whose intents are built on another branch (`intents`): reported apart, not gated here.
 PENDING_FAMILIES = {"discover", "compare", "owner", "downstream", "document", "upcoming"}
@@ -139,7 +142,11 @@ def load_catalogs(names: set[str], workdir: Path, embedder, built: dict | None =
     for name in sorted(names, key=lambda n: (n == "demo_fy7", n)):  # the fiscal demo reuses the demo's index
         db = workdir / f"{name}.duckdb"
         catalog = CATALOGS[name](db)
-        hidden = {r: {e.evidence_id for e in catalog.evidence if r not in e.acl} for r in catalog.role_names}
+        # A steward reads its review queue too (core/answer/steward.py): those objects are not hidden from it.
+        queue = {i for item in review_queue(catalog.evidence, BANK_AT.date()) for i in item.evidence_ids}
+        stewards = {r.name for r in catalog.roles if r.steward}
+        hidden = {r: {e.evidence_id for e in catalog.evidence
+                      if r not in e.acl and not (r in stewards and e.evidence_id in queue)} for r in catalog.role_names}
         if name in built:
             out[name] = Loaded(*built[name], hidden)
             continue
@@ -197,9 +204,11 @@ def run_bank(bank: list[Gold], catalogs: dict[str, Loaded]) -> list[Outcome]:
     out = []
     for g in bank:
         c = catalogs[g.catalog]
-        at = g.at or datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
+        at = g.at or BANK_AT
         # The file's `at` is "now" (like the CLI's clock), not a form value: a timestamp in the text may set it.
-        env = ask(c.store, Question(role=g.role, text=g.q, day=g.date), now=at, searcher=c.searcher)
+        # Asked as every surface asks: a steward's view widened to its review queue, any other role's its own.
+        env, _ = steward_answer(c.store, Question(role=g.role, text=g.q, day=g.date), searcher=c.searcher,
+                                today=BANK_AT.date(), now=at)
         out.append(judge(g, env, c.hidden.get(g.role, set())))
     return out
 
