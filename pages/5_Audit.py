@@ -4,9 +4,9 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Audit", page_icon="🧾", layout="wide")
 
-from core import audit_view  # noqa: E402
 from core.answer.steward import steward_view  # noqa: E402
-from core.catalog.audit import audit_path  # noqa: E402
+from core.catalog.audit import audit_path, read_log, verify  # noqa: E402
+from core.serve import audit_view  # noqa: E402
 from core.serve.audit_cli import filtered  # noqa: E402
 from core.serve.replay import replay  # noqa: E402
 from ui.resources import searcher, settings, sidebar, store  # noqa: E402
@@ -31,6 +31,14 @@ st.caption(f"Append-only log beside the catalog: `{audit_path(db)}`. Each record
            "evidence text. Ids outside your steward view are left out; other principals' questions are "
            + ("shown (ASOF_AUDIT_SHOW_QUESTIONS=1)." if others else "withheld (ASOF_AUDIT_SHOW_QUESTIONS=1 shows them)."))
 everything = filtered(db)
+skipped = read_log(db).skipped
+if skipped:  # a torn or edited line costs only itself; the others are listed
+    st.warning(f"{len(skipped)} line(s) of the log are not audit records and are left out: "
+               + "; ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else ""))
+chain = verify(db)
+if not chain.intact:
+    st.error(f"The audit log's hash chain is broken at line {chain.broken_line}: {chain.broken} "
+             "Records from that line on are not verified (`python -m core audit verify`).")
 # Two rows: five filters side by side cut their own labels at 1024 px.
 cols = st.columns(3) + st.columns(2)
 anyone = {"format_func": lambda v: v or "any"}
@@ -60,11 +68,17 @@ if records:
     rec = next(r for r in records if r.id == chosen)
     with st.expander("The whole record (JSON)", expanded=False):
         st.json(audit_view.readable(rec, view, reader, others).model_dump(mode="json"))
-    if st.button("Replay", key="audit_replay", type="primary"):
+    replayable = rec.behavior not in ("refused", "error")
+    if not replayable:
+        message = audit_view.readable(rec, view, reader, others).message
+        st.info(f"A {rec.behavior} call: {message or 'no message'}. There is no answer to replay.")
+    if replayable and st.button("Replay", key="audit_replay", type="primary"):
         result = replay(db, rec.id, searcher=searcher(s, wait=True) if rec.searched else None, store=s)
         reasons, text = audit_view.report(result, view, reader, others)
-        (st.success if result.reproduced else st.error)(
-            ("Reproduced" if result.reproduced else "Not reproduced") + f" at the recorded revision: {result.how}")
+        (st.success if result.reproduced and result.verified else st.error)(
+            ("Reproduced" if result.reproduced else "Not reproduced") + f" at the recorded revision: {result.how}"
+            + ("" if result.verified else f". But this record did not pass audit log verification: "
+               f"{result.verification}"))
         if reasons:
             st.markdown("**What changed and why**\n" + "\n".join(f"- {x}" for x in reasons))
         else:

@@ -8,6 +8,14 @@ keeps only its ids and hashes, so a log reader learns no evidence text at all.
 
 Appends from many threads (the app) and processes (CLI, MCP server) never interleave: one write() of one
 line on an O_APPEND descriptor, under a process lock and an exclusive file lock.
+
+The log is a hash chain: each record carries `prev`, the `hash` of the record before it (GENESIS for the
+first), and its own `hash`, sha256 over its canonical JSON (every field but `hash`, keys sorted). `verify`
+walks the chain and names the first broken link: an edited record (its content no longer matches its hash),
+a deleted one (the next record chains to a hash no longer in the log), an inserted or forged one (the record
+after it chains past it, or it carries no chain fields after chained records), or a torn line. Records
+written before the chain existed read as "unchained". Calls that were refused or failed are recorded too
+(behavior "refused" or "error", with the message), without an envelope.
 """
 from __future__ import annotations
 
@@ -17,6 +25,7 @@ import json
 import os
 import secrets
 import threading
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Literal
@@ -30,6 +39,9 @@ SOURCES = ("cli", "app", "mcp")
 # a replay that reads the same catalog state reproduces it exactly.
 UNHASHED = {"explanation", "recorded"}
 _LOCK = threading.Lock()
+GENESIS = "sha256:" + "0" * 64  # what the first record of a log chains to
+NOT_ANSWERED = ("refused", "error")  # behaviors of calls that produced no envelope
+MAX_REFUSED_QUESTION = 2000  # a refused question is kept only this long (a too-long one is why it was refused)
 
 
 def audit_path(db_path: str | Path) -> Path:
@@ -68,21 +80,26 @@ class AuditRecord(BaseModel):
     role: str
     question: str
     inputs: dict = Field(default_factory=dict)  # form inputs as given (date, period, at, entity, recorded_at ...)
-    now: datetime  # the evaluation time used: replay asks with it
-    catalog_revision: str  # the revision answered from, as the role sees it (the envelope's)
+    # The envelope's fields below are None for a refused or failed call ("refused"/"error": no envelope).
+    now: datetime | None = None  # the evaluation time used: replay asks with it
+    catalog_revision: str | None = None  # the revision answered from, as the role sees it (the envelope's)
     ingest: int | None = None  # the ingest whose content answered
     acl_ingest: int | None = None  # the ingest whose permissions applied
     current_revision: str | None = None  # today's revision (as the role sees it) when the answer was given
     recorded_at: datetime | None = None  # set when the question was asked "as recorded at"
-    index: str  # current | stale | absent | not used
-    searched: bool  # the answer used the search index (semantic path, supporting hits)
-    envelope_hash: str
-    governed_hash: str
-    behavior: str
+    index: str = "not used"  # current | stale | absent | not used
+    searched: bool = False  # the answer used the search index (semantic path, supporting hits)
+    envelope_hash: str | None = None
+    governed_hash: str | None = None
+    behavior: str  # the envelope's behavior, or "refused" / "error" for a call that gave no answer
     entity_id: str | None = None
     governing_ids: list[str] = Field(default_factory=list)
     evidence_ids: list[str] = Field(default_factory=list)  # every id the envelope shows (all visible to the role)
     explanation_model: str | None = None
+    message: str | None = None  # why a call was refused or failed (the message its caller got)
+    # The chain: set by append(); None in records written before the chain existed.
+    prev: str | None = None
+    hash: str | None = None
 
 
 def _new_id(now: datetime) -> str:
@@ -127,17 +144,69 @@ def make_record(*, envelope: Envelope, role: str, principal: str | None, source:
         evidence_ids=sorted(envelope.evidence_ids()), explanation_model=explanation_model)
 
 
-def append(db_path: str | Path, rec: AuditRecord) -> None:
-    """Append one record as one line. O_APPEND makes each write land at the end; the locks keep a line whole
-    even when threads and processes append at once."""
+def _canonical(data: dict) -> bytes:
+    return json.dumps({k: v for k, v in data.items() if k != "hash"}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+def record_hash(data: dict) -> str:
+    """The hash a record carries: sha256 over its canonical JSON (parsed from its line), without `hash`."""
+    return "sha256:" + hashlib.sha256(_canonical(data)).hexdigest()
+
+
+def line_hash(line: bytes | str) -> str:
+    """What a record after an unchained or unreadable line chains to: the hash of that line's bytes."""
+    raw = line.encode("utf-8") if isinstance(line, str) else line
+    return "sha256:" + hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
+
+
+def link_of(line: bytes | str) -> str:
+    """The hash the next record must carry as `prev`: the line's own `hash` if it has one, else its bytes'."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return line_hash(line)
+    value = data.get("hash") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value else line_hash(line)
+
+
+def _tail(fd: int) -> tuple[bytes, bool]:
+    """(the last non-blank line of the file, whether the file ends without a newline)."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return b"", False
+    buf, pos = b"", size
+    while pos > 0:
+        step = min(65536, pos)
+        pos -= step
+        buf = os.pread(fd, step, pos) + buf
+        stripped = buf.rstrip(b"\r\n \t")
+        if b"\n" in stripped or pos == 0:
+            if not stripped:
+                if pos == 0:
+                    return b"", not buf.endswith(b"\n")
+                continue
+            return stripped.rsplit(b"\n", 1)[-1], not buf.endswith(b"\n")
+    return b"", False
+
+
+def append(db_path: str | Path, rec: AuditRecord) -> AuditRecord:
+    """Append one record as one line, chained to the last record of the log (read under the same locks, so
+    two appends never chain to the same record). O_APPEND makes each write land at the end; the locks keep a
+    line whole even when threads and processes append at once. Returns the record as written."""
     path = audit_path(db_path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = (rec.model_dump_json() + "\n").encode("utf-8")
     with _LOCK:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # owner only, like the database
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)  # owner only, like the database
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:
+                last, torn = _tail(fd)
+                data = json.loads(rec.model_dump_json(exclude={"prev", "hash"}))
+                data["prev"] = link_of(last) if last else GENESIS
+                data["hash"] = record_hash(data)
+                # A torn last line (no newline) stays its own line: verify names it, listing skips it.
+                line = (b"\n" if torn else b"") + (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8")
                 written = os.write(fd, line)
                 if written != len(line):  # a short write would leave a torn line; fail loudly
                     raise OSError(f"{path}: short write ({written} of {len(line)} bytes)")
@@ -146,6 +215,7 @@ def append(db_path: str | Path, rec: AuditRecord) -> None:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+    return rec.model_copy(update={"prev": data["prev"], "hash": data["hash"]})
 
 
 def record(db_path, *, envelope: Envelope, role: str, principal: str | None, source: str, inputs: dict,
@@ -163,6 +233,28 @@ def record(db_path, *, envelope: Envelope, role: str, principal: str | None, sou
     return rec.id
 
 
+def record_refusal(db_path, *, role: str | None, principal: str | None, source: str, inputs: dict, message: str,
+                   behavior: str = "refused", now: datetime | None = None) -> str:
+    """Append a record for a call that gave no answer: refused ("refused": bad input, an unknown role, no
+    access) or failed ("error"). It holds the message the caller got and the inputs as given (a long question
+    cut to MAX_REFUSED_QUESTION characters), never evidence text. Returns its id."""
+    if source not in SOURCES:
+        raise ValueError(f"audit source must be one of {', '.join(SOURCES)}, not {source!r}")
+    if behavior not in NOT_ANSWERED:
+        raise ValueError(f"a record without an answer has behavior {' or '.join(NOT_ANSWERED)}, not {behavior!r}")
+    inputs = _jsonable(dict(inputs))
+    question = str(inputs.get("question") or inputs.get("text") or "")
+    if len(question) > MAX_REFUSED_QUESTION:
+        inputs["question_chars"] = len(question)
+        question = question[:MAX_REFUSED_QUESTION]
+        inputs["question"] = question
+    at = now or datetime.now(timezone.utc)
+    rec = AuditRecord(id=_new_id(at), at=at, source=source, principal=principal, role=role or "",
+                      question=question, inputs=inputs, behavior=behavior, message=str(message)[:2000])
+    append(db_path, rec)
+    return rec.id
+
+
 def inputs_of(q) -> dict:
     """The audit inputs of a core.answer.ask.Question."""
     return _jsonable({"question": q.text, "date": q.day, "period": list(q.period) if q.period else None,
@@ -172,19 +264,116 @@ def inputs_of(q) -> dict:
                       **({"grants": sorted(q.grants)} if getattr(q, "grants", None) else {})})
 
 
-def read_all(db_path: str | Path) -> list[AuditRecord]:
+@dataclass
+class Log:
+    records: list[AuditRecord]
+    skipped: list[str]  # "line N: why", for each line that is not an audit record (a torn or edited line)
+
+
+def read_log(db_path: str | Path) -> Log:
+    """Every readable record, and the lines that could not be read: one torn line costs only itself."""
     path = audit_path(db_path)
+    out, skipped = Log([], []), []
     if not path.exists():
-        return []
-    out = []
-    with open(path, encoding="utf-8") as fh:
+        return out
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, 1):
             if line.strip():
                 try:
-                    out.append(AuditRecord.model_validate_json(line))
+                    out.records.append(AuditRecord.model_validate_json(line))
                 except ValueError as exc:
-                    raise ValueError(f"{path} line {n}: not an audit record ({exc})") from exc
+                    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    skipped.append(f"line {n}: not an audit record, skipped ({why[:200]})")
+    out.skipped = skipped
     return out
+
+
+def read_all(db_path: str | Path) -> list[AuditRecord]:
+    """The readable records (read_log says which lines were skipped)."""
+    return read_log(db_path).records
+
+
+@dataclass
+class Verification:
+    path: Path
+    lines: int = 0  # records and unreadable lines seen (blank lines are not counted)
+    chained: int = 0
+    unchained: int = 0  # records written before the chain existed (at the start of the log)
+    head: str = GENESIS  # what the next record will chain to: note it elsewhere to detect a cut-off tail
+    broken: str | None = None  # the first broken link, in words
+    broken_line: int | None = None
+    broken_id: str | None = None
+    status: dict[str, str] = field(default_factory=dict)  # record id -> "verified" | "unchained" | why not
+
+    @property
+    def intact(self) -> bool:
+        return self.broken is None
+
+
+def verify(db_path: str | Path) -> Verification:
+    """Walk the chain from the first line and name the first broken link (see the module docstring).
+    Every record after a break is reported "not verified" (the chain past it vouches for nothing)."""
+    path = audit_path(db_path)
+    v = Verification(path)
+    if not path.exists():
+        return v
+    expected, previous_line = GENESIS, None
+    seen_hash: dict[str, tuple[int, str]] = {}  # hash -> (line, id) of the records seen
+    seen_id: dict[str, int] = {}
+    with open(path, "rb") as fh:
+        raw_lines = fh.read().split(b"\n")
+    for n, raw in enumerate(raw_lines, 1):
+        if not raw.strip():
+            continue
+        v.lines += 1
+        why, rid = None, None
+        try:
+            data = json.loads(raw)
+            rid = str(data.get("id")) if isinstance(data, dict) and data.get("id") else None
+            AuditRecord.model_validate(data)
+        except ValueError as exc:
+            data = None
+            why = f"torn or unreadable line, not an audit record ({str(exc).splitlines()[0][:120]})"
+        if data is not None and (data.get("hash") is None and data.get("prev") is None):
+            if v.chained == 0 and v.broken is None:
+                v.unchained += 1
+                v.status[rid or f"line {n}"] = "unchained (written before the log was chained)"
+                expected, previous_line = line_hash(raw), (n, rid)
+                continue
+            why = ("inserted or forged record: it carries no chain fields (prev, hash) but follows chained "
+                   "records")
+        elif data is not None:
+            v.chained += 1
+            if data.get("hash") != record_hash(data):
+                why = ("edited record: its content no longer matches its hash (a field, a timestamp or the hash "
+                       "itself was changed)")
+            elif rid in seen_id:
+                why = f"forged record: a copy of record {rid} at line {seen_id[rid]}"
+            elif data.get("prev") != expected:
+                prev = data.get("prev")
+                if prev in seen_hash:
+                    k, kid = seen_hash[prev]
+                    why = (f"inserted or forged record before it: it chains to line {k} ({kid}), not to the line "
+                           f"before it (line {previous_line[0]}, {previous_line[1]}), which is not part of the chain")
+                elif prev == GENESIS:
+                    why = "records deleted or inserted before it: it chains to the start of the log"
+                else:
+                    why = ("deleted record(s) before it: it chains to a record that is no longer in the log "
+                           "(or the record before it was rewritten with a new hash, or this one was forged)")
+        if why is not None:
+            v.status[rid or f"line {n}"] = "FAILED verification: " + why
+            if v.broken is None:
+                v.broken, v.broken_line, v.broken_id = why, n, rid
+        elif rid is not None:
+            v.status[rid] = ("verified" if v.broken is None else
+                             f"not verified: the chain is broken earlier, at line {v.broken_line}")
+        if data is not None and rid is not None:
+            seen_id.setdefault(rid, n)
+            if isinstance(data.get("hash"), str):
+                seen_hash.setdefault(data["hash"], (n, rid))
+        expected, previous_line = link_of(raw), (n, rid or "unreadable")
+    v.head = expected
+    return v
 
 
 def find(db_path: str | Path, record_id: str) -> AuditRecord:

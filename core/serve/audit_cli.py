@@ -3,9 +3,10 @@ the catalog's transaction time."""
 from __future__ import annotations
 
 import json
+import sys
 
 from core.catalog import history
-from core.catalog.audit import audit_path, find, read_all
+from core.catalog.audit import audit_path, find, read_log, verify
 from core.catalog.config import Settings
 from core.catalog.store import Store
 from core.retrieve.search import open_searcher
@@ -13,8 +14,8 @@ from core.serve.replay import format_report, replay
 
 
 def filtered(db, role=None, principal=None, behavior=None, source=None, contains=None, limit=None):
-    """Newest first."""
-    recs = [r for r in read_all(db)
+    """Newest first. Lines that are not records (a torn line) are left out; `read_log(db).skipped` names them."""
+    recs = [r for r in read_log(db).records
             if (not role or r.role == role) and (not principal or r.principal == principal)
             and (not behavior or r.behavior == behavior) and (not source or r.source == source)
             and (not contains or contains.lower() in r.question.lower())]
@@ -22,9 +23,31 @@ def filtered(db, role=None, principal=None, behavior=None, source=None, contains
     return recs[:limit] if limit else recs
 
 
+def format_verification(v) -> str:
+    if v.lines == 0:
+        return f"{v.path}: no audit records; nothing to verify"
+    counts = f"{v.lines} line(s): {v.chained} chained record(s)" + (
+        f", {v.unchained} unchained (written before the log was chained)" if v.unchained else "")
+    if v.intact:
+        return f"{v.path}: intact; {counts}; head {v.head}"
+    return (f"{v.path}: BROKEN at line {v.broken_line}" + (f" (record {v.broken_id})" if v.broken_id else "")
+            + f": {v.broken}\n  {counts}; records from line {v.broken_line} on are not verified")
+
+
 def run_audit(args) -> int:
+    if args.action == "verify":
+        v = verify(args.db)
+        if args.json:
+            print(json.dumps({"path": str(v.path), "intact": v.intact, "lines": v.lines, "chained": v.chained,
+                              "unchained": v.unchained, "broken_line": v.broken_line, "broken_id": v.broken_id,
+                              "broken": v.broken, "head": v.head}, indent=2))
+        else:
+            print(format_verification(v))
+        return 0 if v.intact else 1
     if args.action == "list":
         recs = filtered(args.db, args.role, args.principal, args.behavior, args.source, args.contains, args.limit)
+        for problem in read_log(args.db).skipped:
+            print(f"warning: {audit_path(args.db)} {problem}", file=sys.stderr)
         if args.json:
             for r in recs:
                 print(r.model_dump_json())
@@ -34,9 +57,9 @@ def run_audit(args) -> int:
                 (args.role, args.principal, args.behavior, args.source, args.contains)) else ""))
         for r in recs:
             print(f"{r.id}  {r.at:%Y-%m-%d %H:%M:%S}  {r.source:<3}  {r.role:<10} {r.principal or '-':<8} "
-                  f"{r.behavior:<28} ingest {r.ingest or '-'} rev {r.catalog_revision}"
+                  f"{r.behavior:<28} ingest {r.ingest or '-'} rev {r.catalog_revision or '-'}"
                   + (f" (as recorded {r.recorded_at:%Y-%m-%d %H:%M})" if r.recorded_at else "")
-                  + f"  {r.question[:70]}")
+                  + f"  {r.question[:70]}" + (f"  ({r.message[:80]})" if r.message else ""))
         return 0
     if not args.id:
         raise ValueError(f"audit {args.action} needs a record ID (see `audit list --db {args.db}`)")
@@ -50,10 +73,11 @@ def run_audit(args) -> int:
     if args.json:
         print(json.dumps({"id": rec.id, "reproduced": result.reproduced, "compared": result.compared,
                           "how": result.how, "reasons": result.reasons, "problem": result.problem,
-                          "today_behavior": result.today.behavior.value}, indent=2))
+                          "today_behavior": result.today.behavior.value,
+                          "verification": result.verification, "verified": result.verified}, indent=2))
     else:
         print(format_report(result))
-    return 0 if result.reproduced else 1
+    return 0 if result.reproduced and result.verified else 1
 
 
 def run_history(args) -> int:

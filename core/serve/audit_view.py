@@ -57,6 +57,8 @@ def readable(rec: AuditRecord, view: Visible, reader: str | None, show_others: b
         inputs = {k: v for k, v in inputs.items() if k not in ("question", "text")}
     return rec.model_copy(update={
         "question": rec.question if shown else WITHHELD, "inputs": inputs,
+        # a refusal's message can repeat the caller's input
+        "message": rec.message if shown or rec.message is None else WITHHELD,
         "entity_id": rec.entity_id if rec.entity_id in seen else None,
         "governing_ids": [i for i in rec.governing_ids if i in seen],
         "evidence_ids": [i for i in rec.evidence_ids if i in seen]})
@@ -69,7 +71,7 @@ def rows(records: list[AuditRecord], view: Visible, reader: str | None, show_oth
         out.append(AuditRow(id=r.id, when=r.at.strftime("%Y-%m-%d %H:%M:%S"), role=r.role, principal=r.principal or "",
                             question=r.question, behavior=r.behavior, entity=r.entity_id or "",
                             governs=", ".join(r.governing_ids), source=r.source, ingest=r.ingest,
-                            revision=r.catalog_revision,
+                            revision=r.catalog_revision or "",
                             as_recorded=r.recorded_at.isoformat() if r.recorded_at else "", index=r.index,
                             explanation=r.explanation_model or ""))
     return out

@@ -93,8 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--failures", action="store_true", help="with --questions: list every failed question")
     e.add_argument("--json", action="store_true", help="print rows and per-case details as JSON")
 
-    au = sub.add_parser("audit", help="the audit log beside the database: list, show ID, replay ID")
-    au.add_argument("action", choices=["list", "show", "replay"])
+    au = sub.add_parser("audit", help="the audit log beside the database: list, show ID, replay ID, verify "
+                                      "(the hash chain; exit 1 at the first broken link)")
+    au.add_argument("action", choices=["list", "show", "replay", "verify"])
     au.add_argument("id", nargs="?", help="audit record id (or a unique prefix) for show/replay")
     au.add_argument("--db", required=True)
     au.add_argument("--role")
@@ -203,7 +204,18 @@ def _answer(store, q: Question, searcher, args):
 
 
 def _ask(args) -> int:
-    store = Store(args.db)
+    store = Store(args.db)  # no catalog, nothing to audit: the error says so
+    try:
+        return _ask_store(args, store)
+    except ValueError as exc:  # refused before any answer: an unknown role or principal, a too-long question...
+        inputs = {"question": args.question, "date": args.date, "period": args.period, "at": args.at,
+                  "recorded_at": args.recorded_at, **({"batch": str(args.batch)} if args.batch else {})}
+        audit.record_refusal(args.db, role=args.role, principal=args.principal, source="cli",
+                             inputs={k: v for k, v in inputs.items() if v is not None}, message=plain(exc))
+        raise
+
+
+def _ask_store(args, store) -> int:
     settings = Settings.from_env()
     # The same principal -> roles mapping as the app; in demo mode without --principal any role goes.
     allowed = cli_roles(settings.auth.mode, args.principal, store.principals(), [r.name for r in store.roles()],

@@ -131,17 +131,37 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
         **kw)
 
     async def call(tool: str, inputs: dict, fn: Callable[[tools.Catalog, Identity], tuple]) -> CallToolResult:
-        """Run one tool as the resolved principal, then append its audit record (source "mcp")."""
-        name, role = (principal.name, principal.role) if principal.tokens_path is None else _token_identity(principal)
+        """Run one tool as the resolved principal, then append its audit record (source "mcp"). A call refused
+        (no token, no access, bad input, not a steward) or failing is recorded too, with the message the
+        caller got (behavior "refused" or "error")."""
+        def refused(who_name, who_role, message: str, behavior: str = "refused") -> None:
+            audit.record_refusal(holder.db_path, role=who_role, principal=who_name, source="mcp",
+                                 inputs={"tool": tool, **{k: v for k, v in inputs.items() if v is not None}},
+                                 message=message, behavior=behavior)
+
+        if principal.tokens_path is None:
+            name, role = principal.name, principal.role
+        else:
+            try:
+                name, role = _token_identity(principal)
+            except ToolError as exc:
+                refused(None, None, str(exc))
+                raise
 
         def work() -> CallToolResult:
             holder.ready.wait()
             cat = holder.current()
+            who = None
             try:
                 who = resolve_identity(cat.store, name, role)
                 body, env, *extra = fn(cat, who)
-            except (AccessDenied, tools.ToolInputError, tools.NotSteward) as exc:
+            except (AccessDenied, tools.ToolInputError, tools.NotSteward, ToolError) as exc:
+                refused(name, who.role if who else role, str(exc))
                 raise ToolError(str(exc)) from None
+            except Exception as exc:
+                # Only the type: a message could quote catalog text the principal may not see.
+                refused(name, who.role if who else role, f"internal error ({type(exc).__name__})", "error")
+                raise
             audit.record(cat.db_path, envelope=env, role=who.role, principal=who.principal, source="mcp",
                          inputs={"tool": tool, **inputs, **(extra[0] if extra else {}),
                                  **({"grants": env.granted} if env.granted else {})})

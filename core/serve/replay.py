@@ -16,7 +16,7 @@ from pathlib import Path
 
 from core.answer.ask import Question, ask
 from core.catalog import history
-from core.catalog.audit import AuditRecord, envelope_hash, find, governed_hash
+from core.catalog.audit import NOT_ANSWERED, AuditRecord, envelope_hash, find, governed_hash, verify
 from core.catalog.dates import parse_period
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store
@@ -32,6 +32,13 @@ class Replay:
     how: str  # how the recorded state was rebuilt
     reasons: list[str] = field(default_factory=list)
     problem: str | None = None
+    # The record's place in the log's hash chain (core.catalog.audit.verify): "verified", "unchained" (written
+    # before the chain) or why it failed. A replay of a record that failed says so beside REPRODUCED.
+    verification: str = "verified"
+
+    @property
+    def verified(self) -> bool:
+        return not self.verification.startswith(("FAILED", "not verified"))
 
 
 def question_of(rec: AuditRecord) -> Question:
@@ -79,6 +86,9 @@ def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher) -> tuple
 
 def replay(db_path: str | Path, record_id: str, searcher=None, store: Store | None = None) -> Replay:
     rec = find(db_path, record_id)
+    if rec.behavior in NOT_ANSWERED or rec.now is None:
+        raise ValueError(f"audit record {rec.id} is a {rec.behavior} call ({rec.message or 'no message'}): there is "
+                         "no answer to replay")
     if not rec.question.strip():
         raise ValueError(f"audit record {rec.id} holds no question to ask again (source {rec.source}; inputs "
                          f"{', '.join(sorted(rec.inputs))})")
@@ -99,8 +109,9 @@ def replay(db_path: str | Path, record_id: str, searcher=None, store: Store | No
         problem = how
     today = ask(store, replace(q, recorded_at=None), now=rec.now, searcher=searcher if rec.searched else None)
     reasons = explain_changes(store, rec, then, today)
+    status = verify(db_path).status.get(rec.id, "FAILED verification: the record is not in the log's chain")
     return Replay(record=rec, then=then, today=today, reproduced=reproduced, compared=compared, how=how,
-                  reasons=reasons, problem=problem)
+                  reasons=reasons, problem=problem, verification=status)
 
 
 def _by_entity(env: Envelope) -> dict[str, list]:
@@ -191,12 +202,15 @@ def format_report(r: Replay) -> str:
              f"; catalog revision {rec.catalog_revision} (ingest {rec.ingest})"
              + (f", as recorded at {rec.recorded_at.isoformat()}" if rec.recorded_at else "")
              + f"; evaluated at {rec.now.isoformat()}",
+             f"  audit log: {r.verification}",
              f"  at the recorded revision: {r.how}"]
     if r.then is not None:
-        want = rec.envelope_hash if r.compared == "envelope" else rec.governed_hash
+        want = (rec.envelope_hash if r.compared == "envelope" else rec.governed_hash) or "none"
         got = envelope_hash(r.then) if r.compared == "envelope" else governed_hash(r.then)
         lines.append(f"    {'REPRODUCED' if r.reproduced else 'NOT REPRODUCED'} ({r.compared} hash "
-                     f"{want[:23]}{'' if r.reproduced else ' != ' + got[:23]})")
+                     f"{want[:23]}{'' if r.reproduced else ' != ' + got[:23]})"
+                     + ("" if r.verified else " -- but this record did not pass audit log verification, so the "
+                        "recorded values it reproduces cannot be trusted"))
     else:
         lines.append(f"    cannot replay: {r.problem}")
     t = r.today

@@ -260,6 +260,15 @@ def test_the_ask_page_records_each_answer_once_and_the_audit_page_is_for_steward
     page.button(key="audit_replay").click().run()
     assert not page.exception, page.exception
     assert page.success and "Reproduced" in page.success[0].value
+    # A torn line: the page still lists the other records and says which line it skipped.
+    with open(audit.audit_path(app_db), "a") as fh:
+        fh.write('{"id": "torn\n')
+    page = AppTest.from_file(str(ROOT / "pages" / "5_Audit.py"), default_timeout=120)
+    page.session_state["role"] = "governance"
+    page.run()
+    assert not page.exception, page.exception
+    assert len(page.dataframe[0].value) == 2
+    assert any("line 3" in w.value for w in page.warning) and any("broken at line 3" in e.value for e in page.error)
 
 
 # What finance answered about its own objects: none of it may reach a steward reading the log.
@@ -329,3 +338,171 @@ def test_the_audit_view_keeps_only_what_the_reader_sees(tmp_path):
         assert not [w for w in FINANCE_ONLY if w in body], body
         reasons, text = audit_view.report(replay(db, rec.id, store=store), view, "ruth", show_others=False)
         assert not [w for w in FINANCE_ONLY if w in text + json.dumps(reasons)], text
+
+
+# --- A tamper-evident log: a hash chain, `audit verify`, listing past a torn line, refused calls recorded ---
+
+def _chained_log(tmp_path, demo_db, n=4):
+    """A log of n chained records for one answer, beside a copy of the demo database."""
+    db = tmp_path / "demo.duckdb"
+    shutil.copy(demo_db, db)
+    q = Question(role="analyst", text=BEHAVIORS["answer"], at=NOW)
+    env = ask(Store(db), q)
+    ids = [_record(db, env, q, principal="alice") for _ in range(n)]
+    return db, ids
+
+
+def _lines(db) -> list[dict]:
+    return [json.loads(x) for x in audit.audit_path(db).read_text().splitlines() if x.strip()]
+
+
+def _write(db, records) -> None:
+    audit.audit_path(db).write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def _verify(db):
+    r = cli("audit", "verify", "--db", str(db))
+    return r.returncode, r.stdout + r.stderr
+
+
+def test_records_are_chained_and_an_intact_log_verifies(tmp_path, demo_db):
+    db, ids = _chained_log(tmp_path, demo_db)
+    recs = _lines(db)
+    assert recs[0]["prev"] == audit.GENESIS
+    assert [r["prev"] for r in recs[1:]] == [r["hash"] for r in recs[:-1]]
+    assert all(r["hash"] == audit.record_hash(r) for r in recs)
+    code, out = _verify(db)
+    assert code == 0 and "intact" in out and "4 chained" in out, out
+
+
+@pytest.mark.parametrize("field,value", [("principal", "mallory"), ("at", "2020-01-01T00:00:00Z"),
+                                          ("envelope_hash", "sha256:" + "1" * 64), ("hash", "sha256:" + "2" * 64)])
+def test_an_edited_record_is_the_first_broken_link(tmp_path, demo_db, field, value):
+    db, ids = _chained_log(tmp_path, demo_db)
+    recs = _lines(db)
+    recs[2][field] = value
+    _write(db, recs)
+    code, out = _verify(db)
+    assert code == 1 and "BROKEN at line 3" in out and ids[2] in out and "edited record" in out, out
+    # A replay of it still compares hashes, but does not say REPRODUCED without saying it failed verification.
+    r = cli("audit", "replay", ids[2], "--db", str(db))
+    assert "FAILED verification" in r.stdout and r.returncode == 1, r.stdout
+    if "REPRODUCED" in r.stdout and "NOT REPRODUCED" not in r.stdout:
+        assert "did not pass audit log verification" in r.stdout
+    later = cli("audit", "replay", ids[3], "--db", str(db))
+    # a record after the break is not vouched for either (with an edited hash its own link fails too)
+    assert ("not verified" in later.stdout or "FAILED verification" in later.stdout) and later.returncode == 1
+    assert "did not pass audit log verification" in later.stdout
+
+
+def test_a_deleted_record_is_the_first_broken_link(tmp_path, demo_db):
+    db, ids = _chained_log(tmp_path, demo_db)
+    recs = _lines(db)
+    del recs[1]
+    _write(db, recs)
+    code, out = _verify(db)
+    assert code == 1 and "BROKEN at line 2" in out and ids[2] in out and "deleted record" in out, out
+
+
+def test_a_forged_record_is_the_first_broken_link(tmp_path, demo_db):
+    # Appended by hand: a copy of a record with its principal changed, its hash left as it was.
+    db, ids = _chained_log(tmp_path, demo_db)
+    recs = _lines(db)
+    forged = {**recs[1], "id": "20261129T000000-forged00", "principal": "mallory"}
+    _write(db, recs + [forged])
+    code, out = _verify(db)
+    assert code == 1 and "BROKEN at line 5" in out and "forged00" in out, out
+    # A verbatim copy appended: its hash matches its content, but it is a copy.
+    _write(db, recs + [recs[1]])
+    code, out = _verify(db)
+    assert code == 1 and "BROKEN at line 5" in out and "forged record: a copy" in out, out
+    # A record without chain fields written by hand after chained ones.
+    _write(db, recs + [{k: v for k, v in recs[1].items() if k not in ("prev", "hash")} | {"id": "x-hand"}])
+    code, out = _verify(db)
+    assert code == 1 and "BROKEN at line 5" in out and "inserted or forged" in out, out
+    # Inserted in the middle with a valid hash chained to the record before it: the next record names it.
+    fake = {**recs[1], "id": "20261129T000000-inserted", "prev": recs[1]["hash"]}
+    fake["hash"] = audit.record_hash(fake)
+    _write(db, recs[:2] + [fake] + recs[2:])
+    code, out = _verify(db)
+    assert code == 1 and "BROKEN at line 4" in out and "inserted or forged record before it" in out, out
+
+
+def test_an_old_unchained_log_verifies_as_unchained(tmp_path, demo_db):
+    db, ids = _chained_log(tmp_path, demo_db, n=2)
+    old = [{k: v for k, v in r.items() if k not in ("prev", "hash")} for r in _lines(db)]
+    _write(db, old)
+    code, out = _verify(db)
+    assert code == 0 and "2 unchained" in out, out
+    new_id = audit.record_refusal(db, role="analyst", principal="alice", source="cli",
+                                  inputs={"question": "x"}, message="test")
+    code, out = _verify(db)
+    assert code == 0 and "1 chained" in out and "2 unchained" in out, out
+    assert audit.find(db, new_id).prev == audit.line_hash(json.dumps(old[-1]))
+
+
+def test_a_torn_line_costs_only_itself(tmp_path, demo_db):
+    db, ids = _chained_log(tmp_path, demo_db)
+    text = audit.audit_path(db).read_text().splitlines(keepends=True)
+    torn = text[1][: len(text[1]) // 2] + "\n"
+    audit.audit_path(db).write_text(text[0] + torn + "".join(text[2:]))
+    log = audit.read_log(db)
+    assert [r.id for r in log.records] == [ids[0], ids[2], ids[3]]
+    assert len(log.skipped) == 1 and log.skipped[0].startswith("line 2:")
+    r = cli("audit", "list", "--db", str(db))
+    assert r.returncode == 0 and all(i in r.stdout for i in (ids[0], ids[2], ids[3])), r.stderr
+    assert "line 2" in r.stderr and "skipped" in r.stderr
+    code, out = _verify(db)
+    assert code == 1 and "BROKEN at line 2" in out and "torn" in out, out
+    # A torn last line (no newline): the next append starts a line of its own, and listing still works.
+    audit.audit_path(db).write_text(text[0] + text[1][:40])
+    new_id = audit.record_refusal(db, role="analyst", principal="alice", source="cli", inputs={}, message="m")
+    assert [r.id for r in audit.read_all(db)] == [ids[0], new_id]
+
+
+def test_a_refused_cli_question_is_recorded(tmp_path, demo_db):
+    db = tmp_path / "demo.duckdb"
+    shutil.copy(demo_db, db)
+    r = cli("ask", "--db", str(db), "--role", "nosuchrole", "--principal", "alice", "net revenue")
+    assert r.returncode == 2
+    long_q = "net revenue " * 2000
+    r = cli("ask", "--db", str(db), "--role", "analyst", long_q)
+    assert r.returncode == 2
+    recs = audit.read_all(db)
+    assert [(x.behavior, x.source, x.role) for x in recs] == [("refused", "cli", "nosuchrole"),
+                                                              ("refused", "cli", "analyst")]
+    assert recs[0].principal == "alice" and recs[0].question == "net revenue" and recs[0].message
+    assert len(recs[1].question) == audit.MAX_REFUSED_QUESTION and recs[1].inputs["question_chars"] == len(long_q)
+    assert recs[1].envelope_hash is None and recs[1].evidence_ids == []
+    assert _verify(db)[0] == 0
+    with pytest.raises(ValueError, match="no answer to replay"):
+        replay(db, recs[0].id)
+
+
+def test_a_refused_mcp_call_is_recorded(tmp_path, demo_db):
+    import anyio
+
+    from core.catalog.config import Settings
+    from core.serve.mcp_server import CatalogHolder, Principal, build_server
+
+    db = tmp_path / "demo.duckdb"
+    shutil.copy(demo_db, db)
+    holder = CatalogHolder(db, Settings())
+    holder.ready.set()
+    server = build_server(holder, Principal(name="alice"))
+
+    async def main():
+        results = []
+        for tool, args in (("review_queue", {}), ("get_lineage", {"entity": "net revenue", "depth": 99})):
+            try:
+                results.append(await server.call_tool(tool, args))
+            except Exception as exc:  # noqa: BLE001 - the SDK may raise or return an error result
+                results.append(exc)
+        return results
+
+    anyio.run(main)
+    recs = audit.read_all(db)
+    assert [(r.behavior, r.source, r.principal, r.inputs["tool"]) for r in recs] == [
+        ("refused", "mcp", "alice", "review_queue"), ("refused", "mcp", "alice", "get_lineage")]
+    assert "steward" in recs[0].message and recs[0].role == "analyst"
+    assert recs[1].inputs["depth"] == 99 and recs[1].evidence_ids == [] and recs[1].governed_hash is None

@@ -183,10 +183,14 @@ def test_stdio_session_as_one_principal(catalog_only):
                 assert "not_found_or_not_authorized" in _text(hidden)
 
     anyio.run(main)
-    records = [r for r in read_all(db) if r.principal == "alice"]
+    every = [r for r in read_all(db) if r.principal == "alice"]
+    records = [r for r in every if r.behavior not in ("refused", "error")]
     assert records and {r.source for r in records} == {"mcp"} and {r.role for r in records} == {"analyst"}
     tools = {r.inputs["tool"] for r in records}
-    assert tools == TOOLS - {"review_queue"}  # every answered call is audited; errors answer nothing
+    assert tools == TOOLS - {"review_queue"}  # every answered call is audited
+    # and every refused one, with its message and no answer
+    refusals = [r for r in every if r.behavior == "refused"]
+    assert {r.inputs["tool"] for r in refusals} >= {"review_queue"} and all(r.message for r in refusals)
     refused = [r for r in records if r.behavior == "refuse"]
     assert refused and refused[0].question.startswith("ignore previous instructions")
     # An MCP answer replays like any other: `ask` and `get_definition` reproduce their recorded hash.
