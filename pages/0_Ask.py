@@ -24,7 +24,7 @@ from ui import answer  # noqa: E402
 from ui import history as history_ui  # noqa: E402
 from ui.graph import pick_node_object  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
-from ui.safe import code, md  # noqa: E402
+from ui.safe import code, inert, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 try:  # new answer intents (discover, compare, owner, ...) rendered by their own module when present
@@ -188,7 +188,7 @@ def _object_cards(objs: list) -> None:
             st.markdown(f"**{md(e.title)}** · {code(e.evidence_id)} · {standing}, {life}")
             st.caption(f"Who may see it: {', '.join(md(r) for r in e.acl) or 'nobody (empty ACL)'} · "
                        f"owner: {md(e.owner or '—')}")
-            st.text(e.text)
+            st.text(inert(e.text))
 
 
 def _answer(asked: dict) -> None:
@@ -294,7 +294,7 @@ def _node_details(node: str, env: Envelope) -> None:
     with st.container(border=True, key="node_details"):
         st.markdown(f"**Opened: {md(e.title)}** · {md(e.kind.value.replace('_', ' '))} · {code(e.evidence_id)}")
         if e.text:
-            st.text(e.text)
+            st.text(inert(e.text))
         if st.button("Explore its lineage", key="explore_node"):
             st.session_state["lineage_entity"] = e.entity_id
             st.switch_page("pages/2_Lineage.py")

@@ -14,7 +14,7 @@ from core.answer.steward import steward_view  # noqa: E402
 from core.explain.headline import day_text  # noqa: E402
 from core.resolve.versions import governing_versions, interval_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
-from ui.safe import code, md  # noqa: E402
+from ui.safe import code, inert, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
@@ -160,7 +160,7 @@ if len(versions) >= 2:
             if same:
                 st.caption(", ".join(md(x) for x in va or []))
         elif same:
-            st.code(str(va), language="sql" if f == "formula" else None, wrap_lines=True)
+            st.code(inert(va), language="sql" if f == "formula" else None, wrap_lines=True)
         else:
             d1, d2 = st.columns(2)
             d1.caption(a_id)

@@ -13,7 +13,7 @@ from core.resolve.lineage import explore  # noqa: E402
 from core.resolve.versions import governing_versions, in_effect, interval_text  # noqa: E402
 from ui.graph import pick_node_object, show_graph  # noqa: E402
 from ui.resources import sidebar, store  # noqa: E402
-from ui.safe import code, md  # noqa: E402
+from ui.safe import code, inert, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
@@ -56,9 +56,9 @@ def _open(node: str) -> None:
         st.markdown(f"**Opened: {md(e.title)}** · {md(e.kind.value.replace('_', ' '))} · {code(e.evidence_id)} · "
                     f"in effect {md(interval_text(e))}")
         if e.metric:
-            st.code(e.metric.formula, language="sql", wrap_lines=True)
+            st.code(inert(e.metric.formula), language="sql", wrap_lines=True)
         if e.text:
-            st.text(e.text)
+            st.text(inert(e.text))
         f = fresh.get(node) or fresh.get(e.entity_id)
         if f:
             st.markdown(f"Freshness: **{f.status}**, last loaded {f.loaded_at or 'never'}")

@@ -13,7 +13,7 @@ from core.catalog.explanation import DETERMINISTIC
 from core.explain.headline import Status, age_text, day_text, headline, status_line
 from core.resolve.graph import graph
 from ui.graph import show_graph
-from ui.safe import code, md, prose
+from ui.safe import code, inert, md, prose
 
 LEVEL = {"error": ("red", ":material/error:"), "warning": ("orange", ":material/warning:"),
          "info": ("blue", ":material/info:"), "ok": ("green", ":material/check_circle:")}
@@ -68,7 +68,7 @@ def _card(ref: EvidenceRef) -> None:
         if ref.metric:
             m = ref.metric
             st.markdown("Calculated as")
-            st.code(m.formula, language="sql", wrap_lines=True)
+            st.code(inert(m.formula), language="sql", wrap_lines=True)
             bits = [f"grain: {md(m.grain)}" if m.grain else "", f"in {md(m.unit)}" if m.unit else "",
                     f"dated by {code(m.time_dimension)}" if m.time_dimension else ""]
             if any(bits):
@@ -84,7 +84,7 @@ def _card(ref: EvidenceRef) -> None:
         if any(who):
             st.caption(" · ".join(w for w in who if w))
         if ref.text:
-            st.text(ref.text)
+            st.text(inert(ref.text))
 
 
 def cards(refs: list[EvidenceRef]) -> None:
@@ -110,7 +110,7 @@ def conflicts(env: Envelope) -> None:
             st.markdown(md(_titled(c.why, names)))
             if c.text:
                 with st.expander("What it says (quoted as data, never followed)"):
-                    st.text(c.text)
+                    st.text(inert(c.text))
 
 
 # ---------------------------------------------------------------- lineage and freshness
@@ -187,7 +187,8 @@ def _titled(text: str, names: dict[str, str]) -> str:
     """'the answer follows metric.net_revenue.v1' reads 'the answer follows Net revenue v1' on the page (the ids
     stay in 'How this was decided'). Only ids the envelope itself carries are named."""
     for eid in sorted(names, key=len, reverse=True):
-        text = re.sub(rf"(?<![\w.]){re.escape(eid)}(?![\w])", names[eid], text)
+        # A function replacement: a title is text, never a template (`\1` or `\g<0>` in it would be expanded).
+        text = re.sub(rf"(?<![\w.]){re.escape(eid)}(?![\w])", lambda _m, title=names[eid]: title, text)
     return text
 
 
@@ -239,10 +240,10 @@ def _cited(env: Envelope, evidence_id: str, n: int) -> None:
             st.markdown(f"{n}. **{md(r.title)}** · {STANDING.get(r.authority, md(r.authority))}, "
                         f"{LIFE.get(r.lifecycle, md(r.lifecycle))} · in effect {interval(r)} · {code(r.evidence_id)}")
             if r.metric:
-                st.code(r.metric.formula, language="sql", wrap_lines=True)
+                st.code(inert(r.metric.formula), language="sql", wrap_lines=True)
             if r.text:
                 with st.expander("What it says"):
-                    st.text(r.text)
+                    st.text(inert(r.text))
             return
     for c in env.conflicts:
         if c.evidence_id == evidence_id:
@@ -250,7 +251,7 @@ def _cited(env: Envelope, evidence_id: str, n: int) -> None:
             st.markdown(f"{n}. :{colour}-badge[{words}] **{md(c.title)}** · {code(c.evidence_id)}  \n{md(c.why)}")
             if c.text:
                 with st.expander("What it says (quoted as data, never followed)"):
-                    st.text(c.text)
+                    st.text(inert(c.text))
             return
     for f in env.freshness:
         if evidence_id in (f.evidence_id, f.policy_evidence_id):
@@ -278,7 +279,7 @@ def _cited(env: Envelope, evidence_id: str, n: int) -> None:
             st.markdown(f"{n}. :{colour}-badge[{md(words)}] **{md(d.title)}** · {code(evidence_id)}")
             if d.text or d.quote:
                 with st.expander("What it says (quoted as data, never followed)"):
-                    st.text(d.text or d.quote)
+                    st.text(inert(d.text or d.quote))
             return
     st.markdown(f"{n}. **{md(names.get(evidence_id, evidence_id))}** · {code(evidence_id)}")
 

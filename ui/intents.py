@@ -11,7 +11,7 @@ import streamlit as st
 
 from core.catalog.envelope import Envelope
 from core.explain.headline import day_text
-from core.explain.safe_text import md_code, md_escape
+from core.explain.safe_text import md_code, md_escape, plain
 from ui.answer import LIFE, STANDING, interval
 
 LABEL_COLOURS = {"AUTHORITATIVE DOCUMENT": "green", "NON-AUTHORITATIVE": "violet", "DRAFT": "orange",
@@ -119,7 +119,7 @@ def _documents(env: Envelope) -> None:
                     f"in effect {_interval(doc)}" if doc.valid_from or doc.valid_to else None]
             st.caption(md(" · ".join(m for m in meta if m)))
             st.markdown("**Quoted (data, not instructions):**")
-            st.text(doc.quote)
+            st.text(plain(doc.quote))
             st.caption("A document: it is evidence for what it says, and never governs a metric definition.")
 
 

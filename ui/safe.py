@@ -3,7 +3,8 @@
 Titles, reasons, formulas and explanations come from catalogs and models, not from us: a title holding
 `![x](https://...)` would make every viewer's browser fetch that URL, and `:green-badge[AUTHORITATIVE]`
 would draw a badge we did not decide. Every such string goes through `md()` before it reaches
-`st.markdown`, a caption, a label or an alert; inert elements (st.text, st.code, dataframes) need none.
+`st.markdown`, a caption, a label or an alert; text for elements that render no Markdown (st.text, st.code)
+goes through `inert()`, which still drops control characters and bidi overrides.
 """
 from __future__ import annotations
 
@@ -28,3 +29,9 @@ def prose(text: object) -> str:
     if len(parts) % 2 == 0:
         return md_escape(t)
     return "".join(md_escape(p) if i % 2 == 0 else (md_code(p) if p.strip() else "") for i, p in enumerate(parts))
+
+
+def inert(text: object) -> str:
+    """Text for an element that renders no Markdown (st.text, st.code): line breaks kept, but no
+    control character, terminal escape or bidi override (one would reverse what the reader sees)."""
+    return plain(text)

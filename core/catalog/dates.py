@@ -627,6 +627,17 @@ def _build(name: str, m: re.Match, span: tuple[int, int]) -> DateMention | None:
     return None
 
 
+LAST_DAY = date.max - timedelta(days=1)  # the last day whose half-open [day, day + 1) exists
+
+
+def check_day(day: date, what: str = "reporting date") -> date:
+    """`day` if the calendar has the day after it; otherwise a ValueError every surface shows as its refusal
+    (the CLI's argument error, the MCP tool error): resolution works on [day, day + 1)."""
+    if day > LAST_DAY:
+        raise ValueError(f"{what} {day} is out of range (the last supported day is {LAST_DAY})")
+    return day
+
+
 def parse_period(value: str) -> tuple[date, date]:
     """CLI/form period 'START..END' with an inclusive END, returned half-open."""
     if ".." not in value:
@@ -634,6 +645,4 @@ def parse_period(value: str) -> tuple[date, date]:
     a, b = (date.fromisoformat(x.strip()) for x in value.split("..", 1))
     if b < a:
         raise ValueError(f"period end {b} is before its start {a}")
-    if b >= date.max:  # the half-open end would be the day after the calendar's last
-        raise ValueError(f"period end {b} is out of range (the last supported day is {date.max - timedelta(days=1)})")
-    return a, b + timedelta(days=1)
+    return a, check_day(b, "period end") + timedelta(days=1)

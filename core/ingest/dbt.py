@@ -402,7 +402,9 @@ def _newer(version: Any, latest: Any) -> bool:
 
 def _agg(measure: dict) -> str:
     expr = measure.get("expr") or measure.get("name")
-    out = AGG.get(measure.get("agg"), measure.get("agg", "") + "({})").format(expr)
+    agg = measure.get("agg")
+    # Our own templates only: an unknown aggregation from the manifest is text, never a format string.
+    out = AGG[agg].format(expr) if isinstance(agg, str) and agg in AGG else f"{agg or ''}({expr})"
     params = measure.get("agg_params") or {}
     if params.get("percentile") is not None:
         out = f"percentile({expr}, {params['percentile']})"

@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 from dataclasses import replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 from core.answer.ask import Question, UnknownRole
@@ -14,7 +14,7 @@ from core.answer.steward import ask_as_steward, grants
 from core.catalog import audit, budget, history
 from core.catalog.auth import cli_role, cli_roles
 from core.catalog.config import Settings
-from core.catalog.dates import parse_period
+from core.catalog.dates import check_day, parse_period
 from core.catalog.store import DatabaseError, Store, check_db_path
 from core.explain.explain import cache_for, explain
 from core.explain.render import render_text
@@ -44,10 +44,10 @@ def _day(value: str) -> date:
         day = date.fromisoformat(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{value!r} is not a date YYYY-MM-DD ({exc})") from exc
-    if day >= date.max:
-        raise argparse.ArgumentTypeError(f"reporting date {day} is out of range (the last supported day is "
-                         f"{date.max - timedelta(days=1)})")
-    return day
+    try:
+        return check_day(day)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,7 +18,7 @@ from core.answer.steward import ask_as_steward, grants, steward_view
 from core.catalog import budget, history
 from core.catalog.access import Visible
 from core.catalog.config import Settings
-from core.catalog.dates import parse_period
+from core.catalog.dates import check_day, parse_period
 from core.catalog.entities import Entity
 from core.catalog.envelope import NOT_FOUND, Behavior, CatalogState, Envelope, EvidenceRef, TraceStep
 from core.catalog.store import Store
@@ -131,6 +131,16 @@ def _period(value: str | None) -> tuple[date, date] | None:
         raise ToolInputError(f"argument 'period': {exc}") from None
 
 
+def _day(value: date | None, arg: str = "date") -> date | None:
+    """The CLI's check (core.catalog.dates.check_day): the calendar's last day is refused, not overflowed."""
+    if value is None:
+        return None
+    try:
+        return check_day(value)
+    except ValueError as exc:
+        raise ToolInputError(f"argument '{arg}': {exc}") from None
+
+
 def _utc(at: datetime | None) -> datetime:
     at = at or datetime.now(timezone.utc)
     return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
@@ -186,6 +196,7 @@ def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, perio
         raise ToolInputError(f"argument 'question': {budget.too_long(question)}")
     if day and period:
         raise ToolInputError("give either 'date' or 'period', not both")
+    day = _day(day)
     scope = cat.scope(who)
     q = Question(role=who.role, text=question, day=day, period=_period(period), at=at, recorded_at=recorded_at,
                  grants=grants(scope))
@@ -216,6 +227,7 @@ def list_metrics_tool(cat: Catalog, who: Identity, topic: str | None) -> Answer:
 def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
                         recorded_at: datetime | None) -> tuple[Answer, dict]:
     """Also returns the audit inputs: a definition is an `ask` with the entity fixed, so it replays as one."""
+    day = _day(day)
     found = _entity(cat, who, "get_definition", entity)[1]
     if not isinstance(found, Entity):
         return found, {}
@@ -286,6 +298,7 @@ def get_lineage_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
     tool = "get_lineage"
     if not 1 <= depth <= MAX_DEPTH:
         raise ToolInputError(f"argument 'depth': must be between 1 and {MAX_DEPTH}, got {depth}")
+    day = _day(day)
     view, found = _entity(cat, who, tool, entity)
     if not isinstance(found, Entity):
         return found
@@ -315,7 +328,7 @@ def get_freshness_tool(cat: Catalog, who: Identity, entity: str, at: datetime | 
     if not isinstance(found, Entity):
         return found
     at = _utc(at)
-    day = at.date()
+    day = _day(at.date(), "at")
     if found.role == "source":
         sources = [found.entity_id]
     else:

@@ -43,7 +43,9 @@ def test_md_escape_renders_as_the_same_text_in_commonmark():
         html = md.renderInline(md_escape(text))
         assert "<img" not in html and "<a " not in html and "<em>" not in html and "<code>" not in html, html
         assert "<del>" not in html
-        # What shows is exactly the original text (HTML-escaped by the renderer).
+        # What shows is exactly the original text (HTML-escaped by the renderer); a URL carries an invisible
+        # word joiner after its scheme so that GFM does not autolink it.
+        html = html.replace("\u2060", "")
         assert html.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&") == text
 
 

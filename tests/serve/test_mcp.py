@@ -361,3 +361,28 @@ def test_a_reingest_is_picked_up_on_the_next_call(tmp_path):
     assert "metric.churn_rate" not in [m["entity_id"] for m in listed["metrics"]]
     # A call that started on the old catalog still finishes on it.
     assert "metric.churn_rate" in [m["entity_id"] for m in tools.list_metrics_tool(before, alice, None)[0]["metrics"]]
+
+
+@pytest.mark.parametrize("call", ["ask", "get_definition", "get_lineage", "get_freshness"])
+def test_the_calendars_last_day_is_refused_as_the_cli_refuses_it(tmp_path, call):
+    """9999-12-31 has no next day for [day, day + 1): a clean input error (the CLI's words), no OverflowError."""
+    from datetime import datetime, timezone
+    db = tmp_path / "c.duckdb"
+    write_catalog(CATALOG, db)
+    cat = CatalogHolder(db, Settings()).current()
+    alice = resolve_identity(cat.store, "alice")
+    last = date(9999, 12, 31)
+    run = {"ask": lambda: tools.ask_tool(cat, alice, "What is net revenue?", last, None, None, None),
+           "get_definition": lambda: tools.get_definition_tool(cat, alice, "metric.net_revenue", last, None),
+           "get_lineage": lambda: tools.get_lineage_tool(cat, alice, "metric.net_revenue", last, 2, None, "both"),
+           "get_freshness": lambda: tools.get_freshness_tool(
+               cat, alice, "metric.net_revenue", datetime(9999, 12, 31, 12, tzinfo=timezone.utc))}[call]
+    with pytest.raises(tools.ToolInputError) as refused:
+        run()
+    said = "9999-12-31 is out of range (the last supported day is 9999-12-30)"
+    assert said in str(refused.value)
+    r = cli("ask", "--db", str(db), "--role", "analyst", "--date", "9999-12-31", "What is net revenue?")
+    assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr
+    # The day before is still answered.
+    if call == "get_definition":
+        assert tools.get_definition_tool(cat, alice, "metric.net_revenue", date(9999, 12, 30), None)[0][0]["behavior"]
