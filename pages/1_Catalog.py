@@ -14,7 +14,7 @@ from core.answer.steward import steward_view  # noqa: E402
 from core.explain.headline import day_text  # noqa: E402
 from core.resolve.versions import governing_versions, interval_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
-from ui.safe import code, inert, md  # noqa: E402
+from ui.safe import code, dataframe, inert, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
@@ -68,7 +68,7 @@ with st.expander(f"Metrics you can {'see or review' if scope is not None else 's
     pick_status = f2.multiselect("Status", statuses, key="metric_status", placeholder="All statuses")
     table = [r for r in rows if (not pick_owner or r["owner"] in pick_owner)
              and (not pick_status or r["status"] in pick_status)]
-    picked = st.dataframe(table, hide_index=True, width="stretch", key="metric_table", on_select="rerun",
+    picked = dataframe(table, hide_index=True, width="stretch", key="metric_table", on_select="rerun",
                           selection_mode="single-row",
                           column_order=["metric", "in_effect_today", "status", "owner", "versions", "freshness", "entity_id"],
                           column_config={"in_effect_today": "in effect today", "entity_id": "id",
@@ -80,7 +80,7 @@ with st.expander(f"Metrics you can {'see or review' if scope is not None else 's
 if scope is not None:
     qrows = [r.model_dump() for r in queue_rows(s, scope, date.today())]
     with st.expander(f"Objects in your review queue ({len(qrows)}): each opens read-only", expanded=not query.strip()):
-        picked = st.dataframe(qrows, hide_index=True, width="stretch", key="queue_table", on_select="rerun",
+        picked = dataframe(qrows, hide_index=True, width="stretch", key="queue_table", on_select="rerun",
                               selection_mode="single-row",
                               column_order=["title", "problem", "kind", "standing", "owner", "may_see", "evidence_id"],
                               column_config={"may_see": "who may see it", "evidence_id": "id"})
@@ -90,7 +90,7 @@ if scope is not None:
 if st.session_state.get("catalog_entity") not in entities:
     st.session_state["catalog_entity"] = next(iter(entities))
 entity_id = st.selectbox("Entity", list(entities), key="catalog_entity",
-                         format_func=lambda e: f"{entities[e]} ({e})")
+                         format_func=lambda e: inert(f"{entities[e]} ({e})"))
 ent = view.entities.get(entity_id)
 objs = view.entity_objects(entity_id)
 kind = ent.role if ent else (objs[0].kind.value if objs else "")
@@ -130,7 +130,7 @@ if trows:
                                                  else "today (no reporting date is set in the sidebar)."))
 else:
     st.caption("No effective dates recorded.")
-st.dataframe([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o),
+dataframe([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o),
                "standing": STANDING.get(o.authority.value, o.authority.value),
                "lifecycle": o.lifecycle.value, "owner": o.owner or ""} for o in objs], hide_index=True, width="stretch")
 

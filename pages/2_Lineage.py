@@ -13,7 +13,7 @@ from core.resolve.lineage import explore  # noqa: E402
 from core.resolve.versions import governing_versions, in_effect, interval_text  # noqa: E402
 from ui.graph import pick_node_object, show_graph  # noqa: E402
 from ui.resources import sidebar, store  # noqa: E402
-from ui.safe import code, inert, md  # noqa: E402
+from ui.safe import code, dataframe, inert, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
@@ -30,7 +30,7 @@ if not entities:
 if st.session_state.get("lineage_entity") not in entities:
     st.session_state["lineage_entity"] = next(iter(entities))
 entity_id = st.selectbox("Entity", list(entities), key="lineage_entity",
-                         format_func=lambda e: f"{entities[e]} ({e})")
+                         format_func=lambda e: inert(f"{entities[e]} ({e})"))
 day = form["day"] or (form["period"][0] if form["period"] else date.today())
 c1, c2 = st.columns(2)
 up = c1.slider("Upstream depth", 0, 10, 5, key="up_depth")
@@ -73,7 +73,7 @@ if lin.edges:
                              path_words="path into the chosen entity")
     with table_tab:
         labels = {n.id: n.label for n in lin.nodes}
-        st.dataframe([{"from": labels.get(e.upstream, e.upstream), "from id": e.upstream,
+        dataframe([{"from": labels.get(e.upstream, e.upstream), "from id": e.upstream,
                        "to": labels.get(e.downstream, e.downstream), "to id": e.downstream,
                        "freshness of source": fresh[e.upstream].status if e.upstream in fresh else "",
                        "recorded in": e.evidence_id} for e in lin.edges], hide_index=True, width="stretch")

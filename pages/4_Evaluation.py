@@ -10,6 +10,7 @@ import altair as alt  # noqa: E402
 
 from core.serve.evaluate import METHODS, score_suite, suites  # noqa: E402
 from ui.resources import _embedder, settings, sidebar, store  # noqa: E402
+from ui.safe import dataframe  # noqa: E402
 
 s = store()
 form = sidebar(s, dates=False)
@@ -42,7 +43,7 @@ if results:
     # behavior accuracy is measured for the full pipeline only: shown above, not as empty cells.
     table = [{"suite": name, **{k: v for k, v in row.items() if k not in ("details", "behavior_accuracy")}}
              for name, rows in results.items() for row in rows]
-    st.dataframe(table, hide_index=True, width="stretch")
+    dataframe(table, hide_index=True, width="stretch")
     long = [{"suite": t["suite"], "method": t["method"], "measure": m, "percent": t[m]}
             for t in table for m in ("authoritative_top1", "recall_at_3")]
     chart = alt.Chart(alt.Data(values=long)).mark_bar().encode(
@@ -52,4 +53,4 @@ if results:
     suite = st.selectbox("Drill down: suite", list(results), key="drill_suite")
     method = st.selectbox("Method", list(METHODS), index=len(METHODS) - 1, key="drill_method")
     row = next(r for r in results[suite] if r["method"] == method)
-    st.dataframe(row["details"], hide_index=True, width="stretch")
+    dataframe(row["details"], hide_index=True, width="stretch")

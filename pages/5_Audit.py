@@ -10,6 +10,7 @@ from core.serve import audit_view  # noqa: E402
 from core.serve.audit_cli import filtered  # noqa: E402
 from core.serve.replay import replay  # noqa: E402
 from ui.resources import searcher, settings, sidebar, store  # noqa: E402
+from ui.safe import dataframe, inert  # noqa: E402
 from ui.steward import scope_for  # noqa: E402
 
 s = store()
@@ -56,7 +57,7 @@ st.metric("Records", len(records))
 # What a steward reads first (when, who, what was asked, what came back) on the left; the ids and
 # revisions that identify the record for a replay to the right.
 table = [r.model_dump() for r in audit_view.rows(records[:500], view, reader, others)]
-st.dataframe(table, hide_index=True, width="stretch",
+dataframe(table, hide_index=True, width="stretch",
              column_order=["when", "role", "question", "behavior", "governs", "source", "principal", "id", "ingest",
                            "revision", "as_recorded", "index", "explanation"],
              column_config={"as_recorded": "as recorded"})
@@ -64,7 +65,7 @@ st.dataframe(table, hide_index=True, width="stretch",
 if records:
     shown = {r["id"]: r for r in table}
     chosen = st.selectbox("Record", [r.id for r in records[:500]], key="audit_record",
-                          format_func=lambda i: f"{i} · {shown[i]['role']} · {shown[i]['question'][:80]}")
+                          format_func=lambda i: inert(f"{i} · {shown[i]['role']} · {shown[i]['question'][:80]}"))
     rec = next(r for r in records if r.id == chosen)
     with st.expander("The whole record (JSON)", expanded=False):
         st.json(audit_view.readable(rec, view, reader, others).model_dump(mode="json"))

@@ -13,7 +13,7 @@ from core.catalog.explanation import DETERMINISTIC
 from core.explain.headline import Status, age_text, day_text, headline, status_line
 from core.resolve.graph import graph
 from ui.graph import show_graph
-from ui.safe import code, inert, md, prose
+from ui.safe import code, dataframe, inert, md, prose
 
 LEVEL = {"error": ("red", ":material/error:"), "warning": ("orange", ":material/warning:"),
          "info": ("blue", ":material/info:"), "ok": ("green", ":material/check_circle:")}
@@ -128,7 +128,7 @@ def lineage(lin: Lineage, starts: list[str], freshness: list[FreshnessEntry], ke
         clicked = show_graph(graph(lin, starts), key, status)
     with table_tab:
         labels = {n.id: n.label for n in lin.nodes}
-        st.dataframe([{"from": labels.get(e.upstream, e.upstream), "to": labels.get(e.downstream, e.downstream),
+        dataframe([{"from": labels.get(e.upstream, e.upstream), "to": labels.get(e.downstream, e.downstream),
                        "recorded in": e.evidence_id} for e in lin.edges], hide_index=True, width="stretch")
     if lin.raw_sources:
         st.caption("Raw sources: " + ", ".join(code(labels.get(s, s)) for s in lin.raw_sources))
@@ -161,7 +161,7 @@ def columns(env: Envelope) -> None:
         return
     st.markdown(f"**Column {code(c.column)}**")
     if c.hops:
-        st.dataframe([{"from": f"{h.upstream}.{h.upstream_column}", "to": f"{h.downstream}.{h.downstream_column}",
+        dataframe([{"from": f"{h.upstream}.{h.upstream_column}", "to": f"{h.downstream}.{h.downstream_column}",
                        "recorded in": h.evidence_id} for h in c.hops], hide_index=True, width="stretch")
         st.caption("Comes from: " + ", ".join(code(r) for r in c.raw_columns))
     else:

@@ -35,3 +35,12 @@ def inert(text: object) -> str:
     """Text for an element that renders no Markdown (st.text, st.code): line breaks kept, but no
     control character, terminal escape or bidi override (one would reverse what the reader sees)."""
     return plain(text)
+
+
+def dataframe(rows, **kw):
+    """st.dataframe with every text cell inert: a table renders no Markdown, but a bidi override in a cell would
+    still reverse what the reader sees."""
+    import streamlit as st
+    cells = [{k: inert(v) if isinstance(v, str) else v for k, v in r.items()} if isinstance(r, dict) else r
+             for r in rows] if isinstance(rows, list) else rows
+    return st.dataframe(cells, **kw)

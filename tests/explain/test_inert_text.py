@@ -153,3 +153,16 @@ def test_the_app_answers_the_hostile_catalog_with_inert_markdown(tmp_path, embed
         assert autolinks(s) == [] and not any(c in s for c in BIDI), s
     for t in at.text:
         assert not any(c in t.value for c in BIDI), t.value
+
+
+def test_table_cells_and_pick_lists_carry_no_bidi_override(monkeypatch):
+    """Tables render no Markdown, but a right-to-left override in a cell would still reverse what is shown: every
+    text cell the pages hand to st.dataframe goes through ui.safe.dataframe, which makes it inert."""
+    import streamlit as st
+
+    from ui.safe import dataframe, inert
+    shown = []
+    monkeypatch.setattr(st, "dataframe", lambda rows, **kw: shown.append(rows))
+    dataframe([{"metric": "Margin\u202e%tnuoc", "versions": 2}, {"metric": "plain", "versions": 1}], hide_index=True)
+    assert shown == [[{"metric": "Margin%tnuoc", "versions": 2}, {"metric": "plain", "versions": 1}]]
+    assert inert("Berth \u202eutilisation (kpi.x)") == "Berth utilisation (kpi.x)"
