@@ -29,6 +29,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 class Settings(BaseModel):
     db_path: Path = REPO_ROOT / "data" / "build" / "demo.duckdb"
     demo_catalog: Path = REPO_ROOT / "data" / "demo"
+    # The warehouse metric values are computed on (scripts/build_warehouse.py builds the demo's); opened read-only.
+    warehouse_path: Path = REPO_ROOT / "data" / "build" / "warehouse.duckdb"
+    value_timeout_s: float = 10.0
     # A sentence-transformers folder or name; None = the packaged all-MiniLM-L6-v2 weights.
     embed_model: str | None = None
     # Any litellm model id ("openai/gpt-4o-mini", "ollama/llama3.1", ...); None = deterministic explanations.
@@ -51,6 +54,10 @@ class Settings(BaseModel):
             values["db_path"] = Path(os.environ["ASOF_DB"])
         if os.environ.get("ASOF_CATALOG"):
             values["demo_catalog"] = Path(os.environ["ASOF_CATALOG"])
+        if os.environ.get("ASOF_WAREHOUSE"):
+            values["warehouse_path"] = Path(os.environ["ASOF_WAREHOUSE"])
+        if os.environ.get("ASOF_VALUE_TIMEOUT"):
+            values["value_timeout_s"] = float(os.environ["ASOF_VALUE_TIMEOUT"])
         if os.environ.get("ASOF_EMBED_MODEL"):
             values["embed_model"] = os.environ["ASOF_EMBED_MODEL"]
         if os.environ.get("ASOF_LLM_MODEL"):

@@ -16,6 +16,7 @@ from core.catalog.auth import cli_role, cli_roles
 from core.catalog.config import Settings
 from core.catalog.dates import check_day, parse_period
 from core.catalog.store import DatabaseError, Store, check_db_path
+from core.compute.engine import open_engine
 from core.explain.explain import cache_for, explain
 from core.explain.render import render_text
 from core.explain.safe_text import json_safe, plain
@@ -83,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--explain", action="store_true",
                    help="add a cited explanation (ASOF_LLM_MODEL if set, else written without an LLM)")
     a.add_argument("--batch", help="JSONL file of {question, role, date, period, at}; one envelope per line")
+    a.add_argument("--warehouse", metavar="FILE",
+                   help="DuckDB warehouse metric values are computed on (default: ASOF_WAREHOUSE, else "
+                        "data/build/warehouse.duckdb when it exists)")
     a.add_argument("question", nargs="?")
 
     e = sub.add_parser("eval", help="scorecards, produced by running the code on gold suites")
@@ -192,7 +196,8 @@ def _answer(store, q: Question, searcher, args):
     scope = steward_scope(store, q.role, date.today())
     q = replace(q, grants=grants(scope))
     env, _ = ask_as_steward(store, q, scope, searcher=searcher,
-                            llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None)
+                            llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None,
+                            engine=_engine(args, settings))
     if args.explain:
         settings = Settings.from_env()
         # Citations are checked against the state that answered (a past state for --recorded-at).
@@ -201,6 +206,17 @@ def _answer(store, q: Question, searcher, args):
     inputs = audit.inputs_of(q)  # the steward's own role, and its queue (`grants`) so the record replays
     audit.record(args.db, envelope=env, role=env.role, principal=args.principal, source="cli", inputs=inputs)
     return env
+
+
+def _engine(args, settings: Settings):
+    """The value engine for this run: --warehouse (which must exist), else the configured warehouse if built."""
+    if getattr(args, "warehouse", None):
+        if not Path(args.warehouse).is_file():
+            raise ValueError(f"--warehouse {args.warehouse}: no such file (scripts/build_warehouse.py builds one)")
+        return open_engine(args.warehouse, settings.value_timeout_s)
+    if not hasattr(args, "_engine"):
+        args._engine = open_engine(settings.warehouse_path, settings.value_timeout_s)
+    return args._engine
 
 
 def _ask(args) -> int:
