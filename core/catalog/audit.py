@@ -61,8 +61,10 @@ def envelope_hash(env: Envelope) -> str:
 def governed_hash(env: Envelope) -> str:
     """Hash of what governs: behavior, entity, dates, governing objects (with content), lineage, freshness,
     splits and clarification options. Search-found material (supporting hits, conflicts, index state) is
-    left out, so an answer that used the search index can still be checked against a catalog-only replay."""
-    return _digest({
+    left out, so an answer that used the search index can still be checked against a catalog-only replay. Values
+    (their SQL and result hashes) govern the numbers shown, so they are in it when the answer has them."""
+    extra = {"values": value_records(env)} if env.values is not None else {}
+    return _digest({**extra,
         "behavior": env.behavior.value, "role": env.role, "entity": env.entity_id,
         "day": env.reporting_date, "period": [env.period_start, env.period_end], "at": env.evaluated_at,
         "selected": [(s.evidence_id, s.content_hash, s.role_in_answer) for s in env.selected],

@@ -23,6 +23,9 @@ from core.catalog.values import MetricValue
 
 TIMEOUT_S = 10.0
 ROW_LIMIT = 1000
+# read_only: a metric's SQL can never change the warehouse; no external access: nor read a file or a URL.
+# DuckDB refuses a second connection to one file with another configuration, so every reader uses this one.
+CONNECT = {"read_only": True, "config": {"enable_external_access": False}}
 
 
 class EngineError(Exception):
@@ -65,9 +68,7 @@ class DuckDBEngine:
     def con(self) -> duckdb.DuckDBPyConnection:
         with self._lock:
             if self._con is None:
-                # read_only: a metric's SQL can never change the warehouse; no external access: nor read a file.
-                self._con = duckdb.connect(str(self.path), read_only=True,
-                                           config={"enable_external_access": False, "threads": 2})
+                self._con = duckdb.connect(str(self.path), **CONNECT)
             return self._con
 
     def run(self, sql: str, params: dict) -> tuple[list[str], list[tuple]]:
