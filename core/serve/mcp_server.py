@@ -28,6 +28,7 @@ from pydantic import Field
 from core.answer.review import CATEGORIES
 from core.catalog import audit
 from core.catalog.config import Settings
+from core.compute.engine import open_engine
 from core.retrieve.embed import Embedder
 from core.serve import mcp_tools as tools
 from core.serve.live import Live
@@ -78,10 +79,13 @@ class CatalogHolder:
         self.db_path, self.settings = Path(db_path), settings
         self.live = Live(self.db_path, Embedder(settings.embed_model))
         self.ready = threading.Event()  # set once the embedding model is loaded (or known to be unneeded)
+        self.engine = None
 
     def current(self) -> tools.Catalog:
         store = self.live.store()
-        return tools.Catalog(store, self.live.searcher(store), self.settings)
+        if self.engine is None:  # opened once the warehouse exists (scripts/run.sh builds the demo's)
+            self.engine = open_engine(self.settings.warehouse_path, self.settings.value_timeout_s)
+        return tools.Catalog(store, self.live.searcher(store), self.settings, engine=self.engine)
 
     def warm(self) -> None:
         """Load the embedding model once, before any call uses it (sentence-transformers takes seconds)."""
@@ -201,6 +205,25 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
             (body, env), replay_inputs = tools.get_definition_tool(cat, who, entity, date, recorded_at)
             return body, env, replay_inputs
         return await call("get_definition", {"entity": entity, "date": date, "recorded_at": recorded_at}, run)
+
+    @tool("The value of a metric over a period, computed by the warehouse's engine with the version in effect on "
+          "each part of it: one value per sub-period where the definition or its backing model changes, each with "
+          "the version, model, SQL and hashes it was computed with, and when its inputs were last loaded. "
+          "`grain` gives one value per month, quarter or year; `restate_under` ('today' or a version) computes "
+          "the same periods under that version too and states the difference. A value is given only when the "
+          "metric version, its model and every source behind them are visible to this principal.")
+    async def metric_value(entity: EntityArg,
+                           period: Annotated[str, Field(description="START..END, inclusive end, e.g. "
+                                                                    "2024-04-01..2024-06-30")],
+                           grain: Literal["month", "quarter", "year"] | None = None,
+                           restate_under: Annotated[str | None, Field(description="'today' or a version, e.g. "
+                                                                                  "'2'")] = None,
+                           at: AtArg = None) -> CallToolResult:
+        def run(cat, who):
+            (body, env), replay_inputs = tools.metric_value_tool(cat, who, entity, period, grain, restate_under, at)
+            return body, env, replay_inputs
+        return await call("metric_value", {"entity": entity, "period": period, "grain": grain,
+                                           "restate_under": restate_under, "at": at}, run)
 
     @tool("Field-by-field differences between two authoritative versions of a metric or model (formula, grain, "
           "filters, columns, effective interval, text). Defaults to the two latest versions.")
