@@ -12,6 +12,7 @@ from core.catalog.auth import startup_notice
 from core.catalog.config import Settings, apply_offline_env
 from core.catalog.dates import parse_period
 from core.catalog.store import Store
+from core.compute.engine import open_engine
 from core.explain.explain import ExplanationCache, cache_for
 from core.retrieve.embed import Embedder
 from core.retrieve.search import Searcher
@@ -54,6 +55,19 @@ def store() -> Store:
                  "or `python -m core ingest CATALOG --db PATH` and set ASOF_DB.")
         st.stop()
     return _live(str(path), settings().embed_model).store()
+
+
+@st.cache_resource(show_spinner=False)
+def _engine(path: str, mtime: float, timeout_s: float):
+    return open_engine(path, timeout_s)
+
+
+def value_engine():
+    """The warehouse metric values are computed on (read-only), once per file revision; None when none is built."""
+    path = settings().warehouse_path
+    if not path.is_file():
+        return None
+    return _engine(str(path), path.stat().st_mtime, settings().value_timeout_s)
 
 
 @st.cache_resource(show_spinner=False)
