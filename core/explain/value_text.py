@@ -33,6 +33,19 @@ def period_text(start: date, end: date) -> str:
     return str(start) if start == last else f"{start} to {last}"
 
 
+def period_label(start: date, end: date) -> str:
+    """A short name for a calendar bucket ("Apr 2024", "Q2 2024", "2024"), else the dates."""
+    if start.day == 1 and end.day == 1:
+        months = (end.year - start.year) * 12 + end.month - start.month
+        if months == 1:
+            return f"{start:%b %Y}"
+        if months == 3 and start.month % 3 == 1:
+            return f"Q{(start.month - 1) // 3 + 1} {start.year}"
+        if months == 12 and start.month == 1:
+            return str(start.year)
+    return period_text(start, end)
+
+
 def value_line(v: MetricValue) -> str:
     model = f" on {v.relation or v.model_evidence_id}" if (v.relation or v.model_evidence_id) else ""
     return (f"{period_text(v.start, v.end)}: {number(v.value, v.unit)} — {v.title} ({v.evidence_id}){model}, "
