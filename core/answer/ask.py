@@ -369,6 +369,11 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
             run.step("refuse", "the request asks to step outside policy: " + ", ".join(run.intent.overrides))
             return run.envelope(Behavior.refuse, _refusal(run))
         run.step("entity", choice.rule)
+        restated = values.restated_metrics(run.view, run.intent)  # "the v2 change": a version, but whose?
+        if restated:
+            return _clarify(run, f"Which metric's {run.intent.versions[0][0].join(('v', ''))} change do you mean?",
+                            [ClarifyOption(label=f"{label} ({i})", entity_id=i) for i, label in restated],
+                            "a restatement names a version but no metric")
         from core.answer import documents
         return documents.by_title(run) or run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
     run.step("entity", choice.rule)

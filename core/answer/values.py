@@ -92,6 +92,10 @@ def metric_values(view: Visible, entity_id: str, start: date, end: date, engine:
         return Values(status="unavailable", start=start, end=end, grain=grain,
                       message="no warehouse is configured to compute values on (ASOF_WAREHOUSE)")
     skipped = [p for p in periods if p.version is None]
+    if not plan:
+        return Values(status="unavailable", start=start, end=end, grain=grain,
+                      message="no single authoritative version is in effect on any day of the period, so there is "
+                              "no value to compute")
     try:
         values = [engine.compute(v, m, p.start, p.end) for p, v, m in plan]
         others = [engine.compute(other, m, p.start, p.end) for p, m in alt]
@@ -100,8 +104,14 @@ def metric_values(view: Visible, entity_id: str, start: date, end: date, engine:
                       end=end, grain=grain)
     notes = []
     if skipped:
+        spans: list[list[date]] = []
+        for p in skipped:  # adjacent pieces read as one span
+            if spans and spans[-1][1] == p.start:
+                spans[-1][1] = p.end
+            else:
+                spans.append([p.start, p.end])
         notes.append("no single authoritative version is in effect from "
-                     + "; ".join(f"{p.start} to {p.end - timedelta(days=1)}" for p in skipped)
+                     + "; ".join(f"{a} to {b - timedelta(days=1)}" for a, b in spans)
                      + ", so no value is given there")
     restatement = _restatement(other, why, values, others) if other is not None else None
     inputs, as_of = _inputs(view, list(checked.sources), at, start)
@@ -134,6 +144,21 @@ def _inputs(view: Visible, sources: list[str], at: datetime, day: date) -> tuple
         loads.append(InputLoad(source=s, loaded_at=f.loaded_at if f else None, status=f.status if f else "unknown"))
     known = [x.loaded_at for x in loads if x.loaded_at is not None]
     return loads, (min(known) if known else None)
+
+
+def restated_metrics(view: Visible, intent) -> list[tuple[str, str]]:
+    """(entity id, label) of the visible metrics that have the version a restatement names ("how much did the v2
+    change move 2024?" names a version and no metric): the question is asked back with these, not guessed."""
+    if not intent.restate or not intent.versions:
+        return []
+    out = []
+    for ent in sorted(view.entities.values(), key=lambda e: e.label.lower()):
+        if ent.role != "metric":
+            continue
+        versions = governing_versions(view.entity_objects(ent.entity_id), "metric")
+        if any(by_version(versions, label) for label, _ in intent.versions):
+            out.append((ent.entity_id, ent.label))
+    return out
 
 
 def attach(view: Visible, env: Envelope, intent, engine: ValueEngine | None) -> None:

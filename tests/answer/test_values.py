@@ -341,6 +341,36 @@ def test_restatement_of_a_named_version_over_a_year(store, engine):
     assert r.percent is not None and r.difference != 0
 
 
+def test_no_value_where_no_single_version_governs(store, engine):
+    # refund rate starts in 2024; repeat purchase rate has two approved versions overlapping from 2025-06-01
+    early = metric_values(visible(store, "analyst"), "metric.refund_rate", D(2023, 1, 1), D(2023, 4, 1), engine, DEMO_AT)
+    assert early.status == "unavailable" and not early.values
+    both = metric_values(visible(store, "analyst"), "metric.repeat_purchase_rate", D(2025, 4, 1), D(2025, 8, 1), engine,
+                         DEMO_AT, grain="month")
+    assert [v.start for v in both.values] == [D(2025, 4, 1), D(2025, 5, 1)] and "2025-06-01 to 2025-07-31" in both.message
+
+
+def test_period_names():
+    from core.explain.value_text import number, period_label
+    assert [period_label(*p) for p in [(D(2024, 4, 1), D(2024, 5, 1)), (D(2024, 4, 1), D(2024, 7, 1)),
+                                       (D(2024, 1, 1), D(2025, 1, 1)), (D(2024, 4, 3), D(2024, 5, 1))]] == [
+        "Apr 2024", "Q2 2024", "2024", "2024-04-03 to 2024-04-30"]
+    assert (number(1234.5, "USD"), number(3.25, "percent"), number(135.4, "USD per new customer"),
+            number(1274.0, "customers")) == ("$1,234.50", "3.25%", "$135.40 per new customer", "1,274 customers")
+
+
+def test_a_change_named_by_version_alone_is_asked_back_then_restated(store, engine):
+    env = _ask(store, engine, "how much did the v2 change move 2024?")
+    assert env.behavior is Behavior.clarify
+    options = {o.entity_id for o in env.clarify.options}
+    assert {"metric.net_revenue", "metric.churn_rate", "metric.active_customers"} <= options
+    assert "metric.contribution_margin" not in options  # finance only: never offered to an analyst
+    chosen = ask(store, Question(role="analyst", text="how much did the v2 change move 2024?", entity="metric.churn_rate",
+                                 at=DEMO_AT), engine=engine)
+    assert chosen.values.restatement.other_evidence_id == "metric.churn_rate.v2"
+    assert {r.governing.evidence_id for r in chosen.values.restatement.rows} == {"metric.churn_rate.v1"}
+
+
 def test_values_carry_the_freshness_of_their_inputs(store, engine):
     env = _ask(store, engine, "what was net revenue in Q1 2025?")
     sources = {i.source for i in env.values.inputs}
