@@ -84,7 +84,9 @@ def main() -> None:
     parser.add_argument("--scales", type=float, nargs="+", default=[1, 10])
     args = parser.parse_args()
     results = {"run_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": platform.machine(),
-               "cpus": os.cpu_count(), "repeat": args.repeat, "quarters": len(QUARTERS), "warehouses": {}}
+               "cpus": os.cpu_count(), "repeat": args.repeat, "quarters": len(QUARTERS),
+               # other work on the machine slows both figures: the 1-minute load average at start and end
+               "load_start": round(os.getloadavg()[0], 1), "warehouses": {}}
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "demo.duckdb"
         write_catalog(load_catalog(HERE.parent / "data" / "demo"), db)
@@ -105,11 +107,14 @@ def main() -> None:
                 "build_s": round(built, 1), "size_mb": round(path.stat().st_size / 2**20, 1), "orders": orders,
                 "order_lines": lines, "open_ms": round(opened, 1), "metrics": bench(store, engine, args.repeat)}
             print(f"{scale:g}x: built in {built:.1f} s, {orders:,} orders, {lines:,} order lines", flush=True)
+    results["load_end"] = round(os.getloadavg()[0], 1)
     out = HERE / "results"
     (out / "values.json").write_text(json.dumps(results, indent=2) + "\n")
     lines = [f"# Metric value latency ({results['run_at']}, {results['cpus']} CPUs, {args.repeat} runs x "
-             f"{len(QUARTERS)} quarters per metric)", "",
-             "`engine`: the version's SQL alone; `values`: end to end (permissions, lineage, split, SQL, freshness).", ""]
+             f"{len(QUARTERS)} quarters per metric; load average {results['load_start']} at start, "
+             f"{results['load_end']} at end)", "",
+             "`engine`: the version's SQL alone; `values`: end to end (permissions, lineage, split, SQL, freshness: about",
+             "nine catalog reads per version and model, besides the SQL).", ""]
     for name, w in results["warehouses"].items():
         lines += [f"## {name} warehouse: {w['orders']:,} orders, {w['order_lines']:,} order lines, {w['size_mb']} MB, "
                   f"built in {w['build_s']} s", "",
