@@ -21,7 +21,7 @@ from core.catalog.access import Visible, visible
 from core.catalog.evidence import Evidence
 from core.catalog.store import Store
 from core.ingest.metricflow import DbtTools, Grain, MetricQuery, manifest_metrics, query_metric
-from core.ingest.semantic_history import RecordedManifest, manifest_at
+from core.ingest.semantic_history import RecordedManifest, manifest_at, recorded_manifests
 
 
 class MetricNotVisible(LookupError):
@@ -87,6 +87,11 @@ def _recorded(store: Store, ingest: int | None) -> tuple[RecordedManifest | None
         return manifest_at(store.path, ingest, _ingest_times(store))
     except LookupError:
         return None, None
+
+
+def kept_manifests(store: Store) -> list[RecordedManifest]:
+    """Which semantic manifest (sha256, target folder) each dbt ingest of this catalog kept, oldest first."""
+    return recorded_manifests(store.path, _ingest_times(store))
 
 
 def _values(view: Visible, store: Store, ingest: int | None, project, metric: str, start: date, end: date,

@@ -12,7 +12,9 @@ This module checks its inputs and runs the engine; who may see a metric is decid
 """
 from __future__ import annotations
 
+import contextlib
 import csv
+import fcntl
 import hashlib
 import json
 import os
@@ -34,6 +36,29 @@ GRAINS: tuple[str, ...] = ("day", "week", "month", "quarter", "year")
 # A metric name goes on mf's command line: only dbt's own identifier shape, so it can never be read as an option.
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 STDERR_TAIL = 1500
+
+
+@contextlib.contextmanager
+def _warehouse_lock(project: Path, timeout: float):
+    """One mf query at a time per project, across threads and processes: dbt-duckdb opens the warehouse file
+    for writing, and DuckDB gives that to one process at a time (a second `mf query` fails with "Could not set
+    lock on file"). The lock file is in the temp folder, named by the project's path, never in the project."""
+    path = Path(tempfile.gettempdir()) / f"asof-mf-{hashlib.sha256(str(project).encode()).hexdigest()[:16]}.lock"
+    deadline = time.monotonic() + timeout
+    with open(path, "a+") as fh:
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise MetricFlowError(f"{project}: another mf query held the warehouse for {timeout:g} s "
+                                          "(ASOF_MF_TIMEOUT)") from None
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 class MetricFlowError(RuntimeError):
@@ -222,9 +247,10 @@ def query_metric(project: Path, metric: str, start: date, end: date, grain: Grai
         if grain:
             args += ["--group-by", f"metric_time__{grain}", "--order", f"metric_time__{grain}"]
         cmd = [str(tools.tool("mf")), *args, "--csv", str(out), "--quiet"]
-        began = time.perf_counter()
-        _run(cmd, project, tool_env(project, shadow), tools.timeout_s, f"{where}: mf query {metric}")
-        seconds = time.perf_counter() - began
+        with _warehouse_lock(project, tools.timeout_s):
+            began = time.perf_counter()
+            _run(cmd, project, tool_env(project, shadow), tools.timeout_s, f"{where}: mf query {metric}")
+            seconds = time.perf_counter() - began
         if not out.is_file():
             raise MetricFlowError(f"{where}: mf query {metric} wrote no CSV")
         rows = parse_csv(out, metric, grain)

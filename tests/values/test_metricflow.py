@@ -10,19 +10,20 @@ from __future__ import annotations
 import csv
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from core.answer.dbt_values import MetricNotVisible, dbt_metric_values, definition, restatement
+from core.answer.dbt_values import MetricNotVisible, dbt_metric_values, definition, kept_manifests, restatement
 from core.catalog import history
 from core.catalog.store import Store
 from core.ingest.ingest import read_inputs
 from core.ingest.metricflow import DbtTools, MetricFlowError, metric_values, project_manifest, run_dbt, tool_env
 from core.ingest.publish import publish
-from core.ingest.semantic_history import recorded_manifests, sidecar_path
+from core.ingest.semantic_history import sidecar_path
 from scripts.jaffle_mf import build, copy_project
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,7 +136,7 @@ def test_a_role_gets_a_value_only_for_a_metric_it_may_see(jaffle, catalog, tmp_p
 
 def test_a_definition_changed_between_ingests_is_computed_as_recorded_then_and_now(jaffle, catalog):
     store, v2, between = catalog
-    kept = recorded_manifests(store.path, {i.number: i.ingested_at for i in history.ingests(store)})
+    kept = kept_manifests(store)
     assert [k.ingest for k in kept] == [1, 2] and kept[0].sha256 != kept[1].sha256
     r = restatement(store, "analyst", v2, "large_orders", *H1, recorded_at=between)
     assert r.definition_changed
@@ -166,6 +167,15 @@ def test_definitions_compare_per_metric(jaffle, catalog):
     assert definition(old, "revenue") == definition(new, "revenue")
     assert definition(old, "order_gross_profit") == definition(new, "order_gross_profit")
     assert "measure:order_cost" in definition(old, "order_gross_profit")  # inputs are followed
+
+
+def test_two_queries_at_once_both_answer(jaffle):
+    # DuckDB gives the warehouse file to one writer process at a time; two mf queries at once used to fail
+    # with "Could not set lock on file" (core/ingest/metricflow.py serializes them per project).
+    with ThreadPoolExecutor(2) as pool:
+        got = list(pool.map(lambda m: metric_values(jaffle, m, *H1, "quarter"), ["orders", "order_total"]))
+    assert [len(g) for g in got] == [2, 2]
+    assert got[0][0].value == warehouse(jaffle, "SELECT 1, count(*) FROM orders WHERE ordered_at < '2024-04-01'")[1]
 
 
 def test_bad_requests_are_refused_with_what_was_wrong(jaffle, tmp_path):
