@@ -32,6 +32,15 @@ class MetricNotVisible(LookupError):
         self.metric, self.role = metric, role
 
 
+class NotRecordedThen(LookupError):
+    """The role may see the metric now, but the catalog had no such dbt metric at the ingest asked about."""
+
+    def __init__(self, metric: str, ingest: int, at: datetime):
+        super().__init__(f"dbt metric {metric!r} was not in the catalog as recorded at {at.isoformat()} (ingest "
+                         f"{ingest}); it was added later")
+        self.metric, self.ingest = metric, ingest
+
+
 class DbtMetricValues(BaseModel):
     """Values of one metric for one role, with the catalog evidence and the recorded manifest they rest on."""
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -152,6 +161,11 @@ def restatement(store: Store, role: str, project, metric: str, start: date, end:
     then_view = visible(history.past_store(store, past.number), role, grants)
     now_view = visible(store, role, grants)
     now_evidence = visible_dbt_metric(now_view, metric)  # refused before anything runs
+    try:
+        visible_dbt_metric(then_view, metric)
+    except MetricNotVisible:
+        # Visible now with today's permissions, so saying it did not exist then reveals nothing.
+        raise NotRecordedThen(metric, past.number, past.ingested_at) from None
     then = _values(then_view, store, past.number, project, metric, start, end, grain, tools)
     then_text = _recorded(store, past.number)[1]
     now_manifest, now_text = _recorded(store, history.current_ingest(store))

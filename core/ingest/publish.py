@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
+
 from core.catalog.evidence import Catalog
 from core.catalog.store import DatabaseError, write_catalog
 from core.ingest.semantic_history import RecordedManifest, record_semantic_manifest
@@ -36,5 +38,10 @@ def publish(catalog: Catalog, db_path: str | Path, embedder: Embedder, source: s
     revision = write_catalog(catalog, db_path, source=source, index_version=report.version)
     # After the catalog, so the manifest is filed under the ingest that just read it (metric values as
     # recorded then: core/ingest/semantic_history.py).
-    semantic = record_semantic_manifest(db_path, dbt_target) if dbt_target else None
+    try:
+        semantic = record_semantic_manifest(db_path, dbt_target) if dbt_target else None
+    except (OSError, duckdb.Error) as exc:
+        raise DatabaseError(f"the catalog was written (revision {revision}), but the dbt semantic manifest could not "
+                            f"be kept beside it ({type(exc).__name__}: {str(exc)[:300]}); dbt metric values as "
+                            "recorded at this ingest will use the last manifest kept before it") from exc
     return Published(revision=revision, index=report, semantic=semantic)

@@ -17,7 +17,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from core.answer.dbt_values import MetricNotVisible, dbt_metric_values, definition, kept_manifests, restatement
+from core.answer.dbt_values import (
+    MetricNotVisible,
+    NotRecordedThen,
+    dbt_metric_values,
+    definition,
+    kept_manifests,
+    restatement,
+)
 from core.catalog import history
 from core.catalog.store import Store
 from core.ingest.ingest import read_inputs
@@ -72,6 +79,17 @@ SQL = {
 }
 
 
+HUGE_ORDERS = """
+  - name: huge_orders
+    label: Huge Orders
+    type: simple
+    type_params:
+      measure: order_count
+    filter: |
+      {{ Dimension('order_id__order_total_dim') }} >= 60
+"""
+
+
 @pytest.fixture(scope="module")
 def catalog(jaffle, tmp_path_factory, embedder):
     """The project ingested twice into one AsOf catalog: as built (large_orders counts orders of 20 or more),
@@ -87,7 +105,8 @@ def catalog(jaffle, tmp_path_factory, embedder):
     text = yml.read_text()
     assert "order_total_dim') }} >= 20" in text
     yml.write_text(text.replace("order_total_dim') }} >= 20", "order_total_dim') }} >= 30")
-                   .replace("order total over 20", "order total of 30 or more"))
+                   .replace("order total over 20", "order total of 30 or more")
+                   + HUGE_ORDERS)  # and a metric that did not exist at the first ingest
     run_dbt(v2, ["parse", "--quiet"])
     cat2, _ = read_inputs(db, dbt=v2 / "target", overlay=OVERLAY)
     publish(cat2, db, embedder, quiet=True, dbt_target=v2 / "target")
@@ -155,6 +174,9 @@ def test_a_definition_changed_between_ingests_is_computed_as_recorded_then_and_n
     # Permissions are today's in the past state too: still refused, before anything runs.
     with pytest.raises(MetricNotVisible):
         restatement(store, "analyst", v2, "order_gross_profit", *H1, recorded_at=between,
+                    tools=DbtTools(venv=Path("/nonexistent")))
+    with pytest.raises(NotRecordedThen, match=r"'huge_orders' was not in the catalog as recorded at .*\(ingest 1\)"):
+        restatement(store, "analyst", v2, "huge_orders", *H1, recorded_at=between,
                     tools=DbtTools(venv=Path("/nonexistent")))
     with pytest.raises(history.NothingRecorded):
         restatement(store, "analyst", v2, "large_orders", *H1, recorded_at=between - timedelta(days=400))
