@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core.ingest.dbt import _artifact, _gunzip
 from core.ingest.load import read_text
-from core.ingest.metricflow import manifest_metrics, sha256
+from core.ingest.metricflow import MetricFlowError, manifest_metrics, sha256
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS semantic_manifests (
   ingest INTEGER NOT NULL, ingested_at TIMESTAMPTZ NOT NULL, project VARCHAR, target VARCHAR NOT NULL,
@@ -44,13 +44,28 @@ def sidecar_path(db_path: str | Path) -> Path:
 
 
 def read_semantic_manifest(target: str | Path) -> str | None:
-    """A dbt target folder's semantic_manifest.json text (or .json.gz), checked to be one; None if absent."""
+    """A dbt target folder's semantic_manifest.json text (or .json.gz); None if absent or not one MetricFlow could
+    read (no metrics list): the catalog ingest does not depend on it, so it is then simply not kept."""
     path = _artifact(Path(target), "semantic_manifest")
     if path is None:
         return None
     text = _gunzip(path) if path.suffix == ".gz" else read_text(path)
-    manifest_metrics(text, str(path))
+    try:
+        manifest_metrics(text, str(path))
+    except MetricFlowError:
+        return None
     return text
+
+
+def _project_name(target: Path) -> str | None:
+    path = _artifact(target, "manifest")
+    try:
+        doc = json.loads(_gunzip(path) if path.suffix == ".gz" else read_text(path)) if path else None
+    except ValueError:
+        return None
+    meta = doc.get("metadata") if isinstance(doc, dict) else None
+    name = meta.get("project_name") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _last_ingest(db_path: Path) -> tuple[int, datetime]:
@@ -71,11 +86,8 @@ def record_semantic_manifest(db_path: str | Path, target: str | Path) -> Recorde
         return None
     db_path = Path(db_path)
     ingest, at = _last_ingest(db_path)
-    project = None
-    manifest = _artifact(Path(target), "manifest")
-    if manifest is not None and manifest.suffix == ".json":
-        project = (json.loads(read_text(manifest)).get("metadata") or {}).get("project_name")
-    rec = RecordedManifest(ingest=ingest, ingested_at=at, project=project, target=str(Path(target).resolve()),
+    rec = RecordedManifest(ingest=ingest, ingested_at=at, project=_project_name(Path(target)),
+                           target=str(Path(target).resolve()),
                            sha256=sha256(text))
     path = sidecar_path(db_path)
     con = duckdb.connect(str(path))

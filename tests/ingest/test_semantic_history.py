@@ -56,4 +56,6 @@ def test_a_target_without_a_semantic_manifest_keeps_nothing(tmp_path):
     db = tmp_path / "c.duckdb"
     _ingest(db, "jaffle-shop")
     assert record_semantic_manifest(db, target) is None
+    (target / "semantic_manifest.json").write_text('{"semantic_models": []}')  # not one MetricFlow can read
+    assert record_semantic_manifest(db, target) is None
     assert not sidecar_path(db).exists()
