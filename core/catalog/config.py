@@ -46,6 +46,10 @@ class Settings(BaseModel):
     mcp_tokens: Path | None = None
     # The Audit page shows other principals' question text only when this is on (ASOF_AUDIT_SHOW_QUESTIONS=1).
     audit_show_questions: bool = False
+    # The dbt toolchain that computes dbt metric values (`dbt`, `mf`; core/ingest/metricflow.py): its own venv,
+    # made by scripts/setup.sh, run as subprocesses. ASOF_DBT_VENV, ASOF_MF_TIMEOUT (seconds per command).
+    dbt_venv: Path = REPO_ROOT / ".venv-dbt"
+    mf_timeout_s: float = 180.0
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -64,6 +68,10 @@ class Settings(BaseModel):
             values["llm_model"] = os.environ["ASOF_LLM_MODEL"]
         if os.environ.get("ASOF_LLM_TIMEOUT"):
             values["llm_timeout_s"] = float(os.environ["ASOF_LLM_TIMEOUT"])
+        if os.environ.get("ASOF_DBT_VENV"):
+            values["dbt_venv"] = Path(os.environ["ASOF_DBT_VENV"])
+        if os.environ.get("ASOF_MF_TIMEOUT"):
+            values["mf_timeout_s"] = float(os.environ["ASOF_MF_TIMEOUT"])
         values["auth"] = _auth_from_env()
         values["audit_show_questions"] = os.environ.get("ASOF_AUDIT_SHOW_QUESTIONS", "") in ("1", "true", "yes")
         for key, env in (("mcp_principal", "ASOF_MCP_PRINCIPAL"), ("mcp_role", "ASOF_MCP_ROLE"),

@@ -166,12 +166,16 @@ def _ingest(args) -> int:
         shown = ", ".join(changes.removed[:10]) + (" ..." if len(changes.removed) > 10 else "")
         print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {plain(shown, oneline=True)}",
               file=sys.stderr)
-    done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog))
+    done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog),
+                   dbt_target=args.dbt)
     revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
           f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted; objects: {changes.summary()}"
           f"; {_ingest_label(args.db)}")
+    if done.semantic:
+        print(f"kept the dbt semantic manifest (sha256 {done.semantic.sha256[:12]}) for metric values as recorded "
+              f"at ingest {done.semantic.ingest}")
     return 0
 
 
