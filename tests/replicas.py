@@ -208,3 +208,73 @@ def read_answer(s: Session, timeout_ms: float = 90000) -> dict:
 def close_session(s: Session) -> None:
     if s.context is not None:
         s.context.close()
+
+
+# ---- what the sessions saw, judged (shared by the test and the benchmark) ----
+A_FORMULA, B_FORMULA = "SUM(chargeback_amount_usd)", "SUM(goodwill_credit_usd)"
+QUESTIONS = [("What is net revenue?", "2025-03-31"), ("net revenue", "2025-06-30"),
+             ("What is the board memo about margin?", "2025-03-31"), ("contribution margin", "2025-06-30")]
+
+
+def restated(catalog):
+    """The catalog with net revenue v2's formula restated: any page showing it tells the revisions apart."""
+    import copy
+    other = copy.deepcopy(catalog)
+    for ev in other.evidence:
+        if ev.evidence_id == "metric.net_revenue.v2":
+            ev.metric.formula = ev.metric.formula.replace(A_FORMULA, B_FORMULA)
+            ev.content_hash = ev.compute_hash()
+    return other
+
+
+def expectations(catalogs: dict, dbs: dict) -> tuple[dict, dict]:
+    """Per revision name and role, the (revision, count) its sidebar states; per role, the ids that must
+    never show (hidden in every revision, and not in a steward's read-only review queue)."""
+    from datetime import date
+
+    from concurrency import foreign_ids
+
+    from core.answer.review import steward_scope
+    from core.catalog.access import visible
+    from core.catalog.store import Store
+    views, foreign = {}, {}
+    for name, db in dbs.items():
+        store = Store(db)
+        views[name] = {}
+        for role in catalogs[name].role_names:
+            view = visible(store, role)
+            views[name][role] = (view.revision, view.count)
+            hidden = foreign_ids(catalogs[name], role)
+            scope = steward_scope(store, role, date.today())
+            hidden -= scope.evidence_ids if scope else set()
+            foreign[role] = foreign[role] & hidden if role in foreign else hidden
+    return views, foreign
+
+
+def judge(results: list, views: dict, foreign: dict, principals: dict) -> dict:
+    """`results`: (phase, Session, read_answer()) with phase "before" / "during" / "after" the publish of
+    revision B. Counts answers that mix revisions, show another principal's role or a hidden id, or fail."""
+    out = {"mixed": [], "cross": [], "errors": [], "seen": {"A": 0, "B": 0}}
+    for phase, s, got in results:
+        if got["exceptions"] or got["revision"] is None:
+            out["errors"].append((s.principal, s.question, got["text"][:300]))
+            continue
+        if got["role"] != s.role or got["role"] not in principals[s.principal]:
+            out["cross"].append((s.principal, s.role, got["role"]))
+        leaked = sorted(i for i in foreign[s.role] if i in got["text"])
+        if leaked:
+            out["cross"].append((s.principal, s.role, leaked))
+        which = [name for name in ("A", "B") if views[name][s.role][0] == got["revision"]]
+        if not which or views[which[0]][s.role][1] != got["count"]:
+            out["mixed"].append((s.role, got["revision"], got["count"]))
+            continue
+        if views["A"][s.role][0] == views["B"][s.role][0]:
+            continue  # this role's view is the same in both revisions
+        name = which[0]
+        out["seen"][name] += 1
+        shows = {n for n, f in (("A", A_FORMULA), ("B", B_FORMULA)) if f in got["text"]}
+        if shows and shows != {name}:
+            out["mixed"].append((s.role, s.question, name, shows))
+        if (phase, name) in (("before", "B"), ("after", "A")):
+            out["mixed"].append((phase, s.role, name))
+    return out

@@ -4,6 +4,7 @@ replica answers exactly as the local catalog does (its index read from s3:// by 
 revision without a restart, and no answer mixes two revisions while publishes keep coming."""
 import copy
 import threading
+from datetime import date
 
 import pytest
 from concurrency import answer, foreign_ids, questions, run_threads
@@ -167,3 +168,28 @@ def test_nothing_published_and_a_damaged_pointer_are_clear_errors(s3, tmp_path):
 def test_object_urls_are_checked(url, problem):
     with pytest.raises(ValueError, match=problem):
         ObjectLocation.parse(url)
+
+
+def test_an_mcp_replica_follows_the_published_catalog(s3, revisions, tmp_path, monkeypatch):
+    """`ASOF_DB=s3://... asof mcp`: each call answers from the revision CURRENT names as the call starts."""
+    from core.catalog.config import Settings
+    from core.serve import mcp_tools as tools
+    from core.serve.mcp_auth import resolve_identity
+    from core.serve.mcp_server import CatalogHolder
+    for key, value in {**env_for(s3), "ASOF_DB": "s3://asof-test/mcp/", "ASOF_REPLICA_DIR": str(tmp_path / "r"),
+                       "ASOF_POLL_SECONDS": "0"}.items():
+        monkeypatch.setenv(key, value)
+    settings = Settings.from_env()
+    assert settings.catalog_url == "s3://asof-test/mcp" and settings.db_path == tmp_path / "r" / "replica.duckdb"
+    publish_to(settings.catalog_url, revisions["a"][0], s3)
+    holder = CatalogHolder(settings.catalog_url, settings)
+    assert holder.db_path == settings.db_path  # the replica's own audit log, not the shared catalog's
+    before = holder.current()
+    alice = resolve_identity(before.store, "alice")
+    day = date(2025, 6, 30)
+    shown = str(tools.get_definition_tool(before, alice, "metric.net_revenue", day, None))
+    assert before.store.revision == revisions["a"][1] and "Restated" not in shown and "net_revenue.v2" in shown
+    publish_to(settings.catalog_url, revisions["b"][0], s3)
+    after = holder.current()
+    assert after.store.revision == revisions["b"][1]
+    assert "Restated for the 2025 audit" in str(tools.get_definition_tool(after, alice, "metric.net_revenue", day, None))
