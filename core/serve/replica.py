@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import threading
 import time
 from pathlib import Path
@@ -45,6 +46,7 @@ class Replica:
         self._current: Revision | None = None
         self._checked = 0.0
         self._refreshing = threading.Lock()
+        self.problem: str | None = None  # why CURRENT could not be read at the last look, if it could not
 
     def current(self) -> Revision:
         """The revision CURRENT names (as of at most `poll_s` ago)."""
@@ -54,7 +56,19 @@ class Replica:
             return self._current  # another request is already looking; answer from what we have
         try:
             if self._current is None or time.monotonic() - self._checked >= self.poll_s:
-                pointer = read_pointer(self._fs, self.where)
+                try:
+                    pointer = read_pointer(self._fs, self.where)
+                except ObjectStoreError as exc:
+                    if self._current is None:
+                        raise
+                    # Storage unreachable for a moment: keep answering from the revision we have (whole and
+                    # consistent, only not newer), say so once, and look again after the next interval.
+                    if self.problem is None:
+                        print(f"warning: {exc}; answering from revision {self._current.pointer.folder} meanwhile",
+                              file=sys.stderr, flush=True)
+                    self.problem, self._checked = str(exc), time.monotonic()
+                    return self._current
+                self.problem = None
                 if pointer is None:
                     raise ObjectStoreError(f"nothing is published at {self.where.url} yet (no CURRENT object); "
                                            "run `asof publish` or `asof ingest ... --publish URL` first")

@@ -193,3 +193,16 @@ def test_an_mcp_replica_follows_the_published_catalog(s3, revisions, tmp_path, m
     after = holder.current()
     assert after.store.revision == revisions["b"][1]
     assert "Restated for the 2025 audit" in str(tools.get_definition_tool(after, alice, "metric.net_revenue", day, None))
+
+
+def test_a_replica_keeps_its_revision_while_storage_is_unreachable(s3, revisions, tmp_path):
+    url = "s3://asof-test/outage"
+    publish_to(url, revisions["a"][0], s3)
+    live = Live(url, None, cache_dir=tmp_path, objects=s3, poll_s=0)
+    store = live.store()
+    # The endpoint stops answering (a port nothing listens on): answers continue from the revision it had.
+    live.replica._fs = s3.model_copy(update={"endpoint": "http://127.0.0.1:9"}).filesystem()
+    assert live.store() is store and "cannot read s3://asof-test/outage/CURRENT" in live.replica.problem
+    live.replica._fs = s3.filesystem()
+    publish_to(url, revisions["b"][0], s3)
+    assert live.store().revision == revisions["b"][1] and live.replica.problem is None
