@@ -133,7 +133,24 @@ def publish_figures(s3, dbs, embedder, tmp: Path, repeats: int = 3) -> dict:
         answer(store, live.searcher(store), "analyst", "What is net revenue?", None)
         publishes.append(t1 - t0)
         switches.append(time.perf_counter() - t1)
-    return {"db_mb": round(size / 1e6, 1), "index_mb": round(index / 1e6, 1),
+    # In process, no browser: the same questions against the local revision and the replica's (index on s3://).
+    from concurrency import questions
+
+    from core.catalog.store import Store
+    from core.retrieve.search import Searcher
+    qs = questions(load_catalog(ROOT / "data" / "demo"))[::4]
+    local = Store(dbs["B" if repeats % 2 else "A"])
+    pairs = {"local": (local, Searcher(local, embedder)), "s3": (store, live.searcher(store))}
+    timing = {}
+    for name in ("local", "s3", "local", "s3"):  # twice each, the second pass is reported (warm handles)
+        ms = []
+        for q in qs:
+            t = time.perf_counter()
+            answer(*pairs[name], *q)
+            ms.append((time.perf_counter() - t) * 1000)
+        timing[name] = (round(statistics.median(ms)), round(pct(ms, 95)))
+    return {"db_mb": round(size / 1e6, 1), "index_mb": round(index / 1e6, 1), "questions": len(qs),
+            "answer_local_ms": timing["local"], "answer_s3_ms": timing["s3"],
             "publish_s": round(statistics.median(publishes), 2), "switch_to_first_answer_s": round(statistics.median(switches), 2)}
 
 
@@ -170,7 +187,10 @@ def main() -> None:
              "cross-principal | errors |", "|---|---|---|---|---|---|---|---|---|"]
     lines[4:4] = [f"Publishing the demo revision (DuckDB {pub['db_mb']} MB, index folder {pub['index_mb']} MB): "
                   f"{pub['publish_s']} s (median of 3); a replica's switch, from CURRENT moved to its first answer on "
-                  f"the new revision (download included): {pub['switch_to_first_answer_s']} s.", ""]
+                  f"the new revision (download included): {pub['switch_to_first_answer_s']} s. In process (no browser), "
+                  f"{pub['questions']} questions: p50/p95 {pub['answer_local_ms'][0]}/{pub['answer_local_ms'][1]} ms "
+                  f"on the local revision, {pub['answer_s3_ms'][0]}/{pub['answer_s3_ms'][1]} ms with the index read "
+                  "from s3://.", ""]
     for r in rows:
         per = ", ".join(f"{v}" for v in r["answers_per_s_per_replica"].values())
         lines.append(f"| {r['replicas']} | {r['sessions']} ({r['concurrency']}) | {r['answers_per_s']} | {per} | "

@@ -175,6 +175,7 @@ def open_session(browser, lb_url: str, s: Session) -> Session:
     from urllib.parse import urlencode
     s.lb_cookie = uuid.uuid4().hex
     s.context = browser.new_context(viewport={"width": 1200, "height": 900})
+    s.context.set_default_timeout(120000)  # on a loaded machine a page's first paint can take a while
     s.context.add_cookies([{"name": "asof_sso", "value": sso_token(s.principal), "url": lb_url},
                            {"name": "asof_lb", "value": s.lb_cookie, "url": lb_url}])
     s.context.add_init_script(ANSWER_CLOCK)
