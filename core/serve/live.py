@@ -17,7 +17,7 @@ import threading
 import weakref
 from pathlib import Path
 
-from core.catalog.objects import ObjectStoreSettings, RemoteIndex, is_object_url
+from core.catalog.objects import ObjectStoreSettings, is_object_url
 from core.catalog.store import Store
 from core.retrieve.embed import Embedder
 from core.retrieve.search import Searcher
@@ -72,9 +72,6 @@ class Live:
                 self._indexes[store] = revision.index
             self._key, self._store = revision.pointer.folder, store
             return store
-
-    def index_of(self, store: Store) -> RemoteIndex | None:
-        return self._indexes.get(store)
 
     def searcher(self, store: Store) -> Searcher | None:
         """The searcher paired with exactly this Store (None without an index or an embedder)."""
