@@ -81,7 +81,8 @@ def test_replicas_behind_nginx_answer_whole_revisions_for_the_right_principal(pu
     assert verdict["cross"] == [], verdict["cross"]
     assert verdict["mixed"] == [], verdict["mixed"]
     assert verdict["seen"]["A"] and verdict["seen"]["B"], verdict["seen"]
-    # Sticky: each browser session reached one replica only, and the sessions were spread over them all.
+    # Sticky: each browser session reached one replica only, and the sessions were spread over the replicas
+    # (random session keys on a consistent-hash ring: all three get some almost always, two at the least).
     keys = {s.lb_cookie for _, s, _ in results}
     assert all(len(routes.get(k, ())) == 1 for k in keys), {k: routes.get(k) for k in keys}
-    assert len({next(iter(routes[k])) for k in keys}) == 3
+    assert len({next(iter(routes[k])) for k in keys}) >= 2
