@@ -4,12 +4,16 @@
 # hash of requirements.txt and pyproject.toml skips pip when nothing changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Debian's Chromium for the browser test (Playwright drives it; never `playwright install`).
-if [ ! -x /usr/bin/chromium ] && [ "${ASOF_SKIP_BROWSER:-0}" != "1" ]; then
+# Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`), and Debian's
+# nginx, the load balancer in front of the app replicas in tests/app/test_replicas.py.
+need=()
+[ -x /usr/bin/chromium ] || [ "${ASOF_SKIP_BROWSER:-0}" = "1" ] || need+=(chromium)
+[ -x /usr/sbin/nginx ] || need+=(nginx-light)
+if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else
-    echo "note: /usr/bin/chromium is missing and this is not root; the browser test will be skipped" >&2
+    echo "note: ${need[*]} missing and this is not root; the tests that need them will be skipped" >&2
   fi
 fi
 PY=${PYTHON:-python3}

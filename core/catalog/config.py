@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from core.catalog.auth import UVICORN_DEFAULT_FORWARDED, AuthSettings
+from core.catalog.objects import ObjectLocation, is_object_url
 
 # Offline defaults: without these, library imports stall on network retries or flood stderr.
 OFFLINE_ENV = {
@@ -28,6 +29,11 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 class Settings(BaseModel):
     db_path: Path = REPO_ROOT / "data" / "build" / "demo.duckdb"
+    # ASOF_DB=s3://bucket/prefix: a replica of a catalog published to object storage (core/serve/replica.py).
+    # Then db_path is only where this replica keeps its own files (the audit log, the explanation cache,
+    # downloaded revisions): ASOF_REPLICA_DIR, one per replica process, since each appends its own audit chain.
+    catalog_url: str | None = None
+    poll_s: float = 1.0  # ASOF_POLL_SECONDS: how often a replica reads CURRENT
     demo_catalog: Path = REPO_ROOT / "data" / "demo"
     # The warehouse metric values are computed on (scripts/build_warehouse.py builds the demo's); opened read-only.
     warehouse_path: Path = REPO_ROOT / "data" / "build" / "warehouse.duckdb"
@@ -51,11 +57,29 @@ class Settings(BaseModel):
     dbt_venv: Path = REPO_ROOT / ".venv-dbt"
     mf_timeout_s: float = 180.0
 
+    @property
+    def catalog(self) -> str:
+        """What the live catalog is read from: the object-storage URL, else the database file."""
+        return self.catalog_url or str(self.db_path)
+
+    @property
+    def revisions_dir(self) -> Path:
+        """A replica's downloaded revisions."""
+        return self.db_path.parent / "revisions"
+
     @classmethod
     def from_env(cls) -> "Settings":
         values = {}
-        if os.environ.get("ASOF_DB"):
-            values["db_path"] = Path(os.environ["ASOF_DB"])
+        db = os.environ.get("ASOF_DB")
+        if is_object_url(db):
+            where = ObjectLocation.parse(db)
+            values["catalog_url"] = where.url
+            default = REPO_ROOT / "data" / "build" / "replica" / where.key().replace("/", "--")
+            values["db_path"] = Path(os.environ.get("ASOF_REPLICA_DIR") or default) / "replica.duckdb"
+        elif db:
+            values["db_path"] = Path(db)
+        if os.environ.get("ASOF_POLL_SECONDS"):
+            values["poll_s"] = float(os.environ["ASOF_POLL_SECONDS"])
         if os.environ.get("ASOF_CATALOG"):
             values["demo_catalog"] = Path(os.environ["ASOF_CATALOG"])
         if os.environ.get("ASOF_WAREHOUSE"):

@@ -15,6 +15,7 @@ from core.catalog import audit, budget, history
 from core.catalog.auth import cli_role, cli_roles
 from core.catalog.config import Settings
 from core.catalog.dates import check_day, parse_period
+from core.catalog.objects import ObjectLocation, ObjectStoreError
 from core.catalog.store import DatabaseError, Store, check_db_path
 from core.compute.engine import open_engine
 from core.explain.explain import cache_for, explain
@@ -23,6 +24,7 @@ from core.explain.safe_text import json_safe, plain
 from core.ingest.ingest import read_inputs, refuse_wholesale_removal
 from core.ingest.load import CatalogError, read_text
 from core.ingest.publish import publish
+from core.ingest.upload import publish_to
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
@@ -67,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     ing.add_argument("--docs", metavar="FOLDER", help="Markdown pages with front matter to attach")
     ing.add_argument("--allow-empty", action="store_true",
                      help="allow an ingest that removes every object of the current catalog")
+    ing.add_argument("--publish", metavar="s3://BUCKET/PREFIX",
+                     help="then publish the new revision to object storage for replicas (as `publish` does)")
+    pub = sub.add_parser("publish", help="copy the catalog revision at --db (database and index) to object storage "
+                                         "and point CURRENT at it; replicas started with ASOF_DB=URL follow it")
+    pub.add_argument("url", metavar="s3://BUCKET/PREFIX")
+    pub.add_argument("--db", required=True, help="the ingested DuckDB file to publish")
 
     a = sub.add_parser("ask", help="answer one question (or a --batch file) as a role")
     a.add_argument("--db", required=True)
@@ -126,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             return _ingest(args)
         if args.cmd == "eval":
             return _eval(args)
+        if args.cmd == "publish":
+            return _publish(args.db, args.url)
         if args.cmd in ("mcp", "mcp-token"):
             return mcp_cli.run(args)
         if args.cmd == "audit":
@@ -140,15 +150,24 @@ def main(argv: list[str] | None = None) -> int:
                 print(plain(role.name, oneline=True))
             return 0
         return _ask(args)
-    except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError) as exc:
+    except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError, ObjectStoreError) as exc:
         # OSError: a path that is a folder, unreadable, on a full or read-only disk; all named in the message.
         # Messages can quote catalog text and user input: no terminal escapes reach the terminal.
         print(f"error: {plain(exc)}", file=sys.stderr)
         return 2
 
 
+def _publish(db, url: str) -> int:
+    pointer = publish_to(url, db)
+    print(f"published revision {pointer.revision} of {db} to {url.rstrip('/')}/revisions/{pointer.folder}/; "
+          f"CURRENT now points at it")
+    return 0
+
+
 def _ingest(args) -> int:
     try:
+        if args.publish:
+            ObjectLocation.parse(args.publish)  # a bad URL is refused before any work
         check_db_path(args.db)
         check_index_path(args.db)
         catalog, changes = read_inputs(args.db, args.catalog, args.dbt, args.openlineage, args.overlay, args.docs)
@@ -176,7 +195,7 @@ def _ingest(args) -> int:
     if done.semantic:
         print(f"kept the dbt semantic manifest (sha256 {done.semantic.sha256[:12]}) for metric values as recorded "
               f"at ingest {done.semantic.ingest}")
-    return 0
+    return _publish(args.db, args.publish) if args.publish else 0
 
 
 def _ingest_label(db) -> str:

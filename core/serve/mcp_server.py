@@ -28,6 +28,7 @@ from pydantic import Field
 from core.answer.review import CATEGORIES
 from core.catalog import audit
 from core.catalog.config import Settings
+from core.catalog.objects import is_object_url
 from core.compute.engine import open_engine
 from core.retrieve.embed import Embedder
 from core.serve import mcp_tools as tools
@@ -75,9 +76,12 @@ class CatalogHolder:
     as it is when the call starts, so a re-ingest is picked up by the next call and running calls finish on
     what they started with."""
 
-    def __init__(self, db_path: Path, settings: Settings):
-        self.db_path, self.settings = Path(db_path), settings
-        self.live = Live(self.db_path, Embedder(settings.embed_model))
+    def __init__(self, db_path: Path | str, settings: Settings):
+        # A replica (db_path an s3:// URL) keeps its audit log beside settings.db_path (ASOF_REPLICA_DIR).
+        self.db_path = settings.db_path if is_object_url(str(db_path)) else Path(db_path)
+        self.settings = settings
+        self.live = Live(str(db_path), Embedder(settings.embed_model), cache_dir=settings.revisions_dir,
+                         poll_s=settings.poll_s)
         self.ready = threading.Event()  # set once the embedding model is loaded (or known to be unneeded)
         self.engine = None
 
@@ -268,7 +272,7 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
 
 def serve(db_path: Path, settings: Settings, principal: Principal, transport: str, host: str, port: int,
           path: str) -> None:
-    if not Path(db_path).exists():
+    if not is_object_url(str(db_path)) and not Path(db_path).exists():
         raise FileNotFoundError(f"no catalog database at {db_path}; run `python -m core ingest` first")
     holder = CatalogHolder(db_path, settings)
     cat = holder.current()  # fail before serving: an unknown principal or a missing catalog is a start-up error
