@@ -80,7 +80,7 @@ class Conflict(EvidenceLabel):
 
 class LineageNode(BaseModel):
     id: str
-    kind: str  # metric | model | source | node
+    kind: str  # metric | model | source | seed | node
     label: str
     version: str | None = None
     evidence_id: str | None = None
@@ -99,6 +99,9 @@ class Lineage(BaseModel):
     # Models with no parents at all (date spines, SQL-generated seeds): the data starts there, but they are
     # not raw sources.
     generated: list[str] = Field(default_factory=list)
+    # Seeds (CSV files checked into the project and loaded by dbt) where the chain starts: data someone wrote
+    # into the repository, listed as seeds and never as raw sources.
+    seeds: list[str] = Field(default_factory=list)
     # True when some shown node has an upstream this role may not see: the chain continues beyond the view.
     # What is beyond is never named or counted.
     continues_beyond_view: bool = False
