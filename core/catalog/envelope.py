@@ -246,6 +246,10 @@ class Listing(BaseModel):
     topic: list[str] = Field(default_factory=list)  # words the names had to contain; empty = everything
     as_of: date
     items: list[ListedEntity] = Field(default_factory=list)
+    # A whole-catalog question's condition ("is deprecated", "has no owner"): items are the visible ones that
+    # meet it, out of `checked` visible ones (never a count of anything hidden).
+    condition: str | None = None
+    checked: int | None = None
 
 
 class FieldChange(BaseModel):
