@@ -14,6 +14,7 @@ import re
 import weakref
 from dataclasses import dataclass
 
+from core.catalog.evidence import Kind
 from core.catalog.text import STOPWORDS, normalize, tokenize, words
 
 DESCRIBED_MIN = 0.8  # share of the question's (IDF-weighted) words the best entity's words must cover
@@ -46,8 +47,24 @@ def _split(name: str) -> list[str]:
     return words(re.sub(r"[_.]+", " ", name))
 
 
+def _stem(w: str) -> str:
+    # "joining" meets "joins" and "joined" (already "join"); normalize folds plurals and -ed only.
+    return w[:-3] if len(w) > 6 and w.endswith("ing") else w
+
+
 def _describing(seq: list[str]) -> list[str]:
-    return [NUMBER_WORDS.get(w, w) for w in seq if w not in STOPWORDS and w not in ASKING and (len(w) >= 3 or w.isdigit())]
+    return [_stem(NUMBER_WORDS.get(w, w)) for w in seq
+            if w not in STOPWORDS and w not in ASKING and (len(w) >= 3 or w.isdigit())]
+
+
+def entity_words(view, entity_id: str) -> set[str]:
+    """The words of a visible entity's names, description and columns."""
+    return _bags(view).bags.get(entity_id, set())
+
+
+def shared_by_one(view, said: set[str]) -> bool:
+    """Does some visible entity's words hold every word of `said`?"""
+    return any(said <= bag for bag in _bags(view).bags.values())
 
 
 def _adjacent(seq: list[str]) -> set[tuple[str, str]]:
@@ -61,20 +78,24 @@ def _bags(view) -> _Bags:
         pass
     bags: dict[str, set[str]] = {}
     pairs: dict[str, set[tuple[str, str]]] = {}
+    grouped: dict[str, list] = {}
+    # One read of the view (never one query per entity: a 1,000-model project has 1,300 entities).
+    for ev in view.of_kinds([k.value for k in Kind if k is not Kind.lineage]):
+        grouped.setdefault(ev.entity_id, []).append(ev)
     for eid, ent in view.entities.items():
         if not ent.is_topic:
             continue
-        bag = {w for n in ent.names for w in n}
+        bag = {_stem(w) for n in ent.names for w in n}
         pair = {p for n in ent.names for p in _adjacent(_describing(list(n)))}
-        for ev in view.entity_objects(eid):
+        for ev in grouped.get(eid, []):
             # The description (dbt's) or the body (a hand-written catalog's), the title, aliases and columns.
             for text in (ev.title, ev.description or ev.text or "", *ev.aliases):
-                seq = words(text)
+                seq = [_stem(w) for w in words(text)]
                 bag.update(seq)
                 pair |= _adjacent(_describing(seq))
             if ev.model:
                 for col in ev.model.columns:
-                    seq = _split(col)
+                    seq = [_stem(w) for w in _split(col)]
                     bag.update(seq)
                     pair |= _adjacent(_describing(seq))
         bags[eid] = bag - STOPWORDS

@@ -46,7 +46,7 @@ from core.catalog.entities import (
 )
 from core.catalog.evidence import Kind
 from core.catalog.text import GENERIC, MONTH_WORDS, STOPWORDS, Token, normalize, tokenize, words
-from core.read.described import DESCRIBED_MARGIN, coverage, described_entity
+from core.read.described import DESCRIBED_MARGIN, coverage, described_entity, entity_words, shared_by_one
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
@@ -373,6 +373,10 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         if any(k not in inside and _foreign(t.norm, set()) and not _excluded(t, intent) for k, t in enumerate(toks)):
             exact = []
 
+    if exact and not ref_matches:
+        paired = _paired_with_nothing(question, toks, exact, view, intent)
+        if paired is not None:
+            return Choice("none", rule=_NO_MATCH, **base)
     if exact:
         described = _described_over_names(question, intent, view, exact, ref_matches, base)
         if described is not None:
@@ -419,6 +423,35 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     return Choice("none", rule=_NO_MATCH_UNEXPLAINED if unexplained else _NO_MATCH, **base)
 
 
+PAIRING = {"for", "of", "on", "in", "at", "by", "per", "across"}
+NOT_A_THING = set(words("share percent percentage pct ratio rate proportion fraction growth trend breakdown split "
+                        "mix change delta average avg median sum total count number"))
+
+
+def _paired_with_nothing(question, toks: list[Token], exact: list[Match], view, intent) -> str | None:
+    """"CSAT for webinars", "fees on bookings": a word before "for"/"of"/"on" ... and a visible name, where that
+    word is a word of some other visible name but no visible object has both (not the named one, nor any other):
+    the question asks for a thing this role cannot see, so the named one must not stand in for it. Returns the
+    word, or None. Only the role's view is read, so a hidden object that has both reads as absent."""
+    norms = [t.norm for t in toks]
+    inside = {k for m in exact for k in range(m.start, m.end)}
+    for m in exact:
+        k = m.start - 1
+        if k >= 1 and norms[k] == "the":
+            k -= 1
+        if k < 1 or norms[k] not in PAIRING:
+            continue
+        j = k - 1
+        w = norms[j]
+        if j in inside or w in GENERIC or w in KIND_NOUNS or w in NOT_A_THING or not w.isalpha() \
+                or _excluded(toks[j], intent) or w not in view.name_words:
+            continue
+        name = {x for x in norms[m.start:m.end] if x not in STOPWORDS}
+        if w not in entity_words(view, m.entity_id) and not shared_by_one(view, name | {w}):
+            return w
+    return None
+
+
 def _described_rule(desc, why: str) -> str:
     return (f"{why}; its words ({', '.join(desc.asked)}) describe {desc.entity_id}: its name, description and "
             f"columns hold {desc.coverage:.0%} of them" + (f", the next ({desc.next_id}) {desc.next_coverage:.0%}"
@@ -427,14 +460,21 @@ def _described_rule(desc, why: str) -> str:
 
 def _described_over_names(question, intent, view, exact: list[Match], refs: list[Match], base) -> Choice | None:
     """"which model holds the individual food and drink items that make up our orders?": a name ("orders") sits
-    inside a description of another table. When the question has four or more describing words
+    inside a description of another table. When the question has three or more describing words
     and one other entity's description covers nearly all of them, clearly ahead of the next entity and twice as
     far ahead of every named one, that entity is meant."""
     if refs:
         return None
+    # Cheap test first (the words are read from the whole view only when it passes): at least two words outside
+    # the names that say what something holds, not what is asked of it.
+    inside = {k for m in exact for k in range(m.start, m.end)}
+    outside = [t.norm for k, t in enumerate(base["toks"]) if k not in inside and t.norm.isalpha() and len(t.norm) > 2
+               and t.norm not in GENERIC and not _excluded(t, intent)]
+    if len(outside) < 2:
+        return None
     desc = described_entity(question, view, intent.excluded_spans)
     named = {m.entity_id for m in exact}
-    if desc is None or not desc.clear or desc.entity_id in named or len(desc.asked) < 4:
+    if desc is None or not desc.clear or desc.entity_id in named or len(desc.asked) < 3:
         return None
     if desc.coverage - max(coverage(view, e, desc.asked) for e in named) < 2 * DESCRIBED_MARGIN:
         return None
