@@ -36,6 +36,9 @@ NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3"}
 class _Bags:
     bags: dict[str, set[str]]  # entity id -> its words (names, description, columns)
     pairs: dict[str, set[tuple[str, str]]]  # entity id -> its adjacent describing words ("customer overview")
+    prose: dict[str, set[tuple[str, str]]]  # ... said in its description or title, not only in a column name
+    columns: dict[str, set[tuple[str, ...]]]  # entity id -> its column names' words
+    tables: set[str]  # the models and sources: what a description may name
     idf: dict[str, float]
     unseen: float  # the rarity of a word no visible entity uses
 
@@ -55,6 +58,13 @@ def _stem(w: str) -> str:
 def _describing(seq: list[str]) -> list[str]:
     return [_stem(NUMBER_WORDS.get(w, w)) for w in seq
             if w not in STOPWORDS and w not in ASKING and (len(w) >= 3 or w.isdigit())]
+
+
+def said_together(view, entity_id: str, asked: list[str]) -> bool:
+    """Are the asked words' adjacent pairs all said side by side in the entity's description or title (not only
+    inside a column name such as order_cost)?"""
+    prose = _bags(view).prose.get(entity_id, set())
+    return all(p in prose for p in zip(asked, asked[1:]))
 
 
 def entity_words(view, entity_id: str) -> set[str]:
@@ -78,6 +88,8 @@ def _bags(view) -> _Bags:
         pass
     bags: dict[str, set[str]] = {}
     pairs: dict[str, set[tuple[str, str]]] = {}
+    prose: dict[str, set[tuple[str, str]]] = {}
+    columns: dict[str, set[tuple[str, ...]]] = {}
     grouped: dict[str, list] = {}
     # One read of the view (never one query per entity: a 1,000-model project has 1,300 entities).
     for ev in view.of_kinds([k.value for k in Kind if k is not Kind.lineage]):
@@ -87,25 +99,29 @@ def _bags(view) -> _Bags:
             continue
         bag = {_stem(w) for n in ent.names for w in n}
         pair = {p for n in ent.names for p in _adjacent(_describing(list(n)))}
+        said: set[tuple[str, str]] = set()
         for ev in grouped.get(eid, []):
             # The description (dbt's) or the body (a hand-written catalog's), the title, aliases and columns.
             for text in (ev.title, ev.description or ev.text or "", *ev.aliases):
                 seq = [_stem(w) for w in words(text)]
                 bag.update(seq)
-                pair |= _adjacent(_describing(seq))
+                said |= _adjacent(_describing(seq))
             if ev.model:
                 for col in ev.model.columns:
                     seq = [_stem(w) for w in _split(col)]
+                    columns.setdefault(eid, set()).add(tuple(seq))
                     bag.update(seq)
                     pair |= _adjacent(_describing(seq))
         bags[eid] = bag - STOPWORDS
-        pairs[eid] = pair
+        pairs[eid] = pair | said
+        prose[eid] = said
     n = max(len(bags), 1)
     df: dict[str, int] = {}
     for bag in bags.values():
         for w in bag:
             df[w] = df.get(w, 0) + 1
-    out = _Bags(bags, pairs, {w: math.log(1 + n / c) for w, c in df.items()}, math.log(1 + n))
+    tables = {e for e, ent in view.entities.items() if e in bags and ent.role in ("model", "source")}
+    out = _Bags(bags, pairs, prose, columns, tables, {w: math.log(1 + n / c) for w, c in df.items()}, math.log(1 + n))
     try:
         _CACHE[view] = out
     except TypeError:
@@ -127,9 +143,12 @@ class Described:
     next_coverage: float
     asked: list[str]
 
+    names_a_column: bool = False  # the asked words are one of the entity's column names ("order cost")
+
     @property
     def clear(self) -> bool:
-        return self.coverage >= DESCRIBED_MIN and self.coverage - self.next_coverage >= DESCRIBED_MARGIN
+        return (self.coverage >= DESCRIBED_MIN and self.coverage - self.next_coverage >= DESCRIBED_MARGIN
+                and not self.names_a_column)
 
 
 def coverage(view, entity_id: str, asked: list[str]) -> float:
@@ -154,9 +173,14 @@ def described_entity(question: str, view, excluded: list[tuple[int, int]] = ()) 
     if len(asked) < MIN_WORDS:
         return None
     b = _bags(view)
-    scored = sorted(((coverage(view, eid, asked), eid) for eid in b.bags), key=lambda x: (-x[0], x[1]))
+    # Tables (models, sources) are what a description names: a policy or a page that mentions the words in passing
+    # ("standard revenue" in a rebate policy) does not stand in for a metric the role cannot see.
+    scored = sorted(((coverage(view, eid, asked), eid) for eid in b.tables), key=lambda x: (-x[0], x[1]))
     if not scored or scored[0][0] == 0:
         return None
     (best, eid), rest = scored[0], scored[1:]
     nxt = rest[0] if rest else (0.0, None)
-    return Described(eid, best, nxt[1], nxt[0], asked)
+    # "what is order cost?": the words are a column's name (order_cost), so a column or a metric of that name is
+    # asked about, not the table that has the column.
+    column = tuple(asked) in b.columns.get(eid, set())
+    return Described(eid, best, nxt[1], nxt[0], asked, column)

@@ -46,7 +46,14 @@ from core.catalog.entities import (
 )
 from core.catalog.evidence import Kind
 from core.catalog.text import GENERIC, MONTH_WORDS, STOPWORDS, Token, normalize, tokenize, words
-from core.read.described import DESCRIBED_MARGIN, coverage, described_entity, entity_words, shared_by_one
+from core.read.described import (
+    DESCRIBED_MARGIN,
+    coverage,
+    described_entity,
+    entity_words,
+    said_together,
+    shared_by_one,
+)
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
@@ -402,7 +409,11 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         return replace(partial, **base)
     if not unexplained:
         desc = described_entity(question, view, intent.excluded_spans)
-        if desc is not None and desc.clear:
+        # A compound that names nothing visible ("order cost", "standard revenue") is a described table only when
+        # the table's own description says those words side by side ("our supply expenses data").
+        named_thing = (any(entities[m.entity_id].is_topic for m in compounds) or qualified_head(toks, view.heads)
+                       or _made_up_compound(norms, view))
+        if desc is not None and desc.clear and (not named_thing or said_together(view, desc.entity_id, desc.asked)):
             return Choice("answer", desc.entity_id, candidates=[Candidate(desc.entity_id, {"dense": desc.coverage})],
                           rule=_described_rule(desc, "no visible name is in the question"), **base)
     # A compound naming something no visible name matches ("order cost") is one specific thing the
