@@ -30,6 +30,7 @@ made make makes mean means meaning defined definition define describe described 
 our my your their we i you please tell about thing things stuff info information look looks like kind type
 """.split()}
 NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3"}
+IDENT = re.compile(r"[A-Za-z0-9]+(?:_+[A-Za-z0-9]+)+")
 
 
 @dataclass
@@ -37,7 +38,7 @@ class _Bags:
     bags: dict[str, set[str]]  # entity id -> its words (names, description, columns)
     pairs: dict[str, set[tuple[str, str]]]  # entity id -> its adjacent describing words ("customer overview")
     prose: dict[str, set[tuple[str, str]]]  # ... said in its description or title, not only in a column name
-    columns: dict[str, set[tuple[str, ...]]]  # entity id -> its column names' words
+    columns: dict[str, set[tuple[str, ...]]]  # entity id -> the words of its column names and identifiers
     tables: set[str]  # the models and sources: what a description may name
     idf: dict[str, float]
     unseen: float  # the rarity of a word no visible entity uses
@@ -77,6 +78,11 @@ def shared_by_one(view, said: set[str]) -> bool:
     return any(said <= bag for bag in _bags(view).bags.values())
 
 
+def _inside(words_: tuple[str, ...], ident: tuple[str, ...]) -> bool:
+    k = len(words_)
+    return any(ident[i:i + k] == words_ for i in range(len(ident) - k + 1))
+
+
 def _adjacent(seq: list[str]) -> set[tuple[str, str]]:
     return set(zip(seq, seq[1:]))
 
@@ -105,7 +111,11 @@ def _bags(view) -> _Bags:
             for text in (ev.title, ev.description or ev.text or "", *ev.aliases):
                 seq = [_stem(w) for w in words(text)]
                 bag.update(seq)
-                said |= _adjacent(_describing(seq))
+                # An identifier in the text (a measure "food_orders", a column) is a name, not prose saying words
+                # side by side: it is kept apart, and a question made of its words names it.
+                for ident in IDENT.findall(text):
+                    columns.setdefault(eid, set()).add(tuple(_stem(w) for w in _split(ident)))
+                said |= _adjacent(_describing([_stem(w) for w in words(IDENT.sub(" identifier_ ", text))]))
             if ev.model:
                 for col in ev.model.columns:
                     seq = [_stem(w) for w in _split(col)]
@@ -180,7 +190,7 @@ def described_entity(question: str, view, excluded: list[tuple[int, int]] = ()) 
         return None
     (best, eid), rest = scored[0], scored[1:]
     nxt = rest[0] if rest else (0.0, None)
-    # "what is order cost?": the words are a column's name (order_cost), so a column or a metric of that name is
-    # asked about, not the table that has the column.
-    column = tuple(asked) in b.columns.get(eid, set())
+    # "what is order cost?", "food orders": the words are (part of) a column's or a measure's name (order_cost,
+    # is_food_order), so a column or a metric of that name is asked about, not the table that has it.
+    column = any(_inside(tuple(asked), ident) for ident in b.columns.get(eid, set()))
     return Described(eid, best, nxt[1], nxt[0], asked, column)
