@@ -62,10 +62,11 @@ def _describing(seq: list[str]) -> list[str]:
 
 
 def said_together(view, entity_id: str, asked: list[str]) -> bool:
-    """Are the asked words' adjacent pairs all said side by side in the entity's description or title (not only
-    inside a column name such as order_cost)?"""
+    """Are at least half of the asked words' adjacent pairs said side by side in the entity's description or
+    title (not inside an identifier such as order_cost)?"""
     prose = _bags(view).prose.get(entity_id, set())
-    return all(p in prose for p in zip(asked, asked[1:]))
+    pairs = list(zip(asked, asked[1:]))
+    return 2 * sum(p in prose for p in pairs) >= len(pairs)
 
 
 def entity_words(view, entity_id: str) -> set[str]:

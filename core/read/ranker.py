@@ -409,8 +409,8 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         return replace(partial, **base)
     if not unexplained:
         desc = described_entity(question, view, intent.excluded_spans)
-        # A compound that names nothing visible ("order cost", "standard revenue") is a described table only when
-        # the table's own description says those words side by side ("our supply expenses data").
+        # A compound that names nothing visible ("room revenue share") is a described table only when the table's
+        # own description says the question's words side by side ("our supply expenses data"), at least half of them.
         named_thing = (any(entities[m.entity_id].is_topic for m in compounds) or qualified_head(toks, view.heads)
                        or _made_up_compound(norms, view))
         if desc is not None and desc.clear and (not named_thing or said_together(view, desc.entity_id, desc.asked)):
