@@ -1,5 +1,5 @@
-"""A table described instead of named: "the customer overview data mart", "which table lists every source with
-no children?". When no visible name is in the question, the words of each visible entity's names, description
+"""A table described instead of named: "the customer overview data mart", "what is the grain of our supply expenses
+data?". When no visible name is in the question, the words of each visible entity's names, description
 and column names are matched against the question's own words, weighted by how rare each word is among the
 visible entities (IDF). One entity that covers nearly all of the question's words, clearly ahead of the next,
 is what the question describes.
@@ -25,7 +25,7 @@ ASKING = {normalize(w) for w in """
 what which where who whom how is are was were does do did the a an model models table tables mart marts
 view views dataset datasets relation relations data list lists listing listed show shows showing shown hold holds
 holding contain contains containing record records find finds finding calculate calculates calculated give gives
-every each one zero single row rows per grain granularity level detail column columns field fields built build
+every each one single row rows per grain granularity level detail column columns field fields built build
 made make makes mean means meaning defined definition define describe described called named name there here
 our my your their we i you please tell about thing things stuff info information look looks like kind type
 """.split()}
@@ -57,6 +57,7 @@ def _stem(w: str) -> str:
 
 
 def _describing(seq: list[str]) -> list[str]:
+    # "zero direct parents" meets "0 direct parents"
     return [_stem(NUMBER_WORDS.get(w, w)) for w in seq
             if w not in STOPWORDS and w not in ASKING and (len(w) >= 3 or w.isdigit())]
 
