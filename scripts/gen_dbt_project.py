@@ -9,6 +9,7 @@ model with a deprecation date; doc blocks used by descriptions; exposures with o
 semantic models over several facts, and simple, ratio and derived metrics whose inputs span them.
 
     python scripts/gen_dbt_project.py /tmp/bigdbt                 # writes the project
+    python scripts/gen_dbt_project.py --spec spec.yaml /tmp/small # a small target from a spec (write_target)
     bash scripts/make_dbt_fixture.sh                              # writes it, runs `dbt parse`, copies artifacts
 
 The artifacts in tests/fixtures/generated/acme-analytics come from scripts/make_dbt_fixture.sh.
@@ -349,6 +350,102 @@ def _exposures(out: Path, counts: dict[str, int]) -> None:
     counts["exposures"] = len(specs)
 
 
+# ---- a small dbt target from a spec, for tests that choose their own names ------------------------------------
+# `generate` above writes a project that `dbt parse` turns into artifacts (scripts/make_dbt_fixture.sh). Tests that
+# need a project shaped a particular way (described tables and look-alikes, doc blocks nobody references, a model,
+# a source and a seed sharing a name, a metric named like its model, deprecated models, hidden objects) write the
+# artifacts directly from a spec with `write_target`: the manifest holds what `dbt parse` records for those
+# objects (schema v12: nodes, sources, docs, semantic models, metrics, parent_map), so AsOf reads it exactly as it
+# reads a parsed project. Spec keys (all optional but `project`):
+#   sources: [{source, name, description, columns, loaded_at_field, warn_hours, error_hours}]
+#   seeds:   [{name, description, columns}]
+#   models:  [{name, description, columns, depends_on: ["source:src.table" | "seed:name" | "model:name"],
+#              deprecation_date, owner, doc_blocks: [doc name]}]
+#   docs:    [{name, text}]
+#   metrics: [{name, label, description, model, measure, agg, expr, owner}]
+# `columns` is a list of names or of {name, description}.
+
+SCHEMA_V12 = "https://schemas.getdbt.com/dbt/manifest/v12.json"
+
+
+def _cols(columns) -> dict:
+    out = {}
+    for c in columns or []:
+        c = {"name": c} if isinstance(c, str) else c
+        out[c["name"]] = {"name": c["name"], "description": c.get("description", ""), "data_type": None}
+    return out
+
+
+def write_target(spec: dict, folder: Path) -> Path:
+    import json
+    project = spec["project"]
+    folder.mkdir(parents=True, exist_ok=True)
+    nodes, sources, docs, parent_map, sms, metrics = {}, {}, {}, {}, {}, {}
+
+    def uid(ref: str) -> str:
+        kind, _, name = ref.partition(":")
+        return f"{kind}.{project}.{name}"
+
+    for s in spec.get("sources", []):
+        key = f"source.{project}.{s['source']}.{s['name']}"
+        item = {"resource_type": "source", "source_name": s["source"], "name": s["name"], "identifier": s["name"],
+                "description": s.get("description", ""), "source_description": s.get("source_description", ""),
+                "columns": _cols(s.get("columns")), "relation_name": f'"{s["source"]}"."{s["name"]}"',
+                "original_file_path": f"models/staging/_{s['source']}__sources.yml"}
+        if s.get("loaded_at_field"):
+            item["loaded_at_field"] = s["loaded_at_field"]
+            item["freshness"] = {"warn_after": {"count": s.get("warn_hours", 12), "period": "hour"},
+                                 "error_after": {"count": s.get("error_hours", 48), "period": "hour"}}
+        sources[key] = item
+        parent_map[key] = []
+    for kind in ("seeds", "models"):
+        for n in spec.get(kind, []):
+            rtype = kind[:-1]
+            key = f"{rtype}.{project}.{n['name']}"
+            node = {"resource_type": rtype, "name": n["name"], "description": n.get("description", ""),
+                    "columns": _cols(n.get("columns")), "database": "analytics", "schema": "main", "alias": n["name"],
+                    "relation_name": f'"analytics"."main"."{n["name"]}"', "doc_blocks": [
+                        f"doc.{project}.{d}" for d in n.get("doc_blocks", [])],
+                    "original_file_path": f"{'seeds' if rtype == 'seed' else 'models'}/{n['name']}."
+                                          f"{'csv' if rtype == 'seed' else 'sql'}",
+                    "depends_on": {"nodes": [uid(d) if not d.startswith("source:")
+                                             else f"source.{project}.{d.split(':', 1)[1]}"
+                                             for d in n.get("depends_on", [])]}}
+            if n.get("deprecation_date"):
+                node["deprecation_date"] = f"{n['deprecation_date']}T00:00:00+00:00"
+            if n.get("owner"):
+                node["meta"] = {"owner": n["owner"]}
+            nodes[key] = node
+            parent_map[key] = node["depends_on"]["nodes"]
+    for d in spec.get("docs", []):
+        docs[f"doc.{project}.{d['name']}"] = {"package_name": project, "name": d["name"], "block_contents": d["text"],
+                                              "original_file_path": "models/docs.md"}
+    for m in spec.get("metrics", []):
+        model = f"model.{project}.{m['model']}"
+        sm = f"semantic_model.{project}.{m['model']}"
+        sms.setdefault(sm, {"name": m["model"], "description": "", "depends_on": {"nodes": [model]},
+                            "node_relation": {"alias": m["model"]}, "entities": [], "dimensions": [], "measures": [],
+                            "original_file_path": "models/semantic.yml"})
+        sms[sm]["measures"].append({"name": m["measure"], "agg": m.get("agg", "count"), "expr": m.get("expr")})
+        key = f"metric.{project}.{m['name']}"
+        metrics[key] = {"name": m["name"], "label": m.get("label", m["name"]), "type": "simple",
+                        "description": m.get("description", ""), "type_params": {"measure": {"name": m["measure"]}},
+                        "original_file_path": "models/semantic.yml"}
+        if m.get("owner"):
+            metrics[key]["meta"] = {"owner": m["owner"]}
+        parent_map[sm] = [model]
+        parent_map[key] = [sm]
+    manifest = {"metadata": {"dbt_schema_version": SCHEMA_V12, "project_name": project,
+                             "generated_at": spec.get("generated_at", "2026-11-28T06:00:00Z")},
+                "nodes": nodes, "sources": sources, "docs": docs, "exposures": {}, "semantic_models": sms,
+                "metrics": metrics, "parent_map": parent_map}
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return folder
+
+
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "build/acme-analytics")
-    print(generate(target))
+    if len(sys.argv) == 4 and sys.argv[1] == "--spec":  # write_target from a YAML spec
+        print(write_target(yaml.safe_load(Path(sys.argv[2]).read_text()), Path(sys.argv[3])))
+    else:
+        target = Path(sys.argv[1] if len(sys.argv) > 1 else "build/acme-analytics")
+        print(generate(target))

@@ -88,6 +88,11 @@ def intent_questions(name: str) -> list[str]:
             f"which dashboards use {name}?", f"what changed in {name} in 2025?"]
 
 
+# Questions about the whole visible catalog (issue 24 item 4): a "none" or a count must be the absent catalog's.
+CATALOG_WIDE = ["which models are deprecated?", "which metrics have no owner?", "which sources have no owner?",
+                "are any metrics drafts?", "which models have no owner?"]
+
+
 @dataclass
 class Project:
     name: str

@@ -135,6 +135,8 @@ def lineage(lin: Lineage, starts: list[str], freshness: list[FreshnessEntry], ke
     if lin.generated:
         st.caption("Generated in the project (not raw sources): "
                    + ", ".join(code(labels.get(s, s)) for s in lin.generated))
+    if lin.seeds:
+        st.caption("Seeds (CSV files loaded by dbt, not raw sources): " + ", ".join(code(labels.get(s, s)) for s in lin.seeds))
     if lin.continues_beyond_view:
         st.caption("Lineage continues beyond what your role may see.")
     return clicked

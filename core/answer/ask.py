@@ -246,6 +246,10 @@ def _definition(run: _Run) -> Envelope:
         run.step("entity", f"{q.entity} chosen on the form")
         _, toks = match_entities(q.text, view.entities, view.phrases, run.intent.excluded_spans)
         return _resolve(run, view.entities, view.entities[q.entity], [], toks)
+    from core.answer import documents
+    block = documents.doc_block(run)  # a dbt doc block whose name is the topic is the answer
+    if block is not None:
+        return block
     picked = _pick_entity(run, view.entities)
     if isinstance(picked, Envelope):
         if (picked.behavior is Behavior.not_found_or_not_authorized and run.refs

@@ -13,6 +13,7 @@ from core.answer.run import as_of
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
 from core.catalog.evidence import Evidence, Kind
 from core.catalog.text import content_words, normalize, words
+from core.read.listing_filter import Condition, listing_condition
 from core.resolve.versions import governing_versions, in_effect, retrievable, version_name
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source, Kind.freshness_policy],
@@ -70,15 +71,26 @@ def _about(row: ListedEntity, names: list[tuple[str, ...]], topic: list[str]) ->
     return set(topic) <= bag or set(topic) <= set(words(row.description))
 
 
+def _meets(cond: Condition, row: ListedEntity, objs: list[Evidence]) -> bool:
+    """Does a listed entity meet the question's condition? Owner: no owner recorded on any visible version;
+    lifecycle: some visible, retrievable version carries it (dbt's passed deprecation date is `deprecated`)."""
+    if cond.field == "owner":
+        return not row.owner
+    return any(o.lifecycle.value == cond.value for o in objs)
+
+
 def answer(run) -> Envelope:
     kind = run.intent.listing or "metric"
     day = as_of(run)
+    cond = listing_condition(run.q.text)
     # A role named in the question ("what models can marketing see?") is who is asking, not a topic. Only
     # the asker's own view is ever listed; naming another role does not show its view.
     # "list the finance metrics" is about finance; "can finance see" names who asks.
     roles = {normalize(w): r.name for r in run.view.store.roles() for w in words(r.name)}
     askers = {m.group(1).lower() for m in WHO_SEES.finditer(run.q.text) if normalize(m.group(1)) in roles}
-    topic = content_words(run.q.text, [d.span for d in run.intent.dates], KIND_WORDS | {normalize(a) for a in askers})
+    # The condition's words ("deprecated", "have no owner") say which rows, not what they are about.
+    topic = content_words(run.q.text, [d.span for d in run.intent.dates] + ([cond.span] if cond else []),
+                          KIND_WORDS | {normalize(a) for a in askers})
     others = sorted({roles[normalize(a)] for a in askers} - {run.q.role})
     if others:
         run.notes.append(f"Listed for your role ({run.q.role}): AsOf shows only what the asking role may see, "
@@ -86,6 +98,7 @@ def answer(run) -> Envelope:
     entities = run.view.entities
     objs = [o for o in run.view.of_kinds([k.value for k in KINDS[kind]]) if retrievable(o, day)]
     rows: list[ListedEntity] = []
+    members: dict[str, list[Evidence]] = {}  # row evidence id -> the objects the condition is checked on
     # dbt exposures (the dashboards, notebooks and apps that read the project) are stored as models: they are
     # listed as what they are, never as models.
     objs = [o for o in objs if (o.authority_class == "dbt_exposure") == (kind == "exposure")]
@@ -94,6 +107,7 @@ def answer(run) -> Envelope:
             row = _document_row(o, day)
             if _about(row, entities[o.entity_id].names if o.entity_id in entities else [], topic):
                 rows.append(row)
+                members[row.evidence_id] = [o]
     else:
         grouped: dict[str, list[Evidence]] = {}
         for o in objs:
@@ -105,7 +119,10 @@ def answer(run) -> Envelope:
             row = _entity_row(entity, group, day)
             if _about(row, entity.names, topic):
                 rows.append(row)
+                members[row.evidence_id] = group
     rows.sort(key=lambda r: (r.label.lower(), r.evidence_id))
+    if cond:
+        return _filtered(run, kind, day, topic, cond, rows, members)
     total = len(rows)
     listing = Listing(kind=kind, topic=topic, as_of=day, items=rows[:MAX_ITEMS])
     one, many = NOUNS[kind]
@@ -118,5 +135,32 @@ def answer(run) -> Envelope:
         names = ", ".join(r.label for r in rows[:12]) + (f" and {total - 12} more" if total > 12 else "")
         verdict = f"You can see {total} {noun}{about}: {names}."
     if total > MAX_ITEMS:
+        run.notes.append(f"Only the first {MAX_ITEMS} are listed; add a topic to narrow the list.")
+    return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)
+
+
+def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows: list[ListedEntity],
+              members: dict[str, list[Evidence]]) -> Envelope:
+    """A whole-catalog question with a condition: the visible rows that meet it, and how many were checked.
+    "None" is an answer that says what was checked; every count is of the asker's view only."""
+    checked = len(rows)
+    hits = [r for r in rows if _meets(cond, r, members[r.evidence_id])]
+    one, many = NOUNS[kind]
+    about = f" about {' '.join(topic)}" if topic else ""
+    what = ("the owner recorded on every version" if cond.field == "owner"
+            else "the lifecycle of every version; retired ones are never listed")
+    listing = Listing(kind=kind, topic=topic, as_of=day, items=hits[:MAX_ITEMS], condition=cond.phrase(False),
+                      checked=checked)
+    run.step("discover", f"{len(hits)} of {checked} visible {many}{about} {cond.phrase(True)} as of {day}; "
+                         f"checked {what}")
+    seen = f"the {checked} {one if checked == 1 else many}{about} you can see"
+    if not checked:
+        verdict = f"You can see no {many}{about}, so none {cond.phrase(False)}."
+    elif not hits:
+        verdict = f"None of {seen} {cond.phrase(False)} (checked {what}, as of {day})."
+    else:
+        names = ", ".join(r.label for r in hits[:12]) + (f" and {len(hits) - 12} more" if len(hits) > 12 else "")
+        verdict = (f"{len(hits)} of {seen} {cond.phrase(len(hits) != 1)}: {names} (checked {what}, as of {day}).")
+    if len(hits) > MAX_ITEMS:
         run.notes.append(f"Only the first {MAX_ITEMS} are listed; add a topic to narrow the list.")
     return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)

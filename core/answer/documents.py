@@ -177,6 +177,41 @@ def by_title(run) -> Envelope | None:
     return _answer(run, asked, fits)
 
 
+def doc_block(run) -> Envelope | None:
+    """A dbt doc block that is the topic ("what are the invoice statuses?", "when is a user counted as active?"
+    for a block named invoice_status or active_user): every word of its name is in the question, and no visible
+    metric, model or source named in the question has as long a name. Only blocks filed under themselves are
+    read (a block used by exactly one node documents that node and answers through it); used by none or by many,
+    it is the answer itself. Only visible, retrievable blocks are read, so a hidden one answers as a made-up one."""
+    from core.catalog.entities import match_entities
+    asked = set(content_words(run.q.text, [d.span for d in run.intent.dates]))
+    said = set(words(run.q.text))  # every word, so that a name of common words ("no_show_rule") can be said
+    if not asked:
+        return None
+    today = run.day or run.at.date()
+    fits = []
+    for ev in run.view.of_kinds(["documentation"]):
+        if ev.authority_class != "dbt_doc" or ev.entity_id in run.view.entities and run.view.entities[ev.entity_id].is_topic:
+            continue
+        name = set(words(ev.title)) - STOPWORDS
+        # A one-word block ("orders") is the topic only when it is all the question names.
+        if name and name <= said and (len(name) >= 2 or asked - GENERIC <= name) and retrievable(ev, today):
+            fits.append((len(name), ev))
+    if not fits:
+        return None
+    longest = max(n for n, _ in fits)
+    best = [ev for n, ev in fits if n == longest]
+    if len(best) != 1:
+        return None
+    entities = run.view.entities
+    matches, _ = match_entities(run.q.text, entities, run.view.phrases, run.intent.excluded_spans)
+    if any(entities[m.entity_id].is_topic and m.end - m.start >= longest for m in matches):
+        return None  # "the invoice status model": a table of that name is what is asked about
+    run.step("entity", f"no visible metric, model or source is named as fully as the doc block {best[0].title!r}, "
+                       "whose every word is in the question")
+    return _answer(run, sorted(asked), best)
+
+
 def _not_found() -> str:
     from core.catalog.envelope import NOT_FOUND
     return NOT_FOUND

@@ -81,7 +81,7 @@ class Conflict(EvidenceLabel):
 
 class LineageNode(BaseModel):
     id: str
-    kind: str  # metric | model | source | node
+    kind: str  # metric | model | source | seed | node
     label: str
     version: str | None = None
     evidence_id: str | None = None
@@ -100,6 +100,9 @@ class Lineage(BaseModel):
     # Models with no parents at all (date spines, SQL-generated seeds): the data starts there, but they are
     # not raw sources.
     generated: list[str] = Field(default_factory=list)
+    # Seeds (CSV files checked into the project and loaded by dbt) where the chain starts: data someone wrote
+    # into the repository, listed as seeds and never as raw sources.
+    seeds: list[str] = Field(default_factory=list)
     # True when some shown node has an upstream this role may not see: the chain continues beyond the view.
     # What is beyond is never named or counted.
     continues_beyond_view: bool = False
@@ -244,6 +247,10 @@ class Listing(BaseModel):
     topic: list[str] = Field(default_factory=list)  # words the names had to contain; empty = everything
     as_of: date
     items: list[ListedEntity] = Field(default_factory=list)
+    # A whole-catalog question's condition ("is deprecated", "has no owner"): items are the visible ones that
+    # meet it, out of `checked` visible ones (never a count of anything hidden).
+    condition: str | None = None
+    checked: int | None = None
 
 
 class FieldChange(BaseModel):

@@ -24,6 +24,8 @@ def normalize(word: str) -> str:
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
+    if len(w) > 6 and w.endswith(("sses", "tuses", "nuses")):
+        return w[:-2]  # "statuses" meets "status", "classes" meets "class"
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
     if len(w) > 5 and w.endswith("ed") and not w.endswith("eed"):
@@ -111,6 +113,11 @@ scheduled expected due soon next upcoming pending proposed work works working me
 live yet ready final done available stable accurate reliable trustworthy broken ok okay good bad wrong
 owner owners ownership owned steward maintainer maintainers contact responsible data numbers figures stats
 def defn defs calc calcs pls plz thx info
+""".split()}
+# ... and words about a table's make-up, which follow a name without making a longer one ("what is orders
+# built from?", "which columns does customers have?").
+GENERIC |= {normalize(w) for w in """
+built build builds made column columns field fields have has had hold holds row rows
 """.split()}
 
 MONTH_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "april", "may", "jun", "june",

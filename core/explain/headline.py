@@ -145,6 +145,10 @@ def _intent(env: Envelope) -> str | None:
         about = f" about {' '.join(li.topic)}" if li.topic else ""
         from core.answer.discover import NOUNS
         one, many = NOUNS.get(li.kind, (li.kind, li.kind + "s"))
+        if li.condition is not None:  # a whole-catalog question: how many of what you can see meet it
+            if not li.items:
+                return f"None of the {li.checked} {one if li.checked == 1 else many}{about} you can see {li.condition}"
+            return f"{len(li.items)} of the {li.checked} {many}{about} you can see: {li.condition}"
         return f"You can see {len(li.items)} {one if len(li.items) == 1 else many}{about}"
     if env.downstream:
         n = len(env.downstream.items)

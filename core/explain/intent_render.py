@@ -17,7 +17,8 @@ def intent_lines(env: Envelope) -> list[str]:
     if env.listing:
         li = env.listing
         lines.append(f"  {li.kind}s visible to {env.role} as of {li.as_of}"
-                     + (f", about {' '.join(li.topic)}" if li.topic else "") + f": {len(li.items)}")
+                     + (f", about {' '.join(li.topic)}" if li.topic else "") + f": {len(li.items)}"
+                     + (f" of {li.checked} checked that {li.condition}" if li.condition is not None else ""))
         for it in li.items:
             vs = ", ".join(f"{'v' + v.version if v.version else '(unversioned)'} {_interval(v)} {v.lifecycle}"
                           for v in it.versions)

@@ -74,10 +74,15 @@ def _lineage(env: Envelope) -> list[Cited]:
         made = [f"`{labels.get(s, _short(s))}`" for s in env.lineage.generated]
         out.append(Cited(text=f"{_join(made)} {'is' if len(made) == 1 else 'are'} generated inside the project "
                               "with no upstream of its own, so not a raw source.", citations=ids))
+    if env.lineage.seeds and ids:
+        seeds = [f"`{labels.get(s, _short(s))}`" for s in env.lineage.seeds]
+        out.append(Cited(text=f"{_join(seeds)} {'is a seed' if len(seeds) == 1 else 'are seeds'}: "
+                              f"{'a CSV file' if len(seeds) == 1 else 'CSV files'} kept in the dbt project and "
+                              "loaded by dbt, not a raw source.", citations=ids))
     if not env.lineage.raw_sources:
         return out
     raws = [f"`{labels.get(s, _short(s))}`" for s in env.lineage.raw_sources]
-    middle = [n for n in reversed(env.lineage.nodes) if n.kind not in ("source", "metric")]
+    middle = [n for n in reversed(env.lineage.nodes) if n.kind not in ("source", "metric", "seed")]
     via = f", through {_join([f'`{n.label}`' for n in middle])}" if middle else ""
     noun = "raw source" if len(raws) == 1 else "raw sources"
     return [Cited(text=f"Upstream, its data comes from the {noun} {_join(raws)}{via}.", citations=ids)] + out

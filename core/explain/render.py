@@ -51,6 +51,8 @@ def render_text(env: Envelope) -> str:
         lines.append("  raw sources: " + (", ".join(env.lineage.raw_sources) or "none shown"))
         if env.lineage.generated:
             lines.append("  generated in the project (not raw sources): " + ", ".join(env.lineage.generated))
+        if env.lineage.seeds:
+            lines.append("  seeds (CSV files loaded by dbt, not raw sources): " + ", ".join(env.lineage.seeds))
     if env.columns:
         lines.append(f"  column {env.columns.column}: {env.columns.detail}")
         for h in env.columns.hops:

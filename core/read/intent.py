@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.catalog.dates import DateMention, find_dates
+from core.read.listing_filter import CONDITION_WORDS
 
 ASPECTS: dict[str, re.Pattern] = {
     "definition": re.compile(r"\b(defin\w*|mean(s|ing|t)?|formula|calculat\w*|comput\w*|what (is|was) (the )?\w+ ?(revenue|rate|value|margin)|appl(y|ies|ied)|govern\w*)\b", re.I),
@@ -190,7 +191,10 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         r"(?:see|access|view|read|have|get)|"
         r"are there (?:any )?(?:\w+\s+)?" + _LIST_NOUN + r"|"
         r"^\s*any (?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:about|on|for|related to|covering|around)|"
-        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+do (?:we|i|you) (?:track|have|use|report|publish|maintain|own))\b",
+        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+do (?:we|i|you) (?:track|have|use|report|publish|maintain|own)|"
+        # "which models are deprecated?", "are any metrics without an owner?": the whole visible catalog, filtered
+        r"(?:what|which|are any|any|are there any)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:are\s+|is\s+)?(?:"
+        + CONDITION_WORDS + r"))\b",
         re.I)),
     ("upcoming", re.compile(
         r"\b(upcoming|planned|pending|proposed|proposals?|coming|future|next version|will .{1,40} change|"

@@ -46,6 +46,14 @@ from core.catalog.entities import (
 )
 from core.catalog.evidence import Kind
 from core.catalog.text import GENERIC, MONTH_WORDS, STOPWORDS, Token, normalize, tokenize, words
+from core.read.described import (
+    DESCRIBED_MARGIN,
+    coverage,
+    described_entity,
+    entity_words,
+    said_together,
+    shared_by_one,
+)
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
@@ -92,6 +100,11 @@ IDENTIFIER = re.compile(r"\b[a-z]\w*(?:\.[a-z]\w*)+\b|\b[a-z][a-z0-9]*(?:_+[a-z0
 # "the model for X", "the source of X", "the table behind X": X is what the question is about.
 RELATION = {"for", "of", "behind", "backing", "feeding", "feeds", "powering", "under", "underlying"}
 ASPECT_FIT = {"definition": "metric", "freshness_status": "source", "freshness_policy": "source", "grain": "model"}
+# What the question asks of a name several kinds share (a model, a source and a seed all called raw_orders; a
+# metric and a model both called orders): a table's make-up is a model's, a load is a source's.
+ASKS_MODEL = re.compile(r"\b(?:columns?|fields?|grain|granularity|one row per|rows?|built (?:from|on)|made from|"
+                        r"select(?:ed)? from|query|queried|materiali[sz]\w*|sql|joins?)\b", re.I)
+ASKS_SOURCE = re.compile(r"\b(?:loaded|load(?:s|ing)?|fresh\w*|stale|arriv\w*|ingest\w*|landed|synced|extracted)\b", re.I)
 
 
 @dataclass
@@ -367,7 +380,14 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         if any(k not in inside and _foreign(t.norm, set()) and not _excluded(t, intent) for k, t in enumerate(toks)):
             exact = []
 
+    if exact and not ref_matches:
+        paired = _paired_with_nothing(question, toks, exact, view, intent)
+        if paired is not None:
+            return Choice("none", rule=_NO_MATCH, **base)
     if exact:
+        described = _described_over_names(question, intent, view, exact, ref_matches, base)
+        if described is not None:
+            return described
         return _decide_exact(question, intent, view, exact, toks, base)
     about = document_reference(toks, view)
     if len(about) == 1:
@@ -387,6 +407,15 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
     partial = _partial_identifier(question, intent, view) or _one_shared_word(toks, intent, view)
     if partial is not None:
         return replace(partial, **base)
+    if not unexplained:
+        desc = described_entity(question, view, intent.excluded_spans)
+        # A compound that names nothing visible ("room revenue share") is a described table only when the table's
+        # own description says the question's words side by side ("our supply expenses data"), at least half of them.
+        named_thing = (any(entities[m.entity_id].is_topic for m in compounds) or qualified_head(toks, view.heads)
+                       or _made_up_compound(norms, view))
+        if desc is not None and desc.clear and (not named_thing or said_together(view, desc.entity_id, desc.asked)):
+            return Choice("answer", desc.entity_id, candidates=[Candidate(desc.entity_id, {"dense": desc.coverage})],
+                          rule=_described_rule(desc, "no visible name is in the question"), **base)
     # A compound naming something no visible name matches ("order cost") is one specific thing the
     # user means: a look-alike found by similarity must not stand in for it.
     if searcher is not None and not qualified_head(toks, view.heads) and not unexplained \
@@ -403,6 +432,66 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
                              "matched by the bare head noun of a visible metric name, with no qualifier")
     # The identifier itself is not repeated: output for a hidden name must equal a made-up one's.
     return Choice("none", rule=_NO_MATCH_UNEXPLAINED if unexplained else _NO_MATCH, **base)
+
+
+PAIRING = {"for", "of", "on", "in", "at", "by", "per", "across"}
+NOT_A_THING = set(words("share percent percentage pct ratio rate proportion fraction growth trend breakdown split "
+                        "mix change delta average avg median sum total count number"))
+
+
+def _paired_with_nothing(question, toks: list[Token], exact: list[Match], view, intent) -> str | None:
+    """"CSAT for webinars", "fees on bookings": a word before "for"/"of"/"on" ... and a visible name, where that
+    word is a word of some other visible name but no visible object has both (not the named one, nor any other):
+    the question asks for a thing this role cannot see, so the named one must not stand in for it. Returns the
+    word, or None. Only the role's view is read, so a hidden object that has both reads as absent."""
+    norms = [t.norm for t in toks]
+    inside = {k for m in exact for k in range(m.start, m.end)}
+    for m in exact:
+        k = m.start - 1
+        if k >= 1 and norms[k] == "the":
+            k -= 1
+        if k < 1 or norms[k] not in PAIRING:
+            continue
+        j = k - 1
+        w = norms[j]
+        if j in inside or w in GENERIC or w in KIND_NOUNS or w in NOT_A_THING or not w.isalpha() \
+                or _excluded(toks[j], intent) or w not in view.name_words:
+            continue
+        name = {x for x in norms[m.start:m.end] if x not in STOPWORDS}
+        if w not in entity_words(view, m.entity_id) and not shared_by_one(view, name | {w}):
+            return w
+    return None
+
+
+def _described_rule(desc, why: str) -> str:
+    return (f"{why}; its words ({', '.join(desc.asked)}) describe {desc.entity_id}: its name, description and "
+            f"columns hold {desc.coverage:.0%} of them" + (f", the next ({desc.next_id}) {desc.next_coverage:.0%}"
+                                                           if desc.next_id else ""))
+
+
+def _described_over_names(question, intent, view, exact: list[Match], refs: list[Match], base) -> Choice | None:
+    """"which model holds the individual food and drink items that make up our orders?": a name ("orders") sits
+    inside a description of another table. When the question has three or more describing words
+    and one other entity's description covers nearly all of them, clearly ahead of the next entity and twice as
+    far ahead of every named one, that entity is meant."""
+    if refs:
+        return None
+    # Cheap test first (the words are read from the whole view only when it passes): at least two words outside
+    # the names that say what something holds, not what is asked of it.
+    inside = {k for m in exact for k in range(m.start, m.end)}
+    outside = [t.norm for k, t in enumerate(base["toks"]) if k not in inside and t.norm.isalpha() and len(t.norm) > 2
+               and t.norm not in GENERIC and not _excluded(t, intent)]
+    if len(outside) < 2:
+        return None
+    desc = described_entity(question, view, intent.excluded_spans)
+    named = {m.entity_id for m in exact}
+    if desc is None or not desc.clear or desc.entity_id in named or len(desc.asked) < 3:
+        return None
+    if desc.coverage - max(coverage(view, e, desc.asked) for e in named) < 2 * DESCRIBED_MARGIN:
+        return None
+    return Choice("answer", desc.entity_id, candidates=[Candidate(desc.entity_id, {"dense": desc.coverage})],
+                  rule=_described_rule(desc, "the names in the question (" + ", ".join(sorted(named))
+                                       + ") are part of a description of another table"), **base)
 
 
 _NO_MATCH = "no visible entity matches the question"
@@ -685,6 +774,9 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
     leader = min(top, key=lambda c: (ROLE_PRIORITY.get(entities[c.entity_id].role, 9), -c.score, c.entity_id))
     linked = view.linked_entities(leader.entity_id)
     unrelated = [c.entity_id for c in top if c.entity_id != leader.entity_id and c.entity_id not in linked]
+    same = _kind_for_same_name(question, top, entities)
+    if same is not None:
+        leader, unrelated = same, []
     if unrelated:
         return Choice("clarify", options=[c.entity_id for c in top][:MAX_OPTIONS] if len(top) > 1 else ids,
                       candidates=ordered, rule="the question names several unrelated visible entities: "
@@ -693,6 +785,33 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
                   rule=(rule_prefix + "; " if rule_prefix else "") + f"{leader.entity_id} "
                   f"({entities[leader.entity_id].role}) named in the question; related: "
                   + ", ".join(i for i in ids if i != leader.entity_id), **base)
+
+
+def _kind_for_same_name(question: str, top: list[Candidate], entities) -> Candidate | None:
+    """Objects of different kinds named by the same words ("orders" the metric and the model; raw_orders the
+    source and the seed; a model and a source both called fct_enrollments): the question's words say which
+    kind is meant (columns, grain, "built from": the model; loaded, fresh: the source, not a seed, which is
+    never loaded from a system). With no such word, a model wins over a source or seed of its name: it is what
+    an analyst queries. Otherwise None: ask back, or let the metric lead as before."""
+    if len(top) < 2 or len({c.span for c in top}) != 1:
+        return None
+
+    def only(pred) -> Candidate | None:
+        found = [c for c in top if pred(entities[c.entity_id])]
+        return found[0] if len(found) == 1 else None
+
+    def model(e):
+        return e.role == "model" and not e.entity_id.startswith("exposure.")
+
+    def source(e):
+        return e.role == "source" and not e.entity_id.startswith("seed.")
+    if ASKS_MODEL.search(question):
+        return only(model)
+    if ASKS_SOURCE.search(question):
+        return only(source)
+    if all(entities[c.entity_id].role in ("model", "source") for c in top):
+        return only(model)
+    return None
 
 
 def _decide_fuzzy(question, intent, view, fuzzy: list[Candidate], toks, base) -> Choice:

@@ -9,16 +9,23 @@ from core.catalog.envelope import Lineage, LineageEdge, LineageNode
 from core.catalog.evidence import Evidence, Kind
 
 
+def is_seed(ev: Evidence) -> bool:
+    """A dbt seed: a CSV in the project, loaded by `dbt seed`. Ingest files it as kind `source` (it has no
+    upstream in the project), but it is not data arriving from a system, so it is never a raw source."""
+    return ev.authority_class == "dbt_seed"
+
+
 def _node(node_id: str, by_id: dict[str, Evidence], by_entity: dict[str, Evidence]) -> LineageNode:
     ev = by_id.get(node_id) or by_entity.get(node_id)
     if ev is not None:
         kind = {Kind.metric_definition: "metric", Kind.model: "model", Kind.source: "source",
                 Kind.freshness_policy: "source", Kind.freshness_observation: "source"}.get(ev.kind, "node")
+        kind = "seed" if is_seed(ev) else kind
         label = ev.entity_id.split(".", 1)[-1] if ev.kind is not Kind.model else (ev.model and ev.model.relation) or ev.entity_id.split(".")[-1]
         return LineageNode(id=node_id, kind=kind, label=label, version=ev.version if node_id == ev.evidence_id else None,
                            evidence_id=ev.evidence_id if node_id == ev.evidence_id else None)
     prefix = node_id.split(".", 1)[0]
-    kind = {"source": "source", "model": "model", "metric": "metric"}.get(prefix, "node")
+    kind = {"source": "source", "model": "model", "metric": "metric", "seed": "seed"}.get(prefix, "node")
     return LineageNode(id=node_id, kind=kind, label=node_id.split(".", 1)[-1] if "." in node_id else node_id)
 
 
@@ -106,7 +113,8 @@ def _graph(view: Visible, starts: list[str], rows: list[tuple], day: date | None
     nodes = [_node(n, by_id, by_entity) for n in node_ids]
     kinds = {n.id: n.kind for n in nodes}
     ends = [n for n in node_ids if n not in downstreams and n not in starts and n not in cut]
-    raw = [n for n in ends if kinds.get(n) not in ("model", "metric")]
+    raw = [n for n in ends if kinds.get(n) not in ("model", "metric", "seed")]
     generated = [n for n in ends if kinds.get(n) in ("model", "metric")]
-    return Lineage(nodes=nodes, edges=edges, raw_sources=raw, generated=generated,
+    seeds = [n for n in ends if kinds.get(n) == "seed"]
+    return Lineage(nodes=nodes, edges=edges, raw_sources=raw, generated=generated, seeds=seeds,
                    continues_beyond_view=bool(cut))

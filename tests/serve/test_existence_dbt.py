@@ -12,6 +12,7 @@ import pytest
 from conftest import cli
 from existence import (
     AT,
+    CATALOG_WIDE,
     PROJECTS,
     SharedQueries,
     app_differential,
@@ -56,7 +57,7 @@ def _triples(p):
             for q in questions(p, ev, role):
                 yield role, ev, q
         if role in p.worlds:  # a role that sees everything has no absent catalog to compare with
-            for q in _steward_questions(p, role):
+            for q in _steward_questions(p, role) + CATALOG_WIDE:
                 yield role, None, q
 
 

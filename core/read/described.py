@@ -1,0 +1,198 @@
+"""A table described instead of named: "the customer overview data mart", "what is the grain of our supply expenses
+data?". When no visible name is in the question, the words of each visible entity's names, description
+and column names are matched against the question's own words, weighted by how rare each word is among the
+visible entities (IDF). One entity that covers nearly all of the question's words, clearly ahead of the next,
+is what the question describes.
+
+Everything is computed inside the role's view (the bags and the word rarities), so a hidden object is never a
+candidate and never moves a score: a hidden object described reads exactly like one never written.
+"""
+from __future__ import annotations
+
+import math
+import re
+import weakref
+from dataclasses import dataclass
+
+from core.catalog.evidence import Kind
+from core.catalog.text import STOPWORDS, normalize, tokenize, words
+
+DESCRIBED_MIN = 0.8  # share of the question's (IDF-weighted) words the best entity's words must cover
+DESCRIBED_MARGIN = 0.2  # ... and its lead over the next entity
+MIN_WORDS = 2  # one word is a name, or too little to describe anything by
+# Words that ask or describe how a table is put, never what it holds: they count for no entity and against none.
+ASKING = {normalize(w) for w in """
+what which where who whom how is are was were does do did the a an model models table tables mart marts
+view views dataset datasets relation relations data list lists listing listed show shows showing shown hold holds
+holding contain contains containing record records find finds finding calculate calculates calculated give gives
+every each one single row rows per grain granularity level detail column columns field fields built build
+made make makes mean means meaning defined definition define describe described called named name there here
+our my your their we i you please tell about thing things stuff info information look looks like kind type
+""".split()}
+NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3"}
+IDENT = re.compile(r"[A-Za-z0-9]+(?:_+[A-Za-z0-9]+)+")
+
+
+@dataclass
+class _Bags:
+    bags: dict[str, set[str]]  # entity id -> its words (names, description, columns)
+    pairs: dict[str, set[tuple[str, str]]]  # entity id -> its adjacent describing words ("customer overview")
+    prose: dict[str, set[tuple[str, str]]]  # ... said in its description or title, not only in a column name
+    columns: dict[str, set[tuple[str, ...]]]  # entity id -> the words of its column names and identifiers
+    tables: set[str]  # the models and sources: what a description may name
+    idf: dict[str, float]
+    unseen: float  # the rarity of a word no visible entity uses
+
+
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _split(name: str) -> list[str]:
+    return words(re.sub(r"[_.]+", " ", name))
+
+
+def _stem(w: str) -> str:
+    # "joining" meets "joins" and "joined" (already "join"); normalize folds plurals and -ed only.
+    return w[:-3] if len(w) > 6 and w.endswith("ing") else w
+
+
+def _describing(seq: list[str]) -> list[str]:
+    # "zero direct parents" meets "0 direct parents"
+    return [_stem(NUMBER_WORDS.get(w, w)) for w in seq
+            if w not in STOPWORDS and w not in ASKING and (len(w) >= 3 or w.isdigit())]
+
+
+def said_together(view, entity_id: str, asked: list[str]) -> bool:
+    """Are at least half of the asked words' adjacent pairs said side by side in the entity's description or
+    title (not inside an identifier such as order_cost)?"""
+    prose = _bags(view).prose.get(entity_id, set())
+    pairs = list(zip(asked, asked[1:]))
+    return 2 * sum(p in prose for p in pairs) >= len(pairs)
+
+
+def entity_words(view, entity_id: str) -> set[str]:
+    """The words of a visible entity's names, description and columns."""
+    return _bags(view).bags.get(entity_id, set())
+
+
+def shared_by_one(view, said: set[str]) -> bool:
+    """Does some visible entity's words hold every word of `said`?"""
+    return any(said <= bag for bag in _bags(view).bags.values())
+
+
+def _inside(words_: tuple[str, ...], ident: tuple[str, ...]) -> bool:
+    k = len(words_)
+    return any(ident[i:i + k] == words_ for i in range(len(ident) - k + 1))
+
+
+def _adjacent(seq: list[str]) -> set[tuple[str, str]]:
+    return set(zip(seq, seq[1:]))
+
+
+def _bags(view) -> _Bags:
+    try:
+        return _CACHE[view]
+    except (KeyError, TypeError):
+        pass
+    bags: dict[str, set[str]] = {}
+    pairs: dict[str, set[tuple[str, str]]] = {}
+    prose: dict[str, set[tuple[str, str]]] = {}
+    columns: dict[str, set[tuple[str, ...]]] = {}
+    grouped: dict[str, list] = {}
+    # One read of the view (never one query per entity: a 1,000-model project has 1,300 entities).
+    for ev in view.of_kinds([k.value for k in Kind if k is not Kind.lineage]):
+        grouped.setdefault(ev.entity_id, []).append(ev)
+    for eid, ent in view.entities.items():
+        if not ent.is_topic:
+            continue
+        bag = {_stem(w) for n in ent.names for w in n}
+        pair = {p for n in ent.names for p in _adjacent(_describing(list(n)))}
+        said: set[tuple[str, str]] = set()
+        for ev in grouped.get(eid, []):
+            # The description (dbt's) or the body (a hand-written catalog's), the title, aliases and columns.
+            for text in (ev.title, ev.description or ev.text or "", *ev.aliases):
+                seq = [_stem(w) for w in words(text)]
+                bag.update(seq)
+                # An identifier in the text (a measure "food_orders", a column) is a name, not prose saying words
+                # side by side: it is kept apart, and a question made of its words names it.
+                for ident in IDENT.findall(text):
+                    columns.setdefault(eid, set()).add(tuple(_stem(w) for w in _split(ident)))
+                said |= _adjacent(_describing([_stem(w) for w in words(IDENT.sub(" identifier_ ", text))]))
+            if ev.model:
+                for col in ev.model.columns:
+                    seq = [_stem(w) for w in _split(col)]
+                    columns.setdefault(eid, set()).add(tuple(seq))
+                    bag.update(seq)
+                    pair |= _adjacent(_describing(seq))
+        bags[eid] = bag - STOPWORDS
+        pairs[eid] = pair | said
+        prose[eid] = said
+    n = max(len(bags), 1)
+    df: dict[str, int] = {}
+    for bag in bags.values():
+        for w in bag:
+            df[w] = df.get(w, 0) + 1
+    tables = {e for e, ent in view.entities.items() if e in bags and ent.role in ("model", "source")}
+    out = _Bags(bags, pairs, prose, columns, tables, {w: math.log(1 + n / c) for w, c in df.items()}, math.log(1 + n))
+    try:
+        _CACHE[view] = out
+    except TypeError:
+        pass
+    return out
+
+
+def question_words(question: str, excluded: list[tuple[int, int]] = ()) -> list[str]:
+    """The question's own words that could describe a table: not stop words, not asking words, not dates."""
+    return list(dict.fromkeys(_describing([t.norm for t in tokenize(question)
+                                           if not any(s <= t.start < e for s, e in excluded)])))
+
+
+@dataclass
+class Described:
+    entity_id: str
+    coverage: float  # IDF-weighted share of the question's words the entity's words hold
+    next_id: str | None
+    next_coverage: float
+    asked: list[str]
+
+    names_a_column: bool = False  # the asked words are one of the entity's column names ("order cost")
+
+    @property
+    def clear(self) -> bool:
+        return (self.coverage >= DESCRIBED_MIN and self.coverage - self.next_coverage >= DESCRIBED_MARGIN
+                and not self.names_a_column)
+
+
+def coverage(view, entity_id: str, asked: list[str]) -> float:
+    """The IDF-weighted share of the asked words in the entity's words, averaged with the share of the asked
+    words' adjacent pairs that the entity says side by side too ("customer overview" is the customers mart's,
+    though the orders mart mentions a customer and an overview)."""
+    b = _bags(view)
+    total = sum(b.idf.get(w, b.unseen) for w in asked)
+    bag = b.bags.get(entity_id, set())
+    words_ = sum(b.idf.get(w, b.unseen) for w in asked if w in bag) / total if total else 0.0
+    asked_pairs = list(zip(asked, asked[1:]))
+    if not asked_pairs:
+        return words_
+    have = b.pairs.get(entity_id, set())
+    return (words_ + sum(p in have for p in asked_pairs) / len(asked_pairs)) / 2
+
+
+def described_entity(question: str, view, excluded: list[tuple[int, int]] = ()) -> Described | None:
+    """The visible entity whose words cover the question's best, with the runner-up; None when the question has
+    too few describing words or nothing covers any of them."""
+    asked = question_words(question, excluded)
+    if len(asked) < MIN_WORDS:
+        return None
+    b = _bags(view)
+    # Tables (models, sources) are what a description names: a policy or a page that mentions the words in passing
+    # ("standard revenue" in a rebate policy) does not stand in for a metric the role cannot see.
+    scored = sorted(((coverage(view, eid, asked), eid) for eid in b.tables), key=lambda x: (-x[0], x[1]))
+    if not scored or scored[0][0] == 0:
+        return None
+    (best, eid), rest = scored[0], scored[1:]
+    nxt = rest[0] if rest else (0.0, None)
+    # "what is order cost?", "food orders": the words are (part of) a column's or a measure's name (order_cost,
+    # is_food_order), so a column or a metric of that name is asked about, not the table that has it.
+    column = any(_inside(tuple(asked), ident) for ident in b.columns.get(eid, set()))
+    return Described(eid, best, nxt[1], nxt[0], asked, column)
