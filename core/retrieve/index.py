@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from core.catalog.entities import id_phrases
 from core.catalog.evidence import Catalog, Evidence, Kind
+from core.retrieve import ann
 from core.retrieve.embed import Embedder
 
 TABLE = "chunks"
@@ -139,6 +140,7 @@ class IndexReport:
     reused: int
     deleted: int
     version: int | None = None  # the LanceDB table version written
+    ann: bool = False  # vector search goes through an ANN index (core/retrieve/ann.py)
 
 
 def _progress(done: int, total: int) -> None:
@@ -209,7 +211,7 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
                          revision=catalog.revision(), broken=broken)
 
 
-def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexReport:
+def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_rows: int = ann.ANN_MIN_ROWS) -> IndexReport:
     """Upsert by chunk_id and delete what the catalog no longer has, then tag the version with the
     catalog revision it serves (`revision`, default the prepared catalog's). Each LanceDB step is its own
     atomic, versioned commit, and readers check out the tag named by the catalog they opened, so a crash
@@ -232,6 +234,7 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexR
         table = db.create_table(TABLE, data=prepared.data)
     table.create_index("text", config=FTS(), replace=True)
     table.create_index("acl", config=LabelList(), replace=True)
+    prepared.report.ann = ann.build(table, ann_min_rows)
     revision = revision or prepared.revision
     if revision:
         tag = revision_tag(revision)
@@ -245,5 +248,6 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexR
     return prepared.report
 
 
-def build_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> IndexReport:
-    return commit_index(prepare_index(catalog, db_path, embedder, quiet), catalog.revision())
+def build_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False,
+                ann_min_rows: int = ann.ANN_MIN_ROWS) -> IndexReport:
+    return commit_index(prepare_index(catalog, db_path, embedder, quiet), catalog.revision(), ann_min_rows)

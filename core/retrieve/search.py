@@ -15,6 +15,7 @@ from functools import cached_property
 from core.catalog.envelope import IndexStatus
 from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, normalize, words
+from core.retrieve import ann
 from core.retrieve.embed import Embedder
 from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, index_path, open_table
 
@@ -31,6 +32,10 @@ def fts_words(text: str) -> str:
 
 def sql_list(values) -> str:
     return "(" + ", ".join(sql_str(v) for v in sorted(values)) + ")"
+
+
+# What a hit carries; never the vector, which is most of a row's bytes.
+HIT_COLUMNS = ["chunk_id", "evidence_id", "entity_id", "part", "kind", "authority", "lifecycle", "text"]
 
 
 @dataclass
@@ -108,8 +113,9 @@ class Searcher:
     no ranking, no score and no number shown.
     """
 
-    def __init__(self, store: Store, embedder: Embedder):
+    def __init__(self, store: Store, embedder: Embedder, exact: bool = False):
         self.store, self.embedder = store, embedder
+        self.exact = exact  # flat search even where the index has an ANN vector index (recall baselines)
         self.path = index_path(store.path)
         self._lock = threading.Lock()
         self._local = threading.local()
@@ -236,8 +242,9 @@ class Searcher:
 
     @_guarded
     def vector(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
-        # Exact (flat) cosine search: a distance depends on the query and the row alone.
-        q = self.table.search(self.embed(query)).distance_type("cosine")
+        # Cosine search, flat below the ANN threshold (a distance then depends on the query and the row
+        # alone) and through the ANN index above it; the role's filter is applied first either way.
+        q = ann.tune(self.table.search(self.embed(query)).distance_type("cosine"), k, self.exact).select(HIT_COLUMNS)
         if where:
             q = q.where(where, prefilter=True)
         return [self._hit(r, 1.0 - r["_distance"]) for r in q.limit(k).to_list()]
@@ -250,8 +257,8 @@ class Searcher:
         if not terms or not where:
             return []
         raw = " ".join(w for w in fts_words(query).split() if normalize(w) in terms)
-        rows = (self.table.search(raw or " ".join(terms), query_type="fts").where(where, prefilter=True)
-                .limit(FTS_CANDIDATES).to_list())
+        rows = (self.table.search(raw or " ".join(terms), query_type="fts").select(HIT_COLUMNS)
+                .where(where, prefilter=True).limit(FTS_CANDIDATES).to_list())
         if not rows:
             return []
         total = self.table.count_rows(where)
