@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 
 VECTOR_COLUMN = "vector"
-# Chunk rows, not objects (about 1.8 chunks per object). Chosen from benchmarks/results/latest.md: the flat
-# scan with the role's pre-filter stays under ~15 ms up to ~20k rows; above that it grows linearly with rows.
-ANN_MIN_ROWS = 20_000
+# Chunk rows, not objects (about 1.8 chunks per object on the synthetic catalogs). The flat scan with the
+# role's pre-filter grows linearly with rows (stack-notes section 4: ~11 ms at 10k rows, ~62 ms at 100k) while
+# the ANN search stays near 7-10 ms; from 10k rows the index is the faster of the two, below it flat is exact
+# and as fast.
+ANN_MIN_ROWS = 10_000
 # Rows per IVF partition when the index is trained; HNSW inside each partition does the rest.
 ROWS_PER_PARTITION = 8_192
 # Search parameters (recall against flat, measured in benchmarks/ann_recall.py): partitions probed, HNSW

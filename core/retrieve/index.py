@@ -22,6 +22,12 @@ from core.retrieve.embed import Embedder
 
 TABLE = "chunks"
 MAX_CHUNK_CHARS = 800
+# Prose a question may quote from anywhere is split, so every part has its own vector. A model's or source's
+# body is structured (name, relation, column names, then the description and described columns): a question
+# names what it holds, which the head carries, so it stays one row, found in full by full text and by the
+# vector of its head. Real dbt descriptions (500-1,200 characters plus described columns) made 3-5 rows per
+# model before, most of first-ingest time (benchmarks/results/dbt.md, the long-text project).
+SPLIT_KINDS = (Kind.documentation, Kind.note, Kind.policy)
 # Lineage generated from dbt's parent_map and OpenLineage jobs is read as edges, never searched: its text
 # only says which node it leads into. Not embedding it halves a dbt project's first ingest.
 UNINDEXED_CLASSES = ("dbt_parent_map", "openlineage_job")
@@ -117,6 +123,16 @@ def _split(text: str) -> list[str]:
     return pieces + ([current] if current else [])
 
 
+def embedded_text(text: str) -> str:
+    """What a row's vector is computed from: its first MAX_CHUNK_CHARS characters, cut at a word. A split
+    piece is that long at most; a whole model body is its head. (The encoder reads 256 tokens, about 1,100
+    characters, at most anyway: a longer text costs time for nothing.)"""
+    if len(text) <= MAX_CHUNK_CHARS:
+        return text
+    cut = text[:MAX_CHUNK_CHARS]
+    return cut[:cut.rfind(" ")] if " " in cut else cut
+
+
 def chunks_of(ev: Evidence) -> list[tuple[str, str, str]]:
     """(chunk_id, part, text) for one object (none for objects search never needs)."""
     if not indexed(ev):
@@ -128,7 +144,7 @@ def chunks_of(ev: Evidence) -> list[tuple[str, str, str]]:
     out = [] if ev.kind in (Kind.lineage, Kind.freshness_observation) else [
         (f"{ev.evidence_id}#name", "name", f"{ev.title}. {name}.{also} {first}".strip())]
     body = _body(ev)
-    pieces = [body] if ev.kind is Kind.metric_definition else _split(body)
+    pieces = _split(body) if ev.kind in SPLIT_KINDS else [body]
     out += [(f"{ev.evidence_id}#{i}", "body", text) for i, text in enumerate(pieces)]
     return out
 
@@ -201,9 +217,11 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
     long_run = len(to_embed) > 500 and not quiet
     if long_run:
         print(f"indexing: {len(to_embed)} chunks to embed, {len(rows) - len(to_embed)} reused", file=sys.stderr)
-    vectors = embedder.encode([r["text"] for r in to_embed], progress=_progress if long_run else None)
-    for row, vec in zip(to_embed, vectors):
-        row["vector"] = vec.tolist()
+    # Each distinct text is encoded once (sources and policies of one system often read alike).
+    texts = list(dict.fromkeys(embedded_text(r["text"]) for r in to_embed))
+    vectors = dict(zip(texts, embedder.encode(texts, progress=_progress if long_run else None)))
+    for row in to_embed:
+        row["vector"] = vectors[embedded_text(row["text"])].tolist()
     kept = {r["chunk_id"] for r in rows}
     report = IndexReport(chunks=len(rows), embedded=len(to_embed), reused=len(rows) - len(to_embed),
                          deleted=len(set(existing) - kept))
