@@ -25,9 +25,13 @@ MAX_CHUNK_CHARS = 800
 # Prose a question may quote from anywhere is split, so every part has its own vector. A model's or source's
 # body is structured (name, relation, column names, then the description and described columns): a question
 # names what it holds, which the head carries, so it stays one row, found in full by full text and by the
-# vector of its head. Real dbt descriptions (500-1,200 characters plus described columns) made 3-5 rows per
-# model before, most of first-ingest time (benchmarks/results/dbt.md, the long-text project).
+# vector of its head (HEAD_CHARS). Real dbt descriptions (500-1,200 characters plus described columns) made two
+# to four rows per model before, most of first-ingest time (benchmarks/results/dbt.md, the long-text project).
 SPLIT_KINDS = (Kind.documentation, Kind.note, Kind.policy)
+# The head of an unsplit body that is embedded: the name, relation, column names and the description's first
+# sentences of a dbt model. Every body of the demo and research catalogs is shorter (longest 504), so their
+# vectors are what they were; an encoder's cost grows with tokens, so a long body costs what a short one does.
+HEAD_CHARS = 512
 # Lineage generated from dbt's parent_map and OpenLineage jobs is read as edges, never searched: its text
 # only says which node it leads into. Not embedding it halves a dbt project's first ingest.
 UNINDEXED_CLASSES = ("dbt_parent_map", "openlineage_job")
@@ -123,13 +127,14 @@ def _split(text: str) -> list[str]:
     return pieces + ([current] if current else [])
 
 
-def embedded_text(text: str) -> str:
-    """What a row's vector is computed from: its first MAX_CHUNK_CHARS characters, cut at a word. A split
-    piece is that long at most; a whole model body is its head. (The encoder reads 256 tokens, about 1,100
-    characters, at most anyway: a longer text costs time for nothing.)"""
-    if len(text) <= MAX_CHUNK_CHARS:
+def embedded_text(text: str, kind: str | Kind = Kind.model) -> str:
+    """What a row's vector is computed from: a piece of split prose whole (at most MAX_CHUNK_CHARS, the
+    encoder reads 256 tokens, ~1,100 characters, anyway), any other row's first HEAD_CHARS characters, cut
+    at a word."""
+    limit = MAX_CHUNK_CHARS if Kind(kind) in SPLIT_KINDS else HEAD_CHARS
+    if len(text) <= limit:
         return text
-    cut = text[:MAX_CHUNK_CHARS]
+    cut = text[:limit]
     return cut[:cut.rfind(" ")] if " " in cut else cut
 
 
@@ -218,10 +223,11 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
     if long_run:
         print(f"indexing: {len(to_embed)} chunks to embed, {len(rows) - len(to_embed)} reused", file=sys.stderr)
     # Each distinct text is encoded once (sources and policies of one system often read alike).
-    texts = list(dict.fromkeys(embedded_text(r["text"]) for r in to_embed))
+    heads = [embedded_text(r["text"], r["kind"]) for r in to_embed]
+    texts = list(dict.fromkeys(heads))
     vectors = dict(zip(texts, embedder.encode(texts, progress=_progress if long_run else None)))
-    for row in to_embed:
-        row["vector"] = vectors[embedded_text(row["text"])].tolist()
+    for row, head in zip(to_embed, heads):
+        row["vector"] = vectors[head].tolist()
     kept = {r["chunk_id"] for r in rows}
     report = IndexReport(chunks=len(rows), embedded=len(to_embed), reused=len(rows) - len(to_embed),
                          deleted=len(set(existing) - kept))
