@@ -224,6 +224,7 @@ def main() -> None:
     p.add_argument("--cold", type=int, default=5, help="fresh CLI processes per project")
     p.add_argument("--warm", type=int, default=20, help="in-process asks per project")
     p.add_argument("--sample", type=int, default=512, help="chunk texts for the raw encoder measurement")
+    p.add_argument("--out-name", default="dbt", help="results file name under benchmarks/results (.json, .md)")
     p.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS,
                    help="embedding backends whose raw encoder is measured (the CLI uses ASOF_EMBED_BACKEND)")
     args = p.parse_args()
@@ -244,15 +245,15 @@ def main() -> None:
         rows = []
         for n in args.projects:  # written after each project: a slow shared machine still leaves results
             rows.append(project_row(n, *project_paths(n, work), work, embedder, args.cold, args.warm))
-            write(rows, encs, big, embedder.backend)
+            write(rows, encs, big, embedder.backend, args.out_name)
 
 
-def write(rows: list[dict], encs: list[dict], big: str, backend: str) -> None:
+def write(rows: list[dict], encs: list[dict], big: str, backend: str, name: str = "dbt") -> None:
     out = ROOT / "benchmarks" / "results"
     out.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now().isoformat(timespec="seconds")
     load = os.getloadavg()
-    (out / "dbt.json").write_text(json.dumps({"generated": stamp, "cores": os.cpu_count(), "loadavg": load,
+    (out / f"{name}.json").write_text(json.dumps({"generated": stamp, "cores": os.cpu_count(), "loadavg": load,
                                               "backend": backend, "encoders": encs, "projects": rows}, indent=2))
     cols = ["project", "objects", "chunks", "ingest_wall_s", "ingest_cpu_s", "peak_rss_mb", "edits",
             "reingest_changed", "reingest_embedded", "reingest_wall_s", "reingest_cpu_s", "cold_ask_p50_ms",
@@ -275,7 +276,7 @@ def write(rows: list[dict], encs: list[dict], big: str, backend: str) -> None:
     lines += ["| " + " | ".join(str(e.get(c, "")) for c in ("backend", "load_s", "wall_s", "cpu_s", "texts_per_s",
                                                              "texts_per_cpu_s", "cosine_vs_torch_min",
                                                              "cosine_vs_torch_mean")) + " |" for e in encs]
-    (out / "dbt.md").write_text("\n".join(lines) + "\n")
+    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
