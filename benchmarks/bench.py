@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench.py                 # all sizes, results under benchmarks/results/
     .venv/bin/python benchmarks/bench.py --sizes 1000    # one size
+    .venv/bin/python benchmarks/bench.py --keep /tmp/k   # keep each ingested size; rerun asks only on it
 
 Each size runs in its own process so peak memory is per size. Reported per size: ingest time and
 objects/s (validate + DuckDB + embed + LanceDB, with the ANN vector index when the catalog has
@@ -15,6 +16,7 @@ the flat search's top 10 (role-filtered vector search over body rows) that the A
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -132,21 +134,91 @@ def timed(fn, items) -> list[float]:
     return out
 
 
-def run_size(n: int, n_questions: int) -> dict:
+def _ask_all(n_questions: int, raw: dict, db: Path, embedder) -> dict:
+    """Ask latency through the index as built and forced flat, the search floors, ANN recall against flat."""
     from core.answer.ask import Question, ask
-    from core.catalog.store import Store, write_catalog
+    from core.catalog.store import Store
+    from core.retrieve import ann
+    from core.retrieve.search import Searcher
+
+    store = Store(db)
+    searcher, flat = Searcher(store, embedder), Searcher(store, embedder, exact=True)
+    qs = questions(raw, n_questions)
+    # Warm the per-role caches (entity names, BM25, filters), as a running app or --batch has them.
+    for item in questions(raw, 25, seed=99):
+        for s in (searcher, flat):
+            ask(store, Question(role=item["role"], text=item["question"]), searcher=s)
+    behaviors: dict[str, int] = {}
+    same = 0
+
+    def one(item, s=searcher):
+        env = ask(store, Question(role=item["role"], text=item["question"]), searcher=s)
+        behaviors[env.behavior.value] = behaviors.get(env.behavior.value, 0) + 1
+        return env
+    ask_ms = timed(one, qs)
+    flat_ms = timed(lambda item: ask(store, Question(role=item["role"], text=item["question"]), searcher=flat), qs)
+    for item in qs:  # the same answers through ANN and flat
+        a, b = (ask(store, Question(role=item["role"], text=item["question"]), searcher=s) for s in (searcher, flat))
+        same += (a.behavior, [x.evidence_id for x in a.selected]) == (b.behavior, [x.evidence_id for x in b.selected])
+
+    def floor(s, filtered):
+        def run(item):
+            q = item["question"] + (" floor" if s is searcher else " flat floor")  # pays its own embedding
+            where = f"{s.role_filter(item['role'])} AND part = 'body'" if filtered else "part = 'body'"
+            s.hybrid(q + ("" if filtered else " research"), where, k=15)
+        return run
+    floor_ms, floor_flat_ms = timed(floor(searcher, True), qs), timed(floor(flat, True), qs)
+    research_ms = timed(floor(searcher, False), qs)
+    found = total = 0
+    for item in qs:
+        where = f"{searcher.role_filter(item['role'])} AND part = 'body'"
+        exact = [h.evidence_id for h in flat.vector(item["question"], where, k=10)]
+        found += len(set(exact) & {h.evidence_id for h in searcher.vector(item["question"], where, k=10)})
+        total += len(exact)
+    store.close()
+    return {"ann": ann.has_vector_index(searcher.table), "ann_recall_at_10": round(found / total, 4) if total else None,
+            "same_answers_ann_vs_flat": f"{same}/{len(qs)}",
+            "ask_p50_ms": round(pct(ask_ms, 50), 1), "ask_p95_ms": round(pct(ask_ms, 95), 1),
+            "ask_flat_p50_ms": round(pct(flat_ms, 50), 1), "ask_flat_p95_ms": round(pct(flat_ms, 95), 1),
+            "floor_p50_ms": round(pct(floor_ms, 50), 1), "floor_p95_ms": round(pct(floor_ms, 95), 1),
+            "floor_flat_p95_ms": round(pct(floor_flat_ms, 95), 1), "research_p95_ms": round(pct(research_ms, 95), 1),
+            "ask_p95_vs_floor_p95": round(pct(ask_ms, 95) / pct(floor_ms, 95), 2),
+            "questions": len(qs), "behaviors": behaviors}
+
+
+def _questions_only(n: int, n_questions: int, raw: dict, db: Path, embedder) -> dict:
+    from core.catalog.store import Store
+    store = Store(db)
+    chunks = None
+    try:
+        from core.retrieve.search import Searcher
+        chunks = Searcher(store, embedder).table.count_rows()
+    finally:
+        store.close()
+    return {"objects": n, "chunks": chunks, "ingest_s": None, "ingest_objects_per_s": None, "ingest_chunks_per_s": None,
+            "ingest_phases_s": None, "raw_encode_chunks_per_s": None, "ingest_vs_raw_encode": None,
+            **_ask_all(n_questions, raw, db, embedder),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def run_size(n: int, n_questions: int, keep: str | None = None) -> dict:
+    from core.catalog.store import write_catalog
     from core.ingest.load import load_catalog
     from core.retrieve.embed import Embedder
     from core.retrieve.index import chunks_of, commit_index, prepare_index
-    from core.retrieve.search import Searcher
 
     embedder = Embedder()
     embedder.encode(["warm up"])  # model load is not ingest throughput
     raw = synth_catalog(n)
-    with tempfile.TemporaryDirectory(prefix=f"asof-bench-{n}-") as tmp:
+    kept = Path(keep) / f"bench-{n}" if keep else None
+    reuse = bool(kept and (kept / "bench.duckdb").exists())
+    with (contextlib.nullcontext(str(kept)) if kept else tempfile.TemporaryDirectory(prefix=f"asof-bench-{n}-")) as tmp:
+        Path(tmp).mkdir(parents=True, exist_ok=True)
         path = Path(tmp) / "catalog.json"
-        path.write_text(json.dumps(raw))
         db = Path(tmp) / "bench.duckdb"
+        if reuse:  # the same deterministic catalog, ingested by an earlier run: only the questions are measured
+            return _questions_only(n, n_questions, raw, db, embedder)
+        path.write_text(json.dumps(raw))
 
         t0 = time.perf_counter()
         catalog = load_catalog(path)
@@ -166,41 +238,7 @@ def run_size(n: int, n_questions: int) -> dict:
         embedder.encode(sample)
         raw_rate = len(sample) / (time.perf_counter() - r0)
 
-        store = Store(db)
-        searcher, flat = Searcher(store, embedder), Searcher(store, embedder, exact=True)
-        qs = questions(raw, n_questions)
-        # Warm the per-role caches (entity names, BM25, filters), as a running app or --batch has them.
-        for item in questions(raw, 25, seed=99):
-            for s in (searcher, flat):
-                ask(store, Question(role=item["role"], text=item["question"]), searcher=s)
-        behaviors: dict[str, int] = {}
-        same = 0
-
-        def one(item, s=searcher):
-            env = ask(store, Question(role=item["role"], text=item["question"]), searcher=s)
-            behaviors[env.behavior.value] = behaviors.get(env.behavior.value, 0) + 1
-            return env
-        ask_ms = timed(one, qs)
-        flat_ms = timed(lambda item: ask(store, Question(role=item["role"], text=item["question"]), searcher=flat), qs)
-        for item in qs:  # the same answers through ANN and flat
-            a, b = (ask(store, Question(role=item["role"], text=item["question"]), searcher=s) for s in (searcher, flat))
-            same += (a.behavior, [x.evidence_id for x in a.selected]) == (b.behavior, [x.evidence_id for x in b.selected])
-
-        def floor(s, filtered):
-            def run(item):
-                q = item["question"] + (" floor" if s is searcher else " flat floor")  # pays its own embedding
-                where = f"{s.role_filter(item['role'])} AND part = 'body'" if filtered else "part = 'body'"
-                s.hybrid(q + ("" if filtered else " research"), where, k=15)
-            return run
-        floor_ms, floor_flat_ms = timed(floor(searcher, True), qs), timed(floor(flat, True), qs)
-        research_ms = timed(floor(searcher, False), qs)
-        found = total = 0
-        for item in qs:
-            where = f"{searcher.role_filter(item['role'])} AND part = 'body'"
-            exact = [h.evidence_id for h in flat.vector(item["question"], where, k=10)]
-            found += len(set(exact) & {h.evidence_id for h in searcher.vector(item["question"], where, k=10)})
-            total += len(exact)
-        store.close()
+        asked = _ask_all(n_questions, raw, db, embedder)
     return {
         "objects": n, "chunks": report.chunks,
         "ingest_s": round(ingest_s, 2), "ingest_objects_per_s": round(n / ingest_s, 1),
@@ -209,14 +247,7 @@ def run_size(n: int, n_questions: int) -> dict:
                             "duckdb": round(t_duck - t_embed, 2), "lancedb": round(t_end - t_duck, 2)},
         "raw_encode_chunks_per_s": round(raw_rate, 1),
         "ingest_vs_raw_encode": round((report.chunks / ingest_s) / raw_rate, 3),
-        "ann": report.ann, "ann_recall_at_10": round(found / total, 4) if total else None,
-        "same_answers_ann_vs_flat": f"{same}/{len(qs)}",
-        "ask_p50_ms": round(pct(ask_ms, 50), 1), "ask_p95_ms": round(pct(ask_ms, 95), 1),
-        "ask_flat_p50_ms": round(pct(flat_ms, 50), 1), "ask_flat_p95_ms": round(pct(flat_ms, 95), 1),
-        "floor_p50_ms": round(pct(floor_ms, 50), 1), "floor_p95_ms": round(pct(floor_ms, 95), 1),
-        "floor_flat_p95_ms": round(pct(floor_flat_ms, 95), 1), "research_p95_ms": round(pct(research_ms, 95), 1),
-        "ask_p95_vs_floor_p95": round(pct(ask_ms, 95) / pct(floor_ms, 95), 2),
-        "questions": len(qs), "behaviors": behaviors,
+        **asked,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
@@ -225,17 +256,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 10000, 100000])
     parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument("--keep", help="ingest each size into KEEP/bench-N and keep it; a later run with the same "
+                        "--keep asks the questions on it without ingesting again (ingest figures then empty)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: run one size in this process
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_size(args.one, args.questions)))
+        print(json.dumps(run_size(args.one, args.questions, args.keep)))
         return
     results = []
     for n in args.sizes:
         print(f"size {n} ...", file=sys.stderr, flush=True)
-        proc = subprocess.run([sys.executable, __file__, "--one", str(n), "--questions", str(args.questions)],
-                              capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, __file__, "--one", str(n), "--questions", str(args.questions),
+                               *(["--keep", args.keep] if args.keep else [])], capture_output=True, text=True)
         if proc.returncode != 0:
             sys.exit(f"size {n} failed:\n{proc.stderr[-3000:]}")
         results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
