@@ -88,11 +88,12 @@ def test_answers_through_ann_equal_answers_through_flat(forced):
         assert (a.behavior, [s.evidence_id for s in a.selected]) == (b.behavior, [s.evidence_id for s in b.selected])
 
 
-def test_a_catalog_that_shrinks_below_the_threshold_drops_the_index(tmp_path, embedder):
+def test_a_reingest_keeps_the_index_and_a_catalog_below_the_threshold_drops_it(tmp_path, embedder):
     db = tmp_path / "demo.duckdb"
     catalog = load_catalog(DEMO)
     write_catalog(catalog, db)
     assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
+    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann  # nothing new: kept, not retrained
     report = build_index(catalog, db, embedder, quiet=True, ann_min_rows=10**6)
     assert not report.ann and report.embedded == 0
     store = Store(db)
