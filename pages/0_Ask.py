@@ -22,8 +22,9 @@ from core.explain.headline import date_source, day_text, markdown  # noqa: E402
 from core.resolve.parts import part_details  # noqa: E402
 from ui import answer  # noqa: E402
 from ui import history as history_ui  # noqa: E402
+from ui import values as values_ui  # noqa: E402
 from ui.graph import pick_node_object  # noqa: E402
-from ui.resources import explanation_cache, searcher, settings, sidebar, store  # noqa: E402
+from ui.resources import explanation_cache, searcher, settings, sidebar, store, value_engine  # noqa: E402
 from ui.safe import code, inert, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
@@ -198,7 +199,7 @@ def _answer(asked: dict) -> None:
     q = Question(role=form["role"], text=asked["question"], day=day, period=period, at=form["at"],
                  entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False),
                  recorded_at=recorded_at, grants=grants(scope))
-    env, _ = ask_as_steward(s, q, scope, searcher(s))
+    env, _ = ask_as_steward(s, q, scope, searcher(s), engine=value_engine())
     cfg = settings()
     with st.spinner("Writing the explanation…") if cfg.llm_model else contextlib.nullcontext():
         # Citations are checked against the state that answered (a past state when recorded_at is set).
@@ -245,6 +246,7 @@ def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
             details.append((ref.title, [ref], lin, fresh))
     # A steward's widened answer says "Steward view ..." in its status line (the note comes from core/answer/steward.py).
     answer.top(env, _notes(env, asked, form_day, form_period), [f for d in details for f in d[3]])
+    values_ui.render(env)  # the number under what governed, when the question asked for one
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))
         for i, (col, option) in enumerate(zip(cols, env.clarify.options)):

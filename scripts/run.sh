@@ -4,7 +4,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 bash scripts/setup.sh
-.venv/bin/python -m core ingest data/demo --db data/build/demo.duckdb
+# A replica of a catalog published to object storage (ASOF_DB=s3://...) reads it from there; see docs/deploy.md.
+case "${ASOF_DB:-}" in
+  s3://*) ;;
+  *) .venv/bin/python -m core ingest data/demo --db data/build/demo.duckdb ;;
+esac
+# The demo warehouse metric values are computed on (deterministic, seeded; built once, a few seconds).
+[ -f data/build/warehouse.duckdb ] || .venv/bin/python scripts/build_warehouse.py data/build/warehouse.duckdb
 # Local only unless told otherwise (ASOF_HOST=0.0.0.0 to listen on every interface).
 # FORWARDED_ALLOW_IPS='': the server reports the real TCP peer instead of an X-Forwarded-For value,
 # which ASOF_AUTH=header needs to tell its trusted proxy from everyone else (see core/catalog/auth.py).

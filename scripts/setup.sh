@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Creates .venv in the repository root and installs the pinned stack, then AsOf itself with its `test`
-# extra (pytest, hypothesis, playwright, ruff) and the `asof` command. Idempotent: a stamp holding the
+# extra (pytest, hypothesis, playwright, ruff) and the `asof` command, and .venv-dbt (dbt + MetricFlow). Idempotent: a stamp holding the
 # hash of requirements.txt and pyproject.toml skips pip when nothing changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Debian's Chromium for the browser test (Playwright drives it; never `playwright install`).
-if [ ! -x /usr/bin/chromium ] && [ "${ASOF_SKIP_BROWSER:-0}" != "1" ]; then
+# Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`), and Debian's
+# nginx, the load balancer in front of the app replicas in tests/app/test_replicas.py.
+need=()
+[ -x /usr/bin/chromium ] || [ "${ASOF_SKIP_BROWSER:-0}" = "1" ] || need+=(chromium)
+[ -x /usr/sbin/nginx ] || need+=(nginx-light)
+if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else
-    echo "note: /usr/bin/chromium is missing and this is not root; the browser test will be skipped" >&2
+    echo "note: ${need[*]} missing and this is not root; the tests that need them will be skipped" >&2
   fi
 fi
 PY=${PYTHON:-python3}
@@ -24,6 +28,20 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/pip install --quiet -r requirements.txt
   .venv/bin/pip install --quiet -e '.[test]'
   echo "$want" > "$stamp"
+fi
+# The dbt toolchain (dbt-core, dbt-duckdb, dbt-metricflow) in its own venv: AsOf runs `dbt` and `mf` from it as
+# subprocesses to compute dbt metric values (core/ingest/metricflow.py). Separate because its pins are its own
+# (requirements-dbt.txt); same stamp scheme as .venv. ASOF_SKIP_DBT=1 skips it (those tests then say why they skip).
+if [ "${ASOF_SKIP_DBT:-0}" != "1" ]; then
+  if [ ! -x .venv-dbt/bin/python ]; then
+    "$PY" -m venv .venv-dbt
+  fi
+  dbt_stamp=.venv-dbt/.asof-requirements.sha
+  dbt_want=$(sha256sum requirements-dbt.txt | cut -d' ' -f1)
+  if [ "$(cat "$dbt_stamp" 2>/dev/null)" != "$dbt_want" ]; then
+    .venv-dbt/bin/pip install --quiet -r requirements-dbt.txt
+    echo "$dbt_want" > "$dbt_stamp"
+  fi
 fi
 # The embedding model on ONNX Runtime (core/retrieve/onnx_embed.py): exported once from the packaged weights, cached
 # under data/build/models, so neither ingest nor a cold answer imports torch for it.

@@ -11,7 +11,9 @@ from core.catalog.access import visible
 from core.catalog.auth import startup_notice
 from core.catalog.config import Settings, apply_offline_env
 from core.catalog.dates import parse_period
+from core.catalog.objects import ObjectStoreError
 from core.catalog.store import Store
+from core.compute.engine import open_engine
 from core.explain.explain import ExplanationCache, cache_for
 from core.retrieve.embed import Embedder
 from core.retrieve.search import Searcher
@@ -42,18 +44,37 @@ def _embedder(model: str | None) -> tuple[Embedder, threading.Thread]:
 
 
 @st.cache_resource(show_spinner=False)
-def _live(path: str, model: str | None) -> Live:
-    return Live(path, _embedder(model)[0])
+def _live(catalog: str, model: str | None) -> Live:
+    cfg = settings()
+    return Live(catalog, _embedder(model)[0], cache_dir=cfg.revisions_dir, poll_s=cfg.poll_s)
 
 
 def store() -> Store:
-    """The catalog database as it is now; one Store per file revision, shared by every session."""
-    path = settings().db_path
-    if not path.exists():
-        st.error(f"No catalog database at {path}. Run `bash scripts/run.sh` (it ingests the demo catalog), "
+    """The catalog database as it is now; one Store per file revision, shared by every session. A replica
+    (ASOF_DB=s3://...) reads the revision its object storage's CURRENT names, picked up without a restart."""
+    cfg = settings()
+    if cfg.catalog_url is None and not cfg.db_path.exists():
+        st.error(f"No catalog database at {cfg.db_path}. Run `bash scripts/run.sh` (it ingests the demo catalog), "
                  "or `python -m core ingest CATALOG --db PATH` and set ASOF_DB.")
         st.stop()
-    return _live(str(path), settings().embed_model).store()
+    try:
+        return _live(cfg.catalog, cfg.embed_model).store()
+    except ObjectStoreError as exc:
+        st.error(f"The published catalog cannot be read: {exc}")
+        st.stop()
+
+
+@st.cache_resource(show_spinner=False)
+def _engine(path: str, mtime: float, timeout_s: float):
+    return open_engine(path, timeout_s)
+
+
+def value_engine():
+    """The warehouse metric values are computed on (read-only), once per file revision; None when none is built."""
+    path = settings().warehouse_path
+    if not path.is_file():
+        return None
+    return _engine(str(path), path.stat().st_mtime, settings().value_timeout_s)
 
 
 @st.cache_resource(show_spinner=False)
@@ -69,7 +90,7 @@ def searcher(s: Store, wait: bool = False) -> Searcher | None:
         thread.join()
     if thread.is_alive():
         return None
-    return _live(str(settings().db_path), settings().embed_model).searcher(s)
+    return _live(settings().catalog, settings().embed_model).searcher(s)
 
 
 def _keep(*keys: str) -> None:

@@ -6,7 +6,7 @@ from datetime import date
 import streamlit as st
 
 from core.answer.review import StewardScope, steward_scope
-from ui.resources import settings, store
+from ui.resources import store
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -15,7 +15,7 @@ def _scope(path: str, mtime: float, role: str, today: date) -> StewardScope | No
 
 
 def scope_for(role: str) -> StewardScope | None:
-    path = settings().db_path
+    path = store().path  # the revision's own file (a replica's downloaded one): a new revision is a new key
     return _scope(str(path), path.stat().st_mtime, role, date.today())
 
 

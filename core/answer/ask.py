@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
-from core.answer import intents
+from core.answer import intents, values
 from core.catalog import budget, history
 from core.catalog.access import Visible, visible
 from core.catalog.entities import Entity, Match, match_entities
@@ -30,6 +30,7 @@ from core.catalog.envelope import (
 from core.catalog.evidence import Evidence
 from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, tokenize, words
+from core.compute.engine import ValueEngine
 from core.read import when
 from core.read.intent import Intent, parse_intent
 from core.read.ranker import named_objects, rank_question
@@ -122,20 +123,21 @@ class _Run:
 
 
 def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None,
-        llm: tuple[str, float] | None = None) -> Envelope:
+        llm: tuple[str, float] | None = None, engine: ValueEngine | None = None) -> Envelope:
     """Answer one question. `searcher` adds the semantic path and the conflict pass; without it the
     answer comes from the catalog alone. A recorded-at time (on the form or in the text) answers from the
     catalog as it stood then (core/catalog/history.py), from DuckDB alone. An index that cannot be read (at opening
     or mid-question) gives the catalog-only answer with a notice, never a Lance traceback. `llm` (model,
     timeout s) adds a checked LLM reading of the question (core/read/reading.py); without it the reading is
-    deterministic.
+    deterministic. `engine` computes metric values when the question asks for numbers (core/answer/values.py);
+    without it such an answer says that no warehouse is configured.
 
     A question longer than budget.MAX_QUESTION_CHARS raises budget.QuestionTooLong before anything reads it;
     an answer that spends its time budget (budget.ANSWER_BUDGET_S) stops and says so (an abstain envelope)."""
     budget.check_question(q.text)
     with budget.answer_budget():
         try:
-            return _ask_within_budget(store, q, now, searcher, llm)
+            return _ask_within_budget(store, q, now, searcher, llm, engine)
         except budget.OverBudget as exc:
             return _over_budget(store, q, now, str(exc))
 
@@ -150,7 +152,7 @@ def _over_budget(store: Store, q: Question, now: datetime | None, message: str) 
 
 
 def _ask_within_budget(store: Store, q: Question, now: datetime | None, searcher: Searcher | None,
-                       llm: tuple[str, float] | None) -> Envelope:
+                       llm: tuple[str, float] | None, engine: ValueEngine | None = None) -> Envelope:
     try:
         store, q, state = history.resolve(store, q)
     except history.NothingRecorded as exc:
@@ -163,10 +165,10 @@ def _ask_within_budget(store: Store, q: Question, now: datetime | None, searcher
         searcher = None
         now = now or state.recorded_at  # what we knew then: freshness too is evaluated at that moment
     try:
-        env = _ask(store, q, now, searcher, llm)
+        env = _ask(store, q, now, searcher, llm, engine)
         problem = searcher.problem if searcher is not None and not searcher.available else None
     except IndexUnavailable as exc:
-        env, problem = _ask(store, q, now, None, llm), str(exc)
+        env, problem = _ask(store, q, now, None, llm, engine), str(exc)
     if problem:
         env.index = IndexStatus(status="unavailable", detail=problem)
         env.notes.append(f"Search index unavailable: {problem}.")
@@ -191,16 +193,18 @@ def _say_widened(store: Store, q: Question, env: Envelope) -> None:
 
 
 def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | None,
-         llm: tuple[str, float] | None = None) -> Envelope:
+         llm: tuple[str, float] | None = None, engine: ValueEngine | None = None) -> Envelope:
     """One question in the brief's order, top to bottom. Each step either decides the answer (an envelope:
     a clarification, an intent's answer, not found) or leaves what it read on the run for the next step."""
     run = _authorize(store, q, now, searcher)  # access: the role's view; nothing after reads anything else
     _read(run, llm)  # read: the names written out in full, and the optional checked LLM reading
-    return (intents.before_when(run, _intent_entity)  # intents that read their own dates (compare, review)
-            or _decide_when(run)  # when: the reporting date or period, and the evaluation time
-            or intents.after_when(run, _intent_entity)  # owner, discover, downstream, document, upcoming
-            or _named_document(run)  # a document asked for by its exact title or id is the answer
-            or _definition(run))  # entity -> resolve -> expand -> envelope
+    env = (intents.before_when(run, _intent_entity)  # intents that read their own dates (compare, review)
+           or _decide_when(run)  # when: the reporting date or period, and the evaluation time
+           or intents.after_when(run, _intent_entity)  # owner, discover, downstream, document, upcoming
+           or _named_document(run)  # a document asked for by its exact title or id is the answer
+           or _definition(run))  # entity -> resolve -> expand -> envelope
+    values.attach(run.view, env, run.intent, engine)  # numbers, under what was resolved, when asked for
+    return env
 
 
 def _authorize(store: Store, q: Question, now: datetime | None, searcher: Searcher | None) -> _Run:
@@ -365,6 +369,11 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
             run.step("refuse", "the request asks to step outside policy: " + ", ".join(run.intent.overrides))
             return run.envelope(Behavior.refuse, _refusal(run))
         run.step("entity", choice.rule)
+        restated = values.restated_metrics(run.view, run.intent)  # "the v2 change": a version, but whose?
+        if restated:
+            return _clarify(run, f"Which metric's {run.intent.versions[0][0].join(('v', ''))} change do you mean?",
+                            [ClarifyOption(label=f"{label} ({i})", entity_id=i) for i, label in restated],
+                            "a restatement names a version but no metric")
         from core.answer import documents
         return documents.by_title(run) or run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
     run.step("entity", choice.rule)

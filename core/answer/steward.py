@@ -22,6 +22,7 @@ from core.answer.review import StewardScope, steward_scope
 from core.catalog.access import visible
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store
+from core.compute.engine import ValueEngine
 from core.retrieve.search import Searcher
 
 
@@ -36,15 +37,17 @@ def steward_view(store: Store, role: str, scope: StewardScope | None):
 
 
 def ask_as_steward(store: Store, q: Question, scope: StewardScope | None, searcher: Searcher | None = None,
-                   llm: tuple[str, float] | None = None, now: datetime | None = None) -> tuple[Envelope, bool]:
+                   llm: tuple[str, float] | None = None, now: datetime | None = None,
+                   engine: ValueEngine | None = None) -> tuple[Envelope, bool]:
     """(envelope, whether it shows queue objects beyond the role's ACL). For a non-steward (scope None)
     exactly `ask`. A widened answer says "Steward view" in its notes (core/answer/ask.py), so every renderer shows it."""
-    env = ask(store, replace(q, grants=grants(scope)), now=now, searcher=searcher, llm=llm)
+    env = ask(store, replace(q, grants=grants(scope)), now=now, searcher=searcher, llm=llm, engine=engine)
     return env, any(n.startswith(STEWARD_VIEW) for n in env.notes)
 
 
 def steward_answer(store: Store, q: Question, searcher: Searcher | None = None, today: date | None = None,
-                   llm: tuple[str, float] | None = None, now: datetime | None = None) -> tuple[Envelope, bool]:
+                   llm: tuple[str, float] | None = None, now: datetime | None = None,
+                   engine: ValueEngine | None = None) -> tuple[Envelope, bool]:
     """`ask`, widened to the review queue for a steward role as above; for any other role exactly `ask`.
     `today` fixes the review queue (default: today, as the Governance review page builds it)."""
-    return ask_as_steward(store, q, steward_scope(store, q.role, today or date.today()), searcher, llm, now)
+    return ask_as_steward(store, q, steward_scope(store, q.role, today or date.today()), searcher, llm, now, engine)

@@ -53,15 +53,18 @@ def _digest(data) -> str:
 
 
 def envelope_hash(env: Envelope) -> str:
-    """Hash of the answer: everything in the envelope except the explanation and the transaction-time note."""
-    return _digest(env.model_dump(mode="json", exclude=UNHASHED))
+    """Hash of the answer: everything in the envelope except the explanation and the transaction-time note.
+    An answer without values hashes as it did before values existed, so older records still replay."""
+    return _digest(env.model_dump(mode="json", exclude=UNHASHED | ({"values"} if env.values is None else set())))
 
 
 def governed_hash(env: Envelope) -> str:
     """Hash of what governs: behavior, entity, dates, governing objects (with content), lineage, freshness,
     splits and clarification options. Search-found material (supporting hits, conflicts, index state) is
-    left out, so an answer that used the search index can still be checked against a catalog-only replay."""
-    return _digest({
+    left out, so an answer that used the search index can still be checked against a catalog-only replay. Values
+    (their SQL and result hashes) govern the numbers shown, so they are in it when the answer has them."""
+    extra = {"values": value_records(env)} if env.values is not None else {}
+    return _digest({**extra,
         "behavior": env.behavior.value, "role": env.role, "entity": env.entity_id,
         "day": env.reporting_date, "period": [env.period_start, env.period_end], "at": env.evaluated_at,
         "selected": [(s.evidence_id, s.content_hash, s.role_in_answer) for s in env.selected],
@@ -96,6 +99,9 @@ class AuditRecord(BaseModel):
     governing_ids: list[str] = Field(default_factory=list)
     evidence_ids: list[str] = Field(default_factory=list)  # every id the envelope shows (all visible to the role)
     explanation_model: str | None = None
+    # Each value the answer computed: version, model, period, SQL hash and result hash (never the number itself,
+    # which the role's envelope holds); replay computes them again.
+    values: list[dict] = Field(default_factory=list)
     message: str | None = None  # why a call was refused or failed (the message its caller got)
     # The chain: set by append(); None in records written before the chain existed.
     prev: str | None = None
@@ -141,7 +147,20 @@ def make_record(*, envelope: Envelope, role: str, principal: str | None, source:
         envelope_hash=envelope_hash(envelope), governed_hash=governed_hash(envelope),
         behavior=envelope.behavior.value, entity_id=envelope.entity_id,
         governing_ids=[s.evidence_id for s in envelope.selected],
-        evidence_ids=sorted(envelope.evidence_ids()), explanation_model=explanation_model)
+        evidence_ids=sorted(envelope.evidence_ids()), explanation_model=explanation_model,
+        values=value_records(envelope))
+
+
+def value_records(env: Envelope) -> list[dict]:
+    """What the audit log keeps of an answer's values: enough to say which SQL ran on what and to check a replay."""
+    if env.values is None:
+        return []
+    shown = list(env.values.values)
+    if env.values.restatement:
+        shown += [r.other for r in env.values.restatement.rows]
+    return [{"evidence_id": v.evidence_id, "model": v.model_evidence_id, "start": v.start.isoformat(),
+             "end": v.end.isoformat(), "engine": v.engine, "sql_hash": v.sql_hash, "result_hash": v.result_hash}
+            for v in shown]
 
 
 def _canonical(data: dict) -> bytes:

@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from core.catalog.auth import UVICORN_DEFAULT_FORWARDED, AuthSettings
+from core.catalog.objects import ObjectLocation, is_object_url
 
 # Offline defaults: without these, library imports stall on network retries or flood stderr.
 OFFLINE_ENV = {
@@ -28,7 +29,15 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 class Settings(BaseModel):
     db_path: Path = REPO_ROOT / "data" / "build" / "demo.duckdb"
+    # ASOF_DB=s3://bucket/prefix: a replica of a catalog published to object storage (core/serve/replica.py).
+    # Then db_path is only where this replica keeps its own files (the audit log, the explanation cache,
+    # downloaded revisions): ASOF_REPLICA_DIR, one per replica process, since each appends its own audit chain.
+    catalog_url: str | None = None
+    poll_s: float = 1.0  # ASOF_POLL_SECONDS: how often a replica reads CURRENT
     demo_catalog: Path = REPO_ROOT / "data" / "demo"
+    # The warehouse metric values are computed on (scripts/build_warehouse.py builds the demo's); opened read-only.
+    warehouse_path: Path = REPO_ROOT / "data" / "build" / "warehouse.duckdb"
+    value_timeout_s: float = 10.0
     # A sentence-transformers folder or name; None = the packaged all-MiniLM-L6-v2 weights.
     embed_model: str | None = None
     # Any litellm model id ("openai/gpt-4o-mini", "ollama/llama3.1", ...); None = deterministic explanations.
@@ -43,20 +52,50 @@ class Settings(BaseModel):
     mcp_tokens: Path | None = None
     # The Audit page shows other principals' question text only when this is on (ASOF_AUDIT_SHOW_QUESTIONS=1).
     audit_show_questions: bool = False
+    # The dbt toolchain that computes dbt metric values (`dbt`, `mf`; core/ingest/metricflow.py): its own venv,
+    # made by scripts/setup.sh, run as subprocesses. ASOF_DBT_VENV, ASOF_MF_TIMEOUT (seconds per command).
+    dbt_venv: Path = REPO_ROOT / ".venv-dbt"
+    mf_timeout_s: float = 180.0
+
+    @property
+    def catalog(self) -> str:
+        """What the live catalog is read from: the object-storage URL, else the database file."""
+        return self.catalog_url or str(self.db_path)
+
+    @property
+    def revisions_dir(self) -> Path:
+        """A replica's downloaded revisions."""
+        return self.db_path.parent / "revisions"
 
     @classmethod
     def from_env(cls) -> "Settings":
         values = {}
-        if os.environ.get("ASOF_DB"):
-            values["db_path"] = Path(os.environ["ASOF_DB"])
+        db = os.environ.get("ASOF_DB")
+        if is_object_url(db):
+            where = ObjectLocation.parse(db)
+            values["catalog_url"] = where.url
+            default = REPO_ROOT / "data" / "build" / "replica" / where.key().replace("/", "--")
+            values["db_path"] = Path(os.environ.get("ASOF_REPLICA_DIR") or default) / "replica.duckdb"
+        elif db:
+            values["db_path"] = Path(db)
+        if os.environ.get("ASOF_POLL_SECONDS"):
+            values["poll_s"] = float(os.environ["ASOF_POLL_SECONDS"])
         if os.environ.get("ASOF_CATALOG"):
             values["demo_catalog"] = Path(os.environ["ASOF_CATALOG"])
+        if os.environ.get("ASOF_WAREHOUSE"):
+            values["warehouse_path"] = Path(os.environ["ASOF_WAREHOUSE"])
+        if os.environ.get("ASOF_VALUE_TIMEOUT"):
+            values["value_timeout_s"] = float(os.environ["ASOF_VALUE_TIMEOUT"])
         if os.environ.get("ASOF_EMBED_MODEL"):
             values["embed_model"] = os.environ["ASOF_EMBED_MODEL"]
         if os.environ.get("ASOF_LLM_MODEL"):
             values["llm_model"] = os.environ["ASOF_LLM_MODEL"]
         if os.environ.get("ASOF_LLM_TIMEOUT"):
             values["llm_timeout_s"] = float(os.environ["ASOF_LLM_TIMEOUT"])
+        if os.environ.get("ASOF_DBT_VENV"):
+            values["dbt_venv"] = Path(os.environ["ASOF_DBT_VENV"])
+        if os.environ.get("ASOF_MF_TIMEOUT"):
+            values["mf_timeout_s"] = float(os.environ["ASOF_MF_TIMEOUT"])
         values["auth"] = _auth_from_env()
         values["audit_show_questions"] = os.environ.get("ASOF_AUDIT_SHOW_QUESTIONS", "") in ("1", "true", "yes")
         for key, env in (("mcp_principal", "ASOF_MCP_PRINCIPAL"), ("mcp_role", "ASOF_MCP_ROLE"),

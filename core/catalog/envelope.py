@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from core.catalog.evidence import Evidence, MetricSpec, ModelSpec
 from core.catalog.explanation import Explanation
+from core.catalog.values import Values
 
 Day = date  # ClarifyOption has a field named `date`
 
@@ -359,6 +360,7 @@ class Envelope(BaseModel):
     downstream: Downstream | None = None
     documents: list[DocumentEvidence] = Field(default_factory=list)
     review: ReviewAnswer | None = None
+    values: Values | None = None  # metric values, when the question asks for numbers (core/answer/values.py)
 
     def evidence_ids(self) -> set[str]:
         ids = {s.evidence_id for s in self.selected} | {c.evidence_id for c in self.conflicts}
@@ -373,6 +375,10 @@ class Envelope(BaseModel):
             ids |= {s.evidence_id for s in sp.selected}
         if self.clarify:
             ids |= {o.evidence_id for o in self.clarify.options if o.evidence_id}
+        if self.values:
+            shown = self.values.values + [v for r in (self.values.restatement.rows if self.values.restatement else [])
+                                          for v in (r.governing, r.other)]
+            ids |= {i for v in shown for i in (v.evidence_id, v.model_evidence_id) if i}
         return ids | set(intent_facts(self))
 
 

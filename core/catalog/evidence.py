@@ -115,6 +115,9 @@ class MetricSpec(BaseModel):
     time_dimension: str | None = None
     filters: list[str] = Field(default_factory=list)
     exclusions: list[str] = Field(default_factory=list)
+    # One SELECT computing the value over the half-open period [$start, $end) as a column named `value`;
+    # `{{ model }}` stands for the backing model version's relation. Checked at ingest (core/ingest/metric_sql.py).
+    sql: str | None = None
 
 
 class ModelSpec(BaseModel):

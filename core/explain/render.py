@@ -6,6 +6,7 @@ from datetime import timedelta
 from core.catalog.envelope import Envelope
 from core.explain.intent_render import intent_lines
 from core.explain.safe_text import plain
+from core.explain.value_text import value_lines
 
 
 def _interval(ref) -> str:
@@ -41,6 +42,8 @@ def render_text(env: Envelope) -> str:
     lines += intent_lines(env)
     for sp in env.splits:
         lines.append(f"  part: {sp.verdict}")
+    if env.values:
+        lines += value_lines(env.values)
     for c in env.conflicts:
         lines.append(f"  {c.label}: {c.evidence_id} — {c.why}")
     if env.lineage.edges:

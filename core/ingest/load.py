@@ -24,6 +24,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from core.catalog.evidence import Catalog, CatalogSettings, Evidence, Kind, Principal, Role, id_problem, input_problems
+from core.ingest import sql_check
 
 SUFFIXES = {".json", ".yaml", ".yml"}
 # Large enough for a 100k-object catalog or a big dbt manifest; small enough that a wrong path
@@ -425,6 +426,10 @@ def _cross_checks(evidence: list[Evidence], roles: dict[str, Role], principals: 
     ids = {e.evidence_id for e in evidence}
     entities = {e.entity_id for e in evidence}
     freshness_sources = {e.freshness.source for e in evidence if e.freshness and e.freshness.source}
+    by_id = {e.evidence_id: e for e in evidence}
+    by_entity: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        by_entity.setdefault(e.entity_id, []).append(e)
     for p in principals:
         for r in p.roles:
             if r not in roles:
@@ -450,6 +455,8 @@ def _cross_checks(evidence: list[Evidence], roles: dict[str, Role], principals: 
         for end, n in unknown.items():
             warnings.append(f"{fname}: evidence {ev.evidence_id}: field edges[{n}]: "
                             f"lineage edge to unknown node {end!r}")
+        for message in sql_check.problems(ev, by_id, by_entity):
+            problems.append(Problem(file=fname, evidence_id=ev.evidence_id, field="metric.sql", message=message))
         if ev.kind is Kind.metric_definition and ev.metric is None and ev.authority.value == "authoritative":
             warnings.append(f"{fname}: evidence {ev.evidence_id}: field metric: authoritative metric without "
                             "a structured definition; only its text can be shown")

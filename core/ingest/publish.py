@@ -10,8 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
+
 from core.catalog.evidence import Catalog
 from core.catalog.store import DatabaseError, write_catalog
+from core.ingest.semantic_history import RecordedManifest, record_semantic_manifest
 from core.retrieve.embed import Embedder
 from core.retrieve.index import IndexReport, commit_index, prepare_index
 
@@ -20,10 +23,11 @@ from core.retrieve.index import IndexReport, commit_index, prepare_index
 class Published:
     revision: str
     index: IndexReport
+    semantic: RecordedManifest | None = None  # the dbt semantic manifest this ingest kept, if it read one
 
 
 def publish(catalog: Catalog, db_path: str | Path, embedder: Embedder, source: str = "",
-            quiet: bool = False) -> Published:
+            quiet: bool = False, dbt_target: str | Path | None = None) -> Published:
     prepared = prepare_index(catalog, db_path, embedder, quiet)
     try:
         report = commit_index(prepared, catalog.revision())
@@ -32,4 +36,12 @@ def publish(catalog: Catalog, db_path: str | Path, embedder: Embedder, source: s
                             f"{str(exc)[:300]}); the catalog database is unchanged") from exc
     # index_version tells readers an index belongs to this catalog: a missing one is then reported.
     revision = write_catalog(catalog, db_path, source=source, index_version=report.version)
-    return Published(revision=revision, index=report)
+    # After the catalog, so the manifest is filed under the ingest that just read it (metric values as
+    # recorded then: core/ingest/semantic_history.py).
+    try:
+        semantic = record_semantic_manifest(db_path, dbt_target) if dbt_target else None
+    except (OSError, duckdb.Error) as exc:
+        raise DatabaseError(f"the catalog was written (revision {revision}), but the dbt semantic manifest could not "
+                            f"be kept beside it ({type(exc).__name__}: {str(exc)[:300]}); dbt metric values as "
+                            "recorded at this ingest will use the last manifest kept before it") from exc
+    return Published(revision=revision, index=report, semantic=semantic)

@@ -67,6 +67,9 @@ class Intent:
     column: str | None = None  # a column whose lineage is asked for
     kind: str | None = None  # discover | compare | owner | downstream | document | upcoming; None: a definition
     listing: str | None = None  # discover: metric | model | source | document
+    value: bool = False  # the question asks for the number, not only the definition (core/answer/values.py)
+    value_grain: str | None = None  # month | quarter | year: one value per calendar bucket
+    restate: bool = False  # also compute under another version (today's, or one named) and say the difference
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -82,6 +85,9 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     """`today` (the evaluation date) lets relative dates be read; `fy_start` is the catalog's fiscal
     year start month."""
     dates = find_dates(question, today, fy_start)
+    # "under today's definition" names a version (the one in effect now), not a reporting date.
+    restating = [m.span() for m in RESTATE.finditer(question)]
+    dates = [d for d in dates if not (d.now and any(a <= d.span[0] and d.span[1] <= b for a, b in restating))]
     versions = [(m.group("v"), m.start()) for m in VERSION.finditer(question)]
     aspects = {name for name, pattern in ASPECTS.items() if pattern.search(question)}
     if "freshness_policy" in aspects and not re.search(r"\bis\b.*\b(fresh|stale)\b|\bloaded\b", question, re.I):
@@ -102,7 +108,41 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
-                  kind=kind, listing=listing)
+                  kind=kind, listing=listing, **value_reading(question, dates))
+
+
+# Asking for the number. Values never change which version governs: they are computed after the answer, under it.
+VALUE_CUES = re.compile(
+    r"\b(how much|how many|value of|the number|numbers?|figures?|totals?|by (?:month|quarter|year)|"
+    r"(?:per|each|every) (?:month|quarter|year)|monthly|quarterly|yearly|month[- ]by[- ]month|quarter[- ]by[- ]quarter|"
+    r"restat\w*|would .{1,60} be|compute|calculate the)\b", re.I)
+WHAT_WAS = re.compile(r"\bwhat (?:was|were) (?:the |our )?(?:total )?[\w\s'-]{1,40}?\b"
+                      r"(?:in|for|during|over|last|this|on|through)\b", re.I)
+NOT_A_VALUE = re.compile(r"\b(defin\w*|mean(s|ing|t)?|formula|govern\w*|appl(y|ies|ied)|model|lineage|sources?|owns?|"
+                         r"owner|fresh\w*|stale|loaded|grain|draft|wiki|memo|note|version (?:of|in effect))\b", re.I)
+RESTATE = re.compile(
+    r"\b(under (?:today'?s|the current|current|the new|new|the latest|latest|the old|old|the previous|previous|"
+    r"(?:v|version\s*)\d+(?:\.\d+)?)(?:'s)? (?:definition|version|rules?)|restat\w*|"
+    r"(?:change|switch|move|redefinition)\b.{0,30}\b(?:move|moved|shift|shifted|affect|affected|impact|impacted)|"
+    r"how much did .{1,60}\b(?:move|moved|shift|change|affect))\b", re.I)
+GRAIN = [("month", re.compile(r"\b(by month|monthly|per month|each month|every month|month[- ]by[- ]month)\b", re.I)),
+         ("quarter", re.compile(r"\b(by quarter|quarterly|per quarter|each quarter|every quarter|quarter[- ]by[- ]quarter)\b", re.I)),
+         ("year", re.compile(r"\b(by year|yearly|annually|per year|each year|every year|year[- ]by[- ]year)\b", re.I))]
+
+
+def value_reading(question: str, dates: list[DateMention]) -> dict:
+    """Whether the question asks for values (and by which grain, and a restatement). A number is asked for in
+    so many words ("how much", "by quarter", "what would ... be"), by "what was X in <period>", or by a metric
+    and a period alone ("AOV last month"); never when it asks what something means, what backs it or owns it."""
+    restate = bool(RESTATE.search(question))
+    grain = next((g for g, p in GRAIN if p.search(question)), None)
+    periods = [d for d in dates if d.kind not in ("timestamp", "ambiguous") and not d.qualifier]
+    asks_about = NOT_A_VALUE.search(question)
+    value = (restate or bool(VALUE_CUES.search(question) and not asks_about)
+             or bool(periods and WHAT_WAS.search(question) and not asks_about)
+             or bool(periods and not asks_about and len(re.findall(r"[A-Za-z']+", question)) <= 8
+                     and any(d.kind == "period" for d in periods)))
+    return {"value": value, "value_grain": grain or ("month" if restate else None), "restate": restate}
 
 
 # Questions the catalog answers without a definition: what can I see, how do two versions differ, who owns it,

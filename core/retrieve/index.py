@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from core.catalog.entities import id_phrases
 from core.catalog.evidence import Catalog, Evidence, Kind
+from core.catalog.objects import RemoteIndex
 from core.retrieve import ann
 from core.retrieve.embed import Embedder
 
@@ -60,18 +61,26 @@ def revision_tag(revision: str) -> str:
     return f"rev-{revision}"
 
 
-def open_table(path: Path, revision: str | None):
+def connect_index(location: Path | RemoteIndex):
+    """LanceDB on a local folder, or natively on object storage (a replica reading a published revision)."""
+    import lancedb
+    if isinstance(location, RemoteIndex):
+        return lancedb.connect(location.uri, storage_options=location.storage_options)
+    return lancedb.connect(str(location))
+
+
+def open_table(path: Path | RemoteIndex, revision: str | None):
     """(table, None) at the version matching `revision` when tagged, else the latest; (None, None) when
     there is no index; (None, reason) when it is there but unreadable. Probes every column a question
     reads (metadata, vectors, full-text index) so a corrupted index is found here, not mid-answer."""
-    import lancedb
     import numpy as np
-    if not path.exists():
+    remote = isinstance(path, RemoteIndex)
+    if not remote and not path.exists():
         return None, None
-    if not path.is_dir():
+    if not remote and not path.is_dir():
         return None, f"search index {path} is not a folder; {REBUILD_HINT}"
     try:
-        db = lancedb.connect(str(path))
+        db = connect_index(path)
         if TABLE not in db.list_tables().tables:
             return None, f"search index {path} holds no {TABLE!r} table; {REBUILD_HINT}"
         table = db.open_table(TABLE)

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from core.catalog.envelope import IndexStatus
+from core.catalog.objects import RemoteIndex
 from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, normalize, words
 from core.retrieve import ann
 from core.retrieve.embed import Embedder
-from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, index_path, open_table
+from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, connect_index, index_path, open_table
 
 
 def sql_str(value: str) -> str:
@@ -118,10 +119,11 @@ class Searcher:
     no ranking, no score and no number shown.
     """
 
-    def __init__(self, store: Store, embedder: Embedder, exact: bool = False):
+    def __init__(self, store: Store, embedder: Embedder, index: RemoteIndex | None = None, exact: bool = False):
         self.store, self.embedder = store, embedder
         self.exact = exact  # flat search even where the index has an ANN vector index (recall baselines)
-        self.path = index_path(store.path)
+        # A replica of a published catalog reads the revision's index from object storage (core/serve/live.py).
+        self.path = index or index_path(store.path)
         self._lock = threading.Lock()
         self._local = threading.local()
         self._queries: dict = {}
@@ -132,10 +134,9 @@ class Searcher:
         self.version = self._pin()
 
     def _open(self):
-        import lancedb
-        if not self.path.exists():
+        if not isinstance(self.path, RemoteIndex) and not self.path.exists():
             return None
-        db = lancedb.connect(str(self.path))
+        db = connect_index(self.path)
         return db.open_table(TABLE) if TABLE in db.list_tables().tables else None
 
     def _pin(self) -> int | str | None:

@@ -9,6 +9,7 @@ from core.catalog import history
 from core.catalog.audit import audit_path, find, read_log, verify
 from core.catalog.config import Settings
 from core.catalog.store import Store
+from core.compute.engine import open_engine
 from core.retrieve.search import open_searcher
 from core.serve.replay import format_report, replay
 
@@ -68,8 +69,11 @@ def run_audit(args) -> int:
         return 0
     rec = find(args.db, args.id)
     store = Store(args.db)
-    searcher = open_searcher(store, Settings.from_env().embed_model) if rec.searched else None
-    result = replay(args.db, rec.id, searcher=searcher, store=store)
+    settings = Settings.from_env()
+    searcher = open_searcher(store, settings.embed_model) if rec.searched else None
+    # Values are computed again on the configured warehouse: the record's SQL and result hashes must match.
+    engine = open_engine(settings.warehouse_path, settings.value_timeout_s) if rec.values else None
+    result = replay(args.db, rec.id, searcher=searcher, store=store, engine=engine)
     if args.json:
         print(json.dumps({"id": rec.id, "reproduced": result.reproduced, "compared": result.compared,
                           "how": result.how, "reasons": result.reasons, "problem": result.problem,

@@ -15,13 +15,16 @@ from core.catalog import audit, budget, history
 from core.catalog.auth import cli_role, cli_roles
 from core.catalog.config import Settings
 from core.catalog.dates import check_day, parse_period
+from core.catalog.objects import ObjectLocation, ObjectStoreError
 from core.catalog.store import DatabaseError, Store, check_db_path
+from core.compute.engine import open_engine
 from core.explain.explain import cache_for, explain
 from core.explain.render import render_text
 from core.explain.safe_text import json_safe, plain
 from core.ingest.ingest import read_inputs, refuse_wholesale_removal
 from core.ingest.load import CatalogError, read_text
 from core.ingest.publish import publish
+from core.ingest.upload import publish_to
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
@@ -66,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     ing.add_argument("--docs", metavar="FOLDER", help="Markdown pages with front matter to attach")
     ing.add_argument("--allow-empty", action="store_true",
                      help="allow an ingest that removes every object of the current catalog")
+    ing.add_argument("--publish", metavar="s3://BUCKET/PREFIX",
+                     help="then publish the new revision to object storage for replicas (as `publish` does)")
+    pub = sub.add_parser("publish", help="copy the catalog revision at --db (database and index) to object storage "
+                                         "and point CURRENT at it; replicas started with ASOF_DB=URL follow it")
+    pub.add_argument("url", metavar="s3://BUCKET/PREFIX")
+    pub.add_argument("--db", required=True, help="the ingested DuckDB file to publish")
 
     a = sub.add_parser("ask", help="answer one question (or a --batch file) as a role")
     a.add_argument("--db", required=True)
@@ -83,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--explain", action="store_true",
                    help="add a cited explanation (ASOF_LLM_MODEL if set, else written without an LLM)")
     a.add_argument("--batch", help="JSONL file of {question, role, date, period, at}; one envelope per line")
+    a.add_argument("--warehouse", metavar="FILE",
+                   help="DuckDB warehouse metric values are computed on (default: ASOF_WAREHOUSE, else "
+                        "data/build/warehouse.duckdb when it exists)")
     a.add_argument("question", nargs="?")
 
     e = sub.add_parser("eval", help="scorecards, produced by running the code on gold suites")
@@ -122,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             return _ingest(args)
         if args.cmd == "eval":
             return _eval(args)
+        if args.cmd == "publish":
+            return _publish(args.db, args.url)
         if args.cmd in ("mcp", "mcp-token"):
             return mcp_cli.run(args)
         if args.cmd == "audit":
@@ -136,15 +150,24 @@ def main(argv: list[str] | None = None) -> int:
                 print(plain(role.name, oneline=True))
             return 0
         return _ask(args)
-    except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError) as exc:
+    except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError, ObjectStoreError) as exc:
         # OSError: a path that is a folder, unreadable, on a full or read-only disk; all named in the message.
         # Messages can quote catalog text and user input: no terminal escapes reach the terminal.
         print(f"error: {plain(exc)}", file=sys.stderr)
         return 2
 
 
+def _publish(db, url: str) -> int:
+    pointer = publish_to(url, db)
+    print(f"published revision {pointer.revision} of {db} to {url.rstrip('/')}/revisions/{pointer.folder}/; "
+          f"CURRENT now points at it")
+    return 0
+
+
 def _ingest(args) -> int:
     try:
+        if args.publish:
+            ObjectLocation.parse(args.publish)  # a bad URL is refused before any work
         check_db_path(args.db)
         check_index_path(args.db)
         catalog, changes = read_inputs(args.db, args.catalog, args.dbt, args.openlineage, args.overlay, args.docs)
@@ -162,13 +185,17 @@ def _ingest(args) -> int:
         shown = ", ".join(changes.removed[:10]) + (" ..." if len(changes.removed) > 10 else "")
         print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {plain(shown, oneline=True)}",
               file=sys.stderr)
-    done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog))
+    done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog),
+                   dbt_target=args.dbt)
     revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
           f"{report.embedded} embedded, {report.reused} reused, {report.deleted} deleted; objects: {changes.summary()}"
           f"; {_ingest_label(args.db)}")
-    return 0
+    if done.semantic:
+        print(f"kept the dbt semantic manifest (sha256 {done.semantic.sha256[:12]}) for metric values as recorded "
+              f"at ingest {done.semantic.ingest}")
+    return _publish(args.db, args.publish) if args.publish else 0
 
 
 def _ingest_label(db) -> str:
@@ -192,7 +219,8 @@ def _answer(store, q: Question, searcher, args):
     scope = steward_scope(store, q.role, date.today())
     q = replace(q, grants=grants(scope))
     env, _ = ask_as_steward(store, q, scope, searcher=searcher,
-                            llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None)
+                            llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None,
+                            engine=_engine(args, settings))
     if args.explain:
         settings = Settings.from_env()
         # Citations are checked against the state that answered (a past state for --recorded-at).
@@ -201,6 +229,17 @@ def _answer(store, q: Question, searcher, args):
     inputs = audit.inputs_of(q)  # the steward's own role, and its queue (`grants`) so the record replays
     audit.record(args.db, envelope=env, role=env.role, principal=args.principal, source="cli", inputs=inputs)
     return env
+
+
+def _engine(args, settings: Settings):
+    """The value engine for this run: --warehouse (which must exist), else the configured warehouse if built."""
+    if getattr(args, "warehouse", None):
+        if not Path(args.warehouse).is_file():
+            raise ValueError(f"--warehouse {args.warehouse}: no such file (scripts/build_warehouse.py builds one)")
+        return open_engine(args.warehouse, settings.value_timeout_s)
+    if not hasattr(args, "_engine"):
+        args._engine = open_engine(settings.warehouse_path, settings.value_timeout_s)
+    return args._engine
 
 
 def _ask(args) -> int:

@@ -47,6 +47,8 @@ def run(args) -> int:
     tokens = args.tokens or settings.mcp_tokens or default_tokens(db)
     if args.cmd == "mcp-token":
         return _token(args, db, tokens)
+    if args.db is None and settings.catalog_url:
+        db = settings.catalog_url  # ASOF_DB=s3://...: a replica of the published catalog (core/serve/replica.py)
     from core.serve.mcp_server import Principal, serve  # the SDK loads only here
     if args.transport == "stdio":
         principal = Principal(name=args.principal or settings.mcp_principal, role=args.role or settings.mcp_role)

@@ -28,6 +28,8 @@ from pydantic import Field
 from core.answer.review import CATEGORIES
 from core.catalog import audit
 from core.catalog.config import Settings
+from core.catalog.objects import is_object_url
+from core.compute.engine import open_engine
 from core.retrieve.embed import Embedder
 from core.serve import mcp_tools as tools
 from core.serve.live import Live
@@ -74,14 +76,20 @@ class CatalogHolder:
     as it is when the call starts, so a re-ingest is picked up by the next call and running calls finish on
     what they started with."""
 
-    def __init__(self, db_path: Path, settings: Settings):
-        self.db_path, self.settings = Path(db_path), settings
-        self.live = Live(self.db_path, Embedder(settings.embed_model))
+    def __init__(self, db_path: Path | str, settings: Settings):
+        # A replica (db_path an s3:// URL) keeps its audit log beside settings.db_path (ASOF_REPLICA_DIR).
+        self.db_path = settings.db_path if is_object_url(str(db_path)) else Path(db_path)
+        self.settings = settings
+        self.live = Live(str(db_path), Embedder(settings.embed_model), cache_dir=settings.revisions_dir,
+                         poll_s=settings.poll_s)
         self.ready = threading.Event()  # set once the embedding model is loaded (or known to be unneeded)
+        self.engine = None
 
     def current(self) -> tools.Catalog:
         store = self.live.store()
-        return tools.Catalog(store, self.live.searcher(store), self.settings)
+        if self.engine is None:  # opened once the warehouse exists (scripts/run.sh builds the demo's)
+            self.engine = open_engine(self.settings.warehouse_path, self.settings.value_timeout_s)
+        return tools.Catalog(store, self.live.searcher(store), self.settings, engine=self.engine)
 
     def warm(self) -> None:
         """Load the embedding model once, before any call uses it (sentence-transformers takes seconds)."""
@@ -202,6 +210,25 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
             return body, env, replay_inputs
         return await call("get_definition", {"entity": entity, "date": date, "recorded_at": recorded_at}, run)
 
+    @tool("The value of a metric over a period, computed by the warehouse's engine with the version in effect on "
+          "each part of it: one value per sub-period where the definition or its backing model changes, each with "
+          "the version, model, SQL and hashes it was computed with, and when its inputs were last loaded. "
+          "`grain` gives one value per month, quarter or year; `restate_under` ('today' or a version) computes "
+          "the same periods under that version too and states the difference. A value is given only when the "
+          "metric version, its model and every source behind them are visible to this principal.")
+    async def metric_value(entity: EntityArg,
+                           period: Annotated[str, Field(description="START..END, inclusive end, e.g. "
+                                                                    "2024-04-01..2024-06-30")],
+                           grain: Literal["month", "quarter", "year"] | None = None,
+                           restate_under: Annotated[str | None, Field(description="'today' or a version, e.g. "
+                                                                                  "'2'")] = None,
+                           at: AtArg = None) -> CallToolResult:
+        def run(cat, who):
+            (body, env), replay_inputs = tools.metric_value_tool(cat, who, entity, period, grain, restate_under, at)
+            return body, env, replay_inputs
+        return await call("metric_value", {"entity": entity, "period": period, "grain": grain,
+                                           "restate_under": restate_under, "at": at}, run)
+
     @tool("Field-by-field differences between two authoritative versions of a metric or model (formula, grain, "
           "filters, columns, effective interval, text). Defaults to the two latest versions.")
     async def compare_versions(entity: EntityArg,
@@ -245,7 +272,7 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
 
 def serve(db_path: Path, settings: Settings, principal: Principal, transport: str, host: str, port: int,
           path: str) -> None:
-    if not Path(db_path).exists():
+    if not is_object_url(str(db_path)) and not Path(db_path).exists():
         raise FileNotFoundError(f"no catalog database at {db_path}; run `python -m core ingest` first")
     holder = CatalogHolder(db_path, settings)
     cat = holder.current()  # fail before serving: an unknown principal or a missing catalog is a start-up error

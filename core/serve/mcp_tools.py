@@ -23,6 +23,7 @@ from core.catalog.entities import Entity
 from core.catalog.envelope import NOT_FOUND, Behavior, CatalogState, Envelope, EvidenceRef, TraceStep
 from core.catalog.store import Store
 from core.catalog.text import words
+from core.compute.engine import ValueEngine
 from core.explain.explain import cache_for, explain
 from core.resolve import lineage as lineage_mod
 from core.resolve.columns import trace_column
@@ -53,6 +54,7 @@ class Catalog:
         return self.store.path
 
     scopes: dict = field(default_factory=dict, repr=False)  # (role, day) -> a steward's review queue
+    engine: ValueEngine | None = None  # computes metric values (metric_value); None: no warehouse configured
 
     def scope(self, who: Identity):
         """A steward's review scope (None for any other role), built once per role and day."""
@@ -202,6 +204,42 @@ def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, perio
                  grants=grants(scope))
     env = _explained(cat, who, ask_as_steward(cat.store, q, scope, searcher=cat.searcher)[0], question)
     return result(who, {"envelope": env.model_dump(mode="json", exclude_none=True)}), env
+
+
+GRAINS = ("month", "quarter", "year")
+
+
+def metric_value_tool(cat: Catalog, who: Identity, entity: str, period: str, grain: str | None,
+                      restate_under: str | None, at: datetime | None) -> tuple[Answer, dict]:
+    """A metric's value over a period, computed with the version in effect on each part of it (an `ask` with the
+    entity and period fixed, so it is audited and replays as one). Also returns the audit inputs."""
+    tool = "metric_value"
+    if not period or not period.strip():
+        raise ToolInputError("argument 'period': give START..END (inclusive end), e.g. 2024-04-01..2024-06-30")
+    span = _period(period)
+    if grain is not None and grain not in GRAINS:
+        raise ToolInputError(f"argument 'grain': one of {', '.join(GRAINS)}, got {grain!r}")
+    under = ""
+    if restate_under:
+        label = restate_under.strip()
+        if label.lower() in ("today", "current", "today's"):
+            under = " under today's definition"
+        elif label.lstrip("vV").replace(".", "").isdigit():
+            under = f" under v{label.lstrip('vV')} definition"
+        else:
+            raise ToolInputError("argument 'restate_under': 'today' or a version such as '2' or 'v2'")
+    found = _entity(cat, who, tool, entity, ("metric",))[1]
+    if not isinstance(found, Entity):
+        return found, {}
+    question = f"How much was {found.label}" + (f" by {grain}" if grain else "") + under + "?"
+    scope = cat.scope(who)
+    q = Question(role=who.role, text=question, period=span, at=at, entity=found.entity_id, grants=grants(scope))
+    env = ask_as_steward(cat.store, q, scope, engine=cat.engine)[0]
+    body: dict = {"behavior": env.behavior.value, "verdict": env.verdict, "entity_id": env.entity_id,
+                  "period": {"start": span[0].isoformat(), "end_exclusive": span[1].isoformat()}, "notes": env.notes}
+    if env.values is not None:
+        body["values"] = env.values.model_dump(mode="json", exclude_none=True)
+    return (result(who, body), env), {"question": question, "entity": found.entity_id, "period": period, "at": at}
 
 
 def list_metrics_tool(cat: Catalog, who: Identity, topic: str | None) -> Answer:

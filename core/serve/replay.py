@@ -20,6 +20,7 @@ from core.catalog.audit import NOT_ANSWERED, AuditRecord, envelope_hash, find, g
 from core.catalog.dates import parse_period
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store
+from core.compute.engine import ValueEngine
 
 
 @dataclass
@@ -57,24 +58,24 @@ def question_of(rec: AuditRecord) -> Question:
                     grants=frozenset(i.get("grants") or ()))
 
 
-def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher) -> tuple[Envelope | None, str, str]:
+def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher, engine=None) -> tuple[Envelope | None, str, str]:
     current = history.current_ingest(store)
     if rec.recorded_at is None and rec.ingest == current:
         use = searcher if rec.searched else None
-        env = ask(store, replace(q, recorded_at=None), now=rec.now, searcher=use)
+        env = ask(store, replace(q, recorded_at=None), now=rec.now, searcher=use, engine=engine)
         how = f"ingest {current} is still the current catalog"
         if rec.searched:
             how += "; with the search index" if use else "; the search index is not available, so catalog-only"
         return env, how, "envelope" if (use is not None) == rec.searched else "governed"
     if rec.recorded_at is not None and rec.ingest is None:  # asked about a time before the first ingest
-        env = ask(store, q, now=rec.now)
+        env = ask(store, q, now=rec.now, engine=engine)
         return env, "nothing was recorded by then (history only grows, so it still isn't)", "envelope"
     known = {i.number: i for i in history.ingests(store)}
     if rec.ingest not in known:
         return None, (f"the catalog's history holds no ingest {rec.ingest} (the database was replaced without its "
                       "history)"), "none"
     past = history.past_store(store, rec.ingest, rec.acl_ingest)
-    env = ask(past, replace(q, recorded_at=None), now=rec.now)
+    env = ask(past, replace(q, recorded_at=None), now=rec.now, engine=engine)
     how = (f"rebuilt from history: content of ingest {rec.ingest} (recorded {known[rec.ingest].ingested_at:%Y-%m-%d %H:%M:%S}), permissions "
            f"of ingest {rec.acl_ingest}")
     if rec.searched:
@@ -84,7 +85,10 @@ def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher) -> tuple
     return env, how, "envelope"
 
 
-def replay(db_path: str | Path, record_id: str, searcher=None, store: Store | None = None) -> Replay:
+def replay(db_path: str | Path, record_id: str, searcher=None, store: Store | None = None,
+           engine: ValueEngine | None = None) -> Replay:
+    """`engine` computes the values of a record that has them again (its SQL and result hashes are in the
+    envelope hash, so a value that changed does not reproduce)."""
     rec = find(db_path, record_id)
     if rec.behavior in NOT_ANSWERED or rec.now is None:
         raise ValueError(f"audit record {rec.id} is a {rec.behavior} call ({rec.message or 'no message'}): there is "
@@ -94,7 +98,7 @@ def replay(db_path: str | Path, record_id: str, searcher=None, store: Store | No
                          f"{', '.join(sorted(rec.inputs))})")
     store = store or Store(db_path)
     q = question_of(rec)
-    then, how, compared = _at_recorded(store, rec, q, searcher)
+    then, how, compared = _at_recorded(store, rec, q, searcher, engine)
     problem = None
     reproduced = False
     if then is not None:
@@ -107,7 +111,8 @@ def replay(db_path: str | Path, record_id: str, searcher=None, store: Store | No
                        "replaced without its history?)")
     else:
         problem = how
-    today = ask(store, replace(q, recorded_at=None), now=rec.now, searcher=searcher if rec.searched else None)
+    today = ask(store, replace(q, recorded_at=None), now=rec.now, searcher=searcher if rec.searched else None,
+                engine=engine)
     reasons = explain_changes(store, rec, then, today)
     status = verify(db_path).status.get(rec.id, "FAILED verification: the record is not in the log's chain")
     return Replay(record=rec, then=then, today=today, reproduced=reproduced, compared=compared, how=how,

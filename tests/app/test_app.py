@@ -20,8 +20,12 @@ def demo_db(tmp_path_factory, embedder):
     store, _ = build(tmp_path_factory.mktemp("app"), "demo", DEMO, embedder)
     store.close()
     os.environ["ASOF_DB"] = str(store.path)
+    # A tenth of the demo warehouse for the Ask page's values (core/compute/warehouse.py), set before any page runs.
+    from core.compute import warehouse
+    os.environ["ASOF_WAREHOUSE"] = str(warehouse.build(store.path.parent / "warehouse.duckdb", scale=0.1))
     yield store.path
     os.environ.pop("ASOF_DB", None)
+    os.environ.pop("ASOF_WAREHOUSE", None)
 
 
 def page(path: str, role: str = "analyst", **state) -> AppTest:
@@ -354,3 +358,34 @@ def test_what_disagrees_names_evidence_by_title(demo_store):
     why = next(c.why for c in env.conflicts if "metric.net_revenue.v1" in c.why)
     shown = _titled(why, names)
     assert "metric.net_revenue.v1" not in shown and names["metric.net_revenue.v1"] in shown
+
+
+def test_value_card_table_sql_and_restatement_chart():
+    from core.compute.engine import DuckDBEngine
+    at = ask_page("what would Q2 2024 net revenue be under today's definition?", mode="No date")
+    env = json.loads(at.session_state["envelope_json"])
+    rows = env["values"]["restatement"]["rows"]
+    assert [r["start"] for r in rows] == ["2024-04-01", "2024-05-01", "2024-06-01"]
+    # the page shows what the engine computed: one card per month under v1, the total under v2 with its delta
+    by_id = {e.evidence_id: e for e in CATALOG.evidence}
+    engine = DuckDBEngine(os.environ["ASOF_WAREHOUSE"])
+    v1 = engine.compute(by_id["metric.net_revenue.v1"], by_id["model.fct_orders.v1"], date(2024, 4, 1), date(2024, 5, 1))
+    shown = [m.value for m in at.metric]
+    assert f"${v1.value:,.2f}" in shown
+    total = next(m for m in at.metric if "Total under Net revenue v2" in m.label)
+    assert total.delta.endswith("%)") and total.value == f"${env['values']['restatement']['other_total']:,.2f}"
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # the restatement chart
+    assert any("analytics.fct_orders_v1" in c.value for c in at.code)  # the SQL, collapsed in an expander
+    text = unescape("\n".join(c.value for c in at.caption))
+    assert "as of the last load at 2026-11-29 07:00 UTC" in text
+
+
+def test_values_by_quarter_across_a_change_and_refused_like_a_missing_metric():
+    at = ask_page("churn for 2025 by quarter", mode="No date")
+    env = json.loads(at.session_state["envelope_json"])
+    assert [v["evidence_id"] for v in env["values"]["values"]] == ["metric.churn_rate.v1"] * 3 + ["metric.churn_rate.v2"]
+    assert len(at.dataframe) >= 1 and len(at.metric) == 4
+    hidden = ask_page("what was contribution margin in Q1 2025?", role="marketing", mode="No date")
+    absent = ask_page("what was flux capacitor yield in Q1 2025?", role="marketing", mode="No date")
+    assert [m.value for m in hidden.markdown] == [m.value for m in absent.markdown]
+    assert not hidden.metric and "values" not in hidden.session_state["envelope_json"].replace('"values": null', "")

@@ -32,11 +32,14 @@ from core.serve.mcp_auth import AccessDenied, add_token, load_tokens, resolve_id
 from core.serve.mcp_server import CatalogHolder
 
 CATALOG = load_catalog(DEMO)
-TOOLS = {"ask", "list_metrics", "get_definition", "compare_versions", "get_lineage", "get_freshness", "review_queue"}
+TOOLS = {"ask", "list_metrics", "get_definition", "compare_versions", "get_lineage", "get_freshness", "review_queue",
+         "metric_value"}
 AT = "2026-11-29T12:00:00Z"
 ENV = {"PYTHONPATH": str(ROOT), **{k: os.environ[k] for k in (
     "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "LITELLM_LOCAL_MODEL_COST_MAP", "LANCEDB_LOG",
-    "HF_HUB_DISABLE_PROGRESS_BARS") if k in os.environ}}
+    "HF_HUB_DISABLE_PROGRESS_BARS") if k in os.environ},
+       # no warehouse unless a test gives one: metric_value then says so (a built demo one must not leak in)
+       "ASOF_WAREHOUSE": "/nonexistent/warehouse.duckdb"}
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +61,13 @@ def catalog_only(demo, folder):
     path = folder / "catalog_only.duckdb"
     shutil.copy(demo[0].path, path)
     return path
+
+
+@pytest.fixture(scope="module")
+def small_warehouse(folder):
+    """A tenth of the demo warehouse: the values differ from the full one's, the rules do not."""
+    from core.compute import warehouse
+    return warehouse.build(folder / "warehouse.duckdb", scale=0.1)
 
 
 def _text(result) -> str:
@@ -102,6 +112,9 @@ def test_stdio_session_as_one_principal(catalog_only):
                                                                "recorded_at": "2099-01-01T00:00:00Z"}))
             assert since["definition"][0]["evidence_id"] == "metric.net_revenue.v2"
             assert since["recorded"]["recorded_at"].startswith("2099-01-01")
+
+            nowhere = _json(await c.call_tool("metric_value", {"entity": "net revenue", "period": "2024-04-01..2024-06-30"}))
+            assert nowhere["values"]["status"] == "unavailable" and "no warehouse" in nowhere["values"]["message"]
 
             metrics = _json(await c.call_tool("list_metrics", {"topic": "revenue"}))
             assert [m["entity_id"] for m in metrics["metrics"]] == ["metric.net_revenue"]
@@ -386,3 +399,49 @@ def test_the_calendars_last_day_is_refused_as_the_cli_refuses_it(tmp_path, call)
     # The day before is still answered.
     if call == "get_definition":
         assert tools.get_definition_tool(cat, alice, "metric.net_revenue", date(9999, 12, 30), None)[0][0]["behavior"]
+
+
+def test_metric_value_over_stdio_is_computed_refused_alike_audited_and_replayed(catalog_only, small_warehouse, tmp_path):
+    from core.compute.engine import DuckDBEngine
+    from core.serve.replay import replay
+    db = tmp_path / "values.duckdb"
+    shutil.copy(catalog_only, db)
+    engine = DuckDBEngine(small_warehouse)
+    params = StdioServerParameters(command=sys.executable, cwd=str(ROOT),
+                                   env={**ENV, "ASOF_WAREHOUSE": str(small_warehouse)},
+                                   args=["-m", "core", "mcp", "--db", str(db), "--principal", "alice"])
+
+    async def main():
+        async with Client(params) as c:
+            got = _json(await c.call_tool("metric_value", {"entity": "net revenue", "period": "2024-12-01..2025-01-31",
+                                                           "grain": "month", "at": AT}))
+            values = got["values"]["values"]
+            assert [(v["evidence_id"], v["start"]) for v in values] == [
+                ("metric.net_revenue.v1", "2024-12-01"), ("metric.net_revenue.v2", "2025-01-01")]
+            by_id = {e.evidence_id: e for e in CATALOG.evidence}
+            v1, v2, m1, m2 = (by_id[i] for i in ("metric.net_revenue.v1", "metric.net_revenue.v2",
+                                                  "model.fct_orders.v1", "model.fct_orders.v2"))
+            assert values[0]["value"] == engine.compute(v1, m1, date(2024, 12, 1), date(2025, 1, 1)).value
+            assert values[1]["value"] == engine.compute(v2, m2, date(2025, 1, 1), date(2025, 2, 1)).value
+            restated = _json(await c.call_tool("metric_value", {"entity": "metric.net_revenue", "restate_under": "today",
+                                                                "period": "2024-04-01..2024-06-30", "at": AT}))
+            r = restated["values"]["restatement"]
+            assert r["other_evidence_id"] == "metric.net_revenue.v2" and len(r["rows"]) == 3
+            hidden = _json(await c.call_tool("metric_value", {"entity": "contribution margin",
+                                                              "period": "2025-01-01..2025-03-31"}))
+            absent = _json(await c.call_tool("metric_value", {"entity": "flux capacitor yield",
+                                                              "period": "2025-01-01..2025-03-31"}))
+            assert hidden["verdict"] == absent["verdict"] and hidden["behavior"] == "not_found_or_not_authorized"
+            assert "values" not in hidden and "contribution" not in json.dumps(hidden)
+            bad = await c.call_tool("metric_value", {"entity": "net revenue", "period": "2025-01-01..2025-03-31",
+                                                     "restate_under": "yesterday"})
+            assert bad.is_error and "restate_under" in _text(bad)
+
+    anyio.run(main)
+    records = [r for r in read_all(db) if r.inputs.get("tool") == "metric_value"]
+    assert [r.behavior for r in records] == ["split", "answer", "not_found_or_not_authorized",
+                                             "not_found_or_not_authorized", "refused"]
+    assert [v["evidence_id"] for v in records[0].values] == ["metric.net_revenue.v1", "metric.net_revenue.v2"]
+    assert all(v["sql_hash"].startswith("sha256:") and v["result_hash"].startswith("sha256:") for v in records[0].values)
+    assert replay(db, records[0].id, engine=engine).reproduced
+    assert replay(db, records[1].id, engine=engine).reproduced

@@ -1,0 +1,203 @@
+"""App replicas behind nginx over one catalog in object storage, driven by real browser sessions with
+mixed principals, while a new revision is published (the set-up of tests/app/test_replicas.py: SeaweedFS,
+nginx, Streamlit in header mode, Playwright + Debian's Chromium; all on 127.0.0.1).
+
+    .venv/bin/python benchmarks/replicas.py                                # 1 and 3 replicas, 36 sessions each
+    .venv/bin/python benchmarks/replicas.py --replicas 2 --sessions 60 --concurrency 8
+
+For each replica count: answers per second (all, and per replica: the answers each replica served over
+the measured wall time), end-to-end latency p50/p95 (in the browser: navigation start to the answer's
+headline on screen), and the answers that mixed revisions, crossed principals or failed (must be 0).
+Replicas are warmed first (one answer each, the embedding model loaded). Writes
+benchmarks/results/replicas.md and .json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+for key, value in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANCEDB_LOG": "error",
+                   "HF_HUB_DISABLE_PROGRESS_BARS": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}.items():
+    os.environ.setdefault(key, value)
+
+from objectstore import seaweedfs  # noqa: E402
+from replicas import (  # noqa: E402
+    QUESTIONS,
+    Session,
+    close_session,
+    cluster,
+    expectations,
+    judge,
+    open_session,
+    read_answer,
+    restated,
+)
+from streamlit_server import chromium  # noqa: E402
+
+from core.ingest.load import load_catalog  # noqa: E402
+from core.ingest.publish import publish  # noqa: E402
+from core.ingest.upload import publish_to  # noqa: E402
+from core.retrieve.embed import Embedder  # noqa: E402
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def run(n: int, args, s3, dbs, catalogs, folder: Path) -> dict:
+    principals = {p.name: list(p.roles) for p in catalogs["A"].principals}
+    views, foreign = expectations(catalogs, dbs)
+    url = f"s3://asof-test/bench-{n}"
+    publish_to(url, dbs["A"], s3)
+    rng = random.Random(n)
+    with cluster(folder / f"cluster-{n}", s3, url, list(principals), replicas=n, poll_s=0.5) as lb, \
+            chromium() as browser:
+        # Warm-up: sessions until every replica has answered once with its model loaded.
+        warm = [open_session(browser, lb.url, Session("alice", "analyst", "net revenue", "2025-03-31"))
+                for _ in range(3 * n)]
+        for s in warm:
+            read_answer(s)
+            close_session(s)
+        time.sleep(2)
+        results, latencies, publisher = [], [], None
+        total = args.sessions
+        t0 = time.perf_counter()
+        done = 0
+        while done < total:
+            phase = "before" if done < total // 3 else "during" if done < 2 * total // 3 else "after"
+            if phase == "during" and publisher is None:
+                publisher = threading.Thread(target=publish_to, args=(url, dbs["B"], s3))
+                publisher.start()
+            if phase == "after" and publisher.is_alive():
+                publisher.join()
+                time.sleep(1.5)
+            wave = []
+            for _ in range(min(args.concurrency, total - done)):
+                principal = rng.choice(sorted(principals))
+                question, day = rng.choice(QUESTIONS)
+                wave.append(open_session(browser, lb.url, Session(principal, rng.choice(principals[principal]),
+                                                                   question, day)))
+            for s in wave:
+                got = read_answer(s)
+                results.append((phase, s, got))
+                latencies.append(got["ms"])
+            for s in wave:
+                close_session(s)
+            done += len(wave)
+        wall = time.perf_counter() - t0
+        routes = lb.routes()
+    verdict = judge(results, views, foreign, principals)
+    served: dict[str, int] = {}
+    for _, s, _ in results:
+        for upstream in routes.get(s.lb_cookie, ()):
+            served[upstream] = served.get(upstream, 0) + 1
+    return {"replicas": n, "sessions": len(results), "concurrency": args.concurrency, "wall_s": round(wall, 1),
+            "answers_per_s": round(len(results) / wall, 2),
+            "answers_per_s_per_replica": {k: round(v / wall, 2) for k, v in sorted(served.items())},
+            "p50_ms": round(statistics.median(latencies)), "p95_ms": round(pct(latencies, 95)),
+            "mixed": len(verdict["mixed"]), "cross_principal": len(verdict["cross"]), "errors": len(verdict["errors"]),
+            "seen": verdict["seen"]}
+
+
+def publish_figures(s3, dbs, embedder, tmp: Path, repeats: int = 3) -> dict:
+    """Publishing the demo revision, and one replica's switch to it: CURRENT read to first answer, including
+    the download of the DuckDB file and the first reads of the index from s3://."""
+    from concurrency import answer
+
+    from core.serve.live import Live
+    url = "s3://asof-test/bench-publish"
+    size = dbs["A"].stat().st_size
+    index = sum(f.stat().st_size for f in dbs["A"].with_suffix(".lance").rglob("*") if f.is_file())
+    publish_to(url, dbs["A"], s3)
+    live = Live(url, embedder, cache_dir=tmp / "pub-cache", objects=s3, poll_s=0)
+    store = live.store()
+    answer(store, live.searcher(store), "analyst", "What is net revenue?", None)  # warm: model and handles
+    publishes, switches = [], []
+    for i in range(repeats):
+        db = dbs["B" if i % 2 == 0 else "A"]
+        t0 = time.perf_counter()
+        publish_to(url, db, s3)
+        t1 = time.perf_counter()
+        store = live.store()
+        answer(store, live.searcher(store), "analyst", "What is net revenue?", None)
+        publishes.append(t1 - t0)
+        switches.append(time.perf_counter() - t1)
+    # In process, no browser: the same questions against the local revision and the replica's (index on s3://).
+    from concurrency import questions
+
+    from core.catalog.store import Store
+    from core.retrieve.search import Searcher
+    qs = questions(load_catalog(ROOT / "data" / "demo"))[::4]
+    local = Store(dbs["B" if repeats % 2 else "A"])
+    pairs = {"local": (local, Searcher(local, embedder)), "s3": (store, live.searcher(store))}
+    timing = {}
+    for name in ("local", "s3", "local", "s3"):  # twice each, the second pass is reported (warm handles)
+        ms = []
+        for q in qs:
+            t = time.perf_counter()
+            answer(*pairs[name], *q)
+            ms.append((time.perf_counter() - t) * 1000)
+        timing[name] = (round(statistics.median(ms)), round(pct(ms, 95)))
+    return {"db_mb": round(size / 1e6, 1), "index_mb": round(index / 1e6, 1), "questions": len(qs),
+            "answer_local_ms": timing["local"], "answer_s3_ms": timing["s3"],
+            "publish_s": round(statistics.median(publishes), 2), "switch_to_first_answer_s": round(statistics.median(switches), 2)}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--replicas", default="1,3", help="comma-separated replica counts to measure")
+    p.add_argument("--sessions", type=int, default=36)
+    p.add_argument("--concurrency", type=int, default=6, help="browser sessions open at once")
+    args = p.parse_args()
+    load = os.getloadavg()
+    catalogs = {"A": load_catalog(ROOT / "data" / "demo")}
+    catalogs["B"] = restated(catalogs["A"])
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, seaweedfs(Path(tmp) / "s3") as s3:
+        embedder = Embedder()
+        dbs = {}
+        for name, cat in catalogs.items():
+            dbs[name] = Path(tmp) / name / "catalog.duckdb"
+            dbs[name].parent.mkdir()
+            publish(cat, dbs[name], embedder, quiet=True)
+        pub = publish_figures(s3, dbs, embedder, Path(tmp))
+        print(json.dumps(pub), flush=True)
+        for n in [int(x) for x in args.replicas.split(",") if x]:
+            rows.append(run(n, args, s3, dbs, catalogs, Path(tmp)))
+            print(json.dumps(rows[-1]), flush=True)
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(exist_ok=True)
+    (out / "replicas.json").write_text(json.dumps({"load_average_at_start": load, "cpus": os.cpu_count(),
+                                                   "publish": pub, "runs": rows}, indent=2))
+    lines = ["# Replicas behind nginx, one catalog in object storage (benchmarks/replicas.py)", "",
+             f"{os.cpu_count()} CPUs, load average at start {load[0]:.1f}; SeaweedFS, nginx, the replicas and "
+             "Chromium all on this machine. A new revision is published a third of the way in.", "",
+             "| replicas | sessions (at once) | answers/s | answers/s per replica | p50 ms | p95 ms | mixed | "
+             "cross-principal | errors |", "|---|---|---|---|---|---|---|---|---|"]
+    lines[4:4] = [f"Publishing the demo revision (DuckDB {pub['db_mb']} MB, index folder {pub['index_mb']} MB): "
+                  f"{pub['publish_s']} s (median of 3); a replica's switch, from CURRENT moved to its first answer on "
+                  f"the new revision (download included): {pub['switch_to_first_answer_s']} s. In process (no browser), "
+                  f"{pub['questions']} questions: p50/p95 {pub['answer_local_ms'][0]}/{pub['answer_local_ms'][1]} ms "
+                  f"on the local revision, {pub['answer_s3_ms'][0]}/{pub['answer_s3_ms'][1]} ms with the index read "
+                  "from s3://.", ""]
+    for r in rows:
+        per = ", ".join(f"{v}" for v in r["answers_per_s_per_replica"].values())
+        lines.append(f"| {r['replicas']} | {r['sessions']} ({r['concurrency']}) | {r['answers_per_s']} | {per} | "
+                     f"{r['p50_ms']} | {r['p95_ms']} | {r['mixed']} | {r['cross_principal']} | {r['errors']} |")
+    (out / "replicas.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""Values under the version that governed: the number a metric gives for a period, computed by a value engine with
+the governing version's own SQL on its backing model version, one value per sub-period where the definition (or
+the model behind it) changes, and, for a restatement, the same periods under another version with the difference.
+
+Permissions come first: a role gets a value only if it may see the metric version, the model version behind it and
+every source upstream of them (a lineage chain that continues beyond the role's view counts as a source it may not
+see). Otherwise the answer is the same not-found as for an object that does not exist, and no SQL runs.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+from core.catalog.access import Visible
+from core.catalog.envelope import NOT_FOUND, Behavior, Envelope, TraceStep
+from core.catalog.evidence import Evidence, Kind
+from core.catalog.values import InputLoad, MetricValue, Restatement, RestatementRow, Values
+from core.compute.engine import EngineError, ValueEngine
+from core.resolve import lineage as lineage_mod
+from core.resolve.freshness import source_freshness
+from core.resolve.values import percent_change, value_periods
+from core.resolve.versions import backing_model, by_version, governing_versions, in_effect, version_name
+
+MAX_VALUES = 240  # 20 years by month: more is a mistake in the period, refused before anything runs
+
+
+class _Hidden(Exception):
+    """Something the value needs is not visible to the role: answered exactly as a missing object."""
+
+
+def _model_cuts(view: Visible, versions: list[Evidence]) -> list[date]:
+    """Days a linked model entity changes version: a value is never computed across two model versions."""
+    cuts: set[date] = set()
+    for v in versions:
+        for target in v.links.get("implemented_by", []):
+            models = [e for e in view.entity_objects(target) if e.kind is Kind.model and e.governs]
+            cuts |= {d for m in models for d in (m.valid_from, m.valid_to) if d}
+    return sorted(cuts)
+
+
+class _Checked:
+    """Per (version, day) the backing model and the sources, checked once per value request."""
+
+    def __init__(self, view: Visible):
+        self.view = view
+        self.sources: dict[str, None] = {}
+        self._seen: dict[tuple[str, str], Evidence] = {}
+
+    def model(self, version: Evidence, day: date) -> Evidence:
+        model, _ = backing_model(version, day, self.view)
+        if model is None:
+            raise _Hidden(f"{version.evidence_id}: no visible backing model on {day}")
+        key = (version.evidence_id, model.evidence_id)
+        if key not in self._seen:
+            chain = lineage_mod.upstream(self.view, [version.evidence_id, model.evidence_id], day)
+            if chain.continues_beyond_view:
+                raise _Hidden(f"{model.evidence_id}: its lineage continues beyond the role's view")
+            self.sources.update(dict.fromkeys(chain.raw_sources))
+            self._seen[key] = model
+        return model
+
+
+def _restate_target(view: Visible, versions: list[Evidence], labels: list[str], at: datetime) -> tuple[Evidence | None, str]:
+    for label in labels:
+        named = by_version(versions, label)
+        if named is not None:
+            return named, f"{version_name(named)}, named in the question"
+    now = in_effect(versions, at.date())
+    return (now[0], f"today's definition ({version_name(now[0])}, in effect on {at.date()})") if len(now) == 1 else (None, "")
+
+
+def metric_values(view: Visible, entity_id: str, start: date, end: date, engine: ValueEngine | None, at: datetime,
+                  grain: str | None = None, restate: bool = False, version_labels: list[str] = ()) -> Values:
+    """Values of one metric over [start, end) for the role whose view this is (see the module's docstring)."""
+    versions = governing_versions([e for e in view.entity_objects(entity_id) if e.kind is Kind.metric_definition],
+                                  "metric")
+    if not versions:
+        return Values(status="not_found_or_not_authorized", message=NOT_FOUND, start=start, end=end)
+    if end <= start:
+        return Values(status="unavailable", message=f"the period {start} to {end} is empty", start=start, end=end)
+    periods = value_periods(versions, start, end, grain, _model_cuts(view, versions))
+    if len(periods) > MAX_VALUES:
+        return Values(status="unavailable", start=start, end=end, grain=grain,
+                      message=f"{len(periods)} values asked for; at most {MAX_VALUES} are computed at once")
+    other, why = _restate_target(view, versions, list(version_labels), at) if restate else (None, "")
+    checked = _Checked(view)
+    try:
+        plan = [(p, p.version, checked.model(p.version, p.start)) for p in periods if p.version is not None]
+        alt = [(p, checked.model(other, p.start)) for p, _, _ in plan] if other is not None else []
+    except _Hidden:
+        return Values(status="not_found_or_not_authorized", message=NOT_FOUND, start=start, end=end, grain=grain)
+    if engine is None:
+        return Values(status="unavailable", start=start, end=end, grain=grain,
+                      message="no warehouse is configured to compute values on (ASOF_WAREHOUSE)")
+    skipped = [p for p in periods if p.version is None]
+    if not plan:
+        return Values(status="unavailable", start=start, end=end, grain=grain,
+                      message="no single authoritative version is in effect on any day of the period, so there is "
+                              "no value to compute")
+    try:
+        values = [engine.compute(v, m, p.start, p.end) for p, v, m in plan]
+        others = [engine.compute(other, m, p.start, p.end) for p, m in alt]
+    except EngineError as exc:
+        return Values(status="unavailable", message=f"the value could not be computed: {exc}", start=start,
+                      end=end, grain=grain)
+    notes = []
+    if skipped:
+        spans: list[list[date]] = []
+        for p in skipped:  # adjacent pieces read as one span
+            if spans and spans[-1][1] == p.start:
+                spans[-1][1] = p.end
+            else:
+                spans.append([p.start, p.end])
+        notes.append("no single authoritative version is in effect from "
+                     + "; ".join(f"{a} to {b - timedelta(days=1)}" for a, b in spans)
+                     + ", so no value is given there")
+    restatement = _restatement(other, why, values, others) if other is not None else None
+    inputs, as_of = _inputs(view, list(checked.sources), at, start)
+    return Values(status="computed", message="; ".join(notes), grain=grain, start=start, end=end, values=values,
+                  restatement=restatement, inputs=inputs, as_of=as_of)
+
+
+def _restatement(other: Evidence, why: str, values: list[MetricValue], others: list[MetricValue]) -> Restatement:
+    rows = []
+    for base, alt in zip(values, others):
+        alt.governing = base.evidence_id == alt.evidence_id
+        diff, pct = percent_change(base.value, alt.value)
+        rows.append(RestatementRow(start=base.start, end=base.end, governing=base, other=alt, difference=diff,
+                                   percent=pct))
+    unit = (other.metric.unit if other.metric else "") or ""
+    additive = unit in ("USD", "customers") or (unit.startswith("USD") and "per" not in unit)
+    out = Restatement(other_evidence_id=other.evidence_id, other_title=other.title, why=why, rows=rows,
+                      additive=additive)
+    if additive and rows and all(r.governing.value is not None and r.other.value is not None for r in rows):
+        out.governing_total = round(sum(r.governing.value for r in rows), 2)
+        out.other_total = round(sum(r.other.value for r in rows), 2)
+        out.difference, out.percent = percent_change(out.governing_total, out.other_total)
+    return out
+
+
+def _inputs(view: Visible, sources: list[str], at: datetime, day: date) -> tuple[list[InputLoad], datetime | None]:
+    loads = []
+    for s in sources:
+        f = source_freshness(s, view.freshness_objects(s), at, day)
+        loads.append(InputLoad(source=s, loaded_at=f.loaded_at if f else None, status=f.status if f else "unknown"))
+    known = [x.loaded_at for x in loads if x.loaded_at is not None]
+    return loads, (min(known) if known else None)
+
+
+def restated_metrics(view: Visible, intent) -> list[tuple[str, str]]:
+    """(entity id, label) of the visible metrics that have the version a restatement names ("how much did the v2
+    change move 2024?" names a version and no metric): the question is asked back with these, not guessed."""
+    if not intent.restate or not intent.versions:
+        return []
+    out = []
+    for ent in sorted(view.entities.values(), key=lambda e: e.label.lower()):
+        if ent.role != "metric":
+            continue
+        versions = governing_versions(view.entity_objects(ent.entity_id), "metric")
+        if any(by_version(versions, label) for label, _ in intent.versions):
+            out.append((ent.entity_id, ent.label))
+    return out
+
+
+def attach(view: Visible, env: Envelope, intent, engine: ValueEngine | None) -> None:
+    """Add values to an answer about a metric when its question asks for numbers (core/read/intent.py
+    value_reading). The answer's own behavior is unchanged: values are computed under what it resolved."""
+    if not intent.value or env.entity_id is None or env.behavior not in (Behavior.answer, Behavior.split):
+        return
+    ent = view.entities.get(env.entity_id)
+    if ent is None or ent.role != "metric":
+        return
+    if env.period_start and env.period_end:
+        start, end = env.period_start, env.period_end
+    elif env.reporting_date:
+        start, end = env.reporting_date, env.reporting_date + timedelta(days=1)
+    else:
+        env.values = Values(status="unavailable", message="a value needs a period or a reporting date")
+        return
+    env.values = metric_values(view, env.entity_id, start, end, engine, env.evaluated_at, grain=intent.value_grain,
+                               restate=intent.restate, version_labels=[label for label, _ in intent.versions])
+    n = len(env.values.values)
+    env.trace.append(TraceStep(rule="values", detail= f"{env.values.status}: {n} value(s)"
+                                     + (f" with {engine.name}" if engine is not None and n else "")
+                                     + (f"; restated under {env.values.restatement.other_evidence_id}"
+                                        if env.values.restatement else "")))

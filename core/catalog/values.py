@@ -1,0 +1,71 @@
+"""Metric values: what a value engine computed, with what, for which period (the envelope's `values`).
+
+A value is a separate, audited step (brief section 2: numbers come from an engine, never from the LLM): each
+carries the version and model it was computed with, the exact SQL (and its hash) and a hash of the result rows,
+so the audit log can record it and a replay can reproduce it.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class MetricValue(BaseModel):
+    """One value: one metric version over one half-open period [start, end), on one backing model version."""
+    entity_id: str
+    evidence_id: str  # the metric version whose SQL computed it
+    version: str | None = None
+    title: str
+    model_evidence_id: str | None = None
+    relation: str | None = None
+    start: date
+    end: date  # exclusive
+    value: float | None  # None: the SQL returned NULL (nothing in the period to divide by, no rows)
+    unit: str | None = None
+    engine: str
+    sql: str  # as run, with the model's relation in place of {{ model }}
+    sql_hash: str
+    result_hash: str
+    governing: bool = True  # False: computed under another version than the one in effect (a restatement)
+
+
+class RestatementRow(BaseModel):
+    start: date
+    end: date
+    governing: MetricValue  # under the version in effect then
+    other: MetricValue  # under the version asked about
+    difference: float | None  # other - governing
+    percent: float | None  # difference / |governing| * 100
+
+
+class Restatement(BaseModel):
+    """The same periods computed under the versions in effect and under one other version."""
+    other_evidence_id: str
+    other_title: str
+    why: str  # "today's definition" | "version named in the question"
+    rows: list[RestatementRow] = Field(default_factory=list)
+    governing_total: float | None = None
+    other_total: float | None = None
+    difference: float | None = None
+    percent: float | None = None
+    additive: bool = True  # totals are only summed for a currency or count metric, not for a rate
+
+
+class InputLoad(BaseModel):
+    source: str
+    loaded_at: datetime | None
+    status: str
+
+
+class Values(BaseModel):
+    status: Literal["computed", "not_found_or_not_authorized", "unavailable"]
+    message: str = ""
+    grain: str | None = None  # month | quarter | year | None (the whole period)
+    start: date | None = None
+    end: date | None = None
+    values: list[MetricValue] = Field(default_factory=list)
+    restatement: Restatement | None = None
+    inputs: list[InputLoad] = Field(default_factory=list)  # the sources the values read, their last load
+    as_of: datetime | None = None  # the oldest of the inputs' last loads: the values are as of then
