@@ -265,8 +265,8 @@ def _open_read_only(path: Path) -> duckdb.DuckDBPyConnection:
 def in_list(column: str, values) -> str:
     """`column IN ('a', 'b', ...)` with the values as SQL literals (quotes doubled: a value can never close
     its literal). DuckDB answers it from the primary-key index or the column's zone maps, where
-    `column = ANY(?::VARCHAR[])` compares every row: 1.2 vs 19.6 ms for a few ids among 10,000 objects,
-    and the gap grows with the catalog (benchmarks/bench.py)."""
+    `column = ANY(?::VARCHAR[])` compares every row: 1.2 vs 19.6 ms for a few ids among 10,000 objects
+    (docs/scale.md), and the scan grows with the catalog."""
     values = sorted({str(v) for v in values})
     if not values:
         return "FALSE"
