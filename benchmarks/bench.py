@@ -2,15 +2,21 @@
 
     .venv/bin/python benchmarks/bench.py                 # all sizes, results under benchmarks/results/
     .venv/bin/python benchmarks/bench.py --sizes 1000    # one size
+    .venv/bin/python benchmarks/bench.py --keep /tmp/k   # keep each ingested size; rerun asks only on it
 
 Each size runs in its own process so peak memory is per size. Reported per size: ingest time and
-objects/s (validate + DuckDB + embed + LanceDB), raw MiniLM encode throughput on the very texts the
-ingest embedded, ask latency p50/p95 without an LLM, and the floor measured in the same run on the
-same index: one query embedding plus one LanceDB hybrid search with the role's pre-filter.
+objects/s (validate + DuckDB + embed + LanceDB, with the ANN vector index when the catalog has
+ANN_MIN_ROWS chunk rows or more: core/retrieve/ann.py), raw MiniLM encode throughput on the very texts the
+ingest embedded, ask latency p50/p95 without an LLM (warm model) through the index as built and, side by side,
+with vector search forced flat (exact) on the same index; the floor measured in the same run: one query
+embedding plus one LanceDB hybrid search with the role's pre-filter (ANN, flat), and the research harness's
+method (core/serve/evaluate.py `hybrid`: the same search with no permission filter). Recall: the share of
+the flat search's top 10 (role-filtered vector search over body rows) that the ANN search also returns.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -119,21 +125,100 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def run_size(n: int, n_questions: int) -> dict:
+def timed(fn, items) -> list[float]:
+    out = []
+    for item in items:
+        t0 = time.perf_counter()
+        fn(item)
+        out.append(1000 * (time.perf_counter() - t0))
+    return out
+
+
+def _ask_all(n_questions: int, raw: dict, db: Path, embedder) -> dict:
+    """Ask latency through the index as built and forced flat, the search floors, ANN recall against flat."""
     from core.answer.ask import Question, ask
-    from core.catalog.store import Store, write_catalog
+    from core.catalog.store import Store
+    from core.retrieve import ann
+    from core.retrieve.search import Searcher
+
+    store = Store(db)
+    searcher, flat = Searcher(store, embedder), Searcher(store, embedder, exact=True)
+    qs = questions(raw, n_questions)
+    # Warm the per-role caches (entity names, BM25, filters), as a running app or --batch has them.
+    for item in questions(raw, 25, seed=99):
+        for s in (searcher, flat):
+            ask(store, Question(role=item["role"], text=item["question"]), searcher=s)
+    behaviors: dict[str, int] = {}
+    same = 0
+
+    def one(item, s=searcher):
+        env = ask(store, Question(role=item["role"], text=item["question"]), searcher=s)
+        behaviors[env.behavior.value] = behaviors.get(env.behavior.value, 0) + 1
+        return env
+    ask_ms = timed(one, qs)
+    flat_ms = timed(lambda item: ask(store, Question(role=item["role"], text=item["question"]), searcher=flat), qs)
+    for item in qs:  # the same answers through ANN and flat
+        a, b = (ask(store, Question(role=item["role"], text=item["question"]), searcher=s) for s in (searcher, flat))
+        same += (a.behavior, [x.evidence_id for x in a.selected]) == (b.behavior, [x.evidence_id for x in b.selected])
+
+    def floor(s, filtered):
+        def run(item):
+            q = item["question"] + (" floor" if s is searcher else " flat floor")  # pays its own embedding
+            where = f"{s.role_filter(item['role'])} AND part = 'body'" if filtered else "part = 'body'"
+            s.hybrid(q + ("" if filtered else " research"), where, k=15)
+        return run
+    floor_ms, floor_flat_ms = timed(floor(searcher, True), qs), timed(floor(flat, True), qs)
+    research_ms = timed(floor(searcher, False), qs)
+    found = total = 0
+    for item in qs:
+        where = f"{searcher.role_filter(item['role'])} AND part = 'body'"
+        exact = [h.evidence_id for h in flat.vector(item["question"], where, k=10)]
+        found += len(set(exact) & {h.evidence_id for h in searcher.vector(item["question"], where, k=10)})
+        total += len(exact)
+    store.close()
+    return {"ann": ann.has_vector_index(searcher.table), "ann_recall_at_10": round(found / total, 4) if total else None,
+            "same_answers_ann_vs_flat": f"{same}/{len(qs)}",
+            "ask_p50_ms": round(pct(ask_ms, 50), 1), "ask_p95_ms": round(pct(ask_ms, 95), 1),
+            "ask_flat_p50_ms": round(pct(flat_ms, 50), 1), "ask_flat_p95_ms": round(pct(flat_ms, 95), 1),
+            "floor_p50_ms": round(pct(floor_ms, 50), 1), "floor_p95_ms": round(pct(floor_ms, 95), 1),
+            "floor_flat_p95_ms": round(pct(floor_flat_ms, 95), 1), "research_p95_ms": round(pct(research_ms, 95), 1),
+            "ask_p95_vs_floor_p95": round(pct(ask_ms, 95) / pct(floor_ms, 95), 2),
+            "questions": len(qs), "behaviors": behaviors}
+
+
+def _questions_only(n: int, n_questions: int, raw: dict, db: Path, embedder) -> dict:
+    from core.catalog.store import Store
+    store = Store(db)
+    chunks = None
+    try:
+        from core.retrieve.search import Searcher
+        chunks = Searcher(store, embedder).table.count_rows()
+    finally:
+        store.close()
+    return {"objects": n, "chunks": chunks, "ingest_s": None, "ingest_objects_per_s": None, "ingest_chunks_per_s": None,
+            "ingest_phases_s": None, "raw_encode_chunks_per_s": None, "ingest_vs_raw_encode": None,
+            **_ask_all(n_questions, raw, db, embedder),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def run_size(n: int, n_questions: int, keep: str | None = None) -> dict:
+    from core.catalog.store import write_catalog
     from core.ingest.load import load_catalog
     from core.retrieve.embed import Embedder
     from core.retrieve.index import chunks_of, commit_index, prepare_index
-    from core.retrieve.search import Searcher
 
     embedder = Embedder()
     embedder.encode(["warm up"])  # model load is not ingest throughput
     raw = synth_catalog(n)
-    with tempfile.TemporaryDirectory(prefix=f"asof-bench-{n}-") as tmp:
+    kept = Path(keep) / f"bench-{n}" if keep else None
+    reuse = bool(kept and (kept / "bench.duckdb").exists())
+    with (contextlib.nullcontext(str(kept)) if kept else tempfile.TemporaryDirectory(prefix=f"asof-bench-{n}-")) as tmp:
+        Path(tmp).mkdir(parents=True, exist_ok=True)
         path = Path(tmp) / "catalog.json"
-        path.write_text(json.dumps(raw))
         db = Path(tmp) / "bench.duckdb"
+        if reuse:  # the same deterministic catalog, ingested by an earlier run: only the questions are measured
+            return _questions_only(n, n_questions, raw, db, embedder)
+        path.write_text(json.dumps(raw))
 
         t0 = time.perf_counter()
         catalog = load_catalog(path)
@@ -153,24 +238,7 @@ def run_size(n: int, n_questions: int) -> dict:
         embedder.encode(sample)
         raw_rate = len(sample) / (time.perf_counter() - r0)
 
-        store = Store(db)
-        searcher = Searcher(store, embedder)
-        qs = questions(raw, n_questions)
-        # Warm the per-role caches (entity names, BM25, filters), as a running app or --batch has them.
-        for item in questions(raw, 25, seed=99):
-            ask(store, Question(role=item["role"], text=item["question"]), searcher=searcher)
-        ask_ms, floor_ms, behaviors = [], [], {}
-        for item in qs:
-            a0 = time.perf_counter()
-            env = ask(store, Question(role=item["role"], text=item["question"]), searcher=searcher)
-            ask_ms.append(1000 * (time.perf_counter() - a0))
-            behaviors[env.behavior.value] = behaviors.get(env.behavior.value, 0) + 1
-        for item in qs:
-            q = item["question"] + " floor"  # a new string: the floor pays its own query embedding
-            f0 = time.perf_counter()
-            searcher.hybrid(q, f"{searcher.role_filter(item['role'])} AND part = 'body'", k=15)
-            floor_ms.append(1000 * (time.perf_counter() - f0))
-        store.close()
+        asked = _ask_all(n_questions, raw, db, embedder)
     return {
         "objects": n, "chunks": report.chunks,
         "ingest_s": round(ingest_s, 2), "ingest_objects_per_s": round(n / ingest_s, 1),
@@ -179,10 +247,7 @@ def run_size(n: int, n_questions: int) -> dict:
                             "duckdb": round(t_duck - t_embed, 2), "lancedb": round(t_end - t_duck, 2)},
         "raw_encode_chunks_per_s": round(raw_rate, 1),
         "ingest_vs_raw_encode": round((report.chunks / ingest_s) / raw_rate, 3),
-        "ask_p50_ms": round(pct(ask_ms, 50), 1), "ask_p95_ms": round(pct(ask_ms, 95), 1),
-        "floor_p50_ms": round(pct(floor_ms, 50), 1), "floor_p95_ms": round(pct(floor_ms, 95), 1),
-        "ask_p95_vs_floor_p95": round(pct(ask_ms, 95) / pct(floor_ms, 95), 2),
-        "questions": len(qs), "behaviors": behaviors,
+        **asked,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 
@@ -191,17 +256,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 10000, 100000])
     parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument("--keep", help="ingest each size into KEEP/bench-N and keep it; a later run with the same "
+                        "--keep asks the questions on it without ingesting again (ingest figures then empty)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: run one size in this process
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    parser.add_argument("--name", default="latest", help="results file name in --out (.json, .md)")
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_size(args.one, args.questions)))
+        print(json.dumps(run_size(args.one, args.questions, args.keep)))
         return
     results = []
     for n in args.sizes:
         print(f"size {n} ...", file=sys.stderr, flush=True)
-        proc = subprocess.run([sys.executable, __file__, "--one", str(n), "--questions", str(args.questions)],
-                              capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, __file__, "--one", str(n), "--questions", str(args.questions),
+                               *(["--keep", args.keep] if args.keep else [])], capture_output=True, text=True)
         if proc.returncode != 0:
             sys.exit(f"size {n} failed:\n{proc.stderr[-3000:]}")
         results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
@@ -209,18 +277,29 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-    (out / "latest.json").write_text(json.dumps({"generated": stamp, "machine": f"{os.cpu_count()} cores",
+    (out / f"{args.name}.json").write_text(json.dumps({"generated": stamp, "machine": f"{os.cpu_count()} cores",
                                                  "results": results}, indent=2) + "\n")
-    lines = [f"Generated by benchmarks/bench.py at {stamp} on {os.cpu_count()} cores. Do not edit by hand.", "",
-             "| objects | chunks | ingest s | objects/s | raw encode chunks/s | ingest chunks/s | ingest/raw | "
-             "ask p50 ms | ask p95 ms | floor p50 ms | floor p95 ms | ask p95 / floor p95 | peak RSS MB |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    load = os.getloadavg()
+    lines = [f"Generated by benchmarks/bench.py at {stamp} on {os.cpu_count()} cores, load average {load[0]:.1f} / "
+             f"{load[1]:.1f} / {load[2]:.1f} (1/5/15 min). Do not edit by hand. Empty ingest figures: the size was "
+             "ingested by an earlier run (--keep) and only its questions were measured.", "",
+             "| objects | chunks | ingest s | objects/s | raw encode chunks/s | ingest chunks/s | ingest/raw | ANN | "
+             "ANN recall@10 vs flat | same answers | ask p50 ms | ask p95 ms | ask flat p50 ms | ask flat p95 ms | "
+             "floor p50 ms | floor p95 ms | floor flat p95 ms | research p95 ms | ask p95 / floor p95 | peak RSS MB |",
+             "|" + "---|" * 20]
     for r in results:
         lines.append(f"| {r['objects']} | {r['chunks']} | {r['ingest_s']} | {r['ingest_objects_per_s']} | "
                      f"{r['raw_encode_chunks_per_s']} | {r['ingest_chunks_per_s']} | {r['ingest_vs_raw_encode']} | "
-                     f"{r['ask_p50_ms']} | {r['ask_p95_ms']} | {r['floor_p50_ms']} | {r['floor_p95_ms']} | "
+                     f"{'yes' if r['ann'] else 'no (flat)'} | {r['ann_recall_at_10']} | {r['same_answers_ann_vs_flat']} | "
+                     f"{r['ask_p50_ms']} | {r['ask_p95_ms']} | {r['ask_flat_p50_ms']} | {r['ask_flat_p95_ms']} | "
+                     f"{r['floor_p50_ms']} | {r['floor_p95_ms']} | {r['floor_flat_p95_ms']} | {r['research_p95_ms']} | "
                      f"{r['ask_p95_vs_floor_p95']} | {r['peak_rss_mb']} |")
-    (out / "latest.md").write_text("\n".join(lines) + "\n")
+    lines += ["", "ask: `ask()` through the index as built (ANN above core/retrieve/ann.py's ANN_MIN_ROWS chunk rows); "
+              "ask flat: the same questions with vector search forced exact. floor: one query embedding plus one "
+              "hybrid search with the role's pre-filter; research: the research harness's hybrid method "
+              "(core/serve/evaluate.py), no permission filter. Recall@10: share of the flat top 10 the ANN search "
+              "returns (role-filtered vector search over body rows)."]
+    (out / f"{args.name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -6,6 +6,10 @@ benchmarks/results/dbt.{json,md}; never edit those by hand.
 
     .venv/bin/python benchmarks/dbt_ingest.py [--projects acme-analytics jaffle-shop ...] [--cold N] [--warm N]
 
+`acme-analytics-long` is the generated project with descriptions as long as real projects' ones (500-1,200
+characters, eight described columns per model: scripts/gen_dbt_project.py's long-text mode applied to its parsed
+manifest), written to a temporary folder by this script.
+
 The machine may be shared: CPU seconds are reported beside wall seconds because wall time then says more about
 the neighbours than about AsOf.
 """
@@ -36,7 +40,7 @@ from core.answer.ask import Question, ask  # noqa: E402
 from core.catalog.access import visible  # noqa: E402
 from core.catalog.store import Store  # noqa: E402
 from core.retrieve.embed import BACKENDS, Embedder  # noqa: E402
-from core.retrieve.index import chunks_of  # noqa: E402
+from core.retrieve.index import chunks_of, embedded_text  # noqa: E402
 from core.retrieve.search import open_searcher  # noqa: E402
 
 REAL = ROOT / "tests" / "fixtures" / "realworld"
@@ -48,7 +52,28 @@ PROJECTS = {
     "dbt-project-evaluator-versions": (REAL / "dbt-project-evaluator-versions",
                                        ROOT / "data" / "dbt" / "dbt-project-evaluator-versions.overlay.yml"),
 }
+# Written at run time from another project's artifacts: name -> (base project, how its manifest is changed).
+LONG_TEXT = {"acme-analytics-long": "acme-analytics"}
 PYTHON = sys.executable
+
+
+def long_text_project(name: str, workdir: Path) -> tuple[Path, Path]:
+    """The base project's artifacts with long-text descriptions, in `workdir`; (target, overlay)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from gen_dbt_project import lengthen_manifest
+    base, overlay = PROJECTS[LONG_TEXT[name]]
+    target = workdir / f"{name}-target"
+    target.mkdir(parents=True, exist_ok=True)
+    for f in base.iterdir():
+        if f.is_file() and not f.name.startswith("manifest.json"):
+            shutil.copy(f, target / f.name)
+    manifest = next(p for p in (base / "manifest.json", base / "manifest.json.gz") if p.exists())
+    (target / "manifest.json").write_text(json.dumps(lengthen_manifest(_load(manifest))))
+    return target, overlay
+
+
+def project_paths(name: str, workdir: Path) -> tuple[Path, Path]:
+    return long_text_project(name, workdir) if name in LONG_TEXT else PROJECTS[name]
 
 
 def run_measured(args: list[str]) -> dict:
@@ -172,10 +197,10 @@ def project_row(name: str, target: Path, overlay: Path, workdir: Path, embedder:
 
 
 def encoder_texts(target: Path, overlay: Path, workdir: Path, sample: int) -> list[str]:
-    """A spread sample of this project's own chunk texts."""
+    """A spread sample of the texts an ingest of this project embeds."""
     from core.ingest.ingest import read_inputs
     catalog, _ = read_inputs(workdir / "throughput.duckdb", dbt=target, overlay=overlay)
-    texts = [t for ev in catalog.evidence for _, _, t in chunks_of(ev)]
+    texts = [embedded_text(t, ev.kind) for ev in catalog.evidence for _, _, t in chunks_of(ev)]
     return texts[:: max(1, len(texts) // sample)][:sample]
 
 
@@ -195,10 +220,11 @@ def encoder_throughput(backend: str, texts: list[str]) -> tuple[dict, object]:
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--projects", nargs="+", default=list(PROJECTS))
+    p.add_argument("--projects", nargs="+", default=[*PROJECTS, *LONG_TEXT], choices=[*PROJECTS, *LONG_TEXT])
     p.add_argument("--cold", type=int, default=5, help="fresh CLI processes per project")
     p.add_argument("--warm", type=int, default=20, help="in-process asks per project")
     p.add_argument("--sample", type=int, default=512, help="chunk texts for the raw encoder measurement")
+    p.add_argument("--out-name", default="dbt", help="results file name under benchmarks/results (.json, .md)")
     p.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS,
                    help="embedding backends whose raw encoder is measured (the CLI uses ASOF_EMBED_BACKEND)")
     args = p.parse_args()
@@ -206,7 +232,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="asof-dbt-bench-") as tmp:
         work = Path(tmp)
         big = args.projects[0]
-        texts = encoder_texts(*PROJECTS[big], work, args.sample)
+        texts = encoder_texts(*project_paths(big, work), work, args.sample)
         encs, vectors = [], {}
         for backend in dict.fromkeys([embedder.backend, *args.backends]):
             enc, vectors[backend] = encoder_throughput(backend, texts)
@@ -218,16 +244,16 @@ def main() -> None:
         embedder.encode(["warm up"])
         rows = []
         for n in args.projects:  # written after each project: a slow shared machine still leaves results
-            rows.append(project_row(n, *PROJECTS[n], work, embedder, args.cold, args.warm))
-            write(rows, encs, big, embedder.backend)
+            rows.append(project_row(n, *project_paths(n, work), work, embedder, args.cold, args.warm))
+            write(rows, encs, big, embedder.backend, args.out_name)
 
 
-def write(rows: list[dict], encs: list[dict], big: str, backend: str) -> None:
+def write(rows: list[dict], encs: list[dict], big: str, backend: str, name: str = "dbt") -> None:
     out = ROOT / "benchmarks" / "results"
     out.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now().isoformat(timespec="seconds")
     load = os.getloadavg()
-    (out / "dbt.json").write_text(json.dumps({"generated": stamp, "cores": os.cpu_count(), "loadavg": load,
+    (out / f"{name}.json").write_text(json.dumps({"generated": stamp, "cores": os.cpu_count(), "loadavg": load,
                                               "backend": backend, "encoders": encs, "projects": rows}, indent=2))
     cols = ["project", "objects", "chunks", "ingest_wall_s", "ingest_cpu_s", "peak_rss_mb", "edits",
             "reingest_changed", "reingest_embedded", "reingest_wall_s", "reingest_cpu_s", "cold_ask_p50_ms",
@@ -250,7 +276,7 @@ def write(rows: list[dict], encs: list[dict], big: str, backend: str) -> None:
     lines += ["| " + " | ".join(str(e.get(c, "")) for c in ("backend", "load_s", "wall_s", "cpu_s", "texts_per_s",
                                                              "texts_per_cpu_s", "cosine_vs_torch_min",
                                                              "cosine_vs_torch_mean")) + " |" for e in encs]
-    (out / "dbt.md").write_text("\n".join(lines) + "\n")
+    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

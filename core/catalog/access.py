@@ -15,7 +15,7 @@ from rank_bm25 import BM25Okapi
 from core.catalog.entities import Entity, build_entity_index, head_index
 from core.catalog.evidence import Evidence
 from core.catalog.redact import redact, references
-from core.catalog.store import Store, acl_sql
+from core.catalog.store import Store, acl_sql, in_list
 from core.catalog.text import words
 
 
@@ -54,8 +54,8 @@ class Visible:
             return docs
         seen = {i for row in self.con.execute(
             f"SELECT evidence_id, entity_id FROM evidence WHERE {acl_sql()} "
-            "AND (evidence_id = ANY(?::VARCHAR[]) OR entity_id = ANY(?::VARCHAR[]))",
-            [*self._acl, sorted(refs), sorted(refs)]).fetchall() for i in row}
+            f"AND ({in_list('evidence_id', refs)} OR {in_list('entity_id', refs)})",
+            self._acl).fetchall() for i in row}
         out = []
         for ev in docs:
             if all(t in seen for _, t in ev.link_targets()):
@@ -161,21 +161,21 @@ class Visible:
         return self._docs("entity_id = ?", [entity_id])
 
     def by_ids(self, ids: list[str]) -> list[Evidence]:
-        """Objects by evidence id, or every object of an entity id ('= ANY' keeps this an index-speed
-        lookup; an OR of two list_contains scans the whole table)."""
+        """Objects by evidence id, or every object of an entity id (two IN lists of literals, each an
+        index-speed lookup: an OR of two list_contains, or `= ANY(?)`, scans the whole table)."""
         if not ids:
             return []
-        found = {e.evidence_id: e for e in self._docs("evidence_id = ANY(?::VARCHAR[])", [list(ids)])}
+        found = {e.evidence_id: e for e in self._docs(in_list("evidence_id", ids), [])}
         rest = [i for i in ids if i not in found]
         if rest:
-            found.update({e.evidence_id: e for e in self._docs("entity_id = ANY(?::VARCHAR[])", [rest])})
+            found.update({e.evidence_id: e for e in self._docs(in_list("entity_id", rest), [])})
         return sorted(found.values(), key=lambda e: e.evidence_id)
 
     def visible_ids(self, ids: set[str]) -> set[str]:
         """Which of these evidence ids the role may see: the check on a model's citations."""
         if not ids:
             return set()
-        return {e.evidence_id for e in self._docs("evidence_id = ANY(?::VARCHAR[])", [list(ids)])}
+        return {e.evidence_id for e in self._docs(in_list("evidence_id", ids), [])}
 
     def edge_models_into(self, node: str) -> list[tuple[str, str]]:
         """(lineage evidence_id, upstream) for visible edges whose downstream is `node`."""

@@ -18,10 +18,21 @@ import pyarrow as pa
 from core.catalog.entities import id_phrases
 from core.catalog.evidence import Catalog, Evidence, Kind
 from core.catalog.objects import RemoteIndex
+from core.retrieve import ann
 from core.retrieve.embed import Embedder
 
 TABLE = "chunks"
 MAX_CHUNK_CHARS = 800
+# Prose a question may quote from anywhere is split, so every part has its own vector. A model's or source's
+# body is structured (name, relation, column names, then the description and described columns): a question
+# names what it holds, which the head carries, so it stays one row, found in full by full text and by the
+# vector of its head (HEAD_CHARS). Real dbt descriptions (500-1,200 characters plus described columns) made two
+# to four rows per model before, most of first-ingest time (benchmarks/results/dbt.md, the long-text project).
+SPLIT_KINDS = (Kind.documentation, Kind.note, Kind.policy)
+# The head of an unsplit body that is embedded: the name, relation, column names and the description's first
+# sentences of a dbt model. Every body of the demo and research catalogs is shorter (longest 504), so their
+# vectors are what they were; an encoder's cost grows with tokens, so a long body costs what a short one does.
+HEAD_CHARS = 512
 # Lineage generated from dbt's parent_map and OpenLineage jobs is read as edges, never searched: its text
 # only says which node it leads into. Not embedding it halves a dbt project's first ingest.
 UNINDEXED_CLASSES = ("dbt_parent_map", "openlineage_job")
@@ -125,6 +136,17 @@ def _split(text: str) -> list[str]:
     return pieces + ([current] if current else [])
 
 
+def embedded_text(text: str, kind: str | Kind = Kind.model) -> str:
+    """What a row's vector is computed from: a piece of split prose whole (at most MAX_CHUNK_CHARS, the
+    encoder reads 256 tokens, ~1,100 characters, anyway), any other row's first HEAD_CHARS characters, cut
+    at a word."""
+    limit = MAX_CHUNK_CHARS if Kind(kind) in SPLIT_KINDS else HEAD_CHARS
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    return cut[:cut.rfind(" ")] if " " in cut else cut
+
+
 def chunks_of(ev: Evidence) -> list[tuple[str, str, str]]:
     """(chunk_id, part, text) for one object (none for objects search never needs)."""
     if not indexed(ev):
@@ -136,7 +158,7 @@ def chunks_of(ev: Evidence) -> list[tuple[str, str, str]]:
     out = [] if ev.kind in (Kind.lineage, Kind.freshness_observation) else [
         (f"{ev.evidence_id}#name", "name", f"{ev.title}. {name}.{also} {first}".strip())]
     body = _body(ev)
-    pieces = [body] if ev.kind is Kind.metric_definition else _split(body)
+    pieces = _split(body) if ev.kind in SPLIT_KINDS else [body]
     out += [(f"{ev.evidence_id}#{i}", "body", text) for i, text in enumerate(pieces)]
     return out
 
@@ -148,6 +170,7 @@ class IndexReport:
     reused: int
     deleted: int
     version: int | None = None  # the LanceDB table version written
+    ann: bool = False  # vector search goes through an ANN index (core/retrieve/ann.py)
 
 
 def _progress(done: int, total: int) -> None:
@@ -208,9 +231,12 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
     long_run = len(to_embed) > 500 and not quiet
     if long_run:
         print(f"indexing: {len(to_embed)} chunks to embed, {len(rows) - len(to_embed)} reused", file=sys.stderr)
-    vectors = embedder.encode([r["text"] for r in to_embed], progress=_progress if long_run else None)
-    for row, vec in zip(to_embed, vectors):
-        row["vector"] = vec.tolist()
+    # Each distinct text is encoded once (sources and policies of one system often read alike).
+    heads = [embedded_text(r["text"], r["kind"]) for r in to_embed]
+    texts = list(dict.fromkeys(heads))
+    vectors = dict(zip(texts, embedder.encode(texts, progress=_progress if long_run else None)))
+    for row, head in zip(to_embed, heads):
+        row["vector"] = vectors[head].tolist()
     kept = {r["chunk_id"] for r in rows}
     report = IndexReport(chunks=len(rows), embedded=len(to_embed), reused=len(rows) - len(to_embed),
                          deleted=len(set(existing) - kept))
@@ -218,7 +244,7 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
                          revision=catalog.revision(), broken=broken)
 
 
-def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexReport:
+def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_rows: int = ann.ANN_MIN_ROWS) -> IndexReport:
     """Upsert by chunk_id and delete what the catalog no longer has, then tag the version with the
     catalog revision it serves (`revision`, default the prepared catalog's). Each LanceDB step is its own
     atomic, versioned commit, and readers check out the tag named by the catalog they opened, so a crash
@@ -241,6 +267,7 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexR
         table = db.create_table(TABLE, data=prepared.data)
     table.create_index("text", config=FTS(), replace=True)
     table.create_index("acl", config=LabelList(), replace=True)
+    prepared.report.ann = ann.build(table, ann_min_rows)
     revision = revision or prepared.revision
     if revision:
         tag = revision_tag(revision)
@@ -254,5 +281,6 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None) -> IndexR
     return prepared.report
 
 
-def build_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> IndexReport:
-    return commit_index(prepare_index(catalog, db_path, embedder, quiet), catalog.revision())
+def build_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False,
+                ann_min_rows: int = ann.ANN_MIN_ROWS) -> IndexReport:
+    return commit_index(prepare_index(catalog, db_path, embedder, quiet), catalog.revision(), ann_min_rows)

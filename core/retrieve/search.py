@@ -16,6 +16,7 @@ from core.catalog.envelope import IndexStatus
 from core.catalog.objects import RemoteIndex
 from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, normalize, words
+from core.retrieve import ann
 from core.retrieve.embed import Embedder
 from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, connect_index, index_path, open_table
 
@@ -32,6 +33,10 @@ def fts_words(text: str) -> str:
 
 def sql_list(values) -> str:
     return "(" + ", ".join(sql_str(v) for v in sorted(values)) + ")"
+
+
+# What a hit carries; never the vector, which is most of a row's bytes.
+HIT_COLUMNS = ["chunk_id", "evidence_id", "entity_id", "part", "kind", "authority", "lifecycle", "text"]
 
 
 @dataclass
@@ -62,8 +67,13 @@ def _guarded(method):
     return run
 
 
-# Full text matches fetched per query before re-scoring; a question's content words rarely match more.
+# Full-text matches fetched per query (LanceDB's best first) before re-scoring with the role's statistics. A
+# question's content words rarely match more on catalogs of thousands of objects, so there every match is
+# re-scored. Where the role's filtered set is large enough for the ANN index (100k objects), a common word
+# matches tens of thousands of rows, and re-scoring 1,000 of them was the largest cost of an answer after the
+# vector search (cProfile of benchmarks/bench.py's questions): there LanceDB's best LARGE_FTS_CANDIDATES are.
 FTS_CANDIDATES = 1000
+LARGE_FTS_CANDIDATES = 250
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
 
 
@@ -109,14 +119,16 @@ class Searcher:
     no ranking, no score and no number shown.
     """
 
-    def __init__(self, store: Store, embedder: Embedder, index: RemoteIndex | None = None):
+    def __init__(self, store: Store, embedder: Embedder, index: RemoteIndex | None = None, exact: bool = False):
         self.store, self.embedder = store, embedder
+        self.exact = exact  # flat search even where the index has an ANN vector index (recall baselines)
         # A replica of a published catalog reads the revision's index from object storage (core/serve/live.py).
         self.path = index or index_path(store.path)
         self._lock = threading.Lock()
         self._local = threading.local()
         self._queries: dict = {}
         self._filters: dict[str, str] = {}
+        self._counts: dict[str, int] = {}  # rows per filter: the pinned version never changes
         self._status: dict[str, IndexStatus] = {}
         self.problem: str | None = None  # why an index that should be there cannot be used
         self.version = self._pin()
@@ -237,8 +249,9 @@ class Searcher:
 
     @_guarded
     def vector(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
-        # Exact (flat) cosine search: a distance depends on the query and the row alone.
-        q = self.table.search(self.embed(query)).distance_type("cosine")
+        # Cosine search, flat below the ANN threshold (a distance then depends on the query and the row
+        # alone) and through the ANN index above it; the role's filter is applied first either way.
+        q = ann.tune(self.table.search(self.embed(query), vector_column_name=ann.VECTOR_COLUMN).distance_type("cosine"), k, self.exact).select(HIT_COLUMNS)
         if where:
             q = q.where(where, prefilter=True)
         return [self._hit(r, 1.0 - r["_distance"]) for r in q.limit(k).to_list()]
@@ -251,11 +264,16 @@ class Searcher:
         if not terms or not where:
             return []
         raw = " ".join(w for w in fts_words(query).split() if normalize(w) in terms)
-        rows = (self.table.search(raw or " ".join(terms), query_type="fts").where(where, prefilter=True)
-                .limit(FTS_CANDIDATES).to_list())
+        # A count scans the filtered set; it depends on the filter and the pinned version only, and a few
+        # filters serve every question of a role.
+        if len(self._counts) > 4096:
+            self._counts.clear()
+        total = self._cached(self._counts, where, lambda: self.table.count_rows(where))
+        limit = FTS_CANDIDATES if not ann.wants_ann(total) else LARGE_FTS_CANDIDATES
+        rows = (self.table.search(raw or " ".join(terms), query_type="fts").select(HIT_COLUMNS)
+                .where(where, prefilter=True).limit(limit).to_list())
         if not rows:
             return []
-        total = self.table.count_rows(where)
         scores = bm25_rescore(terms, [r["text"] for r in rows], total)
         ranked = sorted(zip(rows, scores), key=lambda p: (-p[1], p[0]["chunk_id"]))
         return [self._hit(r, s) for r, s in ranked[:k] if s > 0]

@@ -1,0 +1,80 @@
+"""When vector search uses an approximate (ANN) index, and how it is built and queried.
+
+Below ANN_MIN_ROWS a flat (exact) scan of the role's rows is fast enough and exact, so no vector index is
+built. From there on the index gets an IVF_HNSW_SQ vector index (cosine). Queries keep the permission filter
+exact: LanceDB applies `where(..., prefilter=True)` before the ANN search, so a row the role may not see is
+never a candidate (stack-notes section 4; tests/retrieve/test_ann.py compares every role's visible sets
+with the flat search). What ANN may lose is recall, measured against the flat search on the retrieval suites
+(benchmarks/ann_recall.py); `refine_factor` re-scores the ANN candidates with the full vectors.
+"""
+from __future__ import annotations
+
+import math
+
+VECTOR_COLUMN = "vector"
+# Chunk rows, not objects (about 1.8 chunks per object on the synthetic catalogs). The flat scan with the
+# role's pre-filter grows linearly with rows (stack-notes section 4: ~11 ms at 10k rows, ~62 ms at 100k) while
+# the ANN search stays near 7-10 ms; from 10k rows the index is the faster of the two, below it flat is exact
+# and as fast.
+ANN_MIN_ROWS = 10_000
+# Rows per IVF partition when the index is trained; HNSW inside each partition does the rest.
+ROWS_PER_PARTITION = 8_192
+# Search parameters (recall against flat, measured in benchmarks/ann_recall.py): partitions probed, HNSW
+# candidate list size, and full-vector re-scoring of refine_factor x k candidates.
+NPROBES = 8
+EF = 200
+REFINE_FACTOR = 5
+
+
+def wants_ann(rows: int, min_rows: int = ANN_MIN_ROWS) -> bool:
+    return rows >= min_rows
+
+
+def partitions(rows: int) -> int:
+    """IVF partitions for `rows` vectors: at least one, a partition of ~ROWS_PER_PARTITION rows each."""
+    return max(1, math.ceil(rows / ROWS_PER_PARTITION))
+
+
+def index_config(rows: int):
+    from lancedb.index import HnswSq
+    return HnswSq(distance_type="cosine", num_partitions=partitions(rows))
+
+
+# A re-ingest that added or changed more than this share of rows retrains the index; fewer are found by
+# LanceDB's exact scan of unindexed rows, which is cheap while they are few.
+RETRAIN_SHARE = 0.1
+
+
+def _vector_index(table):
+    return next((ix for ix in table.list_indices() if VECTOR_COLUMN in ix.columns), None)
+
+
+def has_vector_index(table) -> bool:
+    return _vector_index(table) is not None
+
+
+def build(table, min_rows: int = ANN_MIN_ROWS) -> bool:
+    """Build the vector index when the table is large enough (again when many rows are not in it), or
+    drop it below the threshold (a catalog that shrank goes back to exact search). True when the table
+    has a vector index afterwards."""
+    rows = table.count_rows()
+    current = _vector_index(table)
+    if not wants_ann(rows, min_rows):
+        if current is not None:
+            table.drop_index(current.name)
+        return False
+    if current is not None:
+        unindexed = table.index_stats(current.name).num_unindexed_rows
+        if unindexed <= RETRAIN_SHARE * rows:
+            return True
+    table.create_index(VECTOR_COLUMN, config=index_config(rows), replace=True)
+    return True
+
+
+def tune(query, k: int, exact: bool):
+    """Search parameters on a vector query for k results: exact (flat) when asked, else the ANN settings
+    above (HNSW needs ef >= the candidates it returns). On a table without a vector index LanceDB scans
+    flat whatever is set here."""
+    if exact:
+        return query.bypass_vector_index()
+    return query.nprobes(NPROBES).ef(max(EF, k * REFINE_FACTOR)).refine_factor(REFINE_FACTOR)

@@ -1,0 +1,101 @@
+"""The ANN vector index (core/retrieve/ann.py) keeps permissions exact and finds what the flat search finds.
+
+The catalogs here are small, so the index is forced with a threshold of one row; the same code path then
+serves a 100k catalog. For every role, every question of the paraphrase set and research suites: the ANN
+results are the role's own objects only, the visible sets of ANN and flat search are identical, and the
+top results agree (recall against flat; the 10k/100k figures are in benchmarks/results/latest.md).
+"""
+import pytest
+import yaml
+from conftest import DEMO, ROOT, SUITES
+
+from core.answer.ask import Question, ask
+from core.catalog.access import visible
+from core.catalog.store import Store, write_catalog
+from core.ingest.load import load_catalog
+from core.retrieve import ann
+from core.retrieve.index import build_index
+from core.retrieve.search import Searcher
+
+PARAPHRASES = [c["q"] for c in yaml.safe_load((ROOT / "tests" / "paraphrases.yaml").read_text())]
+CATALOGS = {"demo": DEMO, "suite_a": SUITES / "suite_a.catalog.json", "suite_b": SUITES / "suite_b.catalog.json"}
+
+
+def _questions(name: str) -> list[str]:
+    if name == "demo":
+        return PARAPHRASES
+    gold = yaml.safe_load((SUITES / f"{name}.gold.json").read_text())
+    return [g["question"] for g in gold]
+
+
+@pytest.fixture(scope="module")
+def forced(tmp_path_factory, embedder):
+    """Each catalog indexed once with an ANN vector index forced on: (store, ANN searcher, flat searcher)."""
+    out = {}
+    for name, source in CATALOGS.items():
+        db = tmp_path_factory.mktemp(f"ann_{name}") / f"{name}.duckdb"
+        catalog = load_catalog(source)
+        write_catalog(catalog, db)
+        report = build_index(catalog, db, embedder, quiet=True, ann_min_rows=1)
+        assert report.ann
+        store = Store(db)
+        out[name] = (store, Searcher(store, embedder), Searcher(store, embedder, exact=True))
+    return out
+
+
+def test_an_index_below_the_threshold_has_no_vector_index(demo):
+    _, searcher = demo
+    assert not ann.has_vector_index(searcher.table)
+
+
+@pytest.mark.parametrize("name", CATALOGS)
+def test_ann_and_flat_see_the_same_objects_for_every_role(forced, name):
+    store, approx, flat = forced[name]
+    assert ann.has_vector_index(approx.table)
+    differences = []
+    for role in sorted(r.name for r in store.roles()):
+        allowed = visible(store, role).visible_ids({row[0] for row in store.con.execute(
+            "SELECT evidence_id FROM evidence").fetchall()})
+        where = approx.role_filter(role)
+        for question in _questions(name)[:12]:
+            # k larger than the table: both must return every row the role may see, and nothing else.
+            got = {h.evidence_id for h in approx.vector(question, where, k=500)}
+            exact = {h.evidence_id for h in flat.vector(question, where, k=500)}
+            if got != exact or not got <= allowed:
+                differences.append((role, question, sorted(got ^ exact), sorted(got - allowed)))
+    assert differences == []
+
+
+@pytest.mark.parametrize("name", CATALOGS)
+def test_ann_top_results_match_flat(forced, name):
+    store, approx, flat = forced[name]
+    found = total = 0
+    for role in sorted(r.name for r in store.roles()):
+        where = f"{approx.role_filter(role)} AND part = 'body'"
+        for question in _questions(name):
+            exact = [h.evidence_id for h in flat.vector(question, where, k=10)]
+            got = {h.evidence_id for h in approx.vector(question, where, k=10)}
+            found += len(got & set(exact))
+            total += len(exact)
+    assert total and found / total >= 0.99
+
+
+def test_answers_through_ann_equal_answers_through_flat(forced):
+    store, approx, flat = forced["demo"]
+    for question in PARAPHRASES:
+        q = Question(role="analyst", text=question)
+        a, b = ask(store, q, searcher=approx), ask(store, q, searcher=flat)
+        assert (a.behavior, [s.evidence_id for s in a.selected]) == (b.behavior, [s.evidence_id for s in b.selected])
+
+
+def test_a_reingest_keeps_the_index_and_a_catalog_below_the_threshold_drops_it(tmp_path, embedder):
+    db = tmp_path / "demo.duckdb"
+    catalog = load_catalog(DEMO)
+    write_catalog(catalog, db)
+    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
+    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann  # nothing new: kept, not retrained
+    report = build_index(catalog, db, embedder, quiet=True, ann_min_rows=10**6)
+    assert not report.ann and report.embedded == 0
+    store = Store(db)
+    assert not ann.has_vector_index(Searcher(store, embedder).table)
+    store.close()
