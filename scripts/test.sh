@@ -8,4 +8,6 @@ bash scripts/setup.sh
 # [tool.importlinter]); and the code stays as ruff is configured there.
 .venv/bin/lint-imports
 .venv/bin/ruff check .
-exec .venv/bin/python -m pytest "$@"
+# One worker per core, a test file at a time on one worker (its module fixtures built once); pass `-n 0` to run
+# in this process, e.g. under a debugger.
+exec .venv/bin/python -m pytest -n auto --dist loadfile "$@"
