@@ -245,6 +245,7 @@ def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
             details.append((ref.title, [ref], lin, fresh))
     # A steward's widened answer says "Steward view ..." in its status line (the note comes from core/answer/steward.py).
     answer.top(env, _notes(env, asked, form_day, form_period), [f for d in details for f in d[3]])
+    answer.other_versions(env, _choose)
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))
         for i, (col, option) in enumerate(zip(cols, env.clarify.options)):

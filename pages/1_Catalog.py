@@ -1,5 +1,5 @@
 """Catalog: search what your role can see, a table of its metrics, and one entity's versions over time."""
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, timedelta
 
 import altair as alt
 import streamlit as st
@@ -44,7 +44,7 @@ if query.strip():
     else:
         st.caption("Nothing you can see matches.")
 
-at = datetime.now(timezone.utc)
+at = form["at"]  # the catalog's clock (a demo's) unless the sidebar sets another
 
 
 def _open_row(key: str, picked, table: list[dict]) -> None:
@@ -102,7 +102,7 @@ st.markdown(f"**{md(entities[entity_id])}** · {md(kind)} · owner: {md(owner)}"
 st.caption("Also called: " + (", ".join(md(a) for a in aliases) or "—"))
 
 st.subheader("Versions over time")
-day = form["day"] or (form["period"][0] if form["period"] else date.today())
+day = form["day"] or (form["period"][0] if form["period"] else form["at"].date())
 trows = timeline_rows(objs, max(date.today(), day) + timedelta(days=365))
 if trows:
     palette = {"governs": "#1f6feb", "draft": "#d4a72c", "superseded": "#8c959f", "historical": "#8c959f",

@@ -327,7 +327,7 @@ def get_freshness_tool(cat: Catalog, who: Identity, entity: str, at: datetime | 
     view, found = _entity(cat, who, tool, entity)
     if not isinstance(found, Entity):
         return found
-    at = _utc(at)
+    at = _utc(at or cat.store.now())  # the catalog's clock (a demo's) unless the caller names a time
     day = _day(at.date(), "at")
     if found.role == "source":
         sources = [found.entity_id]
