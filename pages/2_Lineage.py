@@ -26,6 +26,13 @@ entities = {e: ent.label for e, ent in sorted(ev_view.entities.items()) if ent.r
 if not entities:
     st.info("No entities with lineage are visible to this role.")
     st.stop()
+linked = st.query_params.get("entity")
+if linked and not st.session_state.get("lineage_link_read"):  # a shared link (?entity=) picks the entity once
+    st.session_state["lineage_link_read"] = True
+    if linked in entities:
+        st.session_state["lineage_entity"] = linked
+    else:  # said, not silently replaced: the same words for hidden and absent
+        st.warning(f"No entity {code(linked)} with lineage is visible to role {md(role)}; showing another.")
 if st.session_state.get("lineage_entity") not in entities:
     st.session_state["lineage_entity"] = next(iter(entities))
 entity_id = st.selectbox("Entity", list(entities), key="lineage_entity",

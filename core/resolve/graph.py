@@ -2,6 +2,8 @@
 kind; the answer's path highlighted. Pure."""
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel
 
 from core.catalog.envelope import Lineage
@@ -13,6 +15,28 @@ FRESH_FILL = {"pass": "#1a7f37", "warn": "#9a6700", "error": "#cf222e", "unknown
 FRESH_WORD = {"pass": "fresh", "warn": "stale", "error": "failing", "unknown": "no load recorded"}
 # Cyan, not red: a red border marks failing data on the graph, and the two must never be confused.
 PATH_COLOUR = "#0598bc"
+
+
+LINE_CHARS = 24  # a label line longer than this is wrapped: a 48-character dbt relation would zoom the graph out
+
+
+def wrap_label(text: str, width: int = LINE_CHARS) -> str:
+    """Long identifiers on several lines, broken after a '.', a '__' or a space first, after a '_' only inside
+    a piece still too long, never inside a word (acme.main. / int_marketing__ / campaigns_joined_clicks):
+    nothing is cut, it is only folded."""
+    lines = []
+    for line in text.split("\n"):
+        pieces = []
+        for piece in (p for p in re.split(r"(?<=\.)|(?<=__)|(?<= )", line) if p):
+            pieces += [q for q in re.split(r"(?<=[^_]_)(?=[^_])", piece) if q] if len(piece) > width else [piece]
+        current = ""
+        for piece in pieces:
+            if current and len(current) + len(piece.rstrip()) > width:
+                lines.append(current.rstrip())
+                current = ""
+            current += piece
+        lines.append(current.rstrip())
+    return "\n".join(lines)
 
 
 class GraphNode(BaseModel):
@@ -54,7 +78,7 @@ def graph(lineage: Lineage, path_from: list[str] | None = None, freshness: dict[
     nodes = []
     for n in lineage.nodes:
         status = freshness.get(n.id)
-        label = (f"{n.label}\nv{n.version}" if n.version else n.label) + (f"\n{FRESH_WORD[status]}" if status else "")
+        label = wrap_label(n.label) + (f"\nv{n.version}" if n.version else "") + (f"\n{FRESH_WORD[status]}" if status else "")
         nodes.append(GraphNode(id=n.id, label=label, kind=n.kind, on_path=n.id in on_path, status=status,
                                colour=FRESH_FILL[status] if status else COLOURS.get(n.kind, COLOURS["node"])))
     edges = [GraphEdge(source=e.upstream, target=e.downstream, evidence_id=e.evidence_id,

@@ -118,15 +118,32 @@ def test_download_matches_the_role():
     assert json.loads(at.session_state["envelope_json"])["role"] == "finance"
 
 
-def test_clarify_buttons_resolve_without_retyping_or_touching_the_sidebar():
+def test_no_date_answers_for_today_and_the_other_version_is_one_click_away():
+    """Issue 19 item 3: no question back when the question does not need a date; the demo's own clock
+    (29 Nov 2026) is today, v2 applies, and v1 is a button that answers for its first day."""
     at = ask_page("What is net revenue?", mode="No date")
-    assert "clarify_0" in [b.key for b in at.button]
-    labels = [unescape(b.label) for b in at.button if b.key and b.key.startswith("clarify_")]
-    assert labels == ["v1: from 2023-01-01 through 2024-12-31", "v2: from 2025-01-01 onward (open)"]
-    at.button(key="clarify_0").click().run()
+    env = json.loads(at.session_state["envelope_json"])
+    assert env["behavior"] == "answer" and env["reporting_date"] == "2026-11-29" and env["today_by_default"]
+    assert env["selected"][0]["evidence_id"] == "metric.net_revenue.v2"
+    assert not [b for b in at.button if b.key and b.key.startswith("clarify_")]
+    assert any("no reporting date given: answered for today, 29 Nov 2026" in unescape(c.value) for c in at.caption), [c.value for c in at.caption]
+    labels = [unescape(b.label) for b in at.button if b.key and b.key.startswith("other_version_")]
+    assert labels == ["v1: from 2023-01-01 through 2024-12-31"]
+    at.button(key="other_version_0").click().run()
     env = json.loads(at.session_state["envelope_json"])
     assert env["behavior"] == "answer" and env["selected"][0]["evidence_id"] == "metric.net_revenue.v1"
     # The choice answers this question only: the sidebar still says "No date".
+    assert at.session_state["date_mode"] == "No date" and at.radio(key="date_mode").value == "No date"
+
+
+def test_clarify_buttons_resolve_without_retyping_or_touching_the_sidebar():
+    # Two reporting dates in one question: a date really decides the answer, so it is asked back.
+    at = ask_page("What was net revenue on 2024-06-30 or on 2025-03-31?", mode="No date")
+    labels = [unescape(b.label) for b in at.button if b.key and b.key.startswith("clarify_")]
+    assert labels == ["2024-06-30", "2025-03-31"]
+    at.button(key="clarify_0").click().run()
+    env = json.loads(at.session_state["envelope_json"])
+    assert env["behavior"] == "answer" and env["selected"][0]["evidence_id"] == "metric.net_revenue.v1"
     assert at.session_state["date_mode"] == "No date" and at.radio(key="date_mode").value == "No date"
 
 
@@ -311,9 +328,9 @@ def test_explanation_with_citation_chips():
 
 
 def test_clarify_shows_its_explanation():
-    at = ask_page("What is net revenue?", mode="No date")
+    at = ask_page("What was net revenue on 2024-06-30 or on 2025-03-31?", mode="No date")
     text = unescape("\n".join(m.value for m in at.markdown))
-    assert "two authoritative versions" in text
+    assert "several reporting dates" in text.lower()
 
 
 def test_question_history_is_kept_per_role():
