@@ -19,6 +19,7 @@ from core.retrieve.search import Searcher
 from core.serve.live import Live
 from ui.identity import allowed_roles
 from ui.navigation import ensure_app_navigation
+from ui.safe import md
 
 apply_offline_env()
 
@@ -97,6 +98,12 @@ def sidebar(s: Store, dates: bool = True) -> dict:
         st.session_state.setdefault(key, value)
     if "role" not in st.session_state and st.query_params.get("role") in roles:
         st.session_state["role"] = st.query_params["role"]  # a link to any page (?role=) opens as that role
+    linked = st.query_params.get("role")
+    if linked and linked not in roles and not st.session_state.get("role_link_warned"):
+        # A link's role that is not on offer is said, not silently swapped (same words whether it exists or not).
+        st.session_state["role_link_warned"] = True
+        st.warning(f"The link's role {md(repr(linked))} is not one you can use here, so this page shows role "
+                   f"{md(st.session_state['role'] if st.session_state.get('role') in roles else roles[0])}.")
     if st.session_state.get("role") not in roles:
         st.session_state["role"] = roles[0]
     role = st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")

@@ -371,3 +371,51 @@ def test_what_disagrees_names_evidence_by_title(demo_store):
     why = next(c.why for c in env.conflicts if "metric.net_revenue.v1" in c.why)
     shown = _titled(why, names)
     assert "metric.net_revenue.v1" not in shown and names["metric.net_revenue.v1"] in shown
+
+
+def _heading(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("### "))
+
+
+def _link(at: AppTest) -> dict[str, str]:
+    return {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+def test_open_in_ask_from_governance_review_leaves_a_link_that_opens_the_same_item():
+    """Issue 19 item 5: each queue item opened in Ask has a URL that, opened in a new session, shows the same
+    thing: its question on the item's own date, or the queue object read-only (?open=)."""
+    review = page("pages/3_Governance_review.py", "governance")
+    keys = [b.key for b in review.button if b.key and b.key.startswith("review_")]
+    assert len(keys) == 7
+    opened = dated = 0
+    for key in keys:
+        at = page("pages/3_Governance_review.py", "governance")
+        at.button(key=key).click().run()
+        asked = at.session_state["asked"]
+        ask = page("app.py", "governance", asked=asked, question=asked["question"])
+        link = _link(ask)
+        assert link.get("role") == "governance" and "q" in link, (key, link)
+        opened += "open" in link
+        dated += "date" in link
+        if asked.get("day"):
+            assert link["date"] == str(asked["day"]), (key, link)
+        shared = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        for k, v in link.items():
+            shared.query_params[k] = v
+        shared.run()
+        assert not shared.exception, shared.exception
+        assert _heading(shared) == _heading(ask), key
+    assert opened and dated  # both kinds of item are in the demo's queue
+
+
+def test_a_link_with_an_unknown_role_or_an_impossible_date_says_so():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["q"] = "What is net revenue?"
+    at.query_params["role"] = "ceo"
+    at.query_params["date"] = "2025-02-30"
+    at.run()
+    warnings = [unescape(w.value) for w in at.warning]
+    assert any("role 'ceo' is not one you can use here" in w and "shows role analyst" in w for w in warnings), warnings
+    assert any("'2025-02-30' is not a real date" in w for w in warnings), warnings
+    env = json.loads(at.session_state["envelope_json"])
+    assert env["role"] == "analyst" and env["today_by_default"]  # no date silently made up from the bad one
