@@ -13,7 +13,7 @@ from core.catalog.explanation import DETERMINISTIC
 from core.explain.headline import Status, age_text, day_text, headline, status_line
 from core.resolve.graph import graph
 from ui.graph import graph_or_table
-from ui.safe import code, dataframe, inert, md, prose
+from ui.safe import code, inert, md, prose, table
 
 LEVEL = {"error": ("red", ":material/error:"), "warning": ("orange", ":material/warning:"),
          "info": ("blue", ":material/info:"), "ok": ("green", ":material/check_circle:")}
@@ -171,8 +171,8 @@ def columns(env: Envelope) -> None:
         return
     st.markdown(f"**Column {code(c.column)}**")
     if c.hops:
-        dataframe([{"from": f"{h.upstream}.{h.upstream_column}", "to": f"{h.downstream}.{h.downstream_column}",
-                       "recorded in": h.evidence_id} for h in c.hops], hide_index=True, width="stretch")
+        table([{"from": f"{h.upstream}.{h.upstream_column}", "to": f"{h.downstream}.{h.downstream_column}",
+                "recorded in": h.evidence_id} for h in c.hops])
         st.caption("Comes from: " + ", ".join(code(r) for r in c.raw_columns))
     else:
         st.info(md(c.detail))

@@ -10,7 +10,7 @@ from streamlit_agraph import Config, Edge, Node, agraph
 
 from core.resolve.graph import COLOURS, FRESH_FILL, FRESH_WORD, PATH_COLOUR, Graph
 from core.resolve.layout import Layout, layered
-from ui.safe import dataframe
+from ui.safe import table
 
 KIND_WORD = {"metric": "metric", "model": "model", "source": "raw source, freshness not tracked", "node": "other"}
 
@@ -100,7 +100,7 @@ def graph_or_table(g: Graph, key: str, rows: list[dict], path_words: str = "path
     view = st.radio("Show lineage as", ["Graph", "Table"], key=f"lineage_view_{key}", horizontal=True,
                     label_visibility="collapsed")
     if view == "Table":
-        dataframe(rows, hide_index=True, width="stretch")
+        table(rows)
         return None
     return show_graph(g, key, path_words)
 

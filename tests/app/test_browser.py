@@ -519,6 +519,9 @@ def test_the_demo_opens_on_its_own_clock_and_its_first_example_is_not_failing(se
     _settled(page)
     main = page.locator("[data-testid=stMain]").inner_text()
     assert "changed definition" in _headline(page)
+    formulas = page.locator("[data-testid=stCode]")
+    formulas.first.wait_for(timeout=30000)
+    assert all("(" in c.inner_text() for c in formulas.all())  # the first answer's formula boxes are not blank
     # Its sources are fresh, stale or have no load recorded, by design: no "Failing" status, badge or graph label
     # (a threshold's "failing after 24 h" is not a verdict).
     assert not re.search(r"Failing|\bfailing\b(?! after)", main), main
@@ -529,5 +532,30 @@ def test_the_demo_opens_on_its_own_clock_and_its_first_example_is_not_failing(se
     page.wait_for_function("() => document.querySelector('.st-key-headline').innerText.includes('v1')", timeout=60000)
     _settled(page)
     assert _headline(page) == "Net revenue v1 applies on 1 Jan 2023"
+    assert not console.errors, console.errors
+    context.close()
+
+
+_OVERFLOW = """() => [...document.querySelectorAll('[data-testid=stDataFrame], [data-testid=stTable]')].map(el => {
+  const scroller = el.querySelector('.dvn-scroller') || el;
+  return [el.dataset.testid, scroller.scrollWidth - scroller.clientWidth]; })"""
+
+
+@pytest.mark.parametrize("width", [1280, 1024])
+def test_tables_fit_the_page_without_cutting_a_column(server, browser, width):
+    """Issue 19 item 5: at 1280 and 1024 px no table scrolls sideways (a column past the edge is a cut column):
+    the lineage table of an answer and the Catalog's metric list."""
+    link = f"{server}/?" + urlencode({"q": "What is contribution margin?", "role": "finance", "date": "2025-03-31"})
+    context, page, console = _open(browser, link, width=width)
+    page.get_by_text("Table", exact=True).first.click()
+    page.locator("[data-testid=stTable]").first.wait_for(timeout=30000)
+    _settled(page)
+    tables = page.evaluate(_OVERFLOW)
+    assert tables and all(over <= 1 for _, over in tables), tables
+    _nav(page, "Catalog")
+    page.locator("[data-testid=stDataFrame]").first.wait_for(timeout=30000)
+    page.wait_for_timeout(1500)
+    tables = page.evaluate(_OVERFLOW)
+    assert tables and all(over <= 1 for _, over in tables), tables
     assert not console.errors, console.errors
     context.close()
