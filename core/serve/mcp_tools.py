@@ -302,7 +302,7 @@ def get_lineage_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
     view, found = _entity(cat, who, tool, entity)
     if not isinstance(found, Entity):
         return found
-    day = day or datetime.now(timezone.utc).date()
+    day = day or cat.store.now().date()  # the catalog's clock (a demo's) when it names one
     starts = _starts(view, found, day)
     up = depth if direction in ("upstream", "both") else 0
     down = depth if direction in ("downstream", "both") else 0
