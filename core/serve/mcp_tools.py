@@ -245,6 +245,8 @@ def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | No
             "notes": env.notes}
     if env.clarify:
         body["clarify"] = env.clarify.model_dump(mode="json", exclude_none=True)
+    if env.other_versions:  # no date given: answered for today; these governed other dates (ask with one's date)
+        body["other_versions"] = [o.model_dump(mode="json", exclude_none=True) for o in env.other_versions]
     if env.splits:
         body["splits"] = [s.model_dump(mode="json", exclude_none=True) for s in env.splits]
     if env.recorded and env.recorded.recorded_at:
