@@ -14,7 +14,8 @@ from core.answer.steward import steward_view  # noqa: E402
 from core.explain.headline import day_text  # noqa: E402
 from core.resolve.versions import governing_versions, interval_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
-from ui.safe import code, dataframe, inert, md, table  # noqa: E402
+from ui.safe import code, dataframe, inert, md  # noqa: E402
+from ui.safe import table as wrapped_table  # noqa: E402 (the page has its own `table` of rows)
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
@@ -136,7 +137,7 @@ if trows:
                                                  else "today (no reporting date is set in the sidebar)."))
 else:
     st.caption("No effective dates recorded.")
-table([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o),
+wrapped_table([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o),
         "standing": STANDING.get(o.authority.value, o.authority.value),
         "lifecycle": o.lifecycle.value, "owner": o.owner or ""} for o in objs])
 

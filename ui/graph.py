@@ -21,7 +21,7 @@ KIND_WORD = {"metric": "metric", "model": "model", "source": "raw source, freshn
 FONT, MARGIN, CHAR_PX, LINE_PX = 18, 10, 10.4, 22
 # The graph's frame in the wide layout at a 1400 px window. vis-network zooms a graph out until it fits the
 # frame (never in beyond 100 %), so the height is computed for that zoom.
-FRAME_PX, EDGE_PX, MIN_H, MAX_H = 900, 24, 140, 900
+FRAME_PX, EDGE_PX, MIN_H, MAX_H = 900, 12, 140, 900
 
 
 def box_size(label: str) -> tuple[float, float]:
