@@ -41,24 +41,41 @@ def _read_link() -> None:
     st.session_state["link_read"] = True
     p = st.query_params
     if p.get("role"):
-        st.session_state["role"] = p["role"]  # the sidebar keeps it only if it is a role on offer
-    with contextlib.suppress(ValueError):
+        st.session_state["role"] = p["role"]  # the sidebar keeps it only if it is a role on offer, and says so
+    problems = []
+    try:
         if p.get("date"):
             st.session_state["date_mode"], st.session_state["day"] = "Date", date.fromisoformat(p["date"])
         elif p.get("period"):
             start, end = parse_period(p["period"])
             st.session_state["date_mode"], st.session_state["period"] = "Period", (start, end - timedelta(days=1))
+    except ValueError:  # said, never silently replaced by another date
+        which = "date" if p.get("date") else "period"
+        problems.append(f"The link's {which} {p[which]!r} is not a real {which}, so no reporting date is used. "
+                        + ("Write it as YYYY-MM-DD." if which == "date" else "Write it as YYYY-MM-DD..YYYY-MM-DD."))
+    st.session_state["link_problems"] = problems
+    if p.get("open"):  # a steward's queue object opened read-only ("Open in Ask" from Governance review)
+        st.session_state["asked"] = {"question": p.get("q") or "", "open": p["open"].split(",")}
+        st.session_state["question"] = p.get("q") or ""
+        return
     if p.get("q"):
         st.session_state["question"] = p["q"]
         st.session_state["asked"] = {"question": p["q"]}
 
 
-def _link_params(question: str, form: dict) -> dict:
-    params = {"q": question, "role": form["role"]}
-    if form["day"]:
-        params["date"] = form["day"].isoformat()
-    elif form["period"]:
-        params["period"] = f"{form['period'][0]}..{form['period'][1] - timedelta(days=1)}"
+def _link_params(asked: dict, form: dict) -> dict:
+    """The link that reproduces this answer: a date chosen for this question only (a clarification, an
+    other version, Governance review's "Open in Ask") goes in the link, so it answers the same when shared."""
+    params = {"q": asked["question"], "role": form["role"]}
+    day, period = form["day"], form["period"]
+    if "day" in asked or "period" in asked:
+        day, period = asked.get("day"), asked.get("period")
+    if asked.get("open"):
+        params["open"] = ",".join(asked["open"])
+    elif day:
+        params["date"] = date.fromisoformat(str(day)).isoformat()
+    elif period:
+        params["period"] = f"{period[0]}..{period[1] - timedelta(days=1)}"
     return params
 
 
@@ -103,6 +120,8 @@ def _choose(option: dict) -> None:
 _read_link()
 s = store()
 form = sidebar(s)
+for problem in st.session_state.pop("link_problems", []):
+    st.warning(problem)
 scope = scope_for(form["role"])
 view_of_role = steward_view(s, form["role"], scope)  # a steward's own objects plus its review queue; else the role's
 with st.sidebar:
@@ -168,6 +187,7 @@ def _ask_metric(key: str) -> None:
 
 def _open_objects(ids: list[str]) -> None:
     """A steward opening a queue item nobody may ask about (an empty ACL, an untrusted note): read-only."""
+    st.query_params.from_dict(_link_params(asked, form))  # shareable: the link opens the same item
     badge(scope)
     objs = _queue_objects(ids)
     if not objs:
@@ -208,7 +228,7 @@ def _answer(asked: dict) -> None:
     history_ui.record_answer(env, q, form.get("principal"))  # audit log: one record per distinct answer
     history_ui.recorded_note(env)
     st.session_state["envelope_json"] = env.model_dump_json(indent=2)  # exactly what the download serves
-    st.query_params.from_dict(_link_params(asked["question"], form))
+    st.query_params.from_dict(_link_params(asked, form))
     if render_intent is not None and _is_intent(env):  # owner, compare, list, downstream, document
         answer.top(env, _notes(env, asked, day, period))
         render_intent(env)
@@ -246,6 +266,7 @@ def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
             details.append((ref.title, [ref], lin, fresh))
     # A steward's widened answer says "Steward view ..." in its status line (the note comes from core/answer/steward.py).
     answer.top(env, _notes(env, asked, form_day, form_period), [f for d in details for f in d[3]])
+    answer.other_versions(env, _choose)
     values_ui.render(env)  # the number under what governed, when the question asked for one
     if env.behavior is Behavior.clarify and env.clarify:
         cols = st.columns(len(env.clarify.options))
@@ -303,7 +324,7 @@ def _node_details(node: str, env: Envelope) -> None:
 
 
 def _share(env: Envelope, asked: dict) -> None:
-    link = (st.context.url or "").split("?")[0] + "?" + urlencode(_link_params(asked["question"], form))
+    link = (st.context.url or "").split("?")[0] + "?" + urlencode(_link_params(asked, form))
     c1, c2, c3 = st.columns(3)
     with c1.popover("Copy link", icon=":material/link:", width="stretch"):
         st.caption("Opening this link asks the same question, as the same role, on the same date.")

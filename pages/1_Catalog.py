@@ -1,5 +1,5 @@
 """Catalog: search what your role can see, a table of its metrics, and one entity's versions over time."""
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, timedelta
 
 import altair as alt
 import streamlit as st
@@ -15,6 +15,7 @@ from core.explain.headline import day_text  # noqa: E402
 from core.resolve.versions import governing_versions, interval_text  # noqa: E402
 from ui.resources import searcher, sidebar, store  # noqa: E402
 from ui.safe import code, dataframe, inert, md  # noqa: E402
+from ui.safe import table as wrapped_table  # noqa: E402 (the page has its own `table` of rows)
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
@@ -44,7 +45,7 @@ if query.strip():
     else:
         st.caption("Nothing you can see matches.")
 
-at = datetime.now(timezone.utc)
+at = form["at"]  # the catalog's clock (a demo's) unless the sidebar sets another
 
 
 def _open_row(key: str, picked, table: list[dict]) -> None:
@@ -60,6 +61,7 @@ def _open_row(key: str, picked, table: list[dict]) -> None:
 rows = [r.model_dump() for r in metric_rows(view, at)]
 for r in rows:
     r["freshness"] = FRESH_WORDS.get(r["freshness"], r["freshness"])
+    r["team"] = r["owner"].split(" (")[0]  # the table shows the team; the person is on the metric opened below
 with st.expander(f"Metrics you can {'see or review' if scope is not None else 'see'} ({len(rows)})", expanded=not query.strip()):
     f1, f2 = st.columns(2)
     owners = sorted({r["owner"] for r in rows})
@@ -70,10 +72,15 @@ with st.expander(f"Metrics you can {'see or review' if scope is not None else 's
              and (not pick_status or r["status"] in pick_status)]
     picked = dataframe(table, hide_index=True, width="stretch", key="metric_table", on_select="rerun",
                           selection_mode="single-row",
-                          column_order=["metric", "in_effect_today", "status", "owner", "versions", "freshness", "entity_id"],
-                          column_config={"in_effect_today": "in effect today", "entity_id": "id",
-                                         "freshness": st.column_config.TextColumn("data freshness",
-                                                                                  help="worst of its raw sources")})
+                          # Five columns sized to fit the page at 1024 px (a grid cannot wrap text: a column that
+                          # does not fit is cut); the id and version count are on the metric opened below.
+                          column_order=["metric", "in_effect_today", "status", "team", "freshness"],
+                          column_config={"metric": st.column_config.TextColumn("metric", width=128),
+                                         "in_effect_today": st.column_config.TextColumn("in effect", width=58),
+                                         "status": st.column_config.TextColumn("status", width=140),
+                                         "team": st.column_config.TextColumn("owner", width=108),
+                                         "freshness": st.column_config.TextColumn("data", width=58,
+                                                                                  help="worst freshness of its raw sources")})
     st.caption("Click a row to open that metric below.")
     _open_row("metric_table", picked, table)
 
@@ -102,7 +109,7 @@ st.markdown(f"**{md(entities[entity_id])}** · {md(kind)} · owner: {md(owner)}"
 st.caption("Also called: " + (", ".join(md(a) for a in aliases) or "—"))
 
 st.subheader("Versions over time")
-day = form["day"] or (form["period"][0] if form["period"] else date.today())
+day = form["day"] or (form["period"][0] if form["period"] else form["at"].date())
 trows = timeline_rows(objs, max(date.today(), day) + timedelta(days=365))
 if trows:
     palette = {"governs": "#1f6feb", "draft": "#d4a72c", "superseded": "#8c959f", "historical": "#8c959f",
@@ -130,9 +137,9 @@ if trows:
                                                  else "today (no reporting date is set in the sidebar)."))
 else:
     st.caption("No effective dates recorded.")
-dataframe([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o),
-               "standing": STANDING.get(o.authority.value, o.authority.value),
-               "lifecycle": o.lifecycle.value, "owner": o.owner or ""} for o in objs], hide_index=True, width="stretch")
+wrapped_table([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o),
+        "standing": STANDING.get(o.authority.value, o.authority.value),
+        "lifecycle": o.lifecycle.value, "owner": o.owner or ""} for o in objs])
 
 if len(versions) >= 2:
     st.subheader("Compare two versions")

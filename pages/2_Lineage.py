@@ -3,7 +3,6 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Lineage", page_icon="🕸️", layout="wide")
 
-from datetime import date  # noqa: E402
 
 from core.answer.steward import steward_view  # noqa: E402
 from core.explain.headline import day_text  # noqa: E402
@@ -11,9 +10,9 @@ from core.resolve.freshness import source_freshness  # noqa: E402
 from core.resolve.graph import graph  # noqa: E402
 from core.resolve.lineage import explore  # noqa: E402
 from core.resolve.versions import governing_versions, in_effect, interval_text  # noqa: E402
-from ui.graph import pick_node_object, show_graph  # noqa: E402
+from ui.graph import graph_or_table, pick_node_object  # noqa: E402
 from ui.resources import sidebar, store  # noqa: E402
-from ui.safe import code, dataframe, inert, md  # noqa: E402
+from ui.safe import code, inert, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 s = store()
@@ -27,11 +26,18 @@ entities = {e: ent.label for e, ent in sorted(ev_view.entities.items()) if ent.r
 if not entities:
     st.info("No entities with lineage are visible to this role.")
     st.stop()
+linked = st.query_params.get("entity")
+if linked and not st.session_state.get("lineage_link_read"):  # a shared link (?entity=) picks the entity once
+    st.session_state["lineage_link_read"] = True
+    if linked in entities:
+        st.session_state["lineage_entity"] = linked
+    else:  # said, not silently replaced: the same words for hidden and absent
+        st.warning(f"No entity {code(linked)} with lineage is visible to role {md(role)}; showing another.")
 if st.session_state.get("lineage_entity") not in entities:
     st.session_state["lineage_entity"] = next(iter(entities))
 entity_id = st.selectbox("Entity", list(entities), key="lineage_entity",
                          format_func=lambda e: inert(f"{entities[e]} ({e})"))
-day = form["day"] or (form["period"][0] if form["period"] else date.today())
+day = form["day"] or (form["period"][0] if form["period"] else form["at"].date())
 c1, c2 = st.columns(2)
 up = c1.slider("Upstream depth", 0, 10, 5, key="up_depth")
 down = c2.slider("Downstream depth", 0, 10, 2, key="down_depth")
@@ -67,16 +73,13 @@ def _open(node: str) -> None:
 
 
 if lin.edges:
-    graph_tab, table_tab = st.tabs(["Graph", "Table"])
-    with graph_tab:
-        clicked = show_graph(graph(lin, starts), key="lineage_page", freshness={k: f.status for k, f in fresh.items()},
+    labels = {n.id: n.label for n in lin.nodes}
+    rows = [{"from": labels.get(e.upstream, e.upstream), "from id": e.upstream,
+             "to": labels.get(e.downstream, e.downstream), "to id": e.downstream,
+             "freshness of source": fresh[e.upstream].status if e.upstream in fresh else "",
+             "recorded in": e.evidence_id} for e in lin.edges]
+    clicked = graph_or_table(graph(lin, starts, {k: f.status for k, f in fresh.items()}), "lineage_page", rows,
                              path_words="path into the chosen entity")
-    with table_tab:
-        labels = {n.id: n.label for n in lin.nodes}
-        dataframe([{"from": labels.get(e.upstream, e.upstream), "from id": e.upstream,
-                       "to": labels.get(e.downstream, e.downstream), "to id": e.downstream,
-                       "freshness of source": fresh[e.upstream].status if e.upstream in fresh else "",
-                       "recorded in": e.evidence_id} for e in lin.edges], hide_index=True, width="stretch")
     if clicked:
         _open(clicked)
 else:

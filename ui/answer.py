@@ -12,8 +12,8 @@ from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, Fre
 from core.catalog.explanation import DETERMINISTIC
 from core.explain.headline import Status, age_text, day_text, headline, status_line
 from core.resolve.graph import graph
-from ui.graph import show_graph
-from ui.safe import code, dataframe, inert, md, prose
+from ui.graph import graph_or_table
+from ui.safe import code, inert, md, prose, table
 
 LEVEL = {"error": ("red", ":material/error:"), "warning": ("orange", ":material/warning:"),
          "info": ("blue", ":material/info:"), "ok": ("green", ":material/check_circle:")}
@@ -53,6 +53,19 @@ def top(env: Envelope, notes: list[str], more_freshness: list[FreshnessEntry] = 
                 lines.append(f":{colour}[{icon}] {md(s.text)}")
             st.markdown("  \n".join(lines))
     return items
+
+
+def other_versions(env: Envelope, choose) -> None:
+    """No date was given, so the answer is today's: the versions that governed other dates, one click each
+    (`choose(option)` answers this question for that version's first day)."""
+    if not env.other_versions:
+        return
+    with st.container(key="other_versions"):
+        st.caption(f"Other versions of {md(env.entity_label or 'this')} applied on other dates. See one:")
+        cols = st.columns(min(len(env.other_versions), 4))
+        for i, option in enumerate(env.other_versions):
+            cols[i % len(cols)].button(md(option.label), key=f"other_version_{i}", on_click=choose,
+                                       args=(option.model_dump(mode="python"),), width="stretch")
 
 
 # ---------------------------------------------------------------- cards
@@ -123,13 +136,10 @@ def lineage(lin: Lineage, starts: list[str], freshness: list[FreshnessEntry], ke
         return None
     st.markdown("**Where the numbers come from**")
     status = {f.source: f.status for f in freshness}
-    graph_tab, table_tab = st.tabs(["Graph", "Table"])
-    with graph_tab:
-        clicked = show_graph(graph(lin, starts), key, status)
-    with table_tab:
-        labels = {n.id: n.label for n in lin.nodes}
-        dataframe([{"from": labels.get(e.upstream, e.upstream), "to": labels.get(e.downstream, e.downstream),
-                       "recorded in": e.evidence_id} for e in lin.edges], hide_index=True, width="stretch")
+    labels = {n.id: n.label for n in lin.nodes}
+    rows = [{"from": labels.get(e.upstream, e.upstream), "to": labels.get(e.downstream, e.downstream),
+             "recorded in": e.evidence_id} for e in lin.edges]
+    clicked = graph_or_table(graph(lin, starts, status), key, rows)
     if lin.raw_sources:
         st.caption("Raw sources: " + ", ".join(code(labels.get(s, s)) for s in lin.raw_sources))
     if lin.generated:
@@ -163,8 +173,8 @@ def columns(env: Envelope) -> None:
         return
     st.markdown(f"**Column {code(c.column)}**")
     if c.hops:
-        dataframe([{"from": f"{h.upstream}.{h.upstream_column}", "to": f"{h.downstream}.{h.downstream_column}",
-                       "recorded in": h.evidence_id} for h in c.hops], hide_index=True, width="stretch")
+        table([{"from": f"{h.upstream}.{h.upstream_column}", "to": f"{h.downstream}.{h.downstream_column}",
+                "recorded in": h.evidence_id} for h in c.hops])
         st.caption("Comes from: " + ", ".join(code(r) for r in c.raw_columns))
     else:
         st.info(md(c.detail))

@@ -13,7 +13,7 @@ from core.catalog.envelope import Envelope
 from core.explain.headline import day_text
 from core.explain.safe_text import md_code, md_escape, plain
 from ui.answer import LIFE, STANDING, interval
-from ui.safe import dataframe
+from ui.safe import table
 
 LABEL_COLOURS = {"AUTHORITATIVE DOCUMENT": "green", "NON-AUTHORITATIVE": "violet", "DRAFT": "orange",
                  "SUPERSEDED": "gray", "DEPRECATED": "gray", "RETIRED": "gray", "UNTRUSTED": "red"}
@@ -42,10 +42,10 @@ def _discover(env: Envelope) -> None:
     if not li.items:
         st.info("Nothing to list.")
         return
-    dataframe([{"name": it.label, "id": it.entity_id, "owner": it.owner or "—", "status": it.status,
+    table([{"name": it.label, "id": it.entity_id, "owner": it.owner or "—", "status": it.status,
                    "versions": "; ".join(f"{'v' + v.version if v.version else '(unversioned)'} {_interval(v)} "
                                          f"({_plain(v.lifecycle, LIFE)})" for v in it.versions),
-                   "evidence": it.evidence_id} for it in li.items], hide_index=True, width="stretch", key="intent_listing")
+                   "evidence": it.evidence_id} for it in li.items])
 
 
 def _compare(env: Envelope) -> None:
@@ -63,7 +63,7 @@ def _compare(env: Envelope) -> None:
     rows = [{"field": f.field, names[0].lower() if not two else names[0]: f.before or "—",
              names[1].lower() if not two else names[1]: f.after or "—",
              "changed": ("differs" if two else "changed") if f.changed else "same"} for f in c.fields]
-    dataframe(rows, hide_index=True, width="stretch", key="intent_compare")
+    table(rows)
     for f in c.fields:  # a table cell cuts a long formula: show it whole, side by side (st.code is inert)
         if f.field == "formula" and (f.before or f.after):
             st.markdown("**Formula**" + ((" · :orange-badge[differs]" if two else " · :orange-badge[changed]")
@@ -92,9 +92,8 @@ def _owner(env: Envelope) -> None:
         where = f"version v{o.version}" if o.version and o.version[:1].isdigit() else "the object"
         st.caption(f"Recorded on {md(where)} {md_code(o.evidence_id)}" + (" (not an approved version)" if o.from_draft else ""))
     if len(o.history) > 1:
-        dataframe([{"version": v.version or "—", "evidence": v.evidence_id, "effective": _interval(v),
-                       "owner": o.owners_by_version.get(v.evidence_id) or "—"} for v in o.history],
-                     hide_index=True, width="stretch", key="intent_owner")
+        table([{"version": v.version or "—", "evidence": v.evidence_id, "effective": _interval(v),
+                "owner": o.owners_by_version.get(v.evidence_id) or "—"} for v in o.history])
 
 
 def _downstream(env: Envelope) -> None:
@@ -104,9 +103,8 @@ def _downstream(env: Envelope) -> None:
     if not d.items:
         st.info("No downstream lineage is recorded for it.")
         return
-    dataframe([{"depth": i.depth, "kind": i.kind + (f" ({i.exposure_type})" if i.exposure_type else ""),
-                   "name": i.label, "id": i.id, "owner": i.owner or "—", "via": ", ".join(i.via)} for i in d.items],
-                 hide_index=True, width="stretch", key="intent_downstream")
+    table([{"depth": i.depth, "kind": i.kind + (f" ({i.exposure_type})" if i.exposure_type else ""),
+            "name": i.label, "id": i.id, "owner": i.owner or "—", "via": ", ".join(i.via)} for i in d.items])
 
 
 def _documents(env: Envelope) -> None:

@@ -15,11 +15,13 @@ from core.catalog.objects import ObjectStoreError
 from core.catalog.store import Store
 from core.compute.engine import open_engine
 from core.explain.explain import ExplanationCache, cache_for
+from core.explain.headline import clock_text
 from core.retrieve.embed import Embedder
 from core.retrieve.search import Searcher
 from core.serve.live import Live
 from ui.identity import allowed_roles
 from ui.navigation import ensure_app_navigation
+from ui.safe import md
 
 apply_offline_env()
 
@@ -109,20 +111,27 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     _keep("role", "date_mode", "day", "period", "at_day", "at_time")
     ident = allowed_roles(s, settings().auth)  # demo: every role; otherwise the signed-in principal's (or stop)
     roles = ident.roles
-    now = datetime.now(timezone.utc)
+    # Freshness is read against the catalog's own clock when it names one (the demo), else the real clock.
+    now = s.now()
     defaults = {"date_mode": "No date", "day": None, "period": (date(now.year, 1, 1), date(now.year, 12, 31)),
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
     for key, value in defaults.items():
         st.session_state.setdefault(key, value)
     if "role" not in st.session_state and st.query_params.get("role") in roles:
         st.session_state["role"] = st.query_params["role"]  # a link to any page (?role=) opens as that role
+    linked = st.query_params.get("role")
+    if linked and linked not in roles and not st.session_state.get("role_link_warned"):
+        # A link's role that is not on offer is said, not silently swapped (same words whether it exists or not).
+        st.session_state["role_link_warned"] = True
+        st.warning(f"The link's role {md(repr(linked))} is not one you can use here, so this page shows role "
+                   f"{md(st.session_state['role'] if st.session_state.get('role') in roles else roles[0])}.")
     if st.session_state.get("role") not in roles:
         st.session_state["role"] = roles[0]
     role = st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
     if role not in roles:  # a widget value the options never offered (a forged client message)
         st.stop()
     if not dates:
-        return {"role": role, "principal": ident.principal, "day": None, "period": None, "at": now}
+        return {"role": role, "principal": ident.principal, "day": None, "period": None, "at": s.now()}
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
     day = period = None
     bounds = dict(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31))
@@ -136,6 +145,8 @@ def sidebar(s: Store, dates: bool = True) -> dict:
         at_day = st.date_input("Day (UTC)", key="at_day")
         at_time = st.time_input("Time (UTC)", key="at_time")
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
+    st.sidebar.caption(clock_text(at, s.clock), help="Freshness (is the data fresh, stale or failing?) is computed "
+                       "at this time. A demo catalog names its own evaluation time; real catalogs use the real clock.")
     meta, view = s.meta(), visible(s, role)
     # Revision and count as this role sees them: hidden objects change neither.
     st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} object{'' if view.count == 1 else 's'} you can see · "

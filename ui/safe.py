@@ -44,3 +44,17 @@ def dataframe(rows, **kw):
     cells = [{k: inert(v) if isinstance(v, str) else v for k, v in r.items()} if isinstance(r, dict) else r
              for r in rows] if isinstance(rows, list) else rows
     return st.dataframe(cells, **kw)
+
+
+def table(rows: list[dict], columns: dict[str, str] | None = None):
+    """A static table whose text wraps inside the page's width, so no column is cut at 1024 or 1280 px (a
+    st.dataframe scrolls sideways instead). st.table renders each cell and header as Markdown, so every
+    text is escaped with `md` (shown literally, never as a link or an image). `columns` renames headers."""
+    import pandas as pd
+    import streamlit as st
+    names = columns or {}
+    frame = pd.DataFrame([{md(names.get(k, k)): md(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows])
+    # Fixed CSS (no catalog text): the table takes the page's width and long identifiers break anywhere.
+    st.html("<style>[data-testid=stTable] table { table-layout: fixed; width: 100%; } "
+            "[data-testid=stTable] td, [data-testid=stTable] th { overflow-wrap: anywhere; }</style>")
+    return st.table(frame.style.hide(axis="index"))

@@ -39,6 +39,7 @@ from core.resolve import lineage as lineage_mod
 from core.resolve import upcoming
 from core.resolve.columns import trace_column
 from core.resolve.freshness import source_freshness
+from core.resolve.inclusion import inclusion
 from core.resolve.versions import (
     backing_model,
     backing_models,
@@ -101,6 +102,7 @@ class _Run:
     now: list = field(default_factory=list)  # "now" words read as the evaluation time (the form's date stood)
     refs: list = field(default_factory=list)  # visible objects named exactly (ranker.named_objects)
     bare: bool = False  # the question is only such names (and words like "what does ... say")
+    other_versions: list = field(default_factory=list)  # no date given: the versions not in effect today
 
     def step(self, rule: str, detail: str) -> None:
         budget.check()  # between steps: a question that has spent its time budget stops here
@@ -119,6 +121,7 @@ class _Run:
                         asked=sorted(self.intent.aspects), verdict=verdict, notes=self.notes,
                         ignored_instructions=ignored, trace=self.trace, catalog_revision=self.revision,
                         columns=self.columns, entity_read_as=self.read_as,
+                        today_by_default=bool(self.other_versions), other_versions=self.other_versions,
                         dates_read=self.dates_read, **kw)
 
 
@@ -143,7 +146,7 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
 
 
 def _over_budget(store: Store, q: Question, now: datetime | None, message: str) -> Envelope:
-    at = q.at or now or datetime.now(timezone.utc)
+    at = q.at or now or store.now()
     revision = visible(store, q.role, q.grants).revision
     return Envelope(behavior=Behavior.abstain, role=q.role, evaluated_at=at if at.tzinfo else
                     at.replace(tzinfo=timezone.utc), verdict=message, catalog_revision=revision,
@@ -212,7 +215,7 @@ def _authorize(store: Store, q: Question, now: datetime | None, searcher: Search
     roles = [r.name for r in store.roles()]
     if q.role not in roles:
         raise UnknownRole(f"unknown role {q.role!r}; roles in this catalog: {', '.join(roles)}")
-    at = q.at or now or datetime.now(timezone.utc)
+    at = q.at or now or store.now()
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
     intent = parse_intent(q.text, at.date(), store.fiscal_year_start_month)
@@ -523,6 +526,11 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
         more, supporting = _search_pass(run, primary, selected, found)
         found += more
     verdict = _verdict(run, primary, chosen, versions, selected, fresh, found)
+    if run.intent.includes:  # "does CAC include agency fees?": yes, no or not stated, from the definition's fields
+        inc = inclusion(chosen, run.intent.includes)
+        if inc:
+            kw["inclusion"] = inc
+            run.step("inclusion", f"{inc.term!r}: {inc.verdict}" + (f" ({inc.where})" if inc.where else ""))
     behavior = Behavior.answer
     if missing:
         behavior = Behavior.abstain
@@ -598,12 +606,18 @@ def _choose_without_date(run: _Run, primary: Entity, versions: list[Evidence], p
     if len(versions) == 1:
         run.step("version", f"only one authoritative version exists: {versions[0].evidence_id}")
         return versions[0]
-    options = [ClarifyOption(label=f"{version_name(v)}: {interval_text(v)}",
-                             # a dbt version may carry no interval at all: it is then picked by its version
-                             date=v.valid_from or (v.valid_to - timedelta(days=1) if v.valid_to else None),
-                             version=v.version,
-                             evidence_id=v.evidence_id)
-               for v in versions]
+    options = [_version_option(v) for v in versions]
+    today = run.at.date()
+    now = in_effect(versions, today)
+    if len(now) == 1 and not wanted:
+        # No date, but the question does not need one to be right: the definition in effect today (the
+        # evaluation date) answers, and the other versions are named, a click away. Asking back is kept for
+        # what a date would really decide: two versions open today, none in effect, a version that is not there.
+        chosen, run.day = now[0], today
+        run.other_versions = [o for o, v in zip(options, versions) if v is not chosen]
+        run.step("reporting date", f"none given: answered for the evaluation date {today}, when {chosen.evidence_id} "
+                 f"is in effect; other versions: {', '.join(o.evidence_id for o in run.other_versions)}")
+        return chosen
     # "net revenue v3" when there is no v3: say so before asking which of the real ones is meant.
     missing = f"{primary.label} has no approved version {wanted} that you can see. " if wanted else ""
     # Two approved versions open at once cannot be told apart by a date: say so rather than hide it.
@@ -618,6 +632,13 @@ def _choose_without_date(run: _Run, primary: Entity, versions: list[Evidence], p
                  + ": on those dates a governance reviewer must decide which applies.")
     return _clarify(run, f"{missing}{primary.label} has {len(versions)} versions. For which reporting date?{clash}",
                     options, "no reporting date and several authoritative versions exist", **kw)
+
+
+def _version_option(v: Evidence) -> ClarifyOption:
+    # a dbt version may carry no interval at all: it is then picked by its version
+    return ClarifyOption(label=f"{version_name(v)}: {interval_text(v)}",
+                         date=v.valid_from or (v.valid_to - timedelta(days=1) if v.valid_to else None),
+                         version=v.version, evidence_id=v.evidence_id)
 
 
 def _choose_on_day(run: _Run, primary: Entity, versions: list[Evidence], conflicts, kw):

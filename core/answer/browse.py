@@ -17,9 +17,14 @@ _WORST = {"error": 0, "warn": 1, "unknown": 2, "pass": 3}
 _STANDING = {"authoritative": "approved", "non_authoritative": "not approved", "untrusted": "untrusted"}  # plain words
 
 
+METRIC_PRIOR = 0.12  # what a described phrase gains for being a metric (the Catalog is searched for metrics first)
+DESCRIBED_MIN = 0.3  # fused meaning score below which a described match is noise
+
+
 def search(view: Visible, text: str, searcher: Searcher | None = None, limit: int = 10) -> list[str]:
     """Entity ids, best first: names and aliases written in the text (as Ask matches them), then words in
-    names (BM25), then meaning (hybrid search over names, aliases and descriptions) when the index is loaded."""
+    names (BM25), then meaning (hybrid search over names, aliases and descriptions) when the index is loaded.
+    When the text names nothing, meaning comes before words in names (a description, not a name)."""
     text = text.strip()
     if not text:
         return []
@@ -28,10 +33,18 @@ def search(view: Visible, text: str, searcher: Searcher | None = None, limit: in
     out = rank(view.bm25_scores(text, named), view.entities, named) if len(named) > 1 else named
     lexical = [e for e, score in sorted(view.bm25_scores(text, list(view.entities)).items(), key=lambda t: -t[1])
                if score > 0]
-    out += [e for e in lexical if e not in out]
+    described: list[str] = []
     if searcher is not None and searcher.available:
         ranked = semantic_entities(searcher, text, searcher.view_filter(view), view.entities)
-        out += [e for e, _, vector in ranked if e not in out and vector >= 0.3]
+        # A phrase that names nothing describes something ("money we kept after reversals"): its meaning
+        # (vector and words fused) ranks, and a metric comes before the tables under it, which share its words.
+        scored = [(e, combined + (METRIC_PRIOR if view.entities[e].role == "metric" else 0.0))
+                  for e, combined, _ in ranked if combined >= DESCRIBED_MIN]
+        described = [e for e, _ in sorted(scored, key=lambda t: -t[1])]
+    if not named:
+        out += described
+    out += [e for e in lexical if e not in out]
+    out += [e for e in described if e not in out]
     lowered = text.lower()
     out += [e for e, ent in view.entities.items() if e not in out and lowered in ent.label.lower()]
     return [e for e in out if view.entities[e].is_topic][:limit]

@@ -302,6 +302,15 @@ class DownstreamItem(BaseModel):
     via: list[str] = Field(default_factory=list)  # lineage evidence carrying the edge into it
 
 
+class Inclusion(BaseModel):
+    """A yes/no question about what the governing definition counts ("does CAC include agency fees?"),
+    answered from the definition's structured fields (core/resolve/inclusion.py)."""
+    term: str
+    verdict: str  # yes (the formula names it) | no (an exclusion names it) | not_stated
+    where: str | None = None  # the exclusion or the formula that names it
+    evidence_id: str  # the governing definition the verdict reads
+
+
 class Downstream(BaseModel):
     starts: list[str]
     as_of: date
@@ -349,6 +358,11 @@ class Envelope(BaseModel):
     columns: ColumnLineage | None = None
     freshness: list[FreshnessEntry] = Field(default_factory=list)
     clarify: Clarify | None = None
+    # No reporting date was given and one version is in effect on the evaluation date: the answer is for that
+    # day (reporting_date), and these are the other versions, each a click away (issue 19 item 3).
+    today_by_default: bool = False
+    other_versions: list[ClarifyOption] = Field(default_factory=list)
+    inclusion: Inclusion | None = None
     splits: list[SubPeriod] = Field(default_factory=list)
     supporting: list[SearchHit] = Field(default_factory=list)
     index: IndexStatus | None = None

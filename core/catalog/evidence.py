@@ -310,6 +310,17 @@ class CatalogSettings(BaseModel):
     """Catalog-wide settings, declared under a top-level `settings:` key in any catalog file."""
     model_config = ConfigDict(extra="forbid")
     fiscal_year_start_month: int = Field(1, ge=1, le=12)  # FY2025 / Q1 FY2026 follow it
+    # The catalog's own clock: freshness is evaluated at this time unless the user or the question names
+    # another. For a demo or fixture whose loads were recorded once, so its data stays fresh, stale and
+    # failing as designed however far the wall clock has moved on. Unset (every real catalog): the real clock.
+    evaluation_time: datetime | None = None
+
+    @field_validator("evaluation_time")
+    @classmethod
+    def _utc_clock(cls, v: datetime | None) -> datetime | None:
+        if v is not None and v.tzinfo is None:
+            raise ValueError("needs a time zone, e.g. 2026-11-29T12:00:00Z")
+        return v.astimezone(timezone.utc) if v else v
 
 
 class Catalog(BaseModel):

@@ -210,7 +210,8 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
         ("schema_version", SCHEMA_VERSION), ("ingest", str(ingest or "")),
         ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence))),
         ("index_version", "" if index_version is None else str(index_version)),
-        ("fiscal_year_start_month", str(catalog.settings.fiscal_year_start_month))])
+        ("fiscal_year_start_month", str(catalog.settings.fiscal_year_start_month)),
+        ("evaluation_time", catalog.settings.evaluation_time.isoformat() if catalog.settings.evaluation_time else "")])
     _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
     rows, acl, aliases, links, edges, fresh = [], [], [], [], [], []
@@ -348,6 +349,16 @@ class Store:
     def fiscal_year_start_month(self) -> int:
         """The catalog's `settings.fiscal_year_start_month` (1, a calendar fiscal year, when not set)."""
         return int(self._meta.get("fiscal_year_start_month") or 1)
+
+    @property
+    def clock(self) -> datetime | None:
+        """The catalog's `settings.evaluation_time` (a demo's fixed clock), or None: the real clock."""
+        value = self._meta.get("evaluation_time")
+        return datetime.fromisoformat(value) if value else None
+
+    def now(self) -> datetime:
+        """When freshness is evaluated unless someone says otherwise: the catalog's clock, else the wall clock."""
+        return self.clock or datetime.now(timezone.utc)
 
     def _read_roles(self) -> list[Role]:
         return [Role(name=n, description=d or "", steward=bool(st)) for n, d, st in

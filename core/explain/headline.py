@@ -7,7 +7,7 @@ only, so the app and the CLI word them the same way. Nothing here decides anythi
 """
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Iterable, Literal
 
 from pydantic import BaseModel
@@ -27,6 +27,17 @@ class Status(BaseModel):
 def day_text(d: date) -> str:
     """30 Jun 2024: unambiguous in every locale, unlike 06/30 or 30/06."""
     return f"{d.day} {d:%b %Y}"
+
+
+def clock_text(at: datetime, clock: datetime | None) -> str:
+    """Which clock freshness is read against: the catalog's own (a demo's fixed time), one the user set, or
+    the real one. `clock`: the catalog's `settings.evaluation_time`."""
+    when = f"{day_text(at.date())} {at:%H:%M} UTC"
+    if clock is not None and at == clock:
+        return f"Clock: this catalog's own, {when} (its evaluation time), so its data reads as the catalog describes it"
+    if clock is not None:
+        return f"Clock: {when}, set by you (this catalog's own is {day_text(clock.date())} {clock:%H:%M} UTC)"
+    return f"Clock: real time, {when}"
 
 
 def period_text(start: date, end_exclusive: date) -> str:
@@ -81,6 +92,7 @@ def _age(hours: float | None) -> str:
     return f"{hours / 24:.0f} days ago"
 
 
+_SEVERITY = {"pass": 0, "unknown": 1, "warn": 2, "error": 3}
 _FRESH_WORD = {"pass": "fresh", "warn": "stale", "error": "failing", "unknown": "of unknown freshness"}
 _CONFLICT_WORD = {"SUPERSEDED": "superseded", "DRAFT": "an unapproved draft", "UNTRUSTED": "untrusted",
                   "NON-AUTHORITATIVE": "not authoritative", "NOT IN EFFECT": "not in effect then",
@@ -100,6 +112,30 @@ def _answer(env: Envelope) -> str:
     v = _version(definition)
     name = f"{label} {v}".strip()
     when = _when(env)
+    inc = env.inclusion
+    if inc and inc.evidence_id == definition.evidence_id:  # a yes/no question gets yes or no first
+        if inc.verdict == "no":
+            return f"No: {name} excludes {_short(inc.where or inc.term, 10)} {when}".strip()
+        if inc.verdict == "yes":
+            return f"Yes: {name}'s formula uses {_short(inc.term, 6)} ({_short(inc.where or '', 4)}) {when}".strip()
+        return f"Not stated: {name}'s definition does not mention {_short(inc.term, 8)} {when}".strip()
+    # "is it fresh?" gets the freshness verdict, "where does it come from?" the lineage; a question that also
+    # asks what the metric means keeps the definition first (freshness then leads the status line).
+    if "freshness_status" in env.asked and env.freshness and "definition" not in env.asked:
+        worst = max(env.freshness, key=lambda f: _SEVERITY[f.status])
+        if worst.status == "pass" and len(env.freshness) == 1:
+            return f"Yes, fresh: {_source_name(worst.source)} behind {name} loaded {_age(worst.age_hours)}"
+        if worst.status == "pass":
+            return f"Yes, fresh: all {len(env.freshness)} sources behind {name} loaded on time"
+        words = {"warn": "stale", "error": "failing", "unknown": "of unknown freshness"}[worst.status]
+        what = (f"last loaded {_age(worst.age_hours)}" if worst.age_hours is not None else "no load recorded")
+        return f"No: {_source_name(worst.source)} behind {name} is {words} ({what})"
+    if "lineage" in env.asked and env.lineage.raw_sources and "definition" not in env.asked:
+        model = next((s for s in env.selected if s.role_in_answer == "model"), None)
+        raw = ", ".join(_source_name(s) for s in env.lineage.raw_sources[:3])
+        more = f" and {len(env.lineage.raw_sources) - 3} more" if len(env.lineage.raw_sources) > 3 else ""
+        via = f" via {_short(model.title, 4)}" if model else ""
+        return f"{name} comes from {raw}{more}{via} {when}".strip()
     if env.reporting_date:
         plain = f"{name} applies {when}"
     elif env.period_start:
@@ -117,6 +153,10 @@ def _answer(env: Envelope) -> str:
                 return with_excl
         return no
     return plain
+
+
+_DOWNSTREAM_NOUN = {"exposure": ("dashboard or report", "dashboards or reports"), "model": ("model", "models"),
+                    "metric": ("metric", "metrics")}
 
 
 def _intent(env: Envelope) -> str | None:
@@ -152,6 +192,14 @@ def _intent(env: Envelope) -> str | None:
         return f"You can see {len(li.items)} {one if len(li.items) == 1 else many}{about}"
     if env.downstream:
         n = len(env.downstream.items)
+        asked = env.downstream.asked
+        if asked:  # "which dashboard uses net revenue?": about dashboards, even when other things read it
+            hits = [i for i in env.downstream.items if i.kind == asked]
+            one, many = _DOWNSTREAM_NOUN.get(asked, (asked, asked + "s"))
+            if not hits:
+                others = f"; {n} other thing{'' if n == 1 else 's'} read{'s' if n == 1 else ''} it" if n else ""
+                return f"No {one} you can see uses {label}{others}"
+            return f"{len(hits)} {one if len(hits) == 1 else many} you can see use{'s' if len(hits) == 1 else ''} {label}"
         if not n:
             return f"Nothing you can see reads {label}"
         return f"{n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} {label}"
@@ -257,6 +305,9 @@ def date_source(env: Envelope, form_day: date | None, form_period: tuple[date, d
     if form_day or form_period or env.behavior in (Behavior.not_found_or_not_authorized, Behavior.refuse):
         return None
     now = next((d for d in env.dates_read if "as of the evaluation date" in d.rule and d.rule.startswith("'")), None)
+    if env.reporting_date and env.today_by_default:
+        return (f"no reporting date given: answered for today, {day_text(env.reporting_date)} (the evaluation date); "
+                f"{len(env.other_versions)} other version{'' if len(env.other_versions) == 1 else 's'} below")
     if env.reporting_date and now:  # "is the handbook still right?": no date written, the question asks about now
         return f"using today, {day_text(env.reporting_date)}: your question asks about now ('{now.text}')"
     if env.reporting_date:

@@ -41,6 +41,12 @@ COLUMN = re.compile(
     r"\b(?:where\s+(?:does|do|did|is|are)|where's|trace|origin\s+of)\s+(?:the\s+)?(?P<ident>[a-z][^\W_]*_\w+)\s+"
     r"(?:column\s+)?(?:in|of|from)\b(?!\s+\d)", re.I)
 
+# "does CAC include agency fees?", "is tax excluded from net revenue?": a yes/no question about what a
+# definition counts. The term is what follows the verb (to the end of the clause).
+INCLUDES = re.compile(
+    r"\b(?:does|do|did|is|are|was|were|will)\b[^?]{1,80}?\b(?P<verb>includ(?:e|es|ed|ing)|count(?:s|ed)?|cover(?:s|ed)?|"
+    r"contain(?:s|ed)?|exclud(?:e|es|ed|ing)|leaves? out|left out)\b\s+(?P<term>[^?.;,]{2,80})", re.I)
+
 VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)
 
 # Requests to step outside policy. Matched on the requester's own words; document text is never read here.
@@ -71,6 +77,7 @@ class Intent:
     value: bool = False  # the question asks for the number, not only the definition (core/answer/values.py)
     value_grain: str | None = None  # month | quarter | year: one value per calendar bucket
     restate: bool = False  # also compute under another version (today's, or one named) and say the difference
+    includes: str | None = None  # "does CAC include agency fees?": the term asked about (agency fees)
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -100,6 +107,9 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     if col:
         spans.append((col.start(), col.end()))
         aspects.add("lineage")
+    inc = INCLUDES.search(question)
+    if inc:
+        aspects.add("inclusion")
     kind, listing, cue = _intent_match(question)
     if kind in ("owner", "downstream", "compare") and cue:
         # "who owns", "which dashboards use": asking words, not part of any name. Only the cue's own words
@@ -109,7 +119,8 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
-                  kind=kind, listing=listing, **value_reading(question, dates))
+                  kind=kind, listing=listing, includes=inc.group("term").strip() if inc else None,
+                  **value_reading(question, dates))
 
 
 # Asking for the number. Values never change which version governs: they are computed after the answer, under it.

@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     when = a.add_mutually_exclusive_group()
     when.add_argument("--date", type=_day, help="reporting date YYYY-MM-DD")
     when.add_argument("--period", help="reporting period START..END (inclusive end)")
-    a.add_argument("--at", type=_iso_datetime, help="evaluation time for freshness (ISO 8601; default now)")
+    a.add_argument("--at", type=_iso_datetime, help="evaluation time for freshness (ISO 8601; default: the catalog's settings.evaluation_time, else now)")
     a.add_argument("--recorded-at", type=_recorded_at, metavar="T",
                    help="answer from the catalog as recorded at T (ISO time, or a date = end of that day)")
     a.add_argument("--json", action="store_true", help="print the envelope as JSON")

@@ -49,7 +49,7 @@ DateArg = Annotated[Day | None, Field(description="reporting date, YYYY-MM-DD")]
 RecordedAtArg = Annotated[datetime | None, Field(
     description="answer from the catalog as it was recorded at this time, ISO 8601 (transaction time; "
                 "permissions are always today's)")]
-AtArg = Annotated[datetime | None, Field(description="when freshness is evaluated, ISO 8601 (default: now, UTC)")]
+AtArg = Annotated[datetime | None, Field(description="when freshness is evaluated, ISO 8601 (default: the catalog's own evaluation_time if it names one, else now, UTC)")]
 EntityArg = Annotated[str, Field(description="an entity id from list_metrics (e.g. metric.net_revenue), the id of "
                                              "one of its versions, or its exact name or alias")]
 Category = Literal[tuple(CATEGORIES)]  # type: ignore[valid-type]

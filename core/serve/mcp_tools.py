@@ -283,6 +283,8 @@ def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | No
             "notes": env.notes}
     if env.clarify:
         body["clarify"] = env.clarify.model_dump(mode="json", exclude_none=True)
+    if env.other_versions:  # no date given: answered for today; these governed other dates (ask with one's date)
+        body["other_versions"] = [o.model_dump(mode="json", exclude_none=True) for o in env.other_versions]
     if env.splits:
         body["splits"] = [s.model_dump(mode="json", exclude_none=True) for s in env.splits]
     if env.recorded and env.recorded.recorded_at:
@@ -340,7 +342,7 @@ def get_lineage_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
     view, found = _entity(cat, who, tool, entity)
     if not isinstance(found, Entity):
         return found
-    day = day or datetime.now(timezone.utc).date()
+    day = day or cat.store.now().date()  # the catalog's clock (a demo's) when it names one
     starts = _starts(view, found, day)
     up = depth if direction in ("upstream", "both") else 0
     down = depth if direction in ("downstream", "both") else 0
@@ -365,7 +367,7 @@ def get_freshness_tool(cat: Catalog, who: Identity, entity: str, at: datetime | 
     view, found = _entity(cat, who, tool, entity)
     if not isinstance(found, Entity):
         return found
-    at = _utc(at)
+    at = _utc(at or cat.store.now())  # the catalog's clock (a demo's) unless the caller names a time
     day = _day(at.date(), "at")
     if found.role == "source":
         sources = [found.entity_id]

@@ -411,15 +411,23 @@ def _ask_page(question, role):
     return at
 
 
+def _table(at) -> "object":
+    """An intent's table (a wrapping st.table whose cells are Markdown-escaped), with the escapes removed."""
+    import re
+    frame = at.table[0].value
+    frame = frame.rename(columns=lambda c: re.sub(r"\\(.)", r"\1", str(c)))
+    return frame.map(lambda v: re.sub(r"\\(.)", r"\1", v) if isinstance(v, str) else v)
+
+
 def test_ask_page_shows_intents(app_db):
     at = _ask_page("list the revenue metrics", "finance")
-    table = at.dataframe[0].value
+    table = _table(at)
     assert "metric.contribution_margin" in set(table["id"])
     at = _ask_page("what does the board memo say about margin?", "finance")
     assert any("41.5 percent" in t.value for t in at.text)
     assert any("AUTHORITATIVE DOCUMENT" in m.value for m in at.markdown)
     at = _ask_page("compare v1 and v2 of net revenue", "analyst")
-    rows = at.dataframe[0].value
+    rows = _table(at)
     assert dict(zip(rows["field"], rows["changed"]))["formula"] == "changed"
 
 

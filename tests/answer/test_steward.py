@@ -105,6 +105,16 @@ def test_catalog_search_finds_a_metric_by_alias(demo_store):
     assert "metric.contribution_margin" not in search(view, "cm margin after variable costs")
 
 
+def test_catalog_search_ranks_the_metric_a_phrase_describes_first(demo):
+    """Issue 19 item 5: a description, not a name, finds its metric first (before tables sharing its words)."""
+    store, searcher = demo
+    view = visible(store, "analyst")
+    assert search(view, "money we kept after reversals", searcher)[0] == "metric.net_revenue"
+    assert search(view, "how often customers come back to buy again", searcher)[0] == "metric.repeat_purchase_rate"
+    assert search(view, "fct_orders", searcher)[0] == "model.fct_orders"  # a name still wins
+    assert search(view, "repurchase rate", searcher)[0] == "metric.repeat_purchase_rate"
+
+
 def test_metric_table_shows_what_is_in_effect_today(demo_store):
     rows = {r.entity_id: r for r in metric_rows(visible(demo_store, "analyst"), DEMO_AT)}
     assert rows["metric.net_revenue"].in_effect_today == "v2"

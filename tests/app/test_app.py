@@ -122,15 +122,32 @@ def test_download_matches_the_role():
     assert json.loads(at.session_state["envelope_json"])["role"] == "finance"
 
 
-def test_clarify_buttons_resolve_without_retyping_or_touching_the_sidebar():
+def test_no_date_answers_for_today_and_the_other_version_is_one_click_away():
+    """Issue 19 item 3: no question back when the question does not need a date; the demo's own clock
+    (29 Nov 2026) is today, v2 applies, and v1 is a button that answers for its first day."""
     at = ask_page("What is net revenue?", mode="No date")
-    assert "clarify_0" in [b.key for b in at.button]
-    labels = [unescape(b.label) for b in at.button if b.key and b.key.startswith("clarify_")]
-    assert labels == ["v1: from 2023-01-01 through 2024-12-31", "v2: from 2025-01-01 onward (open)"]
-    at.button(key="clarify_0").click().run()
+    env = json.loads(at.session_state["envelope_json"])
+    assert env["behavior"] == "answer" and env["reporting_date"] == "2026-11-29" and env["today_by_default"]
+    assert env["selected"][0]["evidence_id"] == "metric.net_revenue.v2"
+    assert not [b for b in at.button if b.key and b.key.startswith("clarify_")]
+    assert any("no reporting date given: answered for today, 29 Nov 2026" in unescape(c.value) for c in at.caption), [c.value for c in at.caption]
+    labels = [unescape(b.label) for b in at.button if b.key and b.key.startswith("other_version_")]
+    assert labels == ["v1: from 2023-01-01 through 2024-12-31"]
+    at.button(key="other_version_0").click().run()
     env = json.loads(at.session_state["envelope_json"])
     assert env["behavior"] == "answer" and env["selected"][0]["evidence_id"] == "metric.net_revenue.v1"
     # The choice answers this question only: the sidebar still says "No date".
+    assert at.session_state["date_mode"] == "No date" and at.radio(key="date_mode").value == "No date"
+
+
+def test_clarify_buttons_resolve_without_retyping_or_touching_the_sidebar():
+    # Two reporting dates in one question: a date really decides the answer, so it is asked back.
+    at = ask_page("What was net revenue on 2024-06-30 or on 2025-03-31?", mode="No date")
+    labels = [unescape(b.label) for b in at.button if b.key and b.key.startswith("clarify_")]
+    assert labels == ["2024-06-30", "2025-03-31"]
+    at.button(key="clarify_0").click().run()
+    env = json.loads(at.session_state["envelope_json"])
+    assert env["behavior"] == "answer" and env["selected"][0]["evidence_id"] == "metric.net_revenue.v1"
     assert at.session_state["date_mode"] == "No date" and at.radio(key="date_mode").value == "No date"
 
 
@@ -315,9 +332,9 @@ def test_explanation_with_citation_chips():
 
 
 def test_clarify_shows_its_explanation():
-    at = ask_page("What is net revenue?", mode="No date")
+    at = ask_page("What was net revenue on 2024-06-30 or on 2025-03-31?", mode="No date")
     text = unescape("\n".join(m.value for m in at.markdown))
-    assert "two authoritative versions" in text
+    assert "several reporting dates" in text.lower()
 
 
 def test_question_history_is_kept_per_role():
@@ -389,3 +406,51 @@ def test_values_by_quarter_across_a_change_and_refused_like_a_missing_metric():
     absent = ask_page("what was flux capacitor yield in Q1 2025?", role="marketing", mode="No date")
     assert [m.value for m in hidden.markdown] == [m.value for m in absent.markdown]
     assert not hidden.metric and "values" not in hidden.session_state["envelope_json"].replace('"values": null', "")
+
+
+def _heading(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("### "))
+
+
+def _link(at: AppTest) -> dict[str, str]:
+    return {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+def test_open_in_ask_from_governance_review_leaves_a_link_that_opens_the_same_item():
+    """Issue 19 item 5: each queue item opened in Ask has a URL that, opened in a new session, shows the same
+    thing: its question on the item's own date, or the queue object read-only (?open=)."""
+    review = page("pages/3_Governance_review.py", "governance")
+    keys = [b.key for b in review.button if b.key and b.key.startswith("review_")]
+    assert len(keys) == 7
+    opened = dated = 0
+    for key in keys:
+        at = page("pages/3_Governance_review.py", "governance")
+        at.button(key=key).click().run()
+        asked = at.session_state["asked"]
+        ask = page("app.py", "governance", asked=asked, question=asked["question"])
+        link = _link(ask)
+        assert link.get("role") == "governance" and "q" in link, (key, link)
+        opened += "open" in link
+        dated += "date" in link
+        if asked.get("day"):
+            assert link["date"] == str(asked["day"]), (key, link)
+        shared = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        for k, v in link.items():
+            shared.query_params[k] = v
+        shared.run()
+        assert not shared.exception, shared.exception
+        assert _heading(shared) == _heading(ask), key
+    assert opened and dated  # both kinds of item are in the demo's queue
+
+
+def test_a_link_with_an_unknown_role_or_an_impossible_date_says_so():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["q"] = "What is net revenue?"
+    at.query_params["role"] = "ceo"
+    at.query_params["date"] = "2025-02-30"
+    at.run()
+    warnings = [unescape(w.value) for w in at.warning]
+    assert any("role 'ceo' is not one you can use here" in w and "shows role analyst" in w for w in warnings), warnings
+    assert any("'2025-02-30' is not a real date" in w for w in warnings), warnings
+    env = json.loads(at.session_state["envelope_json"])
+    assert env["role"] == "analyst" and env["today_by_default"]  # no date silently made up from the bad one

@@ -5,10 +5,13 @@ from urllib.parse import urlencode
 
 import pytest
 from conftest import DEMO, ROOT, build
+from graph_geometry import problems, read
 from streamlit_server import chromium, needs_chromium, served
 
+from core.resolve.graph import FRESH_FILL
+
 ARTIFACTS = ROOT / "test-artifacts"
-SOURCE_GREEN = (26, 127, 55)  # core.resolve.graph.COLOURS["source"]
+SOURCE_GREEN = (26, 127, 55)  # core.resolve.graph.FRESH_FILL["pass"]: a fresh source
 QUEUE_SIZE = 11  # objects in the demo's review queue (a superseded page brings the version that replaced it) (tests/answer/test_steward.py checks the queue itself)
 
 pytestmark = needs_chromium
@@ -465,5 +468,94 @@ def test_a_steward_question_naming_a_queue_object_shows_it_read_only(server, bro
     _settled(page)
     assert _headline(page).startswith("Net revenue")
     assert "Steward view" in page.locator(".st-key-status_line").inner_text()
+    assert not console.errors, console.errors
+    context.close()
+
+
+def test_demo_graphs_have_no_edge_through_a_box_and_a_failing_source_is_red(server, browser):
+    """Issue 19 item 1 on the demo: fct_order_costs feeds contribution margin beside net revenue, and the edge
+    used to be drawn straight through the fct_orders and net revenue boxes; Graph -> Table -> Graph used to
+    come back as one huge clipped box."""
+    link = f"{server}/?" + urlencode({"q": "What is contribution margin?", "role": "finance", "date": "2025-03-31"})
+    context, page, console = _open(browser, link)
+    assert _headline(page) == "Contribution margin v1 applies on 31 Mar 2025"
+    geo = read(page)
+    assert {"model.fct_order_costs.v1", "metric.net_revenue.v2", "model.fct_orders.v2"} <= set(geo["boxes"])
+    assert problems(geo) == []
+    page.get_by_text("Table", exact=True).first.click()
+    _settled(page)
+    page.get_by_text("Graph", exact=True).first.click()
+    _settled(page)
+    again = read(page)
+    assert problems(again) == [] and abs(again["scale"] - geo["scale"]) < 0.01
+    # Freshness is the colour of the whole box, as the legend says: failing is red, never green with a red border.
+    page.goto(f"{server}/?" + urlencode({"q": "is the conversion rate data fresh?", "role": "analyst"}))
+    page.wait_for_selector("h1", timeout=60000)
+    _settled(page)
+    assert _headline(page).startswith("No: raw_web.sessions behind Conversion rate")
+    geo = read(page)
+    failing = [b for b in geo["boxes"].values() if b["label"].endswith("failing")]
+    assert failing and all(b["fill"] == FRESH_FILL["error"] for b in failing)
+    assert all(b["fill"] != FRESH_FILL["pass"] for b in geo["boxes"].values() if not b["label"].endswith("fresh"))
+    assert "source failing" in page.locator("[data-testid=stMain]").inner_text()
+    assert problems(geo) == []
+    _nav(page, "Lineage")  # the Lineage page at its default entity, narrower
+    page.set_viewport_size({"width": 1024, "height": 1000})
+    _settled(page)
+    assert problems(read(page)) == []
+    assert not console.errors, console.errors
+    context.close()
+
+
+def test_the_demo_opens_on_its_own_clock_and_its_first_example_is_not_failing(server, browser):
+    """Issue 19 item 2: the demo names its evaluation time (29 Nov 2026 12:00 UTC), so a visitor who opens it
+    weeks later sees its data as designed (fresh, stale, failing where the catalog says), and the page says
+    which clock it used."""
+    context, page, console = _open(browser, server)
+    sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
+    assert "Clock: this catalog's own, 29 Nov 2026 12:00 UTC" in sidebar
+    page.locator(".st-key-example_version_change button").click()
+    page.locator(".st-key-headline").wait_for(timeout=60000)
+    _settled(page)
+    main = page.locator("[data-testid=stMain]").inner_text()
+    assert "changed definition" in _headline(page)
+    formulas = page.locator("[data-testid=stCode]")
+    formulas.first.wait_for(timeout=30000)
+    assert all("(" in c.inner_text() for c in formulas.all())  # the first answer's formula boxes are not blank
+    # Its sources are fresh, stale or have no load recorded, by design: no "Failing" status, badge or graph label
+    # (a threshold's "failing after 24 h" is not a verdict).
+    assert not re.search(r"Failing|\bfailing\b(?! after)", main), main
+    # No date on the form: "what is net revenue?" answers for the demo's today, and v1 is one click away.
+    _ask(page, "what is net revenue?")
+    assert _headline(page) == "Net revenue v2 applies on 29 Nov 2026"
+    page.locator(".st-key-other_versions button").first.click()
+    page.wait_for_function("() => document.querySelector('.st-key-headline').innerText.includes('v1')", timeout=60000)
+    _settled(page)
+    assert _headline(page) == "Net revenue v1 applies on 1 Jan 2023"
+    assert not console.errors, console.errors
+    context.close()
+
+
+_OVERFLOW = """() => [...document.querySelectorAll('[data-testid=stDataFrame], [data-testid=stTable]')].map(el => {
+  const scroller = el.querySelector('.dvn-scroller') || el;
+  return [el.dataset.testid, scroller.scrollWidth - scroller.clientWidth]; })"""
+
+
+@pytest.mark.parametrize("width", [1280, 1024])
+def test_tables_fit_the_page_without_cutting_a_column(server, browser, width):
+    """Issue 19 item 5: at 1280 and 1024 px no table scrolls sideways (a column past the edge is a cut column):
+    the lineage table of an answer and the Catalog's metric list."""
+    link = f"{server}/?" + urlencode({"q": "What is contribution margin?", "role": "finance", "date": "2025-03-31"})
+    context, page, console = _open(browser, link, width=width)
+    page.get_by_text("Table", exact=True).first.click()
+    page.locator("[data-testid=stTable]").first.wait_for(timeout=30000)
+    _settled(page)
+    tables = page.evaluate(_OVERFLOW)
+    assert tables and all(over <= 1 for _, over in tables), tables
+    _nav(page, "Catalog")
+    page.locator("[data-testid=stDataFrame]").first.wait_for(timeout=30000)
+    page.wait_for_timeout(1500)
+    tables = page.evaluate(_OVERFLOW)
+    assert tables and all(over <= 1 for _, over in tables), tables
     assert not console.errors, console.errors
     context.close()

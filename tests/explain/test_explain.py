@@ -110,9 +110,9 @@ def test_deterministic_prose_reads_like_an_answer(explain_demo):
 
 
 def test_deterministic_clarify_and_freshness(explain_demo):
-    _, x = explain_demo("What is net revenue?", model=None)
+    _, x = explain_demo("What is the repeat purchase rate?", model=None)  # two versions open today: asked back
     assert "two authoritative versions" in x.text
-    assert {"metric.net_revenue.v1", "metric.net_revenue.v2"} <= set(x.citations)
+    assert {"metric.repeat_purchase_rate.v1", "metric.repeat_purchase_rate.v2"} <= set(x.citations)
     _, x = explain_demo("Is the orders data fresh enough for net revenue on 2026-11-28?", model=None)
     assert re.search(r"`raw_shop\.orders` was last loaded at 2026-11-29 07:00 UTC, 5\.0 hours earlier", x.text)
     assert "freshness.raw_shop.orders.policy" in x.citations

@@ -106,3 +106,36 @@ def test_a_document_headline_names_its_standing_and_quotes_it(ask_demo):
     text = headline(ask_demo("What does the board memo say about margin?", role="finance"))
     assert text.startswith("Board memo - Project Halyard margin targets (authoritative document) says: “")
     assert len(text.split()) <= MAX_WORDS
+
+
+# Issue 19 item 4: the headline answers the question that was asked.
+@pytest.mark.parametrize("role,question,expected", [
+    ("marketing", "does CAC include Kestrel Partners sponsorships?",
+     "No: Customer acquisition cost v1 excludes brand sponsorships booked by Kestrel Partners"),
+    ("marketing", "does customer acquisition cost include agency fees?",
+     "Not stated: Customer acquisition cost v1's definition does not mention agency fees"),
+    ("analyst", "does net revenue include refunds?", "Yes: Net revenue v2's formula uses refunds (refund_amount_usd)"),
+    ("analyst", "is the conversion rate data fresh?",
+     "No: raw_web.sessions behind Conversion rate v1 is failing (last loaded 40 h ago)"),
+    ("analyst", "where does AOV come from",
+     "Average order value v1 comes from raw_payments.payment_events, raw_shop.orders via fct_orders v2"),
+    ("analyst", "which dashboard uses net revenue", "No dashboard or report you can see uses Net revenue"),
+])
+def test_the_headline_answers_the_question_asked(ask_demo, role, question, expected):
+    assert headline(ask_demo(question, role=role)).startswith(expected)
+
+
+def test_a_question_that_also_asks_the_meaning_keeps_the_definition_first(ask_demo):
+    env = ask_demo("What does net revenue mean, which model backs it, and is the data fresh?", day=date(2025, 3, 31))
+    assert headline(env) == "Net revenue v2 applies on 31 Mar 2025"
+    assert status_line(env)[0].text.startswith("Stale data: raw_payments.payment_events")
+
+
+def test_no_date_answers_for_today_and_names_the_other_versions(ask_demo):
+    for question in ("what is net revenue?", "is net revenue data fresh?"):
+        env = ask_demo(question)
+        assert env.behavior.value == "answer" and env.reporting_date == date(2026, 11, 29) and env.today_by_default
+        assert [o.evidence_id for o in env.other_versions] == ["metric.net_revenue.v1"]
+        assert date_source(env, None, None).startswith("no reporting date given: answered for today, 29 Nov 2026")
+    # A date still decides when two reporting dates clash.
+    assert ask_demo("net revenue on 2024-06-30 or on 2025-03-31?").behavior.value == "clarify"

@@ -105,10 +105,16 @@ def test_form_period_split(ask_demo):
     assert [s.selected[0].version for s in env.splits] == ["2", "3"]
 
 
-def test_no_date_and_several_versions_clarifies_with_options(ask_demo):
+def test_no_date_answers_for_today_unless_a_date_would_decide(ask_demo):
+    # Issue 19 item 3: one version in effect on the evaluation date answers, the others are named.
     env = ask_demo("What is net revenue?")
+    assert env.behavior.value == "answer" and env.reporting_date == date(2026, 11, 29)
+    assert env.selected[0].evidence_id == "metric.net_revenue.v2"
+    assert [(o.evidence_id, o.date) for o in env.other_versions] == [("metric.net_revenue.v1", date(2023, 1, 1))]
+    # Two approved versions open today: a date (or a reviewer) decides, so it is still asked.
+    env = ask_demo("What is the repeat purchase rate?")
     assert env.behavior.value == "clarify"
-    assert [o.date for o in env.clarify.options] == [date(2023, 1, 1), date(2025, 1, 1)]
+    assert [o.date for o in env.clarify.options] == [date(2024, 1, 1), date(2025, 6, 1)]
     assert not env.selected
 
 

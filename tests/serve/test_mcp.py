@@ -123,8 +123,11 @@ def test_stdio_session_as_one_principal(catalog_only):
             old = _json(await c.call_tool("get_definition", {"entity": "net revenue", "date": "2024-06-30"}))
             assert old["behavior"] == "answer" and old["definition"][0]["evidence_id"] == "metric.net_revenue.v1"
             assert old["backing_model"][0]["evidence_id"] == "model.fct_orders.v1"
+            # No date: answered for the demo's today (its own clock), v1 named as another version (issue 19).
             undated = _json(await c.call_tool("get_definition", {"entity": "metric.net_revenue"}))
-            assert undated["behavior"] == "clarify" and len(undated["clarify"]["options"]) == 2
+            assert undated["behavior"] == "answer" and undated["reporting_date"] == "2026-11-29"
+            assert undated["definition"][0]["evidence_id"] == "metric.net_revenue.v2"
+            assert [o["evidence_id"] for o in undated["other_versions"]] == ["metric.net_revenue.v1"]
 
             diff = _json(await c.call_tool("compare_versions", {"entity": "metric.net_revenue"}))
             changes = {ch["field"]: ch for ch in diff["changes"]}

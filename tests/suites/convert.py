@@ -132,10 +132,24 @@ def convert_b(suite: dict) -> tuple[dict, list[dict]]:
     return {"roles": ["analytics", "finance", "finance_restricted"], "evidence": evidence}, gold
 
 
+# Issue 19 item 3: with no reporting date and one version in effect on the evaluation date, AsOf answers for
+# that day and names the other versions; the research suites ask back. These undated cases expect that answer.
+NO_DATE_ANSWERS = {"A-Q7": "metric.net_revenue.v2", "B-G4": "metric.standard_revenue.v2"}
+
+
+def _no_date_answers(gold: list[dict]) -> list[dict]:
+    for case in gold:
+        if case["id"] in NO_DATE_ANSWERS:
+            assert case["date"] is None and case["behaviors"] == ["clarify"], case
+            case["behaviors"], case["governs"] = ["answer"], [NO_DATE_ANSWERS[case["id"]]]
+    return gold
+
+
 def convert_all() -> dict[str, object]:
     out: dict[str, object] = {}
     for name, fn in (("suite_a", convert_a), ("suite_b", convert_b)):
         catalog, gold = fn(json.loads((SHARED / f"{name}.json").read_text()))
+        gold = _no_date_answers(gold)
         out[f"{name}.catalog.json"] = catalog
         out[f"{name}.gold.json"] = gold
     return out
