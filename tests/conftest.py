@@ -34,6 +34,23 @@ SUITES = ROOT / "tests" / "suites"
 DEMO_AT = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _fresh_page_caches():
+    """The pages cache their settings and catalog per process (st.cache_resource, read from ASOF_DB and the
+    rest of the environment once). Each test module starts from its own environment, whatever module ran before
+    it on this worker: with the suite spread over workers, the order of modules on one process is not fixed."""
+    _clear_page_caches()
+    yield
+    _clear_page_caches()
+
+
+def _clear_page_caches() -> None:
+    st = sys.modules.get("streamlit")
+    if st is not None:
+        st.cache_resource.clear()
+        st.cache_data.clear()
+
+
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
     return Embedder()
