@@ -16,7 +16,7 @@ from core.catalog.auth import cli_role, cli_roles
 from core.catalog.config import Settings
 from core.catalog.dates import check_day, parse_period
 from core.catalog.store import DatabaseError, Store, check_db_path
-from core.compute.engine import open_engine
+from core.compute.choose import value_engine
 from core.explain.explain import cache_for, explain
 from core.explain.render import render_text
 from core.explain.safe_text import json_safe, plain
@@ -201,7 +201,7 @@ def _answer(store, q: Question, searcher, args):
     q = replace(q, grants=grants(scope))
     env, _ = ask_as_steward(store, q, scope, searcher=searcher,
                             llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None,
-                            engine=_engine(args, settings))
+                            engine=_engine(args, settings, store))
     if args.explain:
         settings = Settings.from_env()
         # Citations are checked against the state that answered (a past state for --recorded-at).
@@ -212,14 +212,16 @@ def _answer(store, q: Question, searcher, args):
     return env
 
 
-def _engine(args, settings: Settings):
-    """The value engine for this run: --warehouse (which must exist), else the configured warehouse if built."""
+def _engine(args, settings: Settings, store):
+    """The value engine for this run (core/compute/choose.py): MetricFlow for a catalog ingested from a dbt project
+    with a semantic manifest, and the DuckDB warehouse (--warehouse, which must exist, else the configured one if
+    built) for the catalog's own SQL metrics."""
     if getattr(args, "warehouse", None):
         if not Path(args.warehouse).is_file():
             raise ValueError(f"--warehouse {args.warehouse}: no such file (scripts/build_warehouse.py builds one)")
-        return open_engine(args.warehouse, settings.value_timeout_s)
+        settings = settings.model_copy(update={"warehouse_path": Path(args.warehouse)})
     if not hasattr(args, "_engine"):
-        args._engine = open_engine(settings.warehouse_path, settings.value_timeout_s)
+        args._engine = value_engine(store, settings)
     return args._engine
 
 
