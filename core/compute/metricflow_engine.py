@@ -72,8 +72,12 @@ class MetricFlowEngine:
     def bind(self, store: Store) -> "MetricFlowEngine":
         """This engine for one catalog state: a past state (core/catalog/history.PastStore) computes with the
         manifest kept at its ingest, the current catalog with its latest one."""
-        ingest = store.ingest.number if isinstance(store, history.PastStore) else history.current_ingest(store)
-        times = {i.number: i.ingested_at for i in history.ingests(store)}
+        if isinstance(store, history.PastStore):
+            # A past state holds only its own objects, not the file's ingest log: the times come from the binding
+            # to the current catalog (core/compute/choose.py binds there first), plus the past state's own.
+            ingest, times = store.ingest.number, {**self.ingest_times, store.ingest.number: store.ingest.ingested_at}
+        else:
+            ingest, times = history.current_ingest(store), {i.number: i.ingested_at for i in history.ingests(store)}
         return MetricFlowEngine(self.project, self.tools, self.fallback, self.problem, Path(store.path), ingest, times)
 
     def _manifest(self) -> tuple[str, str]:
