@@ -23,6 +23,7 @@ from core.answer.ask import Question, ask
 from core.catalog.audit import read_all
 from core.catalog.config import Settings
 from core.compute.choose import value_engine
+from core.explain.value_text import number
 from core.ingest.metricflow import DbtTools, tool_env
 from core.serve import mcp_tools
 from core.serve.mcp_auth import Identity
@@ -134,3 +135,28 @@ def test_the_mcp_tool_returns_them(jaffle, catalog):
     (hidden, _), _ = mcp_tools.metric_value_tool(cat, analyst, "order gross profit", "2024-01-01..2024-03-31",
                                                  "month", None, None)
     assert hidden["behavior"] == "not_found_or_not_authorized" and "values" not in hidden
+
+
+def test_the_ask_page_renders_the_value_card(jaffle, catalog, monkeypatch):
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+    store, _, _ = catalog
+    monkeypatch.setenv("ASOF_DB", str(store.path))
+    monkeypatch.setenv("ASOF_WAREHOUSE", "/nonexistent/warehouse.duckdb")  # only MetricFlow computes here
+    st.cache_resource.clear()  # settings, the store and the engine are cached per process
+    try:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+        at.session_state["role"] = "analyst"
+        at.session_state["date_mode"] = "No date"
+        at.run()
+        at.text_input(key="question").input("what was revenue in Q1 2024 by month?")
+        at.button(key="ask").click().run()
+        assert not at.exception, at.exception
+    finally:
+        st.cache_resource.clear()
+    expected = warehouse(jaffle, f"SELECT {MONTH}, sum(product_price) FROM order_items "
+                                 "WHERE ordered_at >= '2024-01-01' AND ordered_at < '2024-04-01' GROUP BY 1")
+    assert [m.value for m in at.metric] == [number(v, None) for _, v in sorted(expected.items())]  # jaffle: no unit
+    captions = "\n".join(c.value for c in at.caption)
+    assert "computed by metricflow" in captions
+    assert any(c.value.startswith("mf query --metrics revenue") for c in at.code)
