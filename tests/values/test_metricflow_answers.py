@@ -103,23 +103,32 @@ def test_a_role_that_may_not_see_the_metric_gets_the_not_found(catalog, tmp_path
     assert allowed.values.status == "unavailable" and "no-venv" in allowed.values.message
 
 
-def test_the_cli_json_carries_them_and_the_record_replays(jaffle, catalog, engine):
-    store, _, _ = catalog
+def test_the_cli_json_carries_them_the_record_replays_and_restates_from_an_earlier_ingest(jaffle, catalog, engine):
+    store, _, between = catalog
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     run = subprocess.run([sys.executable, "-m", "core", "ask", "--db", str(store.path), "--role", "analyst",
-                          "--json", "what was revenue in March 2024?"], cwd=ROOT, env=env, capture_output=True,
+                          "--json", "--restate-from", between.isoformat(),
+                          "what was large orders in Q1 2024 by month?"], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr
-    values = json.loads(run.stdout)["values"]
-    march = warehouse(jaffle, f"SELECT {MONTH}, sum(product_price) FROM order_items "
-                              "WHERE ordered_at >= '2024-03-01' AND ordered_at < '2024-04-01' GROUP BY 1")
-    assert [(v["start"], v["value"], v["engine"]) for v in values["values"]] == [
-        ("2024-03-01", march[date(2024, 3, 1)], "metricflow")]
+    out = json.loads(run.stdout)
+    assert {date.fromisoformat(v["start"]): v["value"] for v in out["values"]["values"]} == large_orders(jaffle, 30)
+    assert {v["engine"] for v in out["values"]["values"]} == {"metricflow"}
+    # As recorded at the first ingest (orders of 20 or more) vs now (30 or more), month by month.
+    r = out["dbt_restatement"]
+    assert r["definition_changed"] and (r["then"]["manifest"]["ingest"], r["now"]["manifest"]["ingest"]) == (1, 2)
+    then, now = large_orders(jaffle, 20), large_orders(jaffle, 30)
+    assert [(p["period_start"], p["then"], p["now"], p["difference"]) for p in r["periods"]] == [
+        (d.isoformat(), then[d], now[d], now[d] - then[d]) for d in sorted(now)]
     rec = [r for r in read_all(store.path) if r.source == "cli"][-1]
     assert rec.values and rec.values[0]["sql_hash"].startswith("sha256:")
     # Replayed as `audit replay` does: MetricFlow runs again, and the SQL and result hashes must match.
     replayed = replay(store.path, rec.id, store=store, engine=engine)
     assert replayed.reproduced, replayed.reasons
+    refused = subprocess.run([sys.executable, "-m", "core", "ask", "--db", str(store.path), "--role", "analyst",
+                              "--restate-from", between.isoformat(), "what is the definition of revenue?"],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert refused.returncode != 0 and "no values of a dbt metric" in refused.stderr
 
 
 def test_the_mcp_tool_returns_them(jaffle, catalog):
