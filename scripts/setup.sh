@@ -31,7 +31,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 fi
 # The dbt toolchain (dbt-core, dbt-duckdb, dbt-metricflow) in its own venv: AsOf runs `dbt` and `mf` from it as
 # subprocesses to compute dbt metric values (core/ingest/metricflow.py). Separate because its pins are its own
-# (requirements-dbt.txt); same stamp scheme as .venv. ASOF_SKIP_DBT=1 skips it (those tests then say why they skip).
+# (requirements-dbt.txt); same stamp scheme as .venv. ASOF_SKIP_DBT=1 skips it (those tests then say why they skip;
+# under CI=true they fail instead).
 if [ "${ASOF_SKIP_DBT:-0}" != "1" ]; then
   if [ ! -x .venv-dbt/bin/python ]; then
     "$PY" -m venv .venv-dbt

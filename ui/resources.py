@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 import threading
 from datetime import date, datetime, time, timezone
+from pathlib import Path
 
 import streamlit as st
 
@@ -13,7 +14,7 @@ from core.catalog.config import Settings, apply_offline_env
 from core.catalog.dates import parse_period
 from core.catalog.objects import ObjectStoreError
 from core.catalog.store import Store
-from core.compute.engine import open_engine
+from core.compute import choose
 from core.explain.explain import ExplanationCache, cache_for
 from core.explain.headline import clock_text
 from core.retrieve.embed import Embedder
@@ -67,16 +68,19 @@ def store() -> Store:
 
 
 @st.cache_resource(show_spinner=False)
-def _engine(path: str, mtime: float, timeout_s: float):
-    return open_engine(path, timeout_s)
+def _engine(db: str, revision: str, path: str, mtime: float | None, timeout_s: float):
+    # `store` is read inside: the cache key is the catalog revision and the warehouse file revision.
+    return choose.value_engine(store(), settings().model_copy(update={"warehouse_path": Path(path),
+                                                                       "value_timeout_s": timeout_s}))
 
 
 def value_engine():
-    """The warehouse metric values are computed on (read-only), once per file revision; None when none is built."""
-    path = settings().warehouse_path
-    if not path.is_file():
-        return None
-    return _engine(str(path), path.stat().st_mtime, settings().value_timeout_s)
+    """The engine values are computed with (core/compute/choose.py): MetricFlow for a catalog ingested from a dbt
+    project with a semantic manifest, the demo's read-only warehouse for its own SQL metrics; once per catalog
+    and warehouse file revision; None when there is neither."""
+    s, path = store(), settings().warehouse_path
+    return _engine(str(s.path), s.revision, str(path), path.stat().st_mtime if path.is_file() else None,
+                   settings().value_timeout_s)
 
 
 @st.cache_resource(show_spinner=False)

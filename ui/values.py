@@ -35,13 +35,19 @@ def render(env: Envelope) -> None:
         st.caption(md(values.message))
     if values.restatement:
         _restatement(values.restatement, unit)
-    with st.expander("SQL each value was computed with"):
-        shown = {}
-        for v in values.values + ([r.other for r in values.restatement.rows] if values.restatement else []):
-            shown.setdefault(v.sql_hash, v)
+    shown = {}
+    for v in values.values + ([r.other for r in values.restatement.rows] if values.restatement else []):
+        shown.setdefault(v.sql_hash, v)
+    # A dbt metric's value comes from MetricFlow: what was run is its `mf query` (pinned by the semantic
+    # manifest's hash), not SQL written in the catalog.
+    engines = {v.engine for v in shown.values()}
+    label = ("MetricFlow query each value was computed with" if engines == {"metricflow"}
+             else "SQL each value was computed with" if "metricflow" not in engines
+             else "SQL or MetricFlow query each value was computed with")
+    with st.expander(label):
         for v in shown.values():
-            st.caption(f"{md(v.evidence_id)} on {code(v.relation or '')} · sql {code(v.sql_hash)}")
-            st.code(inert(v.sql), language="sql")
+            st.caption(f"{md(v.evidence_id)} on {code(v.relation or '')} · {md(v.engine)} · {code(v.sql_hash)}")
+            st.code(inert(v.sql), language="bash" if v.engine == "metricflow" else "sql")
 
 
 def _restatement(r, unit: str | None) -> None:

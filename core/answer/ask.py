@@ -164,6 +164,10 @@ def _ask_within_budget(store: Store, q: Question, now: datetime | None, searcher
                         recorded=CatalogState(recorded_at=exc.at, revision="(nothing recorded)", catalog_only=True,
                                               current_revision=visible(store, q.role, q.grants).revision,
                                               detail=str(exc)))
+    if engine is not None and hasattr(engine, "bind"):
+        # An engine that computes with what the catalog recorded (MetricFlow's kept semantic manifest) follows
+        # the state that answers: a recorded-at question's values use the definition recorded then.
+        engine = engine.bind(store)
     if state.catalog_only:
         searcher = None
         now = now or state.recorded_at  # what we knew then: freshness too is evaluated at that moment

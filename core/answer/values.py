@@ -46,6 +46,12 @@ class _Checked:
         self._seen: dict[tuple[str, str], Evidence] = {}
 
     def model(self, version: Evidence, day: date) -> Evidence:
+        if version.authority_class == "dbt_metric":
+            # A dbt metric built from other metrics (ratio, derived) computes them all: each must be visible,
+            # as in core/answer/dbt_values.visible_dbt_metric.
+            inputs = set(version.mentions.values())
+            if self.view.visible_ids(inputs) != inputs:
+                raise _Hidden(f"{version.evidence_id}: an input metric is not visible to the role")
         model, _ = backing_model(version, day, self.view)
         if model is None:
             raise _Hidden(f"{version.evidence_id}: no visible backing model on {day}")
@@ -97,8 +103,8 @@ def metric_values(view: Visible, entity_id: str, start: date, end: date, engine:
                       message="no single authoritative version is in effect on any day of the period, so there is "
                               "no value to compute")
     try:
-        values = [engine.compute(v, m, p.start, p.end) for p, v, m in plan]
-        others = [engine.compute(other, m, p.start, p.end) for p, m in alt]
+        values = _compute(engine, [(v, m, p.start, p.end) for p, v, m in plan])
+        others = _compute(engine, [(other, m, p.start, p.end) for p, m in alt])
     except EngineError as exc:
         return Values(status="unavailable", message=f"the value could not be computed: {exc}", start=start,
                       end=end, grain=grain)
@@ -117,6 +123,15 @@ def metric_values(view: Visible, entity_id: str, start: date, end: date, engine:
     inputs, as_of = _inputs(view, list(checked.sources), at, start)
     return Values(status="computed", message="; ".join(notes), grain=grain, start=start, end=end, values=values,
                   restatement=restatement, inputs=inputs, as_of=as_of)
+
+
+def _compute(engine: ValueEngine, items: list) -> list[MetricValue]:
+    """Every (version, model, start, end) in order; an engine that batches (MetricFlow: one `mf query` per
+    version at a shared grain, seconds each) gets them all at once."""
+    if not items:
+        return []
+    many = getattr(engine, "compute_many", None)
+    return many(items) if many is not None else [engine.compute(*item) for item in items]
 
 
 def _restatement(other: Evidence, why: str, values: list[MetricValue], others: list[MetricValue]) -> Restatement:

@@ -56,6 +56,9 @@ class Settings(BaseModel):
     # made by scripts/setup.sh, run as subprocesses. ASOF_DBT_VENV, ASOF_MF_TIMEOUT (seconds per command).
     dbt_venv: Path = REPO_ROOT / ".venv-dbt"
     mf_timeout_s: float = 180.0
+    # The dbt project whose metric values MetricFlow computes (core/compute/choose.py). Unset: the parent of the
+    # target/ folder the latest dbt ingest read. ASOF_DBT_PROJECT.
+    dbt_project: Path | None = None
 
     @property
     def catalog(self) -> str:
@@ -94,6 +97,8 @@ class Settings(BaseModel):
             values["llm_timeout_s"] = float(os.environ["ASOF_LLM_TIMEOUT"])
         if os.environ.get("ASOF_DBT_VENV"):
             values["dbt_venv"] = Path(os.environ["ASOF_DBT_VENV"])
+        if os.environ.get("ASOF_DBT_PROJECT"):
+            values["dbt_project"] = Path(os.environ["ASOF_DBT_PROJECT"])
         if os.environ.get("ASOF_MF_TIMEOUT"):
             values["mf_timeout_s"] = float(os.environ["ASOF_MF_TIMEOUT"])
         values["auth"] = _auth_from_env()

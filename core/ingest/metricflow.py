@@ -145,7 +145,7 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _profiles_dir(project: Path) -> Path:
+def profiles_dir(project: Path) -> Path:
     # dbt's own order: an explicit DBT_PROFILES_DIR, else profiles.yml in the project, else ~/.dbt.
     if os.environ.get("DBT_PROFILES_DIR"):
         return Path(os.environ["DBT_PROFILES_DIR"])
@@ -156,7 +156,7 @@ def tool_env(project: Path, project_dir: Path | None = None) -> dict[str, str]:
     """The environment dbt and mf run in: the caller's (profiles may read env_var()), minus AsOf's venv, with
     usage tracking off and the project and profiles folders named."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
-    env.update(DBT_SEND_ANONYMOUS_USAGE_STATS="False", DO_NOT_TRACK="1", DBT_PROFILES_DIR=str(_profiles_dir(project)),
+    env.update(DBT_SEND_ANONYMOUS_USAGE_STATS="False", DO_NOT_TRACK="1", DBT_PROFILES_DIR=str(profiles_dir(project)),
                DBT_PROJECT_DIR=str(project_dir or project), PYTHONDONTWRITEBYTECODE="1")
     return env
 

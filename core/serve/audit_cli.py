@@ -9,7 +9,7 @@ from core.catalog import history
 from core.catalog.audit import audit_path, find, read_log, verify
 from core.catalog.config import Settings
 from core.catalog.store import Store
-from core.compute.engine import open_engine
+from core.compute.choose import value_engine
 from core.retrieve.search import open_searcher
 from core.serve.replay import format_report, replay
 
@@ -71,8 +71,9 @@ def run_audit(args) -> int:
     store = Store(args.db)
     settings = Settings.from_env()
     searcher = open_searcher(store, settings.embed_model) if rec.searched else None
-    # Values are computed again on the configured warehouse: the record's SQL and result hashes must match.
-    engine = open_engine(settings.warehouse_path, settings.value_timeout_s) if rec.values else None
+    # Values are computed again by the same engine (the configured warehouse, or MetricFlow for a dbt catalog):
+    # the record's SQL and result hashes must match.
+    engine = value_engine(store, settings) if rec.values else None
     result = replay(args.db, rec.id, searcher=searcher, store=store, engine=engine)
     if args.json:
         print(json.dumps({"id": rec.id, "reproduced": result.reproduced, "compared": result.compared,

@@ -5,10 +5,11 @@ import argparse
 import json
 import sys
 from dataclasses import replace
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from core.answer.ask import Question, UnknownRole
+from core.answer.dbt_values import MetricNotVisible, NotRecordedThen, restatement
 from core.answer.review import steward_scope
 from core.answer.steward import ask_as_steward, grants
 from core.catalog import audit, budget, history
@@ -17,12 +18,14 @@ from core.catalog.config import Settings
 from core.catalog.dates import check_day, parse_period
 from core.catalog.objects import ObjectLocation, ObjectStoreError
 from core.catalog.store import DatabaseError, Store, check_db_path
-from core.compute.engine import open_engine
+from core.compute.choose import dbt_project, value_engine
+from core.compute.metricflow_engine import shared_grain
 from core.explain.explain import cache_for, explain
 from core.explain.render import render_text
 from core.explain.safe_text import json_safe, plain
 from core.ingest.ingest import read_inputs, refuse_wholesale_removal
 from core.ingest.load import CatalogError, read_text
+from core.ingest.metricflow import DbtTools, MetricFlowError
 from core.ingest.publish import publish
 from core.ingest.upload import publish_to
 from core.retrieve.embed import Embedder
@@ -95,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--warehouse", metavar="FILE",
                    help="DuckDB warehouse metric values are computed on (default: ASOF_WAREHOUSE, else "
                         "data/build/warehouse.duckdb when it exists)")
+    a.add_argument("--restate-from", type=_recorded_at, metavar="T",
+                   help="for a dbt metric's values: also compute them under the definition recorded at T (the "
+                        "semantic manifest kept by the ingest in force then) and give the difference with today's")
     a.add_argument("question", nargs="?")
 
     e = sub.add_parser("eval", help="scorecards, produced by running the code on gold suites")
@@ -220,7 +226,7 @@ def _answer(store, q: Question, searcher, args):
     q = replace(q, grants=grants(scope))
     env, _ = ask_as_steward(store, q, scope, searcher=searcher,
                             llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None,
-                            engine=_engine(args, settings))
+                            engine=_engine(args, settings, store))
     if args.explain:
         settings = Settings.from_env()
         # Citations are checked against the state that answered (a past state for --recorded-at).
@@ -231,14 +237,16 @@ def _answer(store, q: Question, searcher, args):
     return env
 
 
-def _engine(args, settings: Settings):
-    """The value engine for this run: --warehouse (which must exist), else the configured warehouse if built."""
+def _engine(args, settings: Settings, store):
+    """The value engine for this run (core/compute/choose.py): MetricFlow for a catalog ingested from a dbt project
+    with a semantic manifest, and the DuckDB warehouse (--warehouse, which must exist, else the configured one if
+    built) for the catalog's own SQL metrics."""
     if getattr(args, "warehouse", None):
         if not Path(args.warehouse).is_file():
             raise ValueError(f"--warehouse {args.warehouse}: no such file (scripts/build_warehouse.py builds one)")
-        return open_engine(args.warehouse, settings.value_timeout_s)
+        settings = settings.model_copy(update={"warehouse_path": Path(args.warehouse)})
     if not hasattr(args, "_engine"):
-        args._engine = open_engine(settings.warehouse_path, settings.value_timeout_s)
+        args._engine = value_engine(store, settings)
     return args._engine
 
 
@@ -298,10 +306,57 @@ def _ask_store(args, store) -> int:
     role = cli_role(args.role, allowed, args.principal)
     if not args.question or not role:
         raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
-    env = _answer(store, _question(role, args.question, args.date, args.period, args.at, args.recorded_at),
-                  searcher, args)
-    print(json_safe(env.model_dump_json(indent=2)) if args.json else render_text(env))
+    q = _question(role, args.question, args.date, args.period, args.at, args.recorded_at)
+    env = _answer(store, q, searcher, args)
+    try:
+        restated = _restate_from(store, env, q, args.restate_from, settings) if args.restate_from else None
+    except _CannotRestate as exc:
+        # The answer itself is audited already: this is not a refused question, so no refusal record.
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        body = json_safe(env.model_dump_json(indent=2))
+        if restated is not None:  # beside the envelope, whose hash (audited, replayed) it is not part of
+            body = json.dumps({**json.loads(body), "dbt_restatement": restated.model_dump(mode="json")}, indent=2)
+        print(body)
+    else:
+        print(render_text(env))
+        if restated is not None:
+            print(_restatement_text(restated))
     return 0
+
+
+class _CannotRestate(Exception):
+    """--restate-from could not run (no dbt values in the answer, a metric not visible or not recorded then)."""
+
+
+def _restate_from(store, env, q, at: datetime, settings: Settings):
+    """A dbt metric's values under the definition recorded at `at` and today's (core/answer/dbt_values.py), for
+    the metric and period the answer computed; refused, like the answer, with the same not-found."""
+    values = env.values.values if env.values is not None and env.values.status == "computed" else []
+    if not values or values[0].engine != "metricflow":
+        raise _CannotRestate("--restate-from: the answer has no values of a dbt metric to restate (ask for a dbt "
+                         "metric's value over a period)")
+    metric = values[0].evidence_id.rsplit(".", 1)[-1]
+    start, end = values[0].start, values[-1].end
+    try:
+        return restatement(store, q.role, dbt_project(store, settings), metric, start, end - timedelta(days=1),
+                           recorded_at=at, grain=shared_grain([(v.start, v.end) for v in values]),
+                           grants=q.grants, tools=DbtTools.from_settings(settings))
+    except (MetricNotVisible, NotRecordedThen, history.NothingRecorded, MetricFlowError) as exc:
+        raise _CannotRestate(f"--restate-from: {exc}") from None
+
+
+def _restatement_text(r) -> str:
+    head = (f"as recorded at ingest {r.then.manifest.ingest if r.then.manifest else '?'} vs now "
+            f"(ingest {r.now.manifest.ingest if r.now.manifest else '?'}): {r.metric} "
+            + ("definition changed" if r.definition_changed else "definition unchanged"))
+    lines = [head]
+    for p in r.periods:
+        pct = f" ({p.percent:+.2f}%)" if p.percent is not None else ""
+        diff = f"{p.difference:+,.2f}" if p.difference is not None else "n/a"
+        lines.append(f"  {p.period_start or 'whole period'}: then {p.then} now {p.now} difference {diff}{pct}")
+    return "\n".join(lines)
 
 
 def _eval(args) -> int:

@@ -29,7 +29,7 @@ from core.answer.review import CATEGORIES
 from core.catalog import audit
 from core.catalog.config import Settings
 from core.catalog.objects import is_object_url
-from core.compute.engine import open_engine
+from core.compute.choose import value_engine
 from core.retrieve.embed import Embedder
 from core.serve import mcp_tools as tools
 from core.serve.live import Live
@@ -83,12 +83,15 @@ class CatalogHolder:
         self.live = Live(str(db_path), Embedder(settings.embed_model), cache_dir=settings.revisions_dir,
                          poll_s=settings.poll_s)
         self.ready = threading.Event()  # set once the embedding model is loaded (or known to be unneeded)
-        self.engine = None
+        self.engine, self._engine_key = None, None
 
     def current(self) -> tools.Catalog:
         store = self.live.store()
-        if self.engine is None:  # opened once the warehouse exists (scripts/run.sh builds the demo's)
-            self.engine = open_engine(self.settings.warehouse_path, self.settings.value_timeout_s)
+        # Chosen per catalog file revision (a re-ingest may add a dbt project), once the warehouse exists
+        # (scripts/run.sh builds the demo's); core/compute/choose.py.
+        key = (str(store.path), store.revision)
+        if self.engine is None or self._engine_key != key:
+            self.engine, self._engine_key = value_engine(store, self.settings), key
         return tools.Catalog(store, self.live.searcher(store), self.settings, engine=self.engine)
 
     def warm(self) -> None:

@@ -11,7 +11,7 @@ import csv
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -26,25 +26,12 @@ from core.answer.dbt_values import (
     restatement,
 )
 from core.catalog import history
-from core.catalog.store import Store
-from core.ingest.ingest import read_inputs
-from core.ingest.metricflow import DbtTools, MetricFlowError, metric_values, project_manifest, run_dbt, tool_env
-from core.ingest.publish import publish
+from core.ingest.metricflow import DbtTools, MetricFlowError, metric_values, project_manifest, tool_env
 from core.ingest.semantic_history import sidecar_path
-from scripts.jaffle_mf import build, copy_project
 
 ROOT = Path(__file__).resolve().parents[2]
-OVERLAY = ROOT / "tests" / "fixtures" / "metricflow" / "jaffle-shop.overlay.yml"
-TOOLS = DbtTools.from_settings()
-pytestmark = pytest.mark.skipif(TOOLS.missing() is not None,
-                                reason=f"dbt toolchain not installed: {TOOLS.missing()} (bash scripts/setup.sh)")
+TOOLS = DbtTools.from_settings()  # the fixtures (jaffle, catalog) are in conftest.py, which also skips without it
 H1 = (date(2024, 1, 1), date(2024, 6, 30))
-
-
-@pytest.fixture(scope="session")
-def jaffle(tmp_path_factory) -> Path:
-    """jaffle-shop seeded and built on DuckDB (dbt seed, dbt run), semantic manifest in target/."""
-    return build(tmp_path_factory.mktemp("jaffle-mf"))
 
 
 def warehouse(project: Path, sql: str) -> dict[date, float]:
@@ -77,42 +64,6 @@ SQL = {
         (SELECT {MONTH} m, sum(order_cost) v FROM orders GROUP BY 1) c USING (m)
         WHERE r.m BETWEEN '2024-01-01' AND '2024-06-30'""",
 }
-
-
-HUGE_ORDERS = """
-  - name: huge_orders
-    label: Huge Orders
-    type: simple
-    type_params:
-      measure: order_count
-    filter: |
-      {{ Dimension('order_id__order_total_dim') }} >= 60
-"""
-
-
-@pytest.fixture(scope="module")
-def catalog(jaffle, tmp_path_factory, embedder):
-    """The project ingested twice into one AsOf catalog: as built (large_orders counts orders of 20 or more),
-    then from a second copy of the project whose large_orders counts orders of 30 or more, over the same
-    warehouse. Returns (store, the second project, the time between the two ingests)."""
-    db = tmp_path_factory.mktemp("mf-catalog") / "jaffle.duckdb"
-    cat, _ = read_inputs(db, dbt=jaffle / "target", overlay=OVERLAY)
-    publish(cat, db, embedder, quiet=True, dbt_target=jaffle / "target")
-    between = datetime.now(timezone.utc)
-    v2 = copy_project(tmp_path_factory.mktemp("jaffle-mf-v2"), jaffle)
-    (v2 / "profiles.yml").write_text((jaffle / "profiles.yml").read_text())  # the same warehouse
-    yml = v2 / "models" / "marts" / "semantic_models.yml"
-    text = yml.read_text()
-    assert "order_total_dim') }} >= 20" in text
-    yml.write_text(text.replace("order_total_dim') }} >= 20", "order_total_dim') }} >= 30")
-                   .replace("order total over 20", "order total of 30 or more")
-                   + HUGE_ORDERS)  # and a metric that did not exist at the first ingest
-    run_dbt(v2, ["parse", "--quiet"])
-    cat2, _ = read_inputs(db, dbt=v2 / "target", overlay=OVERLAY)
-    publish(cat2, db, embedder, quiet=True, dbt_target=v2 / "target")
-    store = Store(db)
-    yield store, v2, between
-    store.close()
 
 
 def test_values_equal_mf_query_output_and_independent_sql(jaffle, catalog):
