@@ -73,7 +73,8 @@ def role_world(catalog: Catalog, role: str) -> Catalog:
     (the queue objects keep their own ACLs, so the steward reads them through the same widening). The queue
     the world builds must be the catalog's own, or a steward's view would differ for another reason."""
     queue = steward_queue(catalog, role)
-    only = Catalog(roles=catalog.roles, principals=catalog.principals,
+    # The settings (fiscal year, the catalog's own clock) are the catalog's, not an object anyone may be hidden.
+    only = Catalog(roles=catalog.roles, principals=catalog.principals, settings=catalog.settings,
                    evidence=[e for e in catalog.evidence if role in e.acl or e.evidence_id in queue])
     assert steward_queue(only, role) == queue, (role, "the world's review queue differs from the catalog's")
     return only
@@ -203,7 +204,8 @@ class _Frozen(datetime):
 
 
 def frozen_clock(monkeypatch) -> None:
-    for module in ("core.answer.ask", "core.serve.mcp_tools"):
+    # Store.now() is the wall clock for a catalog without its own evaluation time.
+    for module in ("core.answer.ask", "core.serve.mcp_tools", "core.catalog.store"):
         monkeypatch.setattr(f"{module}.datetime", _Frozen)
 
 

@@ -228,7 +228,8 @@ def orchard_worlds(tmp_path_factory, embedder):
     worlds = {}
     for role in ("billing", "clinic_ops"):
         wdb = tmp / f"{role}.duckdb"
-        only = Catalog(roles=cat.roles, principals=cat.principals, evidence=[e for e in cat.evidence if role in e.acl])
+        only = Catalog(roles=cat.roles, principals=cat.principals, settings=cat.settings,
+                       evidence=[e for e in cat.evidence if role in e.acl])
         publish(only, wdb, embedder, quiet=True)
         s = Store(wdb)
         worlds[role] = (s, Searcher(s, embedder))
