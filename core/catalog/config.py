@@ -27,6 +27,23 @@ def apply_offline_env() -> None:
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+# Plain settings read from the environment when set: variable -> (field, how its text is read).
+_FROM_ENV = {
+    "ASOF_POLL_SECONDS": ("poll_s", float),
+    "ASOF_CATALOG": ("demo_catalog", Path),
+    "ASOF_WAREHOUSE": ("warehouse_path", Path),
+    "ASOF_VALUE_TIMEOUT": ("value_timeout_s", float),
+    "ASOF_EMBED_MODEL": ("embed_model", str),
+    "ASOF_LLM_MODEL": ("llm_model", str),
+    "ASOF_LLM_TIMEOUT": ("llm_timeout_s", float),
+    "ASOF_DBT_VENV": ("dbt_venv", Path),
+    "ASOF_DBT_PROJECT": ("dbt_project", Path),
+    "ASOF_MF_TIMEOUT": ("mf_timeout_s", float),
+    "ASOF_MCP_PRINCIPAL": ("mcp_principal", str),
+    "ASOF_MCP_ROLE": ("mcp_role", str),
+    "ASOF_MCP_TOKENS": ("mcp_tokens", str),
+}
+
 class Settings(BaseModel):
     db_path: Path = REPO_ROOT / "data" / "build" / "demo.duckdb"
     # ASOF_DB=s3://bucket/prefix: a replica of a catalog published to object storage (core/serve/replica.py).
@@ -81,32 +98,11 @@ class Settings(BaseModel):
             values["db_path"] = Path(os.environ.get("ASOF_REPLICA_DIR") or default) / "replica.duckdb"
         elif db:
             values["db_path"] = Path(db)
-        if os.environ.get("ASOF_POLL_SECONDS"):
-            values["poll_s"] = float(os.environ["ASOF_POLL_SECONDS"])
-        if os.environ.get("ASOF_CATALOG"):
-            values["demo_catalog"] = Path(os.environ["ASOF_CATALOG"])
-        if os.environ.get("ASOF_WAREHOUSE"):
-            values["warehouse_path"] = Path(os.environ["ASOF_WAREHOUSE"])
-        if os.environ.get("ASOF_VALUE_TIMEOUT"):
-            values["value_timeout_s"] = float(os.environ["ASOF_VALUE_TIMEOUT"])
-        if os.environ.get("ASOF_EMBED_MODEL"):
-            values["embed_model"] = os.environ["ASOF_EMBED_MODEL"]
-        if os.environ.get("ASOF_LLM_MODEL"):
-            values["llm_model"] = os.environ["ASOF_LLM_MODEL"]
-        if os.environ.get("ASOF_LLM_TIMEOUT"):
-            values["llm_timeout_s"] = float(os.environ["ASOF_LLM_TIMEOUT"])
-        if os.environ.get("ASOF_DBT_VENV"):
-            values["dbt_venv"] = Path(os.environ["ASOF_DBT_VENV"])
-        if os.environ.get("ASOF_DBT_PROJECT"):
-            values["dbt_project"] = Path(os.environ["ASOF_DBT_PROJECT"])
-        if os.environ.get("ASOF_MF_TIMEOUT"):
-            values["mf_timeout_s"] = float(os.environ["ASOF_MF_TIMEOUT"])
+        for var, (field, read) in _FROM_ENV.items():
+            if os.environ.get(var):
+                values[field] = read(os.environ[var])
         values["auth"] = _auth_from_env()
         values["audit_show_questions"] = os.environ.get("ASOF_AUDIT_SHOW_QUESTIONS", "") in ("1", "true", "yes")
-        for key, env in (("mcp_principal", "ASOF_MCP_PRINCIPAL"), ("mcp_role", "ASOF_MCP_ROLE"),
-                         ("mcp_tokens", "ASOF_MCP_TOKENS")):
-            if os.environ.get(env):
-                values[key] = os.environ[env]
         return cls(**values)
 
 

@@ -16,8 +16,8 @@ import sys
 from datetime import date, datetime
 from pathlib import Path
 
-import duckdb
 import pytest
+from test_metricflow import warehouse  # the independently written SQL, over the same built warehouse
 
 from core.answer.ask import Question, ask
 from core.catalog.audit import read_all
@@ -34,12 +34,6 @@ ROOT = Path(__file__).resolve().parents[2]
 MONTH = "date_trunc('month', ordered_at)::date"
 
 
-def warehouse(project: Path, sql: str) -> dict[date, float]:
-    con = duckdb.connect(str(project / "jaffle.duckdb"), read_only=True)
-    try:
-        return {m: float(v) for m, v in con.execute(sql).fetchall()}
-    finally:
-        con.close()
 
 
 def large_orders(project: Path, threshold: int) -> dict[date, float]:
