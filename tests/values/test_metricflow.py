@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from jaffle_project import catalog, jaffle  # noqa: F401  (fixtures, named as arguments)
 
 from core.answer.dbt_values import (
     MetricNotVisible,
@@ -30,7 +31,7 @@ from core.ingest.metricflow import DbtTools, MetricFlowError, metric_values, pro
 from core.ingest.semantic_history import sidecar_path
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = DbtTools.from_settings()  # the fixtures (jaffle, catalog) are in conftest.py, which also skips without it
+TOOLS = DbtTools.from_settings()  # the fixtures (jaffle, catalog) are in jaffle_project.py, which also skips without it
 H1 = (date(2024, 1, 1), date(2024, 6, 30))
 
 

@@ -4,7 +4,7 @@ core/compute/choose.py) on every surface: ask(), the CLI's --json (audited, and 
 `metric_value`. The values equal `mf query` run by hand in the project and SQL written here over the warehouse;
 a role that may not see the metric gets the same not-found as for a metric that does not exist.
 
-The project and catalog are conftest.py's session fixtures; each `mf query` costs seconds, so every request
+The project and catalog are jaffle_project.py's fixtures; each `mf query` costs seconds, so every request
 here is one query (months batched at grain month)."""
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 import pytest
+from jaffle_project import catalog, jaffle  # noqa: F401  (fixtures, named as arguments)
 from test_metricflow import warehouse  # the independently written SQL, over the same built warehouse
 
 from core.answer.ask import Question, ask

@@ -1,5 +1,6 @@
-"""The jaffle-shop MetricFlow project and its AsOf catalog, built once per session for every test in
-tests/values/ (each dbt build or `mf query` costs seconds: MetricFlow loads dbt on every run)."""
+"""The jaffle-shop MetricFlow project and its AsOf catalog, built once per worker for the tests in tests/values/
+that import these fixtures (each dbt build or `mf query` costs seconds: MetricFlow loads dbt on every run).
+Not a conftest.py: a second `conftest` module would shadow tests/conftest.py for every `from conftest import`."""
 from __future__ import annotations
 
 import os
@@ -18,21 +19,14 @@ ROOT = Path(__file__).resolve().parents[2]
 OVERLAY = ROOT / "tests" / "fixtures" / "metricflow" / "jaffle-shop.overlay.yml"
 
 
-def pytest_collection_modifyitems(config, items):
-    """Tests that use the dbt toolchain skip where its venv is missing (bash scripts/setup.sh makes it), except
-    under CI=true, where a missing toolchain must fail rather than pass silently."""
-    missing = DbtTools.from_settings().missing()
-    if missing is None or os.environ.get("CI", "").lower() == "true":
-        return
-    skip = pytest.mark.skip(reason=f"dbt toolchain not installed: {missing} (bash scripts/setup.sh)")
-    for item in items:
-        if "tests/values/" in str(item.fspath).replace(os.sep, "/") and {"jaffle", "catalog"} & set(item.fixturenames):
-            item.add_marker(skip)
-
-
 @pytest.fixture(scope="session")
 def jaffle(tmp_path_factory) -> Path:
-    """jaffle-shop seeded and built on DuckDB (dbt seed, dbt run), semantic manifest in target/."""
+    """jaffle-shop seeded and built on DuckDB (dbt seed, dbt run), semantic manifest in target/. Skipped where the
+    dbt toolchain's venv is missing (bash scripts/setup.sh makes it), except under CI=true, where a missing
+    toolchain must fail rather than pass silently."""
+    missing = DbtTools.from_settings().missing()
+    if missing is not None and os.environ.get("CI", "").lower() != "true":
+        pytest.skip(f"dbt toolchain not installed: {missing} (bash scripts/setup.sh)")
     return build(tmp_path_factory.mktemp("jaffle-mf"))
 
 
