@@ -2,7 +2,10 @@
 
 Two backends compute the same all-MiniLM-L6-v2 vectors: "torch" (sentence-transformers) and "onnx" (the
 same weights exported once to ONNX Runtime, see core/retrieve/onnx_embed.py); "onnx-int8" is the dynamically
-quantized graph. ASOF_EMBED_BACKEND picks one; the measured default is DEFAULT_BACKEND.
+quantized graph. ASOF_EMBED_BACKEND picks one for every index. Unset, an index is embedded at full precision
+below LARGE_INDEX_ROWS rows and with int8 from there on (`Embedder.for_rows`): encoding is most of a large
+catalog's first ingest, and int8 halves it. Each index row records the precision of its vector
+(`precision_of`), and questions are embedded with the precision of the index they search.
 """
 from __future__ import annotations
 
@@ -20,22 +23,64 @@ DEFAULT_BACKEND = "onnx"
 BACKENDS = ("torch", "onnx", "onnx-int8")
 
 
-def default_backend() -> str:
-    backend = os.environ.get("ASOF_EMBED_BACKEND") or DEFAULT_BACKEND
-    if backend not in BACKENDS:
+# From here on (chunk rows of one index) vectors are int8-encoded unless ASOF_EMBED_BACKEND says otherwise; the
+# same threshold from which the index gets an ANN vector index (core/retrieve/ann.py), so small catalogs (the
+# demo, the research suites, a team's catalog) keep the full-precision vectors every test was written against.
+LARGE_INDEX_ROWS = 10_000
+
+
+def chosen_backend() -> str | None:
+    """The backend ASOF_EMBED_BACKEND names, else None (chosen per index by size)."""
+    backend = os.environ.get("ASOF_EMBED_BACKEND") or None
+    if backend is not None and backend not in BACKENDS:
         raise ValueError(f"ASOF_EMBED_BACKEND={backend!r} is not one of {', '.join(BACKENDS)}")
     return backend
+
+
+def default_backend() -> str:
+    return chosen_backend() or DEFAULT_BACKEND
+
+
+def precision_of(backend: str) -> str:
+    """What a vector records: torch and onnx compute the same full-precision vectors (cosine >= 0.99999)."""
+    return "int8" if backend == "onnx-int8" else "fp32"
 
 
 class Embedder:
     def __init__(self, model: str | None = None, batch_size: int = 32, backend: str | None = None):
         self.model_name = model or default_model_path()
         self.batch_size = batch_size
-        self.backend = backend or default_backend()
+        self.chosen = backend or chosen_backend()  # None: per index, by size (for_rows)
+        self.backend = self.chosen or DEFAULT_BACKEND
         if self.backend not in BACKENDS:
             raise ValueError(f"embedding backend {self.backend!r} is not one of {', '.join(BACKENDS)}")
         # A fast tokenizer raises "Already borrowed" when two threads encode through it at once.
         self._lock = threading.Lock()
+        self._variants: dict[str, Embedder] = {self.backend: self}
+
+    @property
+    def precision(self) -> str:
+        return precision_of(self.backend)
+
+    def variant(self, backend: str) -> "Embedder":
+        """The same model through another backend, loaded once per process and shared (the app's cached
+        embedder serves a small and a large catalog alike)."""
+        with self._lock:
+            if backend not in self._variants:
+                self._variants[backend] = Embedder(self.model_name, self.batch_size, backend)
+            return self._variants[backend]
+
+    def for_rows(self, rows: int) -> "Embedder":
+        """The encoder for an index of `rows` chunk rows: the chosen backend, else int8 for large indexes."""
+        if self.chosen:
+            return self
+        return self.variant("onnx-int8" if rows >= LARGE_INDEX_ROWS else DEFAULT_BACKEND)
+
+    def for_precision(self, precision: str) -> "Embedder":
+        """The encoder whose question vectors match an index whose rows record `precision`."""
+        if precision == self.precision:
+            return self
+        return self.variant("onnx-int8" if precision == "int8" else DEFAULT_BACKEND)
 
     @cached_property
     def model(self):

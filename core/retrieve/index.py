@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from core.catalog.entities import id_phrases
@@ -33,6 +34,10 @@ SPLIT_KINDS = (Kind.documentation, Kind.note, Kind.policy)
 # sentences of a dbt model. Every body of the demo and research catalogs is shorter (longest 504), so their
 # vectors are what they were; an encoder's cost grows with tokens, so a long body costs what a short one does.
 HEAD_CHARS = 512
+# A name row is the title, the name, aliases and the first sentence; its vector is for what a question calls the
+# object, which the first words say. A long first sentence repeats the body's head and cost a name row more
+# tokens than its body (the synthetic 100k catalog: 92 against 81). The demo's longest name row is 216.
+NAME_HEAD_CHARS = 256
 # Lineage generated from dbt's parent_map and OpenLineage jobs is read as edges, never searched: its text
 # only says which node it leads into. Not embedding it halves a dbt project's first ingest.
 UNINDEXED_CLASSES = ("dbt_parent_map", "openlineage_job")
@@ -105,7 +110,17 @@ def schema(dim: int) -> pa.Schema:
         ("valid_from", pa.date32()), ("valid_to", pa.date32()), ("acl", pa.list_(pa.string())),
         ("content_hash", pa.string()), ("acl_revision", pa.string()), ("text", pa.string()),
         ("vector", pa.list_(pa.float32(), dim)),
+        ("precision", pa.string()),  # of the encoder that computed the vector: core/retrieve/embed.py
     ])
+
+
+def index_precision(table) -> str:
+    """The precision of an index's vectors (one per index: a change re-embeds every row); indexes written
+    before rows recorded it are full precision."""
+    if "precision" not in table.schema.names:
+        return "fp32"
+    rows = table.search().select(["precision"]).limit(1).to_list()
+    return rows[0]["precision"] if rows else "fp32"
 
 
 def _body(ev: Evidence) -> str:
@@ -136,11 +151,11 @@ def _split(text: str) -> list[str]:
     return pieces + ([current] if current else [])
 
 
-def embedded_text(text: str, kind: str | Kind = Kind.model) -> str:
+def embedded_text(text: str, kind: str | Kind = Kind.model, part: str = "body") -> str:
     """What a row's vector is computed from: a piece of split prose whole (at most MAX_CHUNK_CHARS, the
-    encoder reads 256 tokens, ~1,100 characters, anyway), any other row's first HEAD_CHARS characters, cut
-    at a word."""
-    limit = MAX_CHUNK_CHARS if Kind(kind) in SPLIT_KINDS else HEAD_CHARS
+    encoder reads 256 tokens, ~1,100 characters, anyway), a name row's first NAME_HEAD_CHARS characters, any
+    other row's first HEAD_CHARS characters, cut at a word."""
+    limit = NAME_HEAD_CHARS if part == "name" else MAX_CHUNK_CHARS if Kind(kind) in SPLIT_KINDS else HEAD_CHARS
     if len(text) <= limit:
         return text
     cut = text[:limit]
@@ -195,52 +210,72 @@ def check_index_path(db_path: str | Path) -> None:
                                 f"move it away or choose another --db")
 
 
-def _existing(path: Path) -> tuple[dict[str, tuple[str, list[float]]], str | None]:
-    """Vectors already computed, by chunk_id; an unreadable index contributes nothing and is rebuilt."""
+def _existing(path: Path, precision: str) -> tuple[dict[str, tuple[str, np.ndarray]], str | None]:
+    """Vectors already computed at `precision`, by chunk_id; an unreadable index contributes nothing and is
+    rebuilt, and one of another precision is re-embedded whole (question and rows must share an encoder)."""
     table, problem = open_table(path, None)  # the same probe readers run: a half-broken index is rebuilt
     if table is None:
         return {}, problem
     try:
+        if index_precision(table) != precision:
+            return {}, None
         old = table.search().select(["chunk_id", "content_hash", "vector"]).limit(None).to_arrow()
-        return dict(zip(old["chunk_id"].to_pylist(), zip(old["content_hash"].to_pylist(),
-                                                         old["vector"].to_pylist()))), None
+        vectors = _matrix(old["vector"])
+        return {cid: (h, vectors[i]) for i, (cid, h) in enumerate(zip(old["chunk_id"].to_pylist(),
+                                                                      old["content_hash"].to_pylist()))}, None
     except Exception as exc:  # noqa: BLE001 (Lance raises many kinds on a corrupted folder)
         return {}, f"search index {path} cannot be read ({type(exc).__name__}: {str(exc)[:200]})"
+
+
+def _matrix(column) -> np.ndarray:
+    """A fixed-size-list column as a (rows, dim) array, without a Python list per vector."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if len(column) == 0:
+        return np.zeros((0, column.type.list_size), dtype=np.float32)
+    return column.flatten().to_numpy(zero_copy_only=False).reshape(len(column), column.type.list_size)
 
 
 def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> PreparedIndex:
     """Rows for the whole catalog, embedding only chunks whose object's content_hash changed."""
     path = index_path(db_path)
     check_index_path(db_path)
-    existing, broken = _existing(path)
+    chunks = [(ev, chunk) for ev in catalog.evidence for chunk in chunks_of(ev)]
+    encoder = embedder.for_rows(len(chunks))
+    existing, broken = _existing(path, encoder.precision)
     if broken and not quiet:
         print(f"warning: {broken.split('; answers use')[0]}; rebuilding it now", file=sys.stderr)
-    rows, to_embed = [], []
-    for ev in catalog.evidence:
-        for chunk_id, part, text in chunks_of(ev):
-            row = {"chunk_id": chunk_id, "evidence_id": ev.evidence_id, "entity_id": ev.entity_id, "part": part,
-                   "kind": ev.kind.value, "authority": ev.authority.value, "lifecycle": ev.lifecycle.value,
-                   "valid_from": ev.valid_from, "valid_to": ev.valid_to, "acl": ev.acl,
-                   "content_hash": ev.content_hash, "acl_revision": ev.acl_revision, "text": text, "vector": None}
-            prior = existing.get(chunk_id)
-            if prior and prior[0] == ev.content_hash:
-                row["vector"] = prior[1]
-            else:
-                to_embed.append(row)
-            rows.append(row)
+    columns: dict[str, list] = {name: [] for name in schema(encoder.dim).names if name != "vector"}
+    vectors = np.zeros((len(chunks), encoder.dim), dtype=np.float32)
+    to_embed: list[int] = []
+    for i, (ev, (chunk_id, part, text)) in enumerate(chunks):
+        for name, value in (("chunk_id", chunk_id), ("evidence_id", ev.evidence_id), ("entity_id", ev.entity_id),
+                            ("part", part), ("kind", ev.kind.value), ("authority", ev.authority.value),
+                            ("lifecycle", ev.lifecycle.value), ("valid_from", ev.valid_from),
+                            ("valid_to", ev.valid_to), ("acl", ev.acl), ("content_hash", ev.content_hash),
+                            ("acl_revision", ev.acl_revision), ("text", text), ("precision", encoder.precision)):
+            columns[name].append(value)
+        prior = existing.get(chunk_id)
+        if prior and prior[0] == ev.content_hash:
+            vectors[i] = prior[1]
+        else:
+            to_embed.append(i)
     long_run = len(to_embed) > 500 and not quiet
     if long_run:
-        print(f"indexing: {len(to_embed)} chunks to embed, {len(rows) - len(to_embed)} reused", file=sys.stderr)
+        print(f"indexing: {len(to_embed)} chunks to embed ({encoder.precision}), {len(chunks) - len(to_embed)} "
+              "reused", file=sys.stderr)
     # Each distinct text is encoded once (sources and policies of one system often read alike).
-    heads = [embedded_text(r["text"], r["kind"]) for r in to_embed]
+    heads = [embedded_text(columns["text"][i], columns["kind"][i], columns["part"][i]) for i in to_embed]
     texts = list(dict.fromkeys(heads))
-    vectors = dict(zip(texts, embedder.encode(texts, progress=_progress if long_run else None)))
-    for row, head in zip(to_embed, heads):
-        row["vector"] = vectors[head].tolist()
-    kept = {r["chunk_id"] for r in rows}
-    report = IndexReport(chunks=len(rows), embedded=len(to_embed), reused=len(rows) - len(to_embed),
-                         deleted=len(set(existing) - kept))
-    return PreparedIndex(path=path, data=pa.Table.from_pylist(rows, schema=schema(embedder.dim)), report=report,
+    encoded = encoder.encode(texts, progress=_progress if long_run else None)
+    position = {text: n for n, text in enumerate(texts)}
+    for i, head in zip(to_embed, heads):
+        vectors[i] = encoded[position[head]]
+    report = IndexReport(chunks=len(chunks), embedded=len(to_embed), reused=len(chunks) - len(to_embed),
+                         deleted=len(set(existing) - set(columns["chunk_id"])))
+    fields = schema(encoder.dim)
+    arrays = [pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1), pa.float32()), encoder.dim)
+              if f.name == "vector" else pa.array(columns[f.name], f.type) for f in fields]
+    return PreparedIndex(path=path, data=pa.Table.from_arrays(arrays, schema=fields), report=report,
                          revision=catalog.revision(), broken=broken)
 
 
@@ -259,8 +294,13 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_r
         shutil.rmtree(aside, ignore_errors=True)
         os.replace(prepared.path, aside)
     db = lancedb.connect(str(prepared.path))
-    if TABLE in db.list_tables().tables:
-        table = db.open_table(TABLE)
+    table = db.open_table(TABLE) if TABLE in db.list_tables().tables else None
+    if table is not None and (table.schema.names != prepared.data.schema.names
+                              or index_precision(table) != _precision(prepared)):
+        # Written before rows recorded their precision, or at another one: every row was re-embedded. A new
+        # version of the same table, so readers pinned to an older tag keep reading it.
+        table = db.create_table(TABLE, data=prepared.data, mode="overwrite")
+    elif table is not None:
         (table.merge_insert("chunk_id").when_matched_update_all().when_not_matched_insert_all()
          .when_not_matched_by_source_delete().execute(prepared.data))
     else:
@@ -279,6 +319,11 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_r
     if aside is not None:
         shutil.rmtree(aside, ignore_errors=True)
     return prepared.report
+
+
+def _precision(prepared: PreparedIndex) -> str:
+    column = prepared.data["precision"]
+    return column[0].as_py() if len(column) else "fp32"
 
 
 def build_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False,

@@ -18,7 +18,15 @@ from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, normalize, words
 from core.retrieve import ann
 from core.retrieve.embed import Embedder
-from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, connect_index, index_path, open_table
+from core.retrieve.index import (
+    TABLE,
+    UNINDEXED_CLASSES,
+    IndexUnavailable,
+    connect_index,
+    index_path,
+    index_precision,
+    open_table,
+)
 
 
 def sql_str(value: str) -> str:
@@ -131,6 +139,7 @@ class Searcher:
         self._counts: dict[str, int] = {}  # rows per filter: the pinned version never changes
         self._status: dict[str, IndexStatus] = {}
         self.problem: str | None = None  # why an index that should be there cannot be used
+        self.encoder = embedder
         self.version = self._pin()
 
     def _open(self):
@@ -152,6 +161,8 @@ class Searcher:
         # open_table checked out the revision's tag when there is one; keep its number, not the tag, so
         # threads opening their own handle later see this version even if a re-ingest moves the tag.
         self._local.table = table
+        # Questions are embedded by the encoder the index's vectors were computed with (full precision or int8).
+        self.encoder = self.embedder.for_precision(index_precision(table))
         return table.version
 
     @property
@@ -240,7 +251,7 @@ class Searcher:
         with self._lock:
             vec = self._queries.get(query)
         if vec is None:
-            vec = self.embedder.encode([query])[0]
+            vec = self.encoder.encode([query])[0]
             with self._lock:
                 if len(self._queries) > 256:
                     self._queries.clear()
