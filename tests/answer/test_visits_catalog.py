@@ -87,3 +87,10 @@ def test_a_chain_seen_in_part_never_names_what_the_role_may_not_see(ask_visits):
     out = env.model_dump_json() + render_text(env)
     assert "raw_site" not in out
     assert env.behavior is not Behavior.clarify
+
+
+def test_a_metric_and_the_source_it_reads_are_one_chain_too(ask_visits):
+    env = ask_visits("is the reservation data fresh?")
+    assert env.behavior is Behavior.answer
+    assert {f.source: f.status for f in env.freshness} == {"source.raw_res.reservations": "pass"}
+    assert headline(env).startswith("Yes, fresh: raw_res.reservations")
