@@ -37,6 +37,7 @@ from core.read.ranker import named_objects, rank_question
 from core.read.when import dates_read
 from core.resolve import lineage as lineage_mod
 from core.resolve import upcoming
+from core.resolve.chain import chain_head
 from core.resolve.columns import trace_column
 from core.resolve.freshness import source_freshness
 from core.resolve.inclusion import inclusion
@@ -368,6 +369,8 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
     if run.reading is not None:
         choice = _settle_with_reading(run, choice)
     if choice.decision == "clarify":
+        choice = _freshness_chain(run, choice)
+    if choice.decision == "clarify":
         options = [ClarifyOption(label=f"{entities[i].label} ({i})", entity_id=i) for i in choice.options]
         question = ("Your question matches several things. Which one do you mean?" if choice.note is None
                     and "spelling" not in choice.rule and "close to" not in choice.rule
@@ -392,6 +395,26 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
         run.notes.append(choice.note[0].upper() + choice.note[1:] + ".")
         run.read_as = choice.note
     return entities[choice.entity_id], choice.matches, choice.toks
+
+
+def _freshness_chain(run: _Run, choice):
+    """"Is the sessions data fresh?" matching a model, its staging model and their raw source: freshness belongs to
+    the sources a chain reads, so the chain's freshness is the answer (through its most downstream object, whose
+    lineage reaches every source), not a question back. Unrelated matches are still asked back."""
+    if "freshness_status" not in run.intent.aspects or run.intent.kind is not None:
+        return choice
+    head = chain_head(run.view, choice.options, run.day or run.at.date())
+    if head is None:
+        return choice
+    ents = run.view.entities
+    others = [ents[i].label for i in choice.options if i != head]
+    run.notes.append(f"Your question matches {', '.join(others)} and {ents[head].label}, one lineage chain: "
+                     f"answered with the freshness of the sources {ents[head].label} reads, which the others "
+                     "are part of.")
+    run.step("freshness chain", f"{', '.join(choice.options)} are one lineage chain; answered through {head}")
+    choice.decision, choice.entity_id = "answer", head
+    choice.rule = f"{head}: the candidates are one lineage chain and the question asks for freshness"
+    return choice
 
 
 def _intent_entity(run: _Run):

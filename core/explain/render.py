@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from core.catalog.envelope import Envelope
+from core.explain.headline import headline
 from core.explain.intent_render import intent_lines
 from core.explain.safe_text import plain
 from core.explain.value_text import value_lines
@@ -17,8 +18,13 @@ def _interval(ref) -> str:
 
 def render_text(env: Envelope) -> str:
     when = env.reporting_date or (f"{env.period_start}..{env.period_end - timedelta(days=1)}" if env.period_start else "—")
-    lines = [f"[{env.behavior.value}] {env.verdict}", f"role: {env.role}   reporting date: {when}   "
-             f"catalog: {env.catalog_revision}"]
+    # The Ask page's headline first, in its words (a yes/no question gets yes, no or not stated), then the full
+    # verdict it shortens.
+    lead = headline(env)
+    lines = [f"[{env.behavior.value}] {lead}"]
+    if " ".join(env.verdict.split()) != lead:
+        lines.append(f"verdict: {env.verdict}")
+    lines.append(f"role: {env.role}   reporting date: {when}   catalog: {env.catalog_revision}")
     if env.recorded and env.recorded.recorded_at:
         lines.append(f"as recorded at {env.recorded.recorded_at.isoformat()}: {env.recorded.detail}")
     if env.entity_id:

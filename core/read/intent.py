@@ -15,7 +15,10 @@ ASPECTS: dict[str, re.Pattern] = {
     "model": re.compile(r"\b(models?|dbt|tables?|relations?|back(s|ing|ed)?|support(s|ed|ing)?|implement\w*)\b", re.I),
     "grain": re.compile(r"\b(grain|granularity|one row per|level of detail)\b", re.I),
     "lineage": re.compile(r"\b(lineage|upstream|downstream|raw sources?|sources?(?![._]\w)|feeds?|fed|comes? from|derived?|depends?|dependenc\w*)\b", re.I),
-    "freshness_status": re.compile(r"\b(is [\w. ]{0,60} (fresh|stale|up to date|late)|fresh\b|stale|up[- ]to[- ]date|last (loaded|load|updated|refresh\w*)|how old|loaded)\b", re.I),
+    # "is the sessions data ok right now?": data said to be fine now asks whether it is loaded, as "fresh" does.
+    "freshness_status": re.compile(r"\b(is [\w. ]{0,60} (fresh|stale|up to date|late)|fresh\b|stale|up[- ]to[- ]date|last (loaded|load|updated|refresh\w*)|how old|loaded|"
+                                   r"(?:data|tables?|feeds?|loads?|pipelines?)\s+(?:is\s+|are\s+)?(?:ok|okay|alright|all right|healthy|current|in good shape)|"
+                                   r"(?:ok|okay|alright|all right|healthy|current|in good shape)\s+(?:right\s+)?now)\b", re.I),
     "freshness_policy": re.compile(r"\b(freshness (expectation|policy|threshold|sla)s?|expectations?|thresholds?|sla|warn after|error after)\b", re.I),
     "owner": re.compile(r"\b(who owns|owners?|owned by|ownership|who is responsible|maintain(s|er|ers|ed)?)\b", re.I),
     "history": re.compile(r"\b(history|historical|changed?|changes|previous|prior|over time|timeline)\b", re.I),
@@ -130,8 +133,25 @@ VALUE_CUES = re.compile(
     r"restat\w*|would .{1,60} be|compute|calculate the)\b", re.I)
 WHAT_WAS = re.compile(r"\bwhat (?:was|were) (?:the |our )?(?:total )?[\w\s'-]{1,40}?\b"
                       r"(?:in|for|during|over|last|this|on|through)\b", re.I)
+# A magnitude in other words: "how big was X", "how high were X", "what did X come to / total / amount to",
+# "the size of X". An adjective right before a verb asks how big the metric was; one before "a"/"an" ("how big
+# a change was v2") asks how big something else was, and is read in DEFINITION_ASKED below.
+_MAGNITUDE_ADJ = r"(?:big|bigger|large|larger|high|higher|low|lower|small|smaller|huge|great|strong|weak)"
+MAGNITUDE = re.compile(
+    r"\bhow " + _MAGNITUDE_ADJ + r"\s+(?:was|were|is|are|will|would|did|does|do|has|have|had|'s)\b|"
+    r"\bwhat (?:did|does|do|will|would)\b[\w\s'-]{1,60}?\b(?:come to|amount(?:ed)? to|add up to|sum to|total|"
+    r"reach|land at|end up at)\b|"
+    r"\b(?:size|magnitude) of\b|\bthe (?:figure|number|amount|total) for\b", re.I)
 NOT_A_VALUE = re.compile(r"\b(defin\w*|mean(s|ing|t)?|formula|govern\w*|appl(y|ies|ied)|model|lineage|sources?|owns?|"
                          r"owner|fresh\w*|stale|loaded|grain|draft|wiki|memo|note|version (?:of|in effect))\b", re.I)
+# How a definition is made, what it counts, how big a change or an effect was: about the definition, whatever
+# period or magnitude word comes with it.
+DEFINITION_ASKED = re.compile(
+    r"\b(?:is|are|was|were|gets?|got)\b[\w\s'-]{0,60}?\b(?:computed|calculated|measured|derived|worked out|made up|"
+    r"built|constructed|put together)\b|"
+    r"\bwhat (?:does|do|did|will|would)\b[\w\s'-]{1,60}?\b(?:include|exclude|count|cover|contain|consist of|"
+    r"leave out)\b|"
+    r"\bhow (?:" + _MAGNITUDE_ADJ + r"|much of) an?\b", re.I)
 RESTATE = re.compile(
     r"\b(under (?:today'?s|the current|current|the new|new|the latest|latest|the old|old|the previous|previous|"
     r"(?:v|version\s*)\d+(?:\.\d+)?)(?:'s)? (?:definition|version|rules?)|restat\w*|"
@@ -144,13 +164,15 @@ GRAIN = [("month", re.compile(r"\b(by month|monthly|per month|each month|every m
 
 def value_reading(question: str, dates: list[DateMention]) -> dict:
     """Whether the question asks for values (and by which grain, and a restatement). A number is asked for in
-    so many words ("how much", "by quarter", "what would ... be"), by "what was X in <period>", or by a metric
-    and a period alone ("AOV last month"); never when it asks what something means, what backs it or owns it."""
+    so many words ("how much", "by quarter", "what would ... be"), as a magnitude ("how big was", "what did X
+    come to"), by "what was X in <period>", or by a metric and a period alone ("AOV last month"); never when it
+    asks what something means, how it is computed, what it includes, what backs it or owns it."""
     restate = bool(RESTATE.search(question))
     grain = next((g for g, p in GRAIN if p.search(question)), None)
     periods = [d for d in dates if d.kind not in ("timestamp", "ambiguous") and not d.qualifier]
-    asks_about = NOT_A_VALUE.search(question)
-    value = (restate or bool(VALUE_CUES.search(question) and not asks_about)
+    asks_about = NOT_A_VALUE.search(question) or DEFINITION_ASKED.search(question) or INCLUDES.search(question)
+    cued = VALUE_CUES.search(question) or MAGNITUDE.search(question)
+    value = (restate or bool(cued and not asks_about)
              or bool(periods and WHAT_WAS.search(question) and not asks_about)
              or bool(periods and not asks_about and len(re.findall(r"[A-Za-z']+", question)) <= 8
                      and any(d.kind == "period" for d in periods)))

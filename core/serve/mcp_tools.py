@@ -25,6 +25,7 @@ from core.catalog.store import Store
 from core.catalog.text import words
 from core.compute.engine import ValueEngine
 from core.explain.explain import cache_for, explain
+from core.explain.headline import headline
 from core.resolve import lineage as lineage_mod
 from core.resolve.columns import trace_column
 from core.resolve.freshness import source_freshness
@@ -203,7 +204,8 @@ def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, perio
     q = Question(role=who.role, text=question, day=day, period=_period(period), at=at, recorded_at=recorded_at,
                  grants=grants(scope))
     env = _explained(cat, who, ask_as_steward(cat.store, q, scope, searcher=cat.searcher)[0], question)
-    return result(who, {"envelope": env.model_dump(mode="json", exclude_none=True)}), env
+    # The Ask page's and the CLI's headline, so an assistant relays the same yes / no / verdict a person reads.
+    return result(who, {"headline": headline(env), "envelope": env.model_dump(mode="json", exclude_none=True)}), env
 
 
 GRAINS = ("month", "quarter", "year")

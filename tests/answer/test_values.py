@@ -482,3 +482,19 @@ def test_values_are_audited_and_replayed(tmp_path, wh, demo_copy):
                "what was net revenue in Q2 2024?").stdout
     assert "Net revenue v1 (metric.net_revenue.v1) on analytics.fct_orders_v1" in text
     assert "as of the last load at 2026-11-29 07:00 UTC" in text
+
+
+@pytest.mark.parametrize("text", ["how large was net revenue for the second quarter of 2024, roughly?",
+                                  "what did net revenue come to across the second quarter of 2024 for us?",
+                                  "how big was net revenue in Q2 2024"])
+def test_a_magnitude_in_other_words_gets_the_same_value(store, engine, text):
+    env = _ask(store, engine, text)
+    asked = _ask(store, engine, "what was net revenue in Q2 2024?")
+    assert env.values is not None and env.values.status == "computed"
+    assert [(v.start, v.end, v.value) for v in env.values.values] == \
+        [(v.start, v.end, v.value) for v in asked.values.values]
+
+
+@pytest.mark.parametrize("text", ["how is net revenue computed in Q2 2024?", "how big a change was v2 in 2025?"])
+def test_a_question_about_how_it_is_defined_gets_no_value(store, engine, text):
+    assert _ask(store, engine, text).values is None

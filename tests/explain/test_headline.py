@@ -2,8 +2,10 @@
 from datetime import date
 
 import pytest
+from conftest import cli
 
 from core.explain.headline import MAX_WORDS, date_source, headline, status_line
+from core.explain.render import render_text
 
 QUESTIONS = [
     ("analyst", "What is net revenue on 2024-06-30?"),
@@ -139,3 +141,34 @@ def test_no_date_answers_for_today_and_names_the_other_versions(ask_demo):
         assert date_source(env, None, None).startswith("no reporting date given: answered for today, 29 Nov 2026")
     # A date still decides when two reporting dates clash.
     assert ask_demo("net revenue on 2024-06-30 or on 2025-03-31?").behavior.value == "clarify"
+
+
+# The terminal says first what the Ask page's headline says (a stranger's "does net revenue include shipping?"
+# got the long verdict, no yes or no, on the command line).
+@pytest.mark.parametrize("question,lead", [("does net revenue include shipping?", "No:"),
+                                           ("does net revenue include refunds?", "Yes:"),
+                                           ("does net revenue include loyalty points?", "Not stated:"),
+                                           ("is the conversion rate data fresh?", "No:")])
+def test_the_terminal_answer_leads_with_the_headline(ask_demo, question, lead):
+    env = ask_demo(question)
+    assert render_text(env).splitlines()[0] == f"[answer] {headline(env)}"
+    assert headline(env).startswith(lead)
+
+
+def test_the_cli_leads_with_yes_or_no(ingested_demo):
+    r = cli("ask", "--db", str(ingested_demo), "--role", "analyst", "does net revenue include shipping?")
+    assert r.returncode == 0, r.stderr
+    first, second = r.stdout.splitlines()[:2]
+    assert first.startswith("[answer] No: Net revenue v2 excludes shipping")
+    assert second.startswith("verdict: v2 of Net revenue applies")  # the full decision stays, right under it
+
+
+# Issue (a stranger's "is the sessions data ok right now?"): fct_sessions, stg_sessions and raw_web.sessions are one
+# lineage chain, so the question is answered with the chain's freshness, not asked back.
+@pytest.mark.parametrize("question", ["is the sessions data ok right now?", "is the sessions data fresh?",
+                                      "when was the sessions data last loaded?"])
+def test_a_freshness_question_over_one_chain_is_answered(ask_demo, question):
+    env = ask_demo(question)
+    assert env.behavior.value == "answer" and env.entity_id == "model.fct_sessions"
+    assert {f.source: f.status for f in env.freshness}["source.raw_web.sessions"] == "error"
+    assert headline(env).startswith("No: raw_web.sessions behind fct_sessions")

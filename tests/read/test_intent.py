@@ -68,3 +68,38 @@ def test_versions_and_overrides():
 ])
 def test_column_questions(text, column):
     assert parse_intent(text).column == column
+
+
+# A magnitude asked for in other words than "what was" or "how much" asks for the number (issue: "how big was
+# net revenue in Q2 2024" answered the definition alone); asking how a definition is made, how big a change
+# was or what it counts never does. Questions are long enough that a bare metric-and-period reading cannot
+# stand in for the rule, and worded for the demo's metrics and for another catalog's (bookings).
+@pytest.mark.parametrize("text", [
+    "how big was net revenue for the second quarter of 2024?",
+    "how large was our net revenue over the whole of Q2 2024, roughly?",
+    "how high was the conversion rate on the web shop in March 2025?",
+    "how many dollars of net revenue did the company book in Q2 2024?",
+    "what did net revenue come to across the second quarter of 2024 for us?",
+    "what did our net revenue total over the second quarter of 2024?",
+    "please give me the figure for net revenue in the second quarter of 2024",
+    "how big were bookings for the travel agency in the first quarter of 2026?",
+    "what did bookings amount to across the first half of 2026 for the agency?",
+    "how high were bookings during the spring quarter, Q2 2026, in euros?",
+    "how big was net revenue?",
+])
+def test_a_magnitude_in_other_words_asks_for_the_value(text):
+    assert parse_intent(text, date(2026, 11, 29)).value
+
+
+@pytest.mark.parametrize("text", [
+    "how is net revenue computed in Q2 2024?",
+    "how big a change was v2 for net revenue?",
+    "how big a change was v2 in 2025?",
+    "what does net revenue include in Q2 2024?",
+    "how are bookings calculated in the first quarter of 2026?",
+    "how large an effect did the v2 definition of bookings have?",
+    "what do bookings include for Q1 2026?",
+    "how high is the freshness threshold for bookings in 2026?",
+])
+def test_a_question_about_the_definition_does_not_ask_for_the_value(text):
+    assert not parse_intent(text, date(2026, 11, 29)).value

@@ -101,6 +101,11 @@ def test_stdio_session_as_one_principal(catalog_only):
             env = ask["envelope"]
             assert env["behavior"] == "answer" and env["selected"][0]["evidence_id"] == "metric.net_revenue.v2"
             assert env["explanation"]["validation"]["passed"] and env["explanation"]["citations"]
+            # The headline the Ask page and the CLI lead with: a yes/no question gets yes, no or not stated.
+            assert ask["headline"] == "Net revenue v2 applies on 31 Mar 2025"
+            inc = _json(await c.call_tool("ask", {"question": "does net revenue include shipping?", "at": AT}))
+            assert inc["headline"].startswith("No: Net revenue v2 excludes shipping")
+            assert inc["envelope"]["inclusion"]["verdict"] == "no"
 
             # Transaction time passes through: before the first ingest nothing was recorded; after it, the same
             # answer, stating the recorded state it was read from.

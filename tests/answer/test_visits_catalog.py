@@ -1,0 +1,96 @@
+"""Three questions a stranger asked, on a catalog with none of the demo's names (tests/visits_catalog.py), so the
+rules are not tuned to the demo's words: a magnitude in other words gets the value, the terminal answer to a
+yes/no inclusion question leads with the Ask page's headline, and a freshness question whose name matches a
+model and the sources it reads is answered with that chain's freshness instead of being asked back."""
+from __future__ import annotations
+
+import pytest
+from conftest import build
+from visits_catalog import AT, write
+
+from core.answer.ask import Question, ask
+from core.catalog.envelope import Behavior
+from core.explain.headline import headline
+from core.explain.render import render_text
+
+
+@pytest.fixture(scope="module")
+def visits(tmp_path_factory, embedder):
+    root = tmp_path_factory.mktemp("visits")
+    return build(root, "visits", write(root / "catalog"), embedder)
+
+
+@pytest.fixture(scope="module")
+def ask_visits(visits):
+    store, searcher = visits
+
+    def _ask(text: str, role: str = "planner"):
+        return ask(store, Question(role=role, text=text, at=AT), searcher=searcher)
+    return _ask
+
+
+# ---- 1. a magnitude in other words asks for the value ----------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["how big were bookings for the agency in the first quarter of 2026?",
+                                  "what did bookings come to across the first quarter of 2026 for us?",
+                                  "how large were bookings over the whole of Q1 2026, roughly?"])
+def test_a_magnitude_question_gets_the_value_step(ask_visits, text):
+    env = ask_visits(text)
+    assert env.entity_id == "metric.bookings" and env.values is not None
+    # No warehouse here: the value step runs and says why there is no number, as for "what were bookings in Q1".
+    assert "no warehouse" in env.values.message
+    assert env.values.message == ask_visits("what were bookings in Q1 2026?").values.message
+
+
+@pytest.mark.parametrize("text", ["how are bookings calculated in the first quarter of 2026?",
+                                  "what do bookings include for Q1 2026?"])
+def test_a_definition_question_gets_no_value_step(ask_visits, text):
+    env = ask_visits(text)
+    assert env.entity_id == "metric.bookings" and env.values is None
+
+
+# ---- 2. the terminal answer leads with the headline ------------------------------------------------------------
+
+@pytest.mark.parametrize("text,lead", [("does bookings include agency fees?", "No:"),
+                                       ("do bookings include gross fares?", "Yes:"),
+                                       ("are loyalty points counted in bookings?", "Not stated:")])
+def test_an_inclusion_answer_leads_with_yes_no_or_not_stated(ask_visits, text, lead):
+    env = ask_visits(text)
+    assert env.inclusion is not None
+    first = render_text(env).splitlines()[0]
+    assert first == f"[answer] {headline(env)}"
+    assert first.startswith(f"[answer] {lead}")
+
+
+# ---- 3. freshness of a chain, not a question back --------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["is the visits data ok right now?", "is the visits data fresh?",
+                                  "when was the visits data last loaded?", "are visits up to date?"])
+def test_a_freshness_question_over_one_lineage_chain_is_answered(ask_visits, text):
+    env = ask_visits(text)
+    assert env.behavior is Behavior.answer, render_text(env)
+    status = {f.source: f.status for f in env.freshness}
+    assert status == {"source.raw_site.visits": "error"}
+    assert headline(env).startswith("No: raw_site.visits")
+    # Which of the matches answered, and why, is said.
+    assert any("stg_visits" in n and "raw_site.visits" in n for n in env.notes)
+
+
+def test_unrelated_matches_are_still_asked_back(ask_visits):
+    env = ask_visits("is the clicks data fresh?")
+    assert env.behavior is Behavior.clarify
+    assert {o.entity_id for o in env.clarify.options} == {"model.fct_clicks", "source.raw_ads.clicks"}
+
+
+def test_a_chain_seen_in_part_never_names_what_the_role_may_not_see(ask_visits):
+    env = ask_visits("is the visits data ok right now?", role="partner")
+    out = env.model_dump_json() + render_text(env)
+    assert "raw_site" not in out
+    assert env.behavior is not Behavior.clarify
+
+
+def test_a_metric_and_the_source_it_reads_are_one_chain_too(ask_visits):
+    env = ask_visits("is the reservation data fresh?")
+    assert env.behavior is Behavior.answer
+    assert {f.source: f.status for f in env.freshness} == {"source.raw_res.reservations": "pass"}
+    assert headline(env).startswith("Yes, fresh: raw_res.reservations")
