@@ -132,6 +132,35 @@ def probe(db: Path, role: str, text: str) -> dict:
     return out
 
 
+def probe_open(db: Path, role: str) -> dict:
+    """Opening the first ingest's past state alone, and one narrow read through it, in this (fresh) process:
+    what an as-recorded question pays before the answer path (the reader's per-view indexes) starts."""
+    from core.catalog import history
+    from core.catalog.access import visible
+    from core.catalog.store import Store
+    store = Store(db)
+    out = {"rss_before_mb": _status_mb("VmRSS")}
+    t0 = time.perf_counter()
+    past = history.past_store(store, history.ingests(store)[0].number)
+    out["open_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+    some = [i for (i,) in store.con.execute("SELECT evidence_id FROM evidence ORDER BY evidence_id LIMIT 3").fetchall()]
+    view = visible(past, role)
+    t0 = time.perf_counter()
+    view.by_ids(some)
+    out["by_ids_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+    out["peak_after_open_mb"] = _status_mb("VmHWM")
+    store.close()
+    return out
+
+
+def _child(label: str, *args: str) -> dict:
+    proc = subprocess.run([sys.executable, __file__, "--label", label, *args], capture_output=True, text=True,
+                          env=os.environ.copy())
+    if proc.returncode:
+        raise SystemExit(proc.stderr)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def as_recorded(sizes: list[int], label: str) -> None:
     import core
     from core.catalog.store import write_catalog
@@ -170,17 +199,17 @@ def as_recorded(sizes: list[int], label: str) -> None:
             write_catalog(catalog, db)
             re_s = time.perf_counter() - t0
             del catalog
-            proc = subprocess.run([sys.executable, __file__, "--label", label, "--probe", str(db), role, text],
-                                  capture_output=True, text=True, env=os.environ.copy())
-            if proc.returncode:
-                raise SystemExit(proc.stderr)
+            opened = _child(label, "--probe-open", str(db), role)
+            answered = _child(label, "--probe", str(db), role, text)
             run["sizes"][str(n)] = {
                 "objects": n, "load_catalog_s": round(load_s, 2), "first_write_s": round(first_s, 2),
                 "reingest_write_s": round(re_s, 2),
                 "changed": len(ev[::100]), "narrowed": narrowed, "removed": removed,
                 "file_mb_after_first": round(size1 / 2**20, 1),
                 "file_mb_after_reingest": round(db.stat().st_size / 2**20, 1),
-                "question": [role, text], **json.loads(proc.stdout.strip().splitlines()[-1])}
+                "question": [role, text], **answered, "open_past_state_ms": opened["open_ms"],
+                "open_by_ids_ms": opened["by_ids_ms"], "open_rss_before_mb": opened["rss_before_mb"],
+                "open_peak_mb": opened["peak_after_open_mb"]}
             print(json.dumps(run["sizes"][str(n)]), flush=True)
     run["ingest_process_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     results = HERE / "results" / "as_recorded.json"
@@ -193,14 +222,16 @@ def as_recorded(sizes: list[int], label: str) -> None:
              "the LanceDB index). First answer includes opening the past state; peak RSS is the probe process's "
              "(imports, the open catalog and the answer).",
              "",
-             "| run | objects | first write s | re-ingest write s | file MB (1 / 2 ingests) | first answer ms "
-             "| repeat ms | RSS before MB | peak after first MB | peak after repeat MB | when |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| run | objects | first write s | re-ingest write s | file MB (1 / 2 ingests) | open past state ms "
+             "| peak RSS after open MB | first answer ms | behavior | repeat ms | RSS before MB | peak after first MB "
+             "| peak after repeat MB | when |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         for s in r["sizes"].values():
             lines.append(f"| {r['label']} | {s['objects']:,} | {s['first_write_s']} | {s['reingest_write_s']} | "
-                         f"{s['file_mb_after_first']} / {s['file_mb_after_reingest']} | {s['first_ms']:,} | "
-                         f"{s['repeat_ms']:,} | {s['rss_before_mb']:,} | {s['peak_after_first_mb']:,} | "
+                         f"{s['file_mb_after_first']} / {s['file_mb_after_reingest']} | "
+                         f"{s.get('open_past_state_ms', float('nan')):,} | {s.get('open_peak_mb', float('nan')):,} | "
+                         f"{s['first_ms']:,} | {s['behavior']} | {s['repeat_ms']:,} | {s['rss_before_mb']:,} | {s['peak_after_first_mb']:,} | "
                          f"{s['peak_after_repeat_mb']:,} | {r['when']} |")
     (HERE / "results" / "as_recorded.md").write_text("\n".join(lines) + "\n")
 
@@ -211,9 +242,13 @@ def main() -> None:
     ap.add_argument("--as-recorded", type=int, nargs="+", metavar="SIZE",
                     help="measure only the as-recorded path at these synthetic sizes")
     ap.add_argument("--probe", nargs=3, metavar=("DB", "ROLE", "QUESTION"), help=argparse.SUPPRESS)
+    ap.add_argument("--probe-open", nargs=2, metavar=("DB", "ROLE"), help=argparse.SUPPRESS)
     ap.add_argument("--size", type=int, default=10000, help="synthetic catalog size; 0 = demo only (not saved)")
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
+    if args.probe_open:
+        print(json.dumps(probe_open(Path(args.probe_open[0]), args.probe_open[1])))
+        return
     if args.probe:
         print(json.dumps(probe(Path(args.probe[0]), args.probe[1], args.probe[2])))
         return

@@ -146,7 +146,8 @@ def _define_views(con, schema: str, k: int, acl_ingest: int, file_ingest: int | 
         "evidence": f"""SELECT h.evidence_id, h.entity_id, h.kind, h.title, h.text, h.version, h.authority,
                           h.lifecycle, h.authority_class, h.valid_from, h.valid_to, h.recorded_at, h.expires_at,
                           p.acl, h.owner, h.content_hash, p.acl_revision,
-                          json_merge_patch(h.doc, json_object('acl', p.acl)) AS doc
+                          CASE WHEN h.acl_revision = p.acl_revision THEN h.doc
+                               ELSE json_merge_patch(h.doc, json_object('acl', p.acl)) END AS doc
                         FROM {h}.evidence_history h JOIN {perm} p USING (evidence_id) WHERE {alive}""",
         "acl": f"SELECT evidence_id, unnest(acl) AS role FROM memory.{schema}.evidence",
         "entities": f"""SELECT entity_id, list_sort(list(DISTINCT kind)) AS kinds FROM memory.{schema}.evidence
