@@ -123,15 +123,22 @@ class PastStore(Store):
         """The views belong to the parent's connection and close with it."""
 
 
-def _define_views(con, schema: str, k: int, acl_ingest: int, file_ingest: int | None, meta: dict[str, str]) -> None:
+def _define_views(con, schema: str, k: int, acl_ingest: int, file_ingest: int | None, meta: dict[str, str],
+                  in_place: bool | None = None) -> None:
     """Views named like the current tables, selecting the rows alive at ingest `k`, each object with the ACL of
-    its latest revision at `acl_ingest`: the file's `latest_acl` when that is the file's own ingest (every
-    question), else computed once per permission ingest (an audit replay of an answer given before)."""
+    its latest revision at `acl_ingest`.
+
+    When the permissions are the file's own (every question; `in_place`), an object whose revision is still
+    current is read from today's tables, which already hold today's ACL and are indexed, and only the revisions
+    replaced since `k` are copied, once, into small tables beside the views: opening costs what changed since,
+    not the catalog's size. Otherwise (an audit replay of an answer given under older permissions) every row is
+    read from the history tables, with the ACLs in force then computed once per permission ingest."""
     if con.execute("SELECT count(*) FROM duckdb_views() WHERE database_name = 'memory' AND schema_name = ?",
                    [schema]).fetchone()[0]:
         return  # defined by an earlier past state of this (file, ingest, permission ingest): the same views
     con.execute(f"CREATE SCHEMA memory.{schema}")
-    h = "catalog.main"
+    h, mine, k = "catalog.main", f"memory.{schema}", int(k)
+    in_place = acl_ingest == file_ingest if in_place is None else in_place
     if acl_ingest == file_ingest:
         perm = f"{h}.latest_acl"
     else:
@@ -139,19 +146,19 @@ def _define_views(con, schema: str, k: int, acl_ingest: int, file_ingest: int | 
         con.execute(f"""CREATE TABLE IF NOT EXISTS {perm} AS SELECT evidence_id, arg_max(acl, recorded_from) AS acl,
                           arg_max(acl_revision, recorded_from) AS acl_revision FROM {h}.evidence_history
                         WHERE recorded_from <= {int(acl_ingest)} GROUP BY evidence_id""")
-    alive = f"recorded_from <= {int(k)} AND (recorded_to IS NULL OR recorded_to > {int(k)})"
+    alive = f"recorded_from <= {k} AND (recorded_to IS NULL OR recorded_to > {k})"
+    if in_place:
+        # Only revisions replaced (or removed) since k; everything else is today's row.
+        alive = f"recorded_from <= {k} AND recorded_to > {k}"
     # An object first recorded after the permission ingest had no permissions then: it is in no past state.
     known = "" if k <= acl_ingest else f" AND evidence_id IN (SELECT evidence_id FROM {perm})"
-    views = {
+    then = {
         "evidence": f"""SELECT h.evidence_id, h.entity_id, h.kind, h.title, h.text, h.version, h.authority,
                           h.lifecycle, h.authority_class, h.valid_from, h.valid_to, h.recorded_at, h.expires_at,
                           p.acl, h.owner, h.content_hash, p.acl_revision,
                           CASE WHEN h.acl_revision = p.acl_revision THEN h.doc
                                ELSE json_merge_patch(h.doc, json_object('acl', p.acl)) END AS doc
                         FROM {h}.evidence_history h JOIN {perm} p USING (evidence_id) WHERE {alive}""",
-        "acl": f"SELECT evidence_id, unnest(acl) AS role FROM memory.{schema}.evidence",
-        "entities": f"""SELECT entity_id, list_sort(list(DISTINCT kind)) AS kinds FROM memory.{schema}.evidence
-                        GROUP BY entity_id""",
         "aliases": f"SELECT entity_id, alias, evidence_id FROM {h}.aliases_history WHERE {alive}{known}",
         "links": f"SELECT evidence_id, link_type, target FROM {h}.links_history WHERE {alive}{known}",
         "lineage_edges": f"""SELECT l.evidence_id, l.upstream, l.downstream, l.upstream_column, l.downstream_column,
@@ -159,6 +166,19 @@ def _define_views(con, schema: str, k: int, acl_ingest: int, file_ingest: int | 
                              FROM {h}.lineage_edges_history l JOIN {perm} p USING (evidence_id) WHERE {alive}""",
         "freshness": f"""SELECT evidence_id, source, warn_after_hours, error_after_hours, loaded_at, observed_at
                          FROM {h}.freshness_history WHERE {alive}{known}""",
+    }
+    views = dict(then)
+    if in_place:
+        con.execute(f"""CREATE TABLE {mine}.changed_since AS SELECT evidence_id FROM {h}.evidence_history
+                        WHERE recorded_to IS NULL AND recorded_from > {k}""")
+        for table, select in then.items():
+            con.execute(f"CREATE TABLE {mine}.{table}_then AS {select}")
+            views[table] = (f"SELECT * FROM {h}.{table} WHERE evidence_id NOT IN "
+                            f"(SELECT evidence_id FROM {mine}.changed_since) UNION ALL SELECT * FROM {mine}.{table}_then")
+    views.update({
+        "acl": f"SELECT evidence_id, unnest(acl) AS role FROM {mine}.evidence",
+        "entities": f"""SELECT entity_id, list_sort(list(DISTINCT kind)) AS kinds FROM {mine}.evidence
+                        GROUP BY entity_id""",
         "roles": f"SELECT role, description, steward FROM {h}.roles",
         # Store.principals orders by rowid, which a view has only when it names it: the file's order.
         "principals": f"SELECT principal, role, rowid AS rowid FROM {h}.principals",
@@ -167,9 +187,9 @@ def _define_views(con, schema: str, k: int, acl_ingest: int, file_ingest: int | 
         # A past state holds its own objects, not the file's ingest log.
         "ingests": f"SELECT * FROM {h}.ingests WHERE FALSE",
         "evidence_history": f"SELECT * FROM {h}.evidence_history WHERE FALSE",
-    }
+    })
     for name, select in views.items():
-        con.execute(f"CREATE OR REPLACE VIEW memory.{schema}.{name} AS {select}")
+        con.execute(f"CREATE OR REPLACE VIEW {mine}.{name} AS {select}")
 
 
 def _literal(value) -> str:

@@ -6,8 +6,10 @@ ingest never leaves a half-written catalog and an existing database stays untouc
 Transaction time: the current tables (evidence, links, lineage_edges, ...) hold today's catalog and are
 all the answer path reads. Beside them, `ingests` lists every ingest and `evidence_history` every content
 and ACL revision each object ever had, with the ingests that introduced (`recorded_from`) and replaced
-(`recorded_to`) it. Each ingest copies the previous file's history into the new one before the swap and only
-adds to it (core/catalog/history.py reads past states from it).
+(`recorded_to`) it, together with the rows that revision put in the other tables (`*_history`, written only
+for the revisions an ingest introduces, so history grows with changes, not with ingests times objects), and
+`latest_acl` each object's ACL as of this ingest. Each ingest copies the previous file's history into the new
+one before the swap and only adds to it; core/catalog/history.py reads past states from it in place, as views.
 """
 from __future__ import annotations
 

@@ -161,10 +161,13 @@ def test_a_past_state_is_views_over_the_file_not_a_copy(pipeline):
     for table in ("evidence", "acl", "aliases", "links", "lineage_edges", "freshness", "entities", "meta", "roles",
                   "principals"):
         assert kinds.get(table) == "VIEW", (table, kinds.get(table))
-    # The only in-memory tables a past state may add are per-permission-ingest ACL lists (audit replays).
-    assert not [t for (t,) in past.con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_catalog = 'memory' AND table_type = 'BASE TABLE'"
-        " AND table_name NOT LIKE 'acl_at_%'").fetchall()]
+    # What a past state copies is what changed since it: the three revisions replaced after ingest 1 (booked
+    # pipeline's formula, forecast accuracy's ACL, the removed draft), never the catalog.
+    copied = {t: past.con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for (t,) in past.con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_catalog = 'memory' "
+        "AND table_schema = current_schema() AND table_type = 'BASE TABLE'").fetchall()}
+    assert copied == {"changed_since": 2, "evidence_then": 3, "aliases_then": 1, "links_then": 1,
+                      "lineage_edges_then": 0, "freshness_then": 0}
     assert past.con.execute("SELECT count(*) FROM evidence").fetchone()[0] == len(FIRST["evidence"])
     assert past.meta()["ingest"] == "1" and past.revision == history.ingests(store)[0].revision
 
@@ -240,3 +243,49 @@ def test_history_grows_with_changes_not_with_ingests(tmp_path):
     # content, forecast accuracy's new ACL), each with its own rows.
     assert counts == {"evidence": len(FIRST["evidence"]) + 2, "aliases": 2, "links": 2, "lineage_edges": 2,
                       "freshness": 1}
+
+
+def third(first: dict) -> dict:
+    """A later ingest: forecast accuracy is everyone's again with new text, and a new metric appears."""
+    cat = second(first)
+    by_id = {e["evidence_id"]: e for e in cat["evidence"]}
+    by_id["metric.forecast_accuracy.v1"]["acl"] = ROLES
+    by_id["metric.forecast_accuracy.v1"]["text"] = "Forecast accuracy: one minus the relative forecast error."
+    cat["evidence"].append(_ev("metric.win_rate.v1", "metric.win_rate", "metric_definition", "Win rate v1",
+                               ["revops"], version="1", valid_from="2024-01-01", aliases=["close rate"],
+                               metric={"formula": "won / (won + lost)", "grain": "one row per quarter"}))
+    return cat
+
+
+def _rows_of(con, schema: str, table: str) -> list:
+    rows = con.execute(f"SELECT * EXCLUDE (rowid) FROM memory.{schema}.{table}" if table == "principals"
+                       else f"SELECT * FROM memory.{schema}.{table}").fetchall()
+    names = [d[0] for d in con.description]
+    out = []
+    for row in rows:
+        rec = dict(zip(names, row))
+        if "doc" in rec:
+            rec["doc"] = json.loads(rec["doc"])
+        out.append(json.dumps(rec, sort_keys=True, default=str))
+    return sorted(out)
+
+
+def test_reading_unchanged_objects_from_todays_tables_equals_reading_the_history(tmp_path):
+    """A question's past state reads today's rows for what did not change and copies the rest; an audit
+    replay's reads the history alone. Both must be the same catalog, at every ingest."""
+    db = _write(tmp_path, "four", FIRST, second(FIRST), third(FIRST), third(FIRST))
+    store = Store(db)
+    try:
+        con = store._con.cursor()
+        now = history.current_ingest(store)
+        for k in range(1, now + 1):
+            meta = {"ingest": str(k)}
+            history._define_views(con, f"fast_{k}", k, now, now, meta, in_place=True)
+            history._define_views(con, f"slow_{k}", k, now, now, meta, in_place=False)
+            for table in ("evidence", "acl", "aliases", "links", "lineage_edges", "freshness", "entities", "roles",
+                          "principals"):
+                assert _rows_of(con, f"fast_{k}", table) == _rows_of(con, f"slow_{k}", table), (k, table)
+        assert len(_rows_of(con, "fast_1", "evidence")) == len(FIRST["evidence"])
+        assert len(_rows_of(con, "fast_4", "evidence")) == len(third(FIRST)["evidence"])
+    finally:
+        store.close()
