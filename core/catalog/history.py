@@ -4,8 +4,8 @@ Each ingest keeps, for every object revision it introduces, the rows that revisi
 (`evidence_history` and the `*_history` tables, core/catalog/store.py). A past state is read from them in
 place: `PastStore` is a set of views over the open file, named like the current tables and selecting the rows
 alive at that ingest, so it is a `Store` and everything after it (Visible, the resolver, lineage, freshness)
-reads it unchanged. Opening one validates and copies nothing, whatever the catalog's size. The current-state
-read path never touches the history tables.
+reads it unchanged. Opening one validates nothing and copies only the revisions replaced since that ingest,
+whatever the catalog's size. The current-state read path never touches the history tables.
 
 Permissions are always today's: a past object carries the ACL of its latest revision at the permission
 ingest (today's for a question; the one in force when a recorded answer was given, for an audit replay),
@@ -32,7 +32,8 @@ LEAD_IN = re.compile(r"\bas\s+(?:(?:it\s+was\s+|they\s+were\s+)?recorded|we\s+kn
                      r"\s+(?:on|at|as\s+of|in|by)?\s*", re.I)
 
 
-KEEP_PAST_STATES = 4  # past states kept per open database, with their per-role caches (the views stay defined)
+KEEP_PAST_STATES = 4  # past states kept per open database with their per-role caches; the views (and the few
+# rows copied for them) stay defined until the Store closes, and serve the state again when it is asked for
 
 
 class NothingRecorded(ValueError):
@@ -148,7 +149,8 @@ def _define_views(con, schema: str, k: int, acl_ingest: int, file_ingest: int | 
                         WHERE recorded_from <= {int(acl_ingest)} GROUP BY evidence_id""")
     alive = f"recorded_from <= {k} AND (recorded_to IS NULL OR recorded_to > {k})"
     if in_place:
-        # Only revisions replaced (or removed) since k; everything else is today's row.
+        # Only revisions replaced (or removed) since k; everything else is today's row: the same content hash and
+        # ACL (a source-given `recorded_at`, outside the content hash, is the only field that can be newer).
         alive = f"recorded_from <= {k} AND recorded_to > {k}"
     # An object first recorded after the permission ingest had no permissions then: it is in no past state.
     known = "" if k <= acl_ingest else f" AND evidence_id IN (SELECT evidence_id FROM {perm})"
