@@ -6,8 +6,10 @@ ingest never leaves a half-written catalog and an existing database stays untouc
 Transaction time: the current tables (evidence, links, lineage_edges, ...) hold today's catalog and are
 all the answer path reads. Beside them, `ingests` lists every ingest and `evidence_history` every content
 and ACL revision each object ever had, with the ingests that introduced (`recorded_from`) and replaced
-(`recorded_to`) it. Each ingest copies the previous file's history into the new one before the swap and only
-adds to it (core/catalog/history.py reads past states from it).
+(`recorded_to`) it, together with the rows that revision put in the other tables (`*_history`, written only
+for the revisions an ingest introduces, so history grows with changes, not with ingests times objects), and
+`latest_acl` each object's ACL as of this ingest. Each ingest copies the previous file's history into the new
+one before the swap and only adds to it; core/catalog/history.py reads past states from it in place, as views.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import pyarrow as pa
 
 from core.catalog.evidence import Catalog, Evidence, Role
 
-SCHEMA_VERSION = "5"  # bump when the tables change; older files must be re-ingested
+SCHEMA_VERSION = "6"  # bump when the tables change; older files must be re-ingested (their history is converted)
 SCHEMA = """
 CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE roles (role VARCHAR PRIMARY KEY, description VARCHAR, steward BOOLEAN);
@@ -47,11 +49,35 @@ CREATE TABLE freshness (evidence_id VARCHAR, source VARCHAR, warn_after_hours DO
 HISTORY_SCHEMA = """
 CREATE TABLE ingests (ingest INTEGER PRIMARY KEY, ingested_at TIMESTAMPTZ NOT NULL,
   catalog_revision VARCHAR NOT NULL, source VARCHAR, object_count INTEGER);
--- One row per content or ACL revision of an object; recorded_to is NULL while it is current.
+-- One row per content or ACL revision of an object; recorded_to is NULL while it is current. The columns after
+-- recorded_to are the evidence table's for that revision, so a past state is read without parsing `doc`.
 CREATE TABLE evidence_history (evidence_id VARCHAR NOT NULL, content_hash VARCHAR NOT NULL,
   acl_revision VARCHAR NOT NULL, acl VARCHAR[] NOT NULL, doc JSON NOT NULL,
+  recorded_from INTEGER NOT NULL, recorded_to INTEGER,
+  entity_id VARCHAR, kind VARCHAR, title VARCHAR, text VARCHAR, version VARCHAR, authority VARCHAR,
+  lifecycle VARCHAR, authority_class VARCHAR, valid_from DATE, valid_to DATE, recorded_at TIMESTAMPTZ,
+  expires_at DATE, owner VARCHAR);
+-- The rows each revision put in aliases, links, lineage_edges and freshness, with that revision's
+-- (evidence_id, recorded_from, recorded_to): written when an ingest introduces the revision, closed with it.
+-- Lineage edges keep no ACL: a past state takes each object's ACL from `latest_acl` (core/catalog/history.py).
+CREATE TABLE aliases_history (entity_id VARCHAR, alias VARCHAR, evidence_id VARCHAR,
   recorded_from INTEGER NOT NULL, recorded_to INTEGER);
+CREATE TABLE links_history (evidence_id VARCHAR, link_type VARCHAR, target VARCHAR,
+  recorded_from INTEGER NOT NULL, recorded_to INTEGER);
+CREATE TABLE lineage_edges_history (evidence_id VARCHAR, upstream VARCHAR, downstream VARCHAR,
+  upstream_column VARCHAR, downstream_column VARCHAR, governs BOOLEAN, valid_from DATE, valid_to DATE,
+  recorded_from INTEGER NOT NULL, recorded_to INTEGER);
+CREATE TABLE freshness_history (evidence_id VARCHAR, source VARCHAR, warn_after_hours DOUBLE,
+  error_after_hours DOUBLE, loaded_at TIMESTAMPTZ, observed_at TIMESTAMPTZ,
+  recorded_from INTEGER NOT NULL, recorded_to INTEGER);
+-- Every object ever recorded, with the ACL of its latest revision at this file's ingest (today's permissions
+-- for every past state; rewritten by each ingest, so it grows with objects, not with ingests).
+CREATE TABLE latest_acl (evidence_id VARCHAR PRIMARY KEY, acl VARCHAR[] NOT NULL, acl_revision VARCHAR NOT NULL);
 """
+# The tables each object revision writes rows to, closed together when the revision is replaced or removed.
+DERIVED_HISTORY = ("aliases", "links", "lineage_edges", "freshness")
+EVIDENCE_COLUMNS = ("entity_id, kind, title, text, version, authority, lifecycle, authority_class, valid_from, "
+                    "valid_to, recorded_at, expires_at, owner")
 
 
 class DatabaseError(Exception):
@@ -157,8 +183,9 @@ def write_catalog(catalog: Catalog, db_path: str | Path, source: str = "", index
 def _carry_history(con: duckdb.DuckDBPyConnection, db_path: Path) -> int:
     """Copy the previous database's history into the new file; returns this ingest's number.
 
-    A previous file without history (an older schema) contributes its catalog as ingest 1; an unreadable
-    one is replaced whole, as before, and the history starts again.
+    A previous file of schema 5 (history without the derived rows) has them derived once, here, from each
+    revision's document; one without history (an older schema) contributes its catalog as ingest 1; an
+    unreadable one is replaced whole, as before, and the history starts again.
     """
     if not db_path.exists():
         return 1
@@ -166,39 +193,89 @@ def _carry_history(con: duckdb.DuckDBPyConnection, db_path: Path) -> int:
         con.execute(f"ATTACH '{str(db_path).replace(chr(39), chr(39) * 2)}' AS prev (READ_ONLY)")
     except duckdb.Error:
         return 1
+    history = ["ingests", "evidence_history", *(f"{t}_history" for t in DERIVED_HISTORY)]
+    keyed = "evidence_id, content_hash, acl_revision, acl, doc, recorded_from, recorded_to"
     try:
         tables = {t for (t,) in con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_catalog = 'prev'").fetchall()}
-        if {"ingests", "evidence_history"} <= tables:
+        if set(history) <= tables:
+            for table in history:
+                con.execute(f"INSERT INTO {table} SELECT * FROM prev.{table}")
+        elif {"ingests", "evidence_history"} <= tables:
             con.execute("INSERT INTO ingests SELECT * FROM prev.ingests")
-            con.execute("INSERT INTO evidence_history SELECT * FROM prev.evidence_history")
+            con.execute(f"INSERT INTO evidence_history ({keyed}) SELECT {keyed} FROM prev.evidence_history")
         elif {"evidence", "meta"} <= tables:
             meta = dict(con.execute("SELECT key, value FROM prev.meta").fetchall())
             con.execute("INSERT INTO ingests VALUES (1, ?, ?, ?, ?)", [
                 meta.get("ingested_at") or datetime.now(timezone.utc), meta.get("catalog_revision", "unknown"),
                 meta.get("source", ""), int(meta.get("object_count") or 0)])
-            con.execute("""INSERT INTO evidence_history SELECT evidence_id, content_hash, acl_revision, acl, doc, 1,
-                           NULL FROM prev.evidence""")
-        return (con.execute("SELECT max(ingest) FROM ingests").fetchone()[0] or 0) + 1
+            con.execute(f"""INSERT INTO evidence_history ({keyed}) SELECT evidence_id, content_hash, acl_revision,
+                            acl, doc, 1, NULL FROM prev.evidence""")
     except duckdb.Error:
-        con.execute("DELETE FROM ingests")
-        con.execute("DELETE FROM evidence_history")
-        return 1
+        _forget_history(con)
     finally:
         con.execute("DETACH prev")
+    try:
+        _derive_history(con)
+    except (duckdb.Error, ValueError):  # a recorded document today's model cannot read: unreadable history
+        _forget_history(con)
+    return (con.execute("SELECT max(ingest) FROM ingests").fetchone()[0] or 0) + 1
+
+
+def _forget_history(con: duckdb.DuckDBPyConnection) -> None:
+    for table in ("ingests", "evidence_history", *(f"{t}_history" for t in DERIVED_HISTORY)):
+        con.execute(f"DELETE FROM {table}")
+
+
+def _derive_history(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill the evidence columns and derived rows of revisions carried from an older file (one read of each
+    recorded document, once: later ingests copy the rows)."""
+    todo = con.execute("SELECT evidence_id, recorded_from, recorded_to, doc FROM evidence_history "
+                       "WHERE entity_id IS NULL").fetchall()
+    if not todo:
+        return
+    columns, derived = [], {t: [] for t in DERIVED_HISTORY}
+    for evidence_id, start, end, doc in todo:
+        rows = _rows([Evidence.model_validate_json(doc)])
+        columns.append((evidence_id, start, *rows["evidence"][0][1:13], rows["evidence"][0][14]))
+        for table in DERIVED_HISTORY:
+            derived[table] += [(*r[:5], *r[6:], start, end) if table == "lineage_edges" else (*r, start, end)
+                               for r in rows[table]]
+    names = ["evidence_id", "recorded_from", *EVIDENCE_COLUMNS.split(", ")]
+    batch = pa.Table.from_pylist([dict(zip(names, r)) for r in columns])  # noqa: F841 (scanned by DuckDB)
+    con.execute(f"""UPDATE evidence_history h SET {', '.join(f"{c} = b.{c}" for c in names[2:])} FROM batch b
+                    WHERE h.evidence_id = b.evidence_id AND h.recorded_from = b.recorded_from""")
+    for table, data in derived.items():
+        _many(con, f"{table}_history", data)
 
 
 def _record_ingest(con: duckdb.DuckDBPyConnection, ingest: int, now: datetime, revision: str, source: str,
                    count: int) -> None:
-    """Close the revisions this ingest replaced (or removed) and add the ones it introduced."""
-    con.execute("""UPDATE evidence_history h SET recorded_to = ? WHERE recorded_to IS NULL AND NOT EXISTS (
-                     SELECT 1 FROM evidence e WHERE e.evidence_id = h.evidence_id
-                       AND e.content_hash = h.content_hash AND e.acl_revision = h.acl_revision)""", [ingest])
-    con.execute("""INSERT INTO evidence_history
-                   SELECT evidence_id, content_hash, acl_revision, acl, doc, ?, NULL FROM evidence e
-                   WHERE NOT EXISTS (SELECT 1 FROM evidence_history h WHERE h.recorded_to IS NULL
-                     AND h.evidence_id = e.evidence_id AND h.content_hash = e.content_hash
-                     AND h.acl_revision = e.acl_revision)""", [ingest])
+    """Close the revisions this ingest replaced (or removed) and add the ones it introduced, each with the rows
+    it put in the derived tables: history grows with what changed, not with ingests times objects."""
+    same = ("e.evidence_id = h.evidence_id AND e.content_hash = h.content_hash "
+            "AND e.acl_revision = h.acl_revision")
+    con.execute(f"""CREATE TEMP TABLE closing AS SELECT evidence_id FROM evidence_history h
+                    WHERE recorded_to IS NULL AND NOT EXISTS (SELECT 1 FROM evidence e WHERE {same})""")
+    for table in ("evidence", *DERIVED_HISTORY):
+        con.execute(f"""UPDATE {table}_history SET recorded_to = ? WHERE recorded_to IS NULL
+                        AND evidence_id IN (SELECT evidence_id FROM closing)""", [ingest])
+    con.execute(f"""CREATE TEMP TABLE opening AS SELECT evidence_id FROM evidence e WHERE NOT EXISTS (
+                      SELECT 1 FROM evidence_history h WHERE h.recorded_to IS NULL AND {same})""")
+    new = "WHERE evidence_id IN (SELECT evidence_id FROM opening)"
+    for table, select in (
+            ("evidence", f"evidence_id, content_hash, acl_revision, acl, doc, ?, NULL, {EVIDENCE_COLUMNS}"),
+            ("aliases", "entity_id, alias, evidence_id, ?, NULL"),
+            ("links", "evidence_id, link_type, target, ?, NULL"),
+            ("lineage_edges", "evidence_id, upstream, downstream, upstream_column, downstream_column, governs, "
+                              "valid_from, valid_to, ?, NULL"),
+            ("freshness", "evidence_id, source, warn_after_hours, error_after_hours, loaded_at, observed_at, ?, "
+                          "NULL")):
+        con.execute(f"INSERT INTO {table}_history SELECT {select} FROM {table} {new}", [ingest])
+    con.execute("DROP TABLE closing")
+    con.execute("DROP TABLE opening")
+    con.execute("""INSERT INTO latest_acl SELECT evidence_id, arg_max(acl, recorded_from),
+                   arg_max(acl_revision, recorded_from) FROM evidence_history GROUP BY evidence_id""")
     con.execute("INSERT INTO ingests VALUES (?, ?, ?, ?, ?)", [ingest, now, revision, source, count])
 
 
@@ -214,9 +291,15 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
         ("evaluation_time", catalog.settings.evaluation_time.isoformat() if catalog.settings.evaluation_time else "")])
     _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
+    for table, data in _rows(catalog.evidence).items():
+        _many(con, table, data)
+
+
+def _rows(evidence: list[Evidence]) -> dict[str, list[tuple]]:
+    """The rows these objects put in each current table (in the tables' column order)."""
     rows, acl, aliases, links, edges, fresh = [], [], [], [], [], []
     kinds: dict[str, set[str]] = {}
-    for ev in catalog.evidence:
+    for ev in evidence:
         rows.append((ev.evidence_id, ev.entity_id, ev.kind.value, ev.title, ev.text, ev.version,
                      ev.authority.value, ev.lifecycle.value, ev.authority_class, ev.valid_from, ev.valid_to,
                      ev.recorded_at, ev.expires_at, ev.acl, ev.owner, ev.content_hash, ev.acl_revision,
@@ -232,10 +315,8 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
             fresh.append((ev.evidence_id, f.source or ev.entity_id, f.warn_after_hours, f.error_after_hours,
                           f.loaded_at, f.observed_at))
         kinds.setdefault(ev.entity_id, set()).add(ev.kind.value)
-    for table, data in (("evidence", rows), ("acl", acl), ("aliases", aliases), ("links", links),
-                        ("lineage_edges", edges), ("freshness", fresh),
-                        ("entities", [(k, sorted(v)) for k, v in kinds.items()])):
-        _many(con, table, data)
+    return {"evidence": rows, "acl": acl, "aliases": aliases, "links": links, "lineage_edges": edges,
+            "freshness": fresh, "entities": [(k, sorted(v)) for k, v in kinds.items()]}
 
 
 def _many(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
