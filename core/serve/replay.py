@@ -76,7 +76,7 @@ def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher, engine=N
                       "history)"), "none"
     past = history.past_store(store, rec.ingest, rec.acl_ingest)
     env = ask(past, replace(q, recorded_at=None), now=rec.now, engine=engine)
-    how = (f"rebuilt from history: content of ingest {rec.ingest} (recorded {known[rec.ingest].ingested_at:%Y-%m-%d %H:%M:%S}), permissions "
+    how = (f"read from history: content of ingest {rec.ingest} (recorded {known[rec.ingest].ingested_at:%Y-%m-%d %H:%M:%S}), permissions "
            f"of ingest {rec.acl_ingest}")
     if rec.searched:
         how += ("; the recorded answer also used the search index, which keeps only current content, so its "
