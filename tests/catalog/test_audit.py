@@ -125,7 +125,7 @@ def test_replay_at_the_recorded_revision_reproduces_every_gold_case(suite_logs, 
     for case_id, rec_id in ids:
         r = replay(db, rec_id, store=store)
         assert r.reproduced and r.compared == "envelope", f"{case_id}: {format_report(r)}"
-        assert "rebuilt from history" in r.how
+        assert "read from history" in r.how
     store.close()
 
 
