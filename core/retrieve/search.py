@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -89,23 +90,22 @@ def bm25_rescore(terms: list[str], texts: list[str], total: int, k1: float = 1.5
     size of that set: then document frequencies and the corpus size are exactly the role's own, and
     nothing the role may not see moves a score (LanceDB's own scores use statistics over all rows).
     """
-    docs = [words(t) for t in texts]
+    # Counted in C (Counter): up to FTS_CANDIDATES long texts are re-scored per search.
+    docs = [Counter(words(t)) for t in texts]
     if not docs:
         return []
-    avgdl = sum(len(d) for d in docs) / len(docs) or 1.0
+    lengths = [d.total() for d in docs]
+    avgdl = sum(lengths) / len(docs) or 1.0
     n = max(total, len(docs))
     df = {t: sum(1 for d in docs if t in d) for t in terms}
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms if df[t]}
     scores = []
-    for d in docs:
-        counts: dict[str, int] = {}
-        for w in d:
-            counts[w] = counts.get(w, 0) + 1
+    for counts, length in zip(docs, lengths):
         score = 0.0
         for t, weight in idf.items():
             tf = counts.get(t, 0)
             if tf:
-                score += weight * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(d) / avgdl))
+                score += weight * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avgdl))
         scores.append(score)
     return scores
 
