@@ -171,6 +171,20 @@ class Visible:
             found.update({e.evidence_id: e for e in self._docs(in_list("entity_id", rest), [])})
         return sorted(found.values(), key=lambda e: e.evidence_id)
 
+    def by_written_ids(self, said: set[str]) -> list[Evidence]:
+        """Objects whose evidence id or entity id is one of `said`, case aside (an id as a question writes it)."""
+        if not said:
+            return []
+        lowered = {s.lower() for s in said}
+        return self._docs(f"{in_list('lower(evidence_id)', lowered)} OR {in_list('lower(entity_id)', lowered)}", [])
+
+    @cached_property
+    def titles(self) -> list[tuple[str, str, str]]:
+        """(evidence id, entity id, title) of every visible object: what a question may name in full, read
+        without parsing any object (titles are never redacted)."""
+        return self.con.execute(f"SELECT evidence_id, entity_id, title FROM evidence WHERE {acl_sql()} "
+                                "ORDER BY evidence_id", self._acl).fetchall()
+
     def visible_ids(self, ids: set[str]) -> set[str]:
         """Which of these evidence ids the role may see: the check on a model's citations."""
         if not ids:

@@ -929,40 +929,36 @@ class Reference:
         return not any(e.kind in ENTITY_KINDS for e in self.evidence)
 
 
-@dataclass
-class _ObjectIndex:
-    ids: dict[str, list]  # lower-cased evidence id or entity id -> objects
-    titles: dict[str, list]  # first word -> [(title words, object)] and [(document name, entity id)]
-    vocab: set[str]  # every word of every visible object: ids, titles, aliases, classes, text, columns
-
-
 import weakref  # noqa: E402
 
-_INDEXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# Per role view (views are per role and read-only): built once per view, on first need.
+_TITLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_VOCABS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _object_index(view) -> _ObjectIndex:
-    """Per role view (views are per role and read-only, so this is built once per role)."""
+def _per_view(cache, view, make):
     try:
-        return _INDEXES[view]
+        return cache[view]
     except (KeyError, TypeError):
         pass
-    ids: dict[str, list] = {}
+    value = make(view)
+    try:
+        cache[view] = value
+    except TypeError:
+        pass
+    return value
+
+
+def _title_index(view) -> dict[str, list]:
+    """First word -> [(title words, evidence id, title)] of visible objects and [(document name, entity id, None)].
+
+    Read from the view's (id, entity, title) rows: a cold process answering one question does not parse every
+    visible object to find the few it names (a sixth of a cold `ask` on a 1,000-model project, docs/scale.md)."""
     titles: dict[str, list] = {}
-    vocab: set[str] = set(view.name_words)
-    for ev in view.all():
-        ids.setdefault(ev.evidence_id.lower(), []).append(ev)
-        ids.setdefault(ev.entity_id.lower(), []).append(ev)
-        title = tuple(t.norm for t in tokenize(ev.title))  # as the question is read ("w/" is "with")
-        if len(title) >= 2 and sum(w not in STOPWORDS for w in title) >= 2:
-            titles.setdefault(title[0], []).append((title, ev))
-        parts = [ev.title, ev.evidence_id, ev.entity_id, ev.text, ev.description or "", ev.authority_class or "",
-                 ev.owner or "", " ".join(ev.aliases), ev.kind.value, ev.source_system or ""]
-        if ev.model:
-            parts += [ev.model.relation or "", " ".join(ev.model.columns), ev.model.grain or ""]
-        if ev.metric:
-            parts += [ev.metric.formula, ev.metric.grain or "", " ".join(ev.metric.filters + ev.metric.exclusions)]
-        vocab.update(words(" ".join(parts)))
+    for evidence_id, _, title in view.titles:
+        words_ = tuple(t.norm for t in tokenize(title))  # as the question is read ("w/" is "with")
+        if len(words_) >= 2 and sum(w not in STOPWORDS for w in words_) >= 2:
+            titles.setdefault(words_[0], []).append((words_, evidence_id, title))
     # A document's or lineage page's own name ("Board letter" for "Board letter - Q2 2024 payer mix") names it
     # too, unless a metric, model, source or policy goes by the same words.
     entities = view.entities
@@ -976,13 +972,21 @@ def _object_index(view) -> _ObjectIndex:
                 continue
             if len(name) >= 2 and sum(w not in STOPWORDS for w in name) >= 2 \
                     and not any(entities[e].is_topic for e in view.phrases.get(name, ())):
-                titles.setdefault(name[0], []).append((name, ent.entity_id))
-    index = _ObjectIndex(ids, titles, vocab)
-    try:
-        _INDEXES[view] = index
-    except TypeError:
-        pass
-    return index
+                titles.setdefault(name[0], []).append((name, ent.entity_id, None))
+    return titles
+
+
+def _vocabulary(view) -> set[str]:
+    vocab: set[str] = set(view.name_words)
+    for ev in view.all():
+        parts = [ev.title, ev.evidence_id, ev.entity_id, ev.text, ev.description or "", ev.authority_class or "",
+                 ev.owner or "", " ".join(ev.aliases), ev.kind.value, ev.source_system or ""]
+        if ev.model:
+            parts += [ev.model.relation or "", " ".join(ev.model.columns), ev.model.grain or ""]
+        if ev.metric:
+            parts += [ev.metric.formula, ev.metric.grain or "", " ".join(ev.metric.filters + ev.metric.exclusions)]
+        vocab.update(words(" ".join(parts)))
+    return vocab
 
 
 def named_objects(question: str, view, day=None) -> list[Reference]:
@@ -991,7 +995,6 @@ def named_objects(question: str, view, day=None) -> list[Reference]:
     overlaps removed. Only the role's view is read, so a hidden object's id or title is no reference at all:
     it then reads exactly as a made-up one."""
     from core.resolve.versions import retrievable
-    index = _object_index(view)
     found: list[Reference] = []
 
     def keep(objs, start, end, by):
@@ -1002,6 +1005,10 @@ def named_objects(question: str, view, day=None) -> list[Reference]:
             # Documents of one title are all quoted; otherwise the name is one entity's.
             docs = not any(e.kind in ENTITY_KINDS for e in objs)
             found.append(Reference(entity, [e for e in objs if docs or e.entity_id == entity], start, end, by))
+
+    def by_id(said: str, objs: list) -> list:
+        # An evidence id or entity id as written; objects in evidence id order, as the view reads them.
+        return [e for e in objs if said in (e.evidence_id.lower(), e.entity_id.lower())]
 
     # Identifiers, and any other word with a digit or a separator in it that is an id as written ("KB-1042",
     # "doc:pricing/2024"); a plain word is a name, never an id.
@@ -1014,29 +1021,31 @@ def named_objects(question: str, view, day=None) -> list[Reference]:
             b -= 1
         if b > a and not question[a:b].isalpha() and (a, b) not in spans:
             spans.append((a, b))
+    written = view.by_written_ids({question[a:b] for a, b in spans}) if spans else []
     for a, b in spans:
         said = question[a:b].lower()
-        objs = index.ids.get(said)
+        objs = by_id(said, written)
         if objs:
             # An evidence id names that one object; an entity id names the entity's objects.
             exact = [e for e in objs if e.evidence_id.lower() == said]
             keep(exact or objs, a, b, "id")
+    titles = _per_view(_TITLES, view, _title_index)
     toks = tokenize(question)
     norms = [t.norm for t in toks]
     for i, w in enumerate(norms):
-        for title, ev in index.titles.get(w, ()):
+        for title, ref, raw in titles.get(w, ()):
             if tuple(norms[i:i + len(title)]) != title:
                 continue
             end = toks[i + len(title) - 1].end
-            if isinstance(ev, str):  # a document entity's name: its objects
-                keep(index.ids.get(ev.lower(), []), toks[i].start, end, "name")
+            if raw is None:  # a document entity's name: its objects
+                keep(by_id(ref.lower(), view.by_written_ids({ref})), toks[i].start, end, "name")
             else:
-                same = [e for t, e in index.titles[w] if t == title and not isinstance(e, str)]
+                same = [(eid, t) for words_, eid, t in titles[w] if words_ == title and t is not None]
                 # Titles that differ only in marks ("Drink Revenue %", "Drink Revenue"): the one written as is.
-                said = [e for e in same if e.title.lower() in question.lower()]
-                longest = max((len(e.title) for e in said), default=0)
-                same = [e for e in said if len(e.title) == longest] or same
-                keep(same, toks[i].start, end, "title")
+                said = [(eid, t) for eid, t in same if t.lower() in question.lower()]
+                longest = max((len(t) for _, t in said), default=0)
+                same = [(eid, t) for eid, t in said if len(t) == longest] or same
+                keep(view.by_ids([eid for eid, _ in same]), toks[i].start, end, "title")
     found.sort(key=lambda r: (-(r.end - r.start), r.start, BY_ORDER[r.by], r.entity_id))
     out: list[Reference] = []
     for r in found:
@@ -1046,8 +1055,9 @@ def named_objects(question: str, view, day=None) -> list[Reference]:
 
 
 def visible_vocabulary(view) -> set[str]:
-    """Every word of every object the role may see (the test for a name that matches nothing visible)."""
-    return _object_index(view).vocab
+    """Every word of every object the role may see (the test for a name that matches nothing visible). Read
+    from every visible object, so built only for the questions that need it (a document or object noun)."""
+    return _per_view(_VOCABS, view, _vocabulary)
 
 
 def _known(w: str, vocab: set[str]) -> bool:

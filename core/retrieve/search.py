@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -16,17 +17,9 @@ from core.catalog.envelope import IndexStatus
 from core.catalog.objects import RemoteIndex
 from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, normalize, words
-from core.retrieve import ann
+from core.retrieve import ann, reader
 from core.retrieve.embed import Embedder
-from core.retrieve.index import (
-    TABLE,
-    UNINDEXED_CLASSES,
-    IndexUnavailable,
-    connect_index,
-    index_path,
-    index_precision,
-    open_table,
-)
+from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, connect_index, index_path
 
 
 def sql_str(value: str) -> str:
@@ -97,23 +90,22 @@ def bm25_rescore(terms: list[str], texts: list[str], total: int, k1: float = 1.5
     size of that set: then document frequencies and the corpus size are exactly the role's own, and
     nothing the role may not see moves a score (LanceDB's own scores use statistics over all rows).
     """
-    docs = [words(t) for t in texts]
+    # Counted in C (Counter): up to FTS_CANDIDATES long texts are re-scored per search.
+    docs = [Counter(words(t)) for t in texts]
     if not docs:
         return []
-    avgdl = sum(len(d) for d in docs) / len(docs) or 1.0
+    lengths = [d.total() for d in docs]
+    avgdl = sum(lengths) / len(docs) or 1.0
     n = max(total, len(docs))
     df = {t: sum(1 for d in docs if t in d) for t in terms}
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms if df[t]}
     scores = []
-    for d in docs:
-        counts: dict[str, int] = {}
-        for w in d:
-            counts[w] = counts.get(w, 0) + 1
+    for counts, length in zip(docs, lengths):
         score = 0.0
         for t, weight in idf.items():
             tf = counts.get(t, 0)
             if tf:
-                score += weight * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(d) / avgdl))
+                score += weight * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avgdl))
         scores.append(score)
     return scores
 
@@ -121,10 +113,11 @@ def bm25_rescore(terms: list[str], texts: list[str], total: int, k1: float = 1.5
 class Searcher:
     """Hybrid search, shared by every thread of the app.
 
-    Each thread queries through its own LanceDB table handle, checked out at the version this
-    searcher first saw, so a re-ingest never mixes two index versions into one answer. Scores and
-    counts are computed from what the asking role may see only: the presence of hidden rows changes
-    no ranking, no score and no number shown.
+    Every query reads one Lance dataset checked out at the version this searcher first saw (a read-only
+    snapshot every thread shares), so a re-ingest never mixes two index versions into one answer. It is
+    read through `lance`, not LanceDB (core/retrieve/reader.py): a cold `ask` does not import LanceDB.
+    Scores and counts are computed from what the asking role may see only: the presence of hidden rows
+    changes no ranking, no score and no number shown.
     """
 
     def __init__(self, store: Store, embedder: Embedder, index: RemoteIndex | None = None, exact: bool = False):
@@ -142,34 +135,28 @@ class Searcher:
         self.encoder = embedder
         self.version = self._pin()
 
-    def _open(self):
-        if not isinstance(self.path, RemoteIndex) and not self.path.exists():
-            return None
-        db = connect_index(self.path)
-        return db.open_table(TABLE) if TABLE in db.list_tables().tables else None
-
     def _pin(self) -> int | str | None:
         """The index version for this catalog revision: its tag when the ingest left one, else the latest.
         An index that is there but unreadable (or missing although the catalog was ingested with one)
         leaves the searcher unavailable with `problem` saying why; answers then use the catalog only."""
-        table, self.problem = open_table(self.path, self.store.revision)  # probes every column it reads
-        if table is None:
+        self.dataset, self.problem = reader.open_dataset(self.path, self.store.revision)  # probes what it reads
+        if self.dataset is None:
             if self.problem is None and self.store.meta().get("index_version"):
                 self.problem = (f"search index {self.path} is missing although the catalog was ingested with "
                                 "one; answers use the catalog only until `python -m core ingest` rebuilds it")
             return None
-        # open_table checked out the revision's tag when there is one; keep its number, not the tag, so
-        # threads opening their own handle later see this version even if a re-ingest moves the tag.
-        self._local.table = table
         # Questions are embedded by the encoder the index's vectors were computed with (full precision or int8).
-        self.encoder = self.embedder.for_precision(index_precision(table))
-        return table.version
+        self.encoder = self.embedder.for_precision(reader.precision(self.dataset))
+        # The number, not the tag: a re-ingest that moves the tag does not move this searcher.
+        return self.dataset.version
 
     @property
     def table(self):
+        """The LanceDB table at the pinned version, for maintenance and benchmarks (its vector index, its row
+        count); questions read `dataset`. Opened on first use, one handle per thread."""
         table = getattr(self._local, "table", None)
         if table is None and self.version is not None:
-            table = self._open()
+            table = connect_index(self.path).open_table(TABLE)
             table.checkout(self.version)
             self._local.table = table
         return table
@@ -190,8 +177,8 @@ class Searcher:
     @cached_property
     @_guarded
     def _state(self) -> tuple[dict, dict]:
-        indexed = self.table.search().where("part = 'body' AND chunk_id LIKE '%#0'").select(
-            ["evidence_id", "content_hash", "acl_revision", "acl"]).limit(None).to_arrow().to_pylist()
+        indexed = self.dataset.to_table(columns=["evidence_id", "content_hash", "acl_revision", "acl"],
+                                        filter="part = 'body' AND chunk_id LIKE '%#0'").to_pylist()
         live = self.store.con.execute(
             "SELECT evidence_id, content_hash, acl_revision, acl FROM evidence WHERE authority_class IS NULL "
             "OR NOT list_contains(?::VARCHAR[], authority_class)", [list(UNINDEXED_CLASSES)]).fetchall()
@@ -262,10 +249,9 @@ class Searcher:
     def vector(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         # Cosine search, flat below the ANN threshold (a distance then depends on the query and the row
         # alone) and through the ANN index above it; the role's filter is applied first either way.
-        q = ann.tune(self.table.search(self.embed(query), vector_column_name=ann.VECTOR_COLUMN).distance_type("cosine"), k, self.exact).select(HIT_COLUMNS)
-        if where:
-            q = q.where(where, prefilter=True)
-        return [self._hit(r, 1.0 - r["_distance"]) for r in q.limit(k).to_list()]
+        rows = self.dataset.to_table(columns=[*HIT_COLUMNS, "_distance"], filter=where, prefilter=bool(where),
+                                     nearest=reader.nearest(self.embed(query), k, self.exact)).to_pylist()
+        return [self._hit(r, 1.0 - r["_distance"]) for r in rows]
 
     @_guarded
     def text(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
@@ -279,10 +265,10 @@ class Searcher:
         # filters serve every question of a role.
         if len(self._counts) > 4096:
             self._counts.clear()
-        total = self._cached(self._counts, where, lambda: self.table.count_rows(where))
+        total = self._cached(self._counts, where, lambda: self.dataset.count_rows(filter=where))
         limit = FTS_CANDIDATES if not ann.wants_ann(total) else LARGE_FTS_CANDIDATES
-        rows = (self.table.search(raw or " ".join(terms), query_type="fts").select(HIT_COLUMNS)
-                .where(where, prefilter=True).limit(limit).to_list())
+        rows = self.dataset.to_table(columns=[*HIT_COLUMNS, "_score"], full_text_query=raw or " ".join(terms),
+                                     filter=where, prefilter=True, limit=limit).to_pylist()
         if not rows:
             return []
         scores = bm25_rescore(terms, [r["text"] for r in rows], total)

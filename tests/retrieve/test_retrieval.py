@@ -1,5 +1,9 @@
 """Hybrid retrieval: paraphrases, the permission pre-filter from the live catalog, the index clock,
 incremental indexing, and the scorecard."""
+import json
+import os
+import subprocess
+import sys
 from datetime import datetime, timezone
 
 import pytest
@@ -106,6 +110,22 @@ def test_index_status_names_only_visible_objects(fresh_demo, embedder):
     searcher = Searcher(store, embedder)
     assert searcher.status_for("analyst").status == "current"
     assert searcher.status_for("finance").stale_content == ["finance.board_memo.margin_2026"]
+
+
+def test_a_fresh_ask_searches_without_importing_lancedb(demo_copy):
+    """A fresh `ask` process reads the index through pylance (core/retrieve/reader.py): importing LanceDB (its
+    REST namespace client) was half of a cold answer on a 1,000-model project (docs/scale.md, "Long texts")."""
+    code = ("import sys; from core.serve.cli import main; "
+            f"main(['ask', '--db', {str(demo_copy)!r}, '--role', 'analyst', '--json', 'What does net revenue mean?']); "
+            "print(); print(sorted(m for m in ('lance', 'lancedb', 'lance_namespace') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr
+    answer, modules = r.stdout.strip().rsplit("\n", 1)
+    env = json.loads(answer)
+    # Answered with the index read (its status is the index's own rows against the catalog's).
+    assert env["behavior"] == "answer" and env["index"]["status"] == "current"
+    assert modules == "['lance']"
 
 
 def test_reingest_is_incremental(tmp_path, embedder):

@@ -1,0 +1,76 @@
+"""The search index as a question reads it: the Lance dataset itself, through `lance` (pylance).
+
+Ingest writes the index with LanceDB (core/retrieve/index.py); a question only reads one version of one table.
+Importing LanceDB builds its REST namespace client (pydantic validators for hundreds of functions) and its
+pandas integrations, about half of a cold `ask` on a 1,000-model project (docs/scale.md, "Long texts");
+`lance` opens the same dataset, with the same full-text and vector indexes and the same filters, for a
+third of that. pylance is pinned to the Lance format LanceDB writes (requirements.txt).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.catalog.objects import RemoteIndex
+from core.retrieve import ann
+from core.retrieve.index import REBUILD_HINT, TABLE, revision_tag
+
+# Columns every body row carries that the freshness check and a hit read; probed at opening.
+STATE_COLUMNS = ["chunk_id", "evidence_id", "content_hash", "acl_revision", "acl"]
+
+
+def dataset_uri(location: Path | RemoteIndex) -> tuple[str, dict[str, str]]:
+    """Where LanceDB keeps the table of an index folder (local or in object storage), and how to reach it."""
+    if isinstance(location, RemoteIndex):
+        return f"{location.uri.rstrip('/')}/{TABLE}.lance", dict(location.storage_options)
+    return str(Path(location) / f"{TABLE}.lance"), {}
+
+
+def open_dataset(location: Path | RemoteIndex, revision: str | None, version: int | None = None):
+    """(dataset, None) at `version`, else at the version tagged for `revision`, else the latest; (None, None)
+    when there is no index; (None, reason) when it is there but unreadable. Probes every column a question
+    reads (metadata, vectors, full-text index) so a corrupted index is found here, not mid-answer: the same
+    checks as index.open_table."""
+    remote = isinstance(location, RemoteIndex)
+    if not remote and not Path(location).exists():
+        return None, None
+    if not remote and not Path(location).is_dir():
+        return None, f"search index {location} is not a folder; {REBUILD_HINT}"
+    uri, options = dataset_uri(location)
+    if not remote and not Path(uri).exists():
+        return None, f"search index {location} holds no {TABLE!r} table; {REBUILD_HINT}"
+    try:
+        import lance
+        import numpy as np
+        ds = lance.dataset(uri, storage_options=options or None)
+        tag = revision_tag(revision) if revision else None
+        if version is not None:
+            ds = ds.checkout_version(version)
+        elif tag and tag in ds.tags.list():
+            ds = ds.checkout_version(tag)
+        dim = ds.schema.field(ann.VECTOR_COLUMN).type.list_size
+        ds.to_table(columns=STATE_COLUMNS)
+        ds.to_table(columns=["chunk_id", "_distance"], limit=1,
+                    nearest={"column": ann.VECTOR_COLUMN, "q": np.zeros(dim, dtype=np.float32), "k": 1,
+                             "metric": "cosine"})
+        ds.to_table(columns=["chunk_id", "_score"], full_text_query="probe", limit=1)
+    except Exception as exc:  # noqa: BLE001 (Lance raises many kinds: OSError, ValueError, RuntimeError, panics)
+        return None, f"search index {location} cannot be read ({type(exc).__name__}: {str(exc)[:200]}); {REBUILD_HINT}"
+    return ds, None
+
+
+def nearest(vector, k: int, exact: bool) -> dict:
+    """The vector query for k results: flat when asked, else ann.tune's settings (the same probe count
+    LanceDB's query builder is given there). On a dataset without a vector index Lance scans flat whatever is
+    set here."""
+    query = {"column": ann.VECTOR_COLUMN, "q": vector, "k": k, "metric": "cosine"}
+    if exact:
+        return {**query, "use_index": False}
+    return {**query, "minimum_nprobes": ann.NPROBES, "maximum_nprobes": ann.NPROBES}
+
+
+def precision(ds) -> str:
+    """The precision of the index's vectors (index.index_precision, read through `lance`)."""
+    if "precision" not in ds.schema.names:
+        return "fp32"
+    rows = ds.to_table(columns=["precision"], limit=1).column("precision").to_pylist()
+    return rows[0] if rows else "fp32"
