@@ -6,7 +6,8 @@
 Large indexes are int8-encoded by default (core/retrieve/embed.py, LARGE_INDEX_ROWS). Reported: ingest
 encode time of each, the share of the full-precision top 10 (role-filtered vector search over body rows) the
 int8 search returns, and how many whole answers (behaviour and governing evidence) are the same. Both
-indexes are searched flat, so ANN plays no part. Results: benchmarks/results/int8_answers.{json,md}.
+indexes are searched flat, so ANN plays no part. Then the retrieval suites' scorecard (`python -m core eval
+--retrieval all`) at each precision. Results: benchmarks/results/int8_answers.{json,md}.
 """
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ for key, value in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANCEDB_
 from bench import questions, synth_catalog  # noqa: E402
 
 
+def _pair(full: dict, int8: dict, key: str, unit: str = "%") -> str:
+    return " / ".join("-" if d[key] is None else f"{d[key]}{unit}" for d in (full, int8))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--objects", type=int, default=10_000)
@@ -41,6 +46,7 @@ def main() -> None:
     from core.retrieve.embed import Embedder
     from core.retrieve.index import build_index
     from core.retrieve.search import Searcher
+    from core.serve.evaluate import scorecard
 
     raw = synth_catalog(args.objects)
     qs = questions(raw, args.questions)
@@ -74,11 +80,13 @@ def main() -> None:
             same += (a.behavior, [x.evidence_id for x in a.selected]) == (b.behavior, [x.evidence_id for x in b.selected])
         for s in stores.values():
             s.close()
+    cards = {b: {name: {r.method: r.as_dict() for r in rows} for name, rows in scorecard(["all"], Embedder(backend=b)).items()}
+             for b in ("onnx", "onnx-int8")}
     result = {"objects": args.objects, "chunks": runs["onnx"]["chunks"], "questions": len(qs),
               "index_s": {b: r["index_s"] for b, r in runs.items()},
               "index_cpu_s": {b: r["index_cpu_s"] for b, r in runs.items()},
               "int8_recall_at_10_of_fp32": round(found / total, 4) if total else None,
-              "same_answers": f"{same}/{len(qs)}"}
+              "same_answers": f"{same}/{len(qs)}", "suites": cards}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
@@ -91,6 +99,14 @@ def main() -> None:
              f"| {args.objects} | {result['chunks']} | {len(qs)} | {runs['onnx']['index_s']} / "
              f"{runs['onnx-int8']['index_s']} | {runs['onnx']['index_cpu_s']} / {runs['onnx-int8']['index_cpu_s']} | "
              f"{result['int8_recall_at_10_of_fp32']} | {result['same_answers']} |"]
+    lines += ["", "Retrieval suites (core/serve/evaluate.py scorecard), fp32 / int8:", "",
+              "| suite | method | authoritative top-1 | recall@3 | unauthorized | behavior |", "|" + "---|" * 6]
+    for name, methods in cards["onnx"].items():
+        for method, full in methods.items():
+            q = cards["onnx-int8"][name][method]
+            lines.append(f"| {name} | {method} | {_pair(full, q, 'authoritative_top1')} | "
+                         f"{_pair(full, q, 'recall_at_3')} | {_pair(full, q, 'unauthorized', '')} | "
+                         f"{_pair(full, q, 'behavior_accuracy')} |")
     (out / "int8_answers.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
