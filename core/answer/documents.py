@@ -190,8 +190,8 @@ def doc_block(run) -> Envelope | None:
         return None
     today = run.day or run.at.date()
     fits = []
-    for ev in run.view.of_kinds(["documentation"]):
-        if ev.authority_class != "dbt_doc" or ev.entity_id in run.view.entities and run.view.entities[ev.entity_id].is_topic:
+    for ev in run.view.of_kinds(["documentation"], authority_class="dbt_doc"):
+        if ev.entity_id in run.view.entities and run.view.entities[ev.entity_id].is_topic:
             continue
         name = set(words(ev.title)) - STOPWORDS
         # A one-word block ("orders") is the topic only when it is all the question names.

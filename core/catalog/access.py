@@ -110,6 +110,18 @@ class Visible:
         return {w for name in self.phrases for w in name}
 
     @cached_property
+    def topic_names_by_word(self) -> dict[str, set[str]]:
+        """Topic entity ids by each word of their names: which entities a run of question words could be
+        part of, read in the question's words, not the catalog's size."""
+        index: dict[str, set[str]] = {}
+        for ent in self.entities.values():
+            if ent.is_topic:
+                for name in ent.names:
+                    for word in name:
+                        index.setdefault(word, set()).add(ent.entity_id)
+        return index
+
+    @cached_property
     def names_by_first(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
         """(entity id, name) of every visible topic entity's names, by the name's first word: what a question
         word could begin ("net" -> net revenue), read in the question's length, not the catalog's size."""
@@ -153,8 +165,11 @@ class Visible:
         """Everything this role may see (catalog browsing and the review queue; not on the answer path)."""
         return self._docs("TRUE", [])
 
-    def of_kinds(self, kinds: list[str]) -> list[Evidence]:
-        """Every visible object of these kinds (discover: what metrics, models, sources can I see)."""
+    def of_kinds(self, kinds: list[str], authority_class: str | None = None) -> list[Evidence]:
+        """Every visible object of these kinds (discover: what metrics, models, sources can I see), of one
+        authority class when given (dbt doc blocks among all documentation: read in SQL, not parsed)."""
+        if authority_class is not None:
+            return self._docs("kind = ANY(?::VARCHAR[]) AND authority_class = ?", [list(kinds), authority_class])
         return self._docs("kind = ANY(?::VARCHAR[])", [list(kinds)])
 
     def entity_objects(self, entity_id: str) -> list[Evidence]:
@@ -175,8 +190,18 @@ class Visible:
         """Objects whose evidence id or entity id is one of `said`, case aside (an id as a question writes it)."""
         if not said:
             return []
-        lowered = {s.lower() for s in said}
-        return self._docs(f"{in_list('lower(evidence_id)', lowered)} OR {in_list('lower(entity_id)', lowered)}", [])
+        ids = sorted({i for s in said for i in self._ids_by_lower.get(s.lower(), ())})
+        return self._docs(in_list("evidence_id", ids), []) if ids else []
+
+    @cached_property
+    def _ids_by_lower(self) -> dict[str, set[str]]:
+        """Visible evidence ids by their own id and their entity id, lower-cased: a lookup per question
+        instead of lower-casing every id of the catalog in SQL (78 ms a question at 100k objects)."""
+        index: dict[str, set[str]] = {}
+        for evidence_id, entity_id, _ in self.titles:
+            index.setdefault(evidence_id.lower(), set()).add(evidence_id)
+            index.setdefault(entity_id.lower(), set()).add(evidence_id)
+        return index
 
     @cached_property
     def titles(self) -> list[tuple[str, str, str]]:

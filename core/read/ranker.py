@@ -741,8 +741,9 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
         named = set(have)
         for c in list(cands):
             words = tuple(t.norm for t in toks[c.span[0]:c.span[1]])
-            for ent in entities.values():
-                if ent.is_topic and ent.entity_id not in have and any(_contains(n, words) for n in ent.names):
+            pool = set.intersection(*(view.topic_names_by_word.get(w, set()) for w in words)) if words else set()
+            for ent in (entities[e] for e in sorted(pool)):
+                if ent.entity_id not in have and any(_contains(n, words) for n in ent.names):
                     have.add(ent.entity_id)
                     cands.append(Candidate(ent.entity_id, {"phrase": 0.9, "length": c.features.get("length", 0)}, c.span))
         _score_named(question, intent, view, cands, toks)
