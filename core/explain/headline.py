@@ -235,10 +235,12 @@ def headline(env: Envelope) -> str:
         definition = next((s for s in env.selected if s.role_in_answer == "definition"), None)
         if definition is not None:
             text = f"Only partly answered: {_answer(env)}"
+        # Said of what the asker may see, for every role alike (so it tells nothing of hidden objects): a
+        # steward reading only its review queue would otherwise be told that a governed metric has no definition.
         elif any(c for c in env.conflicts) or "no approved definition" in env.verdict.lower():
-            text = f"No approved definition of {label} {_when(env)}".strip()
+            text = f"No approved definition of {label} you can see {_when(env)}".strip()
         else:
-            text = f"No approved version of {label} is in effect {_when(env)}".strip()
+            text = f"No approved version of {label} you can see is in effect {_when(env)}".strip()
     else:
         text = env.verdict
     return _cap(text)

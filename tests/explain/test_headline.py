@@ -172,3 +172,11 @@ def test_a_freshness_question_over_one_chain_is_answered(ask_demo, question):
     assert env.behavior.value == "answer" and env.entity_id == "model.fct_sessions"
     assert {f.source: f.status for f in env.freshness}["source.raw_web.sessions"] == "error"
     assert headline(env).startswith("No: raw_web.sessions behind fct_sessions")
+
+
+def test_an_abstain_speaks_of_what_the_asker_can_see(ask_demo):
+    # A steward reading only its review queue was told "No approved definition of Net revenue" while v1 governs
+    # (browser pass). Every role's abstain now says "you can see", so it tells nothing of hidden objects.
+    env = ask_demo("How was contribution margin defined in 2023?", role="finance")
+    assert env.behavior.value == "abstain", env.verdict
+    assert headline(env) == "No approved definition of Contribution margin you can see for all of 2023"
