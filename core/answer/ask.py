@@ -34,6 +34,7 @@ from core.compute.engine import ValueEngine
 from core.read import when
 from core.read.intent import Intent, parse_intent
 from core.read.ranker import named_objects, rank_question
+from core.read.subject import names_nothing_visible
 from core.read.when import dates_read
 from core.resolve import lineage as lineage_mod
 from core.resolve import upcoming
@@ -365,6 +366,11 @@ def _clarify(run: _Run, question: str, options: list[ClarifyOption], why: str, *
 def _pick_entity(run: _Run, entities: dict[str, Entity]):
     """The ranker (core/read/ranker.py) picks among the role's visible entities; this turns its choice
     into the next step, a clarification, or not-found."""
+    if not run.intent.overrides and names_nothing_visible(run.q.text, run.view, run.intent.excluded_spans):
+        # Said the same for a hidden and a made-up subject: the phrase itself is not repeated. A request to step
+        # outside policy is left to the ranker's path, which refuses it.
+        run.step("entity", "the question's subject holds a word no visible object uses; nothing stands in for it")
+        return run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
     choice = rank_question(run.q.text, run.intent, run.view, run.searcher, run.q.role)
     if run.reading is not None:
         choice = _settle_with_reading(run, choice)

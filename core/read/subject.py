@@ -1,0 +1,61 @@
+"""The thing a question is about, when its grammar says where it is: "does <subject> include X?", "what does
+<subject> say?". If a word of that subject's head is a word nothing visible uses, the subject is something this
+role cannot see (hidden, or never written), so nothing may stand in for it: not a metric whose head noun is in X
+("cost" of "cost of goods sold"), not a source similar in meaning. The ranker scores the whole question and cannot
+tell the subject from the rest; this reads only the subject. Pure over the role's view."""
+from __future__ import annotations
+
+import re
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from core.catalog.text import GENERIC, MONTH_WORDS, STOPWORDS, tokenize
+from core.read.ranker import KIND_NOUNS, named_objects, visible_vocabulary
+
+# Active voice only: in "is tax excluded from net revenue?" and "do guest checkouts count toward active customers?"
+# the subject is the term, and the metric follows.
+INCLUSION_SUBJECT = re.compile(
+    r"\b(?:does|do|did|will|would)\s+(?P<subject>[^?.;,]{1,80}?)\s+(?:includ(?:e|es|ed|ing)|covers?|"
+    r"contains?|exclud(?:e|es|ed|ing)|leaves? out|counts?(?!\s+(?:in|into|toward|towards|as|against|for|to|under|"
+    r"on|within)\b))\b", re.I)
+DOCUMENT_SUBJECT = re.compile(
+    r"\bwhat\s+(?:does|do|did|will|would)\s+(?P<subject>[^?.;,]{1,80}?)\s+(?:say|state|mention|tell us|claim|write)\b",
+    re.I)
+# "net revenue for EMEA": what follows a pairing word qualifies the thing named; it is not its name.
+PAIRING = {"for", "of", "in", "on", "at", "by", "per", "across", "from", "about", "under", "during", "over"}
+
+
+def _known(w: str, vocab: set[str]) -> bool:
+    # One slip away from a visible word is that word misspelt ("revenu"), which the ranker reads as such.
+    return w in vocab or (len(w) >= 5 and process.extractOne(w, vocab, scorer=OSA.distance, score_cutoff=1)
+                          is not None)
+
+
+def subject_span(question: str) -> tuple[int, int] | None:
+    m = INCLUSION_SUBJECT.search(question) or DOCUMENT_SUBJECT.search(question)
+    return m.span("subject") if m else None
+
+
+def names_nothing_visible(question: str, view, excluded: list[tuple[int, int]] = ()) -> bool:
+    """True when the question's subject (its head, up to a pairing word) holds a word no visible object uses.
+    `excluded` are spans read as something else (dates, versions)."""
+    span = subject_span(question)
+    if span is None:
+        return False
+    named = [(r.start, r.end) for r in named_objects(question, view)]
+    head = []
+    for t in tokenize(question[span[0]:span[1]]):
+        at = span[0] + t.start
+        if t.norm in PAIRING and head:
+            break
+        if any(a <= at < b for a, b in [*excluded, *named]):
+            continue
+        if (t.norm in STOPWORDS or t.norm in GENERIC or t.norm in KIND_NOUNS or t.norm in MONTH_WORDS
+                or t.norm.isdigit() or len(t.norm) <= 2 or not t.norm.isalpha()):
+            continue
+        head.append(t.norm)
+    if not head:
+        return False
+    vocab = visible_vocabulary(view)
+    return any(not _known(w, vocab) for w in head)
