@@ -76,11 +76,17 @@ EVIDENCE = [
 ]
 
 
-def write(folder: Path) -> Path:
-    """The catalog as YAML files in `folder` (created), ready for load_catalog or `asof ingest`."""
+def write_yaml_catalog(folder: Path, roles: list[str], evidence: list[dict], at) -> Path:
+    """A catalog as YAML files in `folder` (created), with its clock at `at`, ready for load_catalog or
+    `asof ingest`: the other test catalogs with names of their own are written the same way."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "00_roles.yaml").write_text(yaml.safe_dump({
-        "settings": {"evaluation_time": AT.isoformat().replace("+00:00", "Z")},
-        "roles": [{"name": r} for r in ROLES]}))
-    (folder / "10_evidence.yaml").write_text(yaml.safe_dump({"evidence": EVIDENCE}, sort_keys=False))
+        "settings": {"evaluation_time": at.isoformat().replace("+00:00", "Z")},
+        "roles": [{"name": r} for r in roles]}))
+    (folder / "10_evidence.yaml").write_text(yaml.safe_dump({"evidence": evidence}, sort_keys=False))
     return folder
+
+
+def write(folder: Path) -> Path:
+    """This catalog as YAML files in `folder`."""
+    return write_yaml_catalog(folder, ROLES, EVIDENCE, AT)

@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-import yaml
 from conftest import build
+from visits_catalog import write_yaml_catalog
 
 from core.answer.ask import Question, ask
 from core.catalog.envelope import Behavior
@@ -51,12 +51,7 @@ EVIDENCE = [
 
 
 def _write(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "00_roles.yaml").write_text(yaml.safe_dump({
-        "settings": {"evaluation_time": AT.isoformat().replace("+00:00", "Z")},
-        "roles": [{"name": r} for r in ROLES]}))
-    (folder / "10_evidence.yaml").write_text(yaml.safe_dump({"evidence": EVIDENCE}, sort_keys=False))
-    return folder
+    return write_yaml_catalog(folder, ROLES, EVIDENCE, AT)
 
 
 @pytest.fixture(scope="module")
@@ -99,22 +94,18 @@ def test_demo_document_nobody_may_see_is_not_found_not_a_source(ask_demo):
 
 # ---- a catalog with other names ------------------------------------------------------------------------------
 
-def test_inclusion_about_a_hidden_or_made_up_metric_is_not_found(ask_clinic):
-    hidden = _not_found(ask_clinic("does treatment margin include cost of supplies?", "desk"))
-    made_up = _not_found(ask_clinic("does surgery margin include cost of supplies?", "desk"))
-    assert hidden == made_up
+@pytest.mark.parametrize("hidden, made_up", [
+    ("does treatment margin include cost of supplies?", "does surgery margin include cost of supplies?"),
+    ("what does the triage checklist export say?", "what does the gurney checklist export say?"),
+], ids=["metric", "document"])
+def test_a_hidden_or_made_up_subject_is_not_found_alike(ask_clinic, hidden, made_up):
+    assert _not_found(ask_clinic(hidden, "desk")) == _not_found(ask_clinic(made_up, "desk"))
 
 
 def test_inclusion_about_a_visible_metric_is_answered_from_its_fields(ask_clinic):
     env = ask_clinic("does treatment margin include cost of supplies?", "billing")
     assert env.entity_id == "metric.treatment_margin"
     assert env.inclusion is not None and env.inclusion.verdict == "no"
-
-
-def test_a_document_the_role_cannot_see_is_not_found(ask_clinic):
-    hidden = _not_found(ask_clinic("what does the triage checklist export say?", "desk"))
-    made_up = _not_found(ask_clinic("what does the gurney checklist export say?", "desk"))
-    assert hidden == made_up
 
 
 def test_a_visible_document_named_by_its_title_is_the_answer(ask_clinic):
