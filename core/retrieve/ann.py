@@ -70,11 +70,3 @@ def build(table, min_rows: int = ANN_MIN_ROWS) -> bool:
             return True
     table.create_index(VECTOR_COLUMN, config=index_config(rows), replace=True)
     return True
-
-
-def tune(query, k: int, exact: bool):
-    """Search parameters on a vector query: exact (flat) when asked, else the partitions to probe. On a
-    table without a vector index LanceDB scans flat whatever is set here."""
-    if exact:
-        return query.bypass_vector_index()
-    return query.nprobes(NPROBES)

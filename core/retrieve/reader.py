@@ -59,9 +59,8 @@ def open_dataset(location: Path | RemoteIndex, revision: str | None, version: in
 
 
 def nearest(vector, k: int, exact: bool) -> dict:
-    """The vector query for k results: flat when asked, else ann.tune's settings (the same probe count
-    LanceDB's query builder is given there). On a dataset without a vector index Lance scans flat whatever is
-    set here."""
+    """The vector query for k results: flat when asked, else the partitions ann.py says to probe. On a
+    dataset without a vector index Lance scans flat whatever is set here."""
     query = {"column": ann.VECTOR_COLUMN, "q": vector, "k": k, "metric": "cosine"}
     if exact:
         return {**query, "use_index": False}
