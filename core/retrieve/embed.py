@@ -10,7 +10,9 @@ catalog's first ingest, and int8 halves it. Each index row records the precision
 from __future__ import annotations
 
 import os
+import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 
 import numpy as np
@@ -56,6 +58,7 @@ class Embedder:
             raise ValueError(f"embedding backend {self.backend!r} is not one of {', '.join(BACKENDS)}")
         # A fast tokenizer raises "Already borrowed" when two threads encode through it at once.
         self._lock = threading.Lock()
+        self._pool_lock = threading.Lock()  # one long encode at a time uses the worker sessions
         self._variants: dict[str, Embedder] = {self.backend: self}
 
     @property
@@ -104,6 +107,20 @@ class Embedder:
             return self.model.dim
         return self.model.get_embedding_dimension()
 
+    @cached_property
+    def _workers(self) -> list | None:
+        """Single-threaded ONNX sessions, one per core, for long inputs: two sessions of one thread each encode
+        about 1.4x the rows per second of one session with two threads on this 2-core machine (small matrices
+        leave intra-op threads waiting on each other; docs/scale.md, "Ingest at 100k"). None where that cannot
+        help: one core, or the torch backend. Loaded at the first long encode, not by a question."""
+        threads = default_threads()
+        if self.backend == "torch" or threads < 2:
+            return None
+        from core.retrieve.onnx_embed import OnnxEncoder
+        with budget.not_counted():
+            return [OnnxEncoder(self.model_name, quantized=self.backend == "onnx-int8", threads=1)
+                    for _ in range(threads)]
+
     def _batch(self, texts: list[str]) -> np.ndarray:
         if self.backend != "torch":
             return self.model.encode(texts)
@@ -118,12 +135,35 @@ class Embedder:
         # shows up at once); results go back to input order.
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        step = self.batch_size * 8
-        for start in range(0, len(order), step):
-            for b in range(start, min(start + step, len(order)), self.batch_size):
-                idx = order[b:b + self.batch_size]
-                with self._lock:
-                    out[idx] = self._batch([texts[i] for i in idx])
-            if progress:
-                progress(min(start + step, len(texts)), len(texts))
+        batches = [order[b:b + self.batch_size] for b in range(0, len(order), self.batch_size)]
+        # The same batches either way: with int8 a vector depends on its batch (activations are quantized per
+        # batch), so a long input gives the vectors a one-session run gives.
+        workers = self._workers if len(batches) >= 4 else None
+        step = 8  # batches between progress reports
+        if workers is None:
+            for start in range(0, len(batches), step):
+                for idx in batches[start:start + step]:
+                    with self._lock:
+                        out[idx] = self._batch([texts[i] for i in idx])
+                if progress:
+                    progress(min((start + step) * self.batch_size, len(texts)), len(texts))
+            return out
+
+        idle: queue.Queue = queue.Queue()
+        for encoder in workers:
+            idle.put(encoder)
+
+        def work(idx: list[int]) -> None:
+            encoder = idle.get()  # one thread per session at a time: a fast tokenizer is not thread-safe
+            try:
+                out[idx] = encoder.encode([texts[i] for i in idx])
+            finally:
+                idle.put(encoder)
+
+        span = step * len(workers)
+        with self._pool_lock, ThreadPoolExecutor(max_workers=len(workers)) as pool:
+            for start in range(0, len(batches), span):
+                list(pool.map(work, batches[start:start + span]))
+                if progress:
+                    progress(min((start + span) * self.batch_size, len(texts)), len(texts))
         return out

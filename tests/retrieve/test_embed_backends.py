@@ -58,3 +58,21 @@ def test_cli_answer_does_not_import_torch(demo, tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     assert "[answer]" in out.stdout
     assert "HEAVY []" in out.stdout, out.stdout[-500:]
+
+
+@pytest.mark.parametrize("backend", ["onnx", "onnx-int8"])
+def test_long_input_on_worker_sessions_gets_the_same_vectors(backend, monkeypatch):
+    """An ingest's long input is spread over one single-threaded session per core; every vector is the one a
+    single session computes (with int8 a vector depends on its batch, so the batches must be the same)."""
+    monkeypatch.setenv("ASOF_EMBED_THREADS", "2")
+    texts = [f"{t} {i}" for i in range(40) for t in TEXTS]  # 200 texts: several batches, longest first
+    pooled = Embedder(backend=backend)
+    single = Embedder(backend=backend)
+    single.__dict__["_workers"] = None  # what a one-core machine does
+    seen = []
+    a = pooled.encode(texts, progress=lambda done, total: seen.append((done, total)))
+    b = single.encode(texts)
+    assert pooled._workers is not None and len(pooled._workers) == 2
+    assert a.shape == (len(texts), 384)
+    assert (a == b).all()
+    assert seen[-1] == (len(texts), len(texts))
