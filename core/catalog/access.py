@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import hashlib
 from datetime import date
-from functools import cached_property
+from functools import cached_property, wraps
 
 from rank_bm25 import BM25Okapi
 
+from core.catalog import budget
 from core.catalog.entities import Entity, build_entity_index, head_index
 from core.catalog.evidence import Evidence
 from core.catalog.redact import redact, references
@@ -38,6 +39,17 @@ def _object_text(ev: Evidence) -> str:
     return " ".join(parts)
 
 
+def per_view(build):
+    """A cached property of one role's view, built once per process: like loading the embedding model, not the
+    time budget of whichever question happens to need it first (at 100,000 objects the entity index alone
+    takes seconds, and that first question would otherwise stop on its budget)."""
+    @wraps(build)
+    def once(self):
+        with budget.not_counted():
+            return build(self)
+    return cached_property(once)
+
+
 class Visible:
     """One role's view. Shared by every thread that asks as this role: its cached values are pure
     functions of the read-only file and the role, and every query runs on the calling thread's cursor."""
@@ -59,8 +71,19 @@ class Visible:
         # Names of hidden objects inside generated text (a formula's input metrics) and lineage edges to
         # them are rendered away too (core/catalog/redact.py).
         refs = {r for e in docs for r in references(e)}
-        hidden = self.store.unseen_ids(self.role, refs, self.grants) if refs else set()
+        hidden = self.store.unseen_ids(self.role, refs, self.grants, self._carriers(refs)) if refs else set()
         return [redact(e, hidden) for e in docs] if hidden else docs
+
+    def _carriers(self, ids) -> dict[str, bool]:
+        """Store.carriers for this view, each id looked up once per process: the file is read-only while open,
+        and the same links and edges (a metric's model, a source's freshness) are read by question after
+        question."""
+        known = self.__dict__.setdefault("_carried", {})
+        missing = [i for i in ids if i not in known]
+        if missing:
+            found = self.store.carriers(missing, self.role, self.grants)
+            known.update({i: found.get(i) for i in missing})  # None: no object carries it
+        return {i: known[i] for i in ids if known[i] is not None}
 
     def _redact(self, docs: list[Evidence]) -> list[Evidence]:
         """Drop references (links, supersedes, superseded_by) to anything this role cannot see.
@@ -71,10 +94,7 @@ class Visible:
         refs = {t for ev in docs for _, t in ev.link_targets()}
         if not refs:
             return docs
-        seen = {i for row in self.con.execute(
-            f"SELECT evidence_id, entity_id FROM evidence WHERE {acl_sql()} "
-            f"AND ({in_list('evidence_id', refs)} OR {in_list('entity_id', refs)})",
-            self._acl).fetchall() for i in row}
+        seen = {i for i, visible in self._carriers(refs).items() if visible}
         out = []
         for ev in docs:
             if all(t in seen for _, t in ev.link_targets()):
@@ -87,7 +107,7 @@ class Visible:
                 "superseded_by": ev.superseded_by if ev.superseded_by in seen else None}))
         return out
 
-    @cached_property
+    @per_view
     def revision(self) -> str:
         """The catalog revision as this role sees it: changes to objects it cannot see leave it as it is."""
         digest = hashlib.sha256()
@@ -97,11 +117,11 @@ class Visible:
             digest.update(f"{ev_id}|{content}\n".encode())
         return digest.hexdigest()[:16]
 
-    @cached_property
+    @per_view
     def count(self) -> int:
         return self.con.execute(f"SELECT count(*) FROM evidence WHERE {acl_sql()}", self._acl).fetchone()[0]
 
-    @cached_property
+    @per_view
     def entities(self) -> dict[str, Entity]:
         rows = self.con.execute(
             f"""SELECT e.evidence_id, e.entity_id, e.kind, e.title, e.authority, e.lifecycle,
@@ -111,11 +131,20 @@ class Visible:
                GROUP BY ALL ORDER BY e.evidence_id""", self._acl).fetchall()
         return build_entity_index(rows)
 
-    @cached_property
+    @per_view
+    def by_short_id(self) -> dict[str, list[tuple[int, str]]]:
+        """(position in `entities`, entity id) by what follows the id's first dot ("net_revenue" of
+        metric.net_revenue): how a formula names its input metrics, looked up instead of scanning every entity."""
+        index: dict[str, list[tuple[int, str]]] = {}
+        for position, entity_id in enumerate(self.entities):
+            index.setdefault(entity_id.split(".", 1)[-1], []).append((position, entity_id))
+        return index
+
+    @per_view
     def heads(self) -> dict[str, list[Entity]]:
         return head_index(self.entities)
 
-    @cached_property
+    @per_view
     def phrases(self) -> dict[tuple[str, ...], set[str]]:
         index: dict[tuple[str, ...], set[str]] = {}
         for ent in self.entities.values():
@@ -123,12 +152,12 @@ class Visible:
                 index.setdefault(name, set()).add(ent.entity_id)
         return index
 
-    @cached_property
+    @per_view
     def name_words(self) -> set[str]:
         """Every word of every visible name: a question word outside it is one the role's catalog never uses."""
         return {w for name in self.phrases for w in name}
 
-    @cached_property
+    @per_view
     def topic_names_by_word(self) -> dict[str, set[str]]:
         """Topic entity ids by each word of their names: which entities a run of question words could be
         part of, read in the question's words, not the catalog's size."""
@@ -140,7 +169,7 @@ class Visible:
                         index.setdefault(word, set()).add(ent.entity_id)
         return index
 
-    @cached_property
+    @per_view
     def names_by_first(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
         """(entity id, name) of every visible topic entity's names, by the name's first word: what a question
         word could begin ("net" -> net revenue), read in the question's length, not the catalog's size."""
@@ -151,7 +180,7 @@ class Visible:
                     index.setdefault(name[0], []).append((ent.entity_id, name))
         return index
 
-    @cached_property
+    @per_view
     def topics_by_word(self) -> dict[str, set[str]]:
         """Visible topic entities by every word of their names ("rate" -> churn rate, refund rate, ...)."""
         index: dict[str, set[str]] = {}
@@ -161,13 +190,13 @@ class Visible:
                     index.setdefault(word, set()).add(ent.entity_id)
         return index
 
-    @cached_property
+    @per_view
     def _bm25(self) -> tuple[list[str], BM25Okapi]:
         ids = list(self.entities)
         corpus = [[w for n in self.entities[i].names for w in n] + words(i) for i in ids]
         return ids, BM25Okapi(corpus or [[""]])
 
-    @cached_property
+    @per_view
     def _bm25_pos(self) -> dict[str, int]:
         return {e: i for i, e in enumerate(self._bm25[0])}
 
@@ -239,7 +268,7 @@ class Visible:
         ids = sorted({i for s in said for i in self._ids_by_lower.get(s.lower(), ())})
         return self._docs(in_list("evidence_id", ids), []) if ids else []
 
-    @cached_property
+    @per_view
     def _ids_by_lower(self) -> dict[str, set[str]]:
         """Visible evidence ids by their own id and their entity id, lower-cased: a lookup per question
         instead of lower-casing every id of the catalog in SQL (78 ms a question at 100k objects)."""
@@ -249,7 +278,7 @@ class Visible:
             index.setdefault(entity_id.lower(), set()).add(evidence_id)
         return index
 
-    @cached_property
+    @per_view
     def titles(self) -> list[tuple[str, str, str]]:
         """(evidence id, entity id, title) of every visible object: what a question may name in full, read
         without parsing any object (titles are never redacted)."""
@@ -265,8 +294,9 @@ class Visible:
     def edge_models_into(self, node: str) -> list[tuple[str, str]]:
         """(lineage evidence_id, upstream) for visible edges whose downstream is `node`."""
         return self.con.execute(
-            f"""SELECT l.evidence_id, l.upstream FROM lineage_edges l JOIN evidence e USING (evidence_id)
-               WHERE l.downstream = ? AND {acl_sql("e")}""", [node, *self._acl]).fetchall()
+            # The edge carries its object's ACL (store.py), so no join reads the evidence table.
+            f"SELECT evidence_id, upstream FROM lineage_edges WHERE downstream = ? AND {acl_sql()}",
+            [node, *self._acl]).fetchall()
 
     def linked_entities(self, entity_id: str) -> set[str]:
         """Entities one hop away through links or lineage edges carried by visible objects."""
@@ -290,19 +320,23 @@ class Visible:
 
     def documents_about(self, entity_id: str) -> list[Evidence]:
         """Non-governing objects of the entity, or linked to it (documents, superseded_by, conflicts_with)."""
-        return self._docs(
-            """(entity_id = ? OR evidence_id IN (
-                  SELECT l.evidence_id FROM links l WHERE l.target = ?
-                  OR l.target IN (SELECT evidence_id FROM evidence WHERE entity_id = ?)))
-               AND (authority <> 'authoritative' OR lifecycle IN ('draft', 'superseded', 'deprecated'))""",
-            [entity_id, entity_id, entity_id])
+        # Indexed lookups, then the objects by id: one query with ORs of subqueries scanned the table.
+        mine = [i for (i,) in self.con.execute("SELECT evidence_id FROM evidence WHERE entity_id = ?",
+                                               [entity_id]).fetchall()]
+        linking = [i for (i,) in self.con.execute(
+            f"SELECT evidence_id FROM links WHERE {in_list('target', [entity_id, *mine])}").fetchall()]
+        return self._docs(f"""{in_list('evidence_id', [*mine, *linking])}
+               AND (authority <> 'authoritative' OR lifecycle IN ('draft', 'superseded', 'deprecated'))""", [])
 
     def freshness_objects(self, source: str) -> list[Evidence]:
         # A source is named by its entity id (hand-written catalogs) or by its node id (dbt lineage).
-        return self._docs("""evidence_id IN (SELECT evidence_id FROM freshness WHERE source = ?
-                               OR source IN (SELECT evidence_id FROM evidence WHERE entity_id = ?)
-                               OR source IN (SELECT entity_id FROM evidence WHERE evidence_id = ?))""",
-                          [source, source, source])
+        names = {source} | {i for row in self.con.execute(
+            "SELECT evidence_id, NULL FROM evidence WHERE entity_id = ? UNION "
+            "SELECT NULL, entity_id FROM evidence WHERE evidence_id = ?", [source, source]).fetchall()
+            for i in row if i}
+        ids = [i for (i,) in self.con.execute(
+            f"SELECT evidence_id FROM freshness WHERE {in_list('source', names)}").fetchall()]
+        return self._docs(in_list("evidence_id", ids), []) if ids else []
 
     def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
         return self.store.upstream_closure(starts, self.role, day, depth, grants=self.grants)
@@ -315,7 +349,7 @@ class Visible:
 
     def hidden_ids(self, ids: set[str]) -> set[str]:
         # Hidden and absent alike (Store.unseen_ids): where a chain stops must not say which it was.
-        return self.store.unseen_ids(self.role, ids, self.grants)
+        return self.store.unseen_ids(self.role, ids, self.grants, self._carriers(ids))
 
 
 def visible(store: Store, role: str, grants: frozenset[str] = frozenset()) -> Visible:

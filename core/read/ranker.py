@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
+from core.catalog import budget
 from core.catalog.entities import (
     KIND_PREFIXES,
     ROLE_PRIORITY,
@@ -942,7 +943,8 @@ def _per_view(cache, view, make):
         return cache[view]
     except (KeyError, TypeError):
         pass
-    value = make(view)
+    with budget.not_counted():  # once per view, as access.per_view
+        value = make(view)
     try:
         cache[view] = value
     except TypeError:

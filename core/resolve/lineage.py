@@ -40,9 +40,9 @@ def metric_inputs(view: Visible, metric: Evidence, day: date | None) -> list[Evi
         return []
     names = set(_IDENT.findall(metric.metric.formula))
     out = []
-    for ent in view.entities.values():
-        short = ent.entity_id.split(".", 1)[-1]
-        if ent.role != "metric" or ent.entity_id == metric.entity_id or short not in names:
+    for _, entity_id in sorted(hit for name in names for hit in view.by_short_id.get(name, ())):
+        ent = view.entities[entity_id]
+        if ent.role != "metric" or ent.entity_id == metric.entity_id:
             continue
         versions = governing_versions(view.entity_objects(ent.entity_id), "metric")
         chosen = in_effect(versions, day) if day else versions[-1:]

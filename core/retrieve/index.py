@@ -285,7 +285,7 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_r
     atomic, versioned commit, and readers check out the tag named by the catalog they opened, so a crash
     part-way leaves them on the version they had."""
     import lancedb
-    from lancedb.index import FTS, LabelList
+    from lancedb.index import FTS, Bitmap, LabelList
 
     aside = None
     if prepared.broken and prepared.path.is_dir():
@@ -307,6 +307,11 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_r
         table = db.create_table(TABLE, data=prepared.data)
     table.create_index("text", config=FTS(), replace=True)
     table.create_index("acl", config=LabelList(), replace=True)
+    # Every search's filter names these few-valued columns beside the ACL: with their bitmaps Lance computes the
+    # whole pre-filter from indexes instead of reading three columns of every row (at 178k rows a role-filtered
+    # vector search went from 24 to 10 ms, full text from 36 to 19: docs/scale.md).
+    for column in FILTER_COLUMNS:
+        table.create_index(column, config=Bitmap(), replace=True)
     prepared.report.ann = ann.build(table, ann_min_rows)
     revision = revision or prepared.revision
     if revision:
@@ -319,6 +324,9 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_r
     if aside is not None:
         shutil.rmtree(aside, ignore_errors=True)
     return prepared.report
+
+
+FILTER_COLUMNS = ("part", "authority", "lifecycle")
 
 
 def _precision(prepared: PreparedIndex) -> str:

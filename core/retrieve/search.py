@@ -17,7 +17,7 @@ from core.catalog.envelope import IndexStatus
 from core.catalog.objects import RemoteIndex
 from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, normalize, words
-from core.retrieve import ann, reader
+from core.retrieve import reader
 from core.retrieve.embed import Embedder
 from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, connect_index, index_path
 
@@ -70,11 +70,13 @@ def _guarded(method):
 
 # Full-text matches fetched per query (LanceDB's best first) before re-scoring with the role's statistics. A
 # question's content words rarely match more on catalogs of thousands of objects, so there every match is
-# re-scored. Where the role's filtered set is large enough for the ANN index (100k objects), a common word
-# matches tens of thousands of rows, and re-scoring 1,000 of them was the largest cost of an answer after the
-# vector search (cProfile of benchmarks/bench.py's questions): there LanceDB's best LARGE_FTS_CANDIDATES are.
+# re-scored. From LARGE_FTS_ROWS rows in the role's filtered set (the 100k catalog: ~45,000 approved rows and
+# ~5,000 drafts and notes a role), a common word matches thousands of rows and re-scoring them was the largest
+# cost of an answer after the vector search (cProfile of benchmarks/bench.py's questions): there LanceDB's best
+# LARGE_FTS_CANDIDATES are, four times the most any pass keeps (2 x SEARCH_K).
 FTS_CANDIDATES = 1000
-LARGE_FTS_CANDIDATES = 250
+LARGE_FTS_ROWS = 4000
+LARGE_FTS_CANDIDATES = 120
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
 
 
@@ -266,7 +268,7 @@ class Searcher:
         if len(self._counts) > 4096:
             self._counts.clear()
         total = self._cached(self._counts, where, lambda: self.dataset.count_rows(filter=where))
-        limit = FTS_CANDIDATES if not ann.wants_ann(total) else LARGE_FTS_CANDIDATES
+        limit = FTS_CANDIDATES if total < LARGE_FTS_ROWS else LARGE_FTS_CANDIDATES
         rows = self.dataset.to_table(columns=[*HIT_COLUMNS, "_score"], full_text_query=raw or " ".join(terms),
                                      filter=where, prefilter=True, limit=limit).to_pylist()
         if not rows:
