@@ -581,11 +581,13 @@ def _search_pass(run: _Run, primary: Entity, selected: list[EvidenceRef], confli
     counts only when it names the entity and speaks to the same time. Neither changes what governs.
     """
     base = f"{run.searcher.view_filter(run.view)} AND part = 'body' AND lifecycle <> 'retired'"
+    names = " ".join(" ".join(n) for n in primary.names[:3])
+    conflicts_found = run.searcher.submit(run.searcher.text, f"{run.q.text} {names}", f"{base} AND (authority <> "
+                                          "'authoritative' OR lifecycle IN ('draft', 'superseded', 'deprecated'))",
+                                          k=SEARCH_K)
     answer_hits = run.searcher.hybrid(run.q.text, f"{base} AND authority = 'authoritative' "
                                       "AND lifecycle NOT IN ('draft', 'superseded', 'deprecated')", k=SEARCH_K)
-    names = " ".join(" ".join(n) for n in primary.names[:3])
-    conflict_hits = run.searcher.text(f"{run.q.text} {names}", f"{base} AND (authority <> 'authoritative' "
-                                      "OR lifecycle IN ('draft', 'superseded', 'deprecated'))", k=SEARCH_K)
+    conflict_hits = conflicts_found.result()
     known = {s.evidence_id for s in selected} | {c.evidence_id for c in conflicts}
     wanted = [h.evidence_id for h in answer_hits + conflict_hits if h.evidence_id not in known]
     # Re-read from the live catalog: current text and current permissions, whatever the index holds.

@@ -10,6 +10,7 @@ import math
 import re
 import threading
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -277,12 +278,24 @@ class Searcher:
         ranked = sorted(zip(rows, scores), key=lambda p: (-p[1], p[0]["chunk_id"]))
         return [self._hit(r, s) for r, s in ranked[:k] if s > 0]
 
+    @cached_property
+    def _pool(self) -> ThreadPoolExecutor:
+        # Lance releases the GIL while it searches, so one question's searches run side by side on the cores.
+        return ThreadPoolExecutor(max_workers=2, thread_name_prefix="asof-search")
+
+    def submit(self, search, *args, **kwargs) -> Future:
+        """Start one of this searcher's searches on another thread; `.result()` returns its hits or raises what
+        it raised (IndexUnavailable). Only Lance is read there: every filter is built before, on the caller's
+        thread, from the catalog."""
+        return self._pool.submit(search, *args, **kwargs)
+
     @_guarded
     def hybrid(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         """Reciprocal rank fusion of the vector and re-scored full-text lists, computed here so both
         inputs are the role's own rankings."""
+        pending = self.submit(self.text, query, where, k * 2)
         vec = self.vector(query, where, k * 2)
-        txt = self.text(query, where, k * 2)
+        txt = pending.result()
         fused: dict[str, float] = {}
         rows: dict[str, Hit] = {}
         for hits in (vec, txt):
