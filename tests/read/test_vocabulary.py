@@ -11,7 +11,7 @@ import pytest
 from conftest import DEMO, ROOT
 from visits_catalog import write_yaml_catalog
 
-from core.catalog.access import visible
+from core.catalog.access import _object_text, visible
 from core.catalog.redact import HIDDEN_NAME
 from core.catalog.store import Store, write_catalog
 from core.catalog.text import tokenize, words
@@ -61,16 +61,11 @@ def stores(tmp_path_factory) -> dict[str, tuple[Store, list[str]]]:
 
 
 def _parsed_vocabulary(view) -> set[str]:
-    """Every word of every object as the role reads it, parsed and redacted (how the vocabulary was built before)."""
+    """Every word of every object as the role reads it, parsed and redacted (how the vocabulary was built before):
+    the fields access._object_text names, which the SQL pass must read alike."""
     vocab = set(view.name_words)
     for ev in view.all():
-        parts = [ev.title, ev.evidence_id, ev.entity_id, ev.text, ev.description or "", ev.authority_class or "",
-                 ev.owner or "", " ".join(ev.aliases), ev.kind.value, ev.source_system or ""]
-        if ev.model:
-            parts += [ev.model.relation or "", " ".join(ev.model.columns), ev.model.grain or ""]
-        if ev.metric:
-            parts += [ev.metric.formula, ev.metric.grain or "", " ".join(ev.metric.filters + ev.metric.exclusions)]
-        vocab.update(words(" ".join(parts)))
+        vocab.update(words(_object_text(ev)))
     return vocab
 
 
