@@ -109,10 +109,10 @@ class Embedder:
 
     @cached_property
     def _workers(self) -> list | None:
-        """Single-threaded ONNX sessions, one per core, for long inputs: two sessions of one thread each encode
-        about 1.4x the rows per second of one session with two threads on this 2-core machine (small matrices
-        leave intra-op threads waiting on each other; docs/scale.md, "Ingest at 100k"). None where that cannot
-        help: one core, or the torch backend. Loaded at the first long encode, not by a question."""
+        """Single-threaded ONNX sessions, one per core, for long inputs: on this 2-core machine two sessions of one
+        thread each encoded 1.5x the rows a second of one two-thread session on a 3,000-text sample, and about 10%
+        more over a whole 100k ingest (docs/scale.md, "Benchmarks side by side"). None where that cannot help:
+        one core, or the torch backend. Loaded at the first long encode, not by a question."""
         threads = default_threads()
         if self.backend == "torch" or threads < 2:
             return None
