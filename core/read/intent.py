@@ -199,7 +199,7 @@ INTENTS: list[tuple[str, re.Pattern]] = [
     ("downstream", re.compile(
         r"\b((?:which|what) (?:dashboards?|reports?|exposures?|models?|metrics?|assets?|things|objects|consumers?|"
         r"downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b(?:use|uses|using|read|reads|reading|depend|depends|consume|consumes|"
-        r"built on|build on|rel(?:y|ies) on|fed by|feed off|sit on|downstream)|downstream of|"
+        r"(?:built on|build on|rel(?:y|ies) on|fed by|feed off|sit on)(?=\s+\w)|downstream)|downstream of|"
         r"what (?:uses|reads|depends on|consumes|is built on)|who uses|impact of changing|"
         r"what (?:would |will )?breaks?|what (?:is|gets|would be) (?:affected|impacted)|impact of)\b", re.I)),
     ("document", re.compile(

@@ -103,3 +103,17 @@ def test_a_magnitude_in_other_words_asks_for_the_value(text):
 ])
 def test_a_question_about_the_definition_does_not_ask_for_the_value(text):
     assert not parse_intent(text, date(2026, 11, 29)).value
+
+
+@pytest.mark.parametrize("text, kind", [
+    # "built on", "relies on", "fed by" with their object after them ask what uses it...
+    ("which dashboards are built on net revenue?", "downstream"),
+    ("what models rely on raw_shop.orders?", "downstream"),
+    ("which reports are fed by the bookings table", "downstream"),
+    # ...and with the clause ending on them, what the subject itself rests on: its definition and backing model.
+    ("which model is customer acquisition cost built on?", None),
+    ("how is the gizmo rate calculated, and which model is it built on?", None),
+    ("what table is weekly visits fed by?", None),
+])
+def test_built_on_reads_which_way_by_what_follows(text, kind):
+    assert parse_intent(text).kind == kind
