@@ -143,6 +143,27 @@ class OnnxEncoder:
         enc = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in enc], dtype=np.int64)
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        return self._run(ids, mask)
+
+    def tokens(self, texts: list[str]) -> list[list[int]]:
+        """Each text's token ids, truncated and unpadded: a long input is batched by these lengths."""
+        unpadded = self.__dict__.get("_unpadded")
+        if unpadded is None:  # its own tokenizer: the padded one may be encoding a question on another thread
+            from tokenizers import Tokenizer
+            unpadded = self.__dict__["_unpadded"] = Tokenizer.from_str(self.tokenizer.to_str())
+            unpadded.no_padding()
+        return [e.ids for e in unpadded.encode_batch(texts)]
+
+    def encode_tokens(self, batch: list[list[int]]) -> np.ndarray:
+        """Vectors of already tokenized texts, padded to the batch's longest: what `encode` computes."""
+        ids = np.zeros((len(batch), max(map(len, batch))), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, tokens in enumerate(batch):
+            ids[row, :len(tokens)] = tokens
+            mask[row, :len(tokens)] = 1
+        return self._run(ids, mask)
+
+    def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
                                       "token_type_ids": np.zeros_like(ids)})[0]
         return out.astype(np.float32)

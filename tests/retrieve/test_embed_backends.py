@@ -76,3 +76,14 @@ def test_long_input_on_worker_sessions_gets_the_same_vectors(backend, monkeypatc
     assert a.shape == (len(texts), 384)
     assert (a == b).all()
     assert seen[-1] == (len(texts), len(texts))
+
+
+def test_long_input_batched_by_tokens_gets_each_texts_own_vector():
+    """A long input is tokenized first and batched by token count (padding its own); every text still gets the
+    vector it gets when encoded alone, as a question is, so an ingest's rows and a question's vector agree."""
+    texts = [f"{t} {i}" for i in range(20) for t in TEXTS]
+    embedder = Embedder(backend="onnx")
+    together = embedder.encode(texts)
+    alone = [embedder.encode([t])[0] for t in texts[::7]]
+    cosine = [float(a @ b) for a, b in zip(alone, together[::7])]
+    assert min(cosine) > 0.99999, cosine
