@@ -2,7 +2,7 @@
 
 Below ANN_MIN_ROWS a flat (exact) scan of the role's rows is fast enough and exact, so no vector index is
 built. From there on the index gets an IVF_FLAT vector index (cosine): the rows are clustered into partitions
-and a question scans the nearest NPROBES partitions with full vectors. IVF_HNSW_SQ was measured beside it on
+and a question scans the nearest nprobes() partitions with full vectors. IVF_HNSW_SQ was measured beside it on
 the 178k rows of the synthetic 100k catalog (2 cores, under load): 212 s to build against 4.5 s, and a search
 with the role's pre-filter at p50 33 ms against 18 ms, with no recall to gain over exact distances inside the
 probed partitions. Queries keep the permission filter
@@ -21,19 +21,32 @@ VECTOR_COLUMN = "vector"
 # the ANN search stays near 7-10 ms; from 10k rows the index is the faster of the two, below it flat is exact
 # and as fast.
 ANN_MIN_ROWS = 10_000
-# Rows per IVF partition when the index is trained.
-ROWS_PER_PARTITION = 8_192
-# Partitions a search scans (recall against flat: benchmarks/bench.py, benchmarks/ann_recall.py).
-NPROBES = 8
+# IVF partitions: about the square root of the rows (LanceDB's own default; 422 for the 178k rows of the 100k
+# benchmark catalog), and a search probes PROBE_SHARE of them. Measured on that catalog (topical texts, every
+# role's pre-filter, benchmarks/results/ann_sweep.md): recall@10 against flat rose with the share of rows
+# scanned, and finer partitions needed a smaller share for the same recall (22 partitions of ~8k rows probed
+# 8 at a time found 0.74 of the flat top 10, 420 partitions probed 192 found 0.9965, and the search was as fast).
+PROBE_SHARE = 0.45
 
 
 def wants_ann(rows: int, min_rows: int = ANN_MIN_ROWS) -> bool:
     return rows >= min_rows
 
 
+# Fewer, larger partitions below ~65k rows: k-means wants a few hundred vectors a centroid, and a partition of a
+# few dozen rows is noise (a catalog forced onto the index, as tests/retrieve/test_ann.py does, stays one partition).
+MIN_PARTITION_ROWS = 256
+
+
 def partitions(rows: int) -> int:
-    """IVF partitions for `rows` vectors: at least one, a partition of ~ROWS_PER_PARTITION rows each."""
-    return max(1, math.ceil(rows / ROWS_PER_PARTITION))
+    """IVF partitions for `rows` vectors: about sqrt(rows), none smaller than MIN_PARTITION_ROWS, at least one."""
+    return max(1, min(round(math.sqrt(rows)), rows // MIN_PARTITION_ROWS))
+
+
+def nprobes(rows: int) -> int:
+    """Partitions a search probes in an index of `rows` vectors (trained on about as many: a re-ingest that
+    changes more than RETRAIN_SHARE of them retrains it)."""
+    return max(1, math.ceil(PROBE_SHARE * partitions(rows)))
 
 
 def index_config(rows: int):

@@ -58,13 +58,14 @@ def open_dataset(location: Path | RemoteIndex, revision: str | None, version: in
     return ds, None
 
 
-def nearest(vector, k: int, exact: bool) -> dict:
-    """The vector query for k results: flat when asked, else the partitions ann.py says to probe. On a
-    dataset without a vector index Lance scans flat whatever is set here."""
+def nearest(vector, k: int, exact: bool, rows: int) -> dict:
+    """The vector query for k results in an index of `rows` rows: flat when asked, else the partitions ann.py
+    says to probe. On a dataset without a vector index Lance scans flat whatever is set here."""
     query = {"column": ann.VECTOR_COLUMN, "q": vector, "k": k, "metric": "cosine"}
     if exact:
         return {**query, "use_index": False}
-    return {**query, "minimum_nprobes": ann.NPROBES, "maximum_nprobes": ann.NPROBES}
+    probes = ann.nprobes(rows)
+    return {**query, "minimum_nprobes": probes, "maximum_nprobes": probes}
 
 
 def precision(ds) -> str:

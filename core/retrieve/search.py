@@ -164,6 +164,11 @@ class Searcher:
             self._local.table = table
         return table
 
+    @cached_property
+    def rows(self) -> int:
+        """Rows of the pinned version (how many partitions a vector search probes): read once."""
+        return self.dataset.count_rows() if self.dataset is not None else 0
+
     @property
     def available(self) -> bool:
         return self.version is not None
@@ -253,7 +258,7 @@ class Searcher:
         # Cosine search, flat below the ANN threshold (a distance then depends on the query and the row
         # alone) and through the ANN index above it; the role's filter is applied first either way.
         rows = self.dataset.to_table(columns=[*HIT_COLUMNS, "_distance"], filter=where, prefilter=bool(where),
-                                     nearest=reader.nearest(self.embed(query), k, self.exact)).to_pylist()
+                                     nearest=reader.nearest(self.embed(query), k, self.exact, self.rows)).to_pylist()
         return [self._hit(r, 1.0 - r["_distance"]) for r in rows]
 
     @_guarded
