@@ -190,7 +190,7 @@ def doc_block(run) -> Envelope | None:
         return None
     today = run.day or run.at.date()
     fits = []
-    for ev in run.view.of_kinds(["documentation"], authority_class="dbt_doc"):
+    for ev in run.view.doc_blocks:
         if ev.entity_id in run.view.entities and run.view.entities[ev.entity_id].is_topic:
             continue
         name = set(words(ev.title)) - STOPWORDS

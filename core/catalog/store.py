@@ -368,6 +368,14 @@ def in_list(column: str, values) -> str:
     return f"{column} IN (" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
 
 
+def keyed(table: str, key: str, select: str, rest: str) -> str:
+    """`SELECT select FROM table WHERE key AND rest`, with the rows found by `key` (an indexed lookup: ids IN a
+    list) first and `rest` (the ACL, a date range) checked on those rows only. Asked as one WHERE, DuckDB plans
+    some of those filters as a scan of the whole table: an edge lookup with a date range took 9 ms at 100,000
+    objects against 4.7, a read of one object by id with the ACL 4.0 against 2.7 (docs/scale.md)."""
+    return f"WITH hit AS MATERIALIZED (SELECT * FROM {table} WHERE {key}) SELECT {select} FROM hit WHERE {rest}"
+
+
 def acl_sql(alias: str = "") -> str:
     """The one ACL predicate every read uses: the role is in the object's ACL, or the object is granted to
     this view by id (a steward's review queue, core/answer/steward.py). Parameters: role, then the granted ids."""
@@ -502,9 +510,8 @@ class Store:
         for _ in range(max_depth):
             if not frontier:
                 break
-            rows = self.con.execute(
-                f"SELECT DISTINCT upstream, downstream, evidence_id FROM lineage_edges "
-                f"WHERE {in_list(far, frontier)} AND {in_effect}", params).fetchall()
+            rows = self.con.execute(keyed("lineage_edges", in_list(far, frontier),
+                                          "DISTINCT upstream, downstream, evidence_id", in_effect), params).fetchall()
             edges += rows
             found = {row[0] if near == "upstream" else row[1] for row in rows}
             frontier = found - reach
@@ -517,13 +524,12 @@ class Store:
         if not nodes:
             return []
         return self.con.execute(
-            f"""SELECT DISTINCT upstream, upstream_column, downstream, downstream_column, evidence_id
-               FROM lineage_edges
-               WHERE {in_list('downstream', nodes)} AND downstream_column IS NOT NULL
-                 AND {acl_sql()} AND governs
-                 AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
-                                          AND (valid_to IS NULL OR ?::DATE < valid_to)))
-               ORDER BY 3, 4, 1, 2""", [role, sorted(grants), day, day, day]).fetchall()
+            keyed("lineage_edges", in_list("downstream", nodes),
+                  "DISTINCT upstream, upstream_column, downstream, downstream_column, evidence_id",
+                  f"""downstream_column IS NOT NULL AND {acl_sql()} AND governs
+                      AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
+                                               AND (valid_to IS NULL OR ?::DATE < valid_to)))
+                      ORDER BY 3, 4, 1, 2"""), [role, sorted(grants), day, day, day]).fetchall()
 
     def table_edges_into(self, nodes: list[str], day, role: str,
                          grants: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
@@ -534,10 +540,10 @@ class Store:
         if not nodes:
             return []
         return self.con.execute(
-            f"""SELECT DISTINCT upstream, downstream FROM lineage_edges
-               WHERE {in_list('downstream', nodes)} AND upstream_column IS NULL AND governs AND {acl_sql()}
-                 AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
-                                          AND (valid_to IS NULL OR ?::DATE < valid_to)))""",
+            keyed("lineage_edges", in_list("downstream", nodes), "DISTINCT upstream, downstream",
+                  f"""upstream_column IS NULL AND governs AND {acl_sql()}
+                      AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
+                                               AND (valid_to IS NULL OR ?::DATE < valid_to)))"""),
             [role, sorted(grants), day, day, day]).fetchall()
 
     def hidden_ids(self, role: str, ids: set[str], grants: frozenset[str] = frozenset()) -> set[str]:

@@ -84,3 +84,19 @@ def test_nonexistent_and_restricted_look_the_same(ask_demo):
     assert hidden.behavior == missing.behavior
     assert hidden.verdict == missing.verdict
     assert [t.rule for t in hidden.trace] == [t.rule for t in missing.trace]
+
+
+def test_objects_a_view_remembers_are_its_own(demo_store):
+    """Each role's view keeps the objects it read (the file is read-only while open); another role that reads
+    the same ids afterwards still gets only what it may see, and a read from memory equals a read from the file."""
+    from core.catalog.access import visible
+    ids = sorted(e.evidence_id for e in CATALOG.evidence)
+    for reader in ROLES:  # every role reads everything first, so each view remembers what it saw
+        visible(demo_store, reader).by_ids(ids)
+    for role in ROLES:
+        view = visible(demo_store, role)
+        allowed = {e.evidence_id for e in CATALOG.evidence if role in e.acl}
+        remembered = view.by_ids(ids)
+        assert {e.evidence_id for e in remembered} == allowed
+        view.__dict__.pop("_objects", None)  # the same read, from the file
+        assert [e.model_dump() for e in view.by_ids(ids)] == [e.model_dump() for e in remembered]
