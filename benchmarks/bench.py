@@ -63,9 +63,9 @@ VERBS = "counts sums averages tracks measures divides compares".split()
 PERIODS = "daily weekly monthly quarterly trailing".split()
 
 
-def _text(rng: random.Random, n: int, domain: str = "") -> str:
-    """About n words in sentences over one domain's words (a random domain when none is given)."""
-    words = DOMAINS[domain or rng.choice(sorted(DOMAINS))].split()
+def _text(rng: random.Random, n: int, domain: str) -> str:
+    """About n words in sentences over one domain's words."""
+    words = DOMAINS[domain].split()
     out: list[str] = []
     while sum(len(s.split()) for s in out) < n:
         a, b, c, d = rng.sample(words, 4)

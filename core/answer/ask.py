@@ -589,18 +589,11 @@ def _search_pass(run: _Run, primary: Entity, selected: list[EvidenceRef], confli
                                       "AND lifecycle NOT IN ('draft', 'superseded', 'deprecated')", k=SEARCH_K)
     conflict_hits = conflicts_found.result()
     known = {s.evidence_id for s in selected} | {c.evidence_id for c in conflicts}
-
-    def about_primary(entity_id: str) -> bool:  # a draft of another metric is that metric's business
-        owner = run.view.entities.get(entity_id)
-        return entity_id == primary.entity_id or bool(owner and owner.role == "document")
-
-    # Re-read from the live catalog: current text and current permissions, whatever the index holds. Only hits
-    # that could count are read (the index's entity id says which; the live object is checked again below), and
-    # approved ones in rank order until three supporting are found: reading all 30 hits was a fifth of an answer
-    # at 100,000 objects.
-    wanted = [h.evidence_id for h in conflict_hits if h.evidence_id not in known and about_primary(h.entity_id)]
-    others = [h.evidence_id for h in answer_hits if h.evidence_id not in known and h.entity_id != primary.entity_id]
-    tried = set(wanted + others[:6])
+    # Re-read from the live catalog: current text and current permissions, whatever the index holds. Every
+    # conflict hit, and approved hits in rank order only until three supporting ones are found: reading all ~30
+    # hits was a fifth of an answer's catalog reads at 100,000 objects.
+    others = [h.evidence_id for h in answer_hits if h.evidence_id not in known]
+    tried = {h.evidence_id for h in conflict_hits if h.evidence_id not in known} | set(others[:6])
     live = {e.evidence_id: e for e in run.view.by_ids(sorted(tried))}
     check_day = run.day or (run.period[0] if run.period else run.at.date())
     more, supporting, seen = [], [], set(known)
@@ -609,8 +602,9 @@ def _search_pass(run: _Run, primary: Entity, selected: list[EvidenceRef], confli
         if ev is None or ev.evidence_id in seen or ev.governs or not retrievable(ev, check_day):
             continue
         seen.add(ev.evidence_id)
-        if not about_primary(ev.entity_id):
-            continue
+        owner = run.view.entities.get(ev.entity_id)
+        if ev.entity_id != primary.entity_id and not (owner and owner.role == "document"):
+            continue  # a draft of another metric is that metric's business
         words = [t.norm for t in tokenize(f"{ev.title} {ev.text}")]
         mentions = any(tuple(words[i:i + len(n)]) == n for n in primary.names for i in range(len(words)))
         # A page that says just "revenue" is about net revenue only if no other visible metric could be meant.

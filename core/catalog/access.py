@@ -65,8 +65,16 @@ class Visible:
         return self.store.con
 
     def _docs(self, where: str, params: list) -> list[Evidence]:
-        rows = self.con.execute(keyed("evidence", where, "doc", f"{acl_sql()} ORDER BY evidence_id"),
-                                [*params, *self._acl]).fetchall()
+        """Visible objects matching `where` (a scan: kinds, everything)."""
+        return self._parsed(self.con.execute(f"SELECT doc FROM evidence WHERE {acl_sql()} AND ({where}) "
+                                             "ORDER BY evidence_id", [*self._acl, *params]).fetchall())
+
+    def _by_key(self, key: str) -> list[Evidence]:
+        """Visible objects found by an indexed lookup (`key`: an IN list of ids), the ACL checked on those rows."""
+        return self._parsed(self.con.execute(keyed("evidence", key, "doc", f"{acl_sql()} ORDER BY evidence_id"),
+                                             self._acl).fetchall())
+
+    def _parsed(self, rows: list[tuple[str]]) -> list[Evidence]:
         docs = self._redact([Evidence.model_validate_json(doc) for (doc,) in rows])
         # Names of hidden objects inside generated text (a formula's input metrics) and lineage edges to
         # them are rendered away too (core/catalog/redact.py).
@@ -236,7 +244,7 @@ class Visible:
                 UNION ALL SELECT evidence_id, NULL FROM o WHERE names_others""", self._acl).fetchall()
         found = {w for _, raw in rows if raw is not None for w in words(raw)}
         named = [evidence_id for evidence_id, _ in rows if evidence_id is not None]
-        for ev in self._docs(in_list("evidence_id", named), []) if named else ():
+        for ev in self._by_key(in_list("evidence_id", named)) if named else ():
             found.update(words(_object_text(ev)))
         return found
 
@@ -250,7 +258,7 @@ class Visible:
     def entity_objects(self, entity_id: str) -> list[Evidence]:
         """Every visible object of the entity (`entity_id = ?` with a parameter is not answered from the index:
         11 against ~3 ms at 100,000 objects)."""
-        return self._remember(self._docs(in_list("entity_id", [entity_id]), []))
+        return self._remember(self._by_key(in_list("entity_id", [entity_id])))
 
     def by_ids(self, ids: list[str]) -> list[Evidence]:
         """Objects by evidence id, or every object of an entity id (two IN lists of literals, each an
@@ -259,13 +267,13 @@ class Visible:
         if not ids:
             return []
         known = self._objects
-        found = {i: known[i] for i in ids if i in known}
+        found = {i: e for i in ids if (e := known.get(i)) is not None}  # another thread may empty it meanwhile
         rest = [i for i in ids if i not in found]
         if rest:
-            found.update({e.evidence_id: e for e in self._remember(self._docs(in_list("evidence_id", rest), []))})
+            found.update({e.evidence_id: e for e in self._remember(self._by_key(in_list("evidence_id", rest)))})
             rest = [i for i in rest if i not in found]
         if rest:
-            found.update({e.evidence_id: e for e in self._remember(self._docs(in_list("entity_id", rest), []))})
+            found.update({e.evidence_id: e for e in self._remember(self._by_key(in_list("entity_id", rest)))})
         return sorted(found.values(), key=lambda e: e.evidence_id)
 
     # Objects a view keeps by evidence id (emptied when full): the file is read-only while open, so an object this
@@ -278,6 +286,8 @@ class Visible:
         return {}
 
     def _remember(self, docs: list[Evidence]) -> list[Evidence]:
+        if len(docs) > self.KEPT_OBJECTS // 10:  # a review queue or an evaluation reading many: not kept
+            return docs
         if len(self._objects) + len(docs) > self.KEPT_OBJECTS:
             self._objects.clear()
         self._objects.update({e.evidence_id: e for e in docs})
@@ -293,7 +303,7 @@ class Visible:
         if not said:
             return []
         ids = sorted({i for s in said for i in self._ids_by_lower.get(s.lower(), ())})
-        return self._docs(in_list("evidence_id", ids), []) if ids else []
+        return self._by_key(in_list("evidence_id", ids)) if ids else []
 
     @per_view
     def _ids_by_lower(self) -> dict[str, set[str]]:
@@ -316,7 +326,7 @@ class Visible:
         """Which of these evidence ids the role may see: the check on a model's citations."""
         if not ids:
             return set()
-        return {e.evidence_id for e in self._docs(in_list("evidence_id", ids), [])}
+        return {e.evidence_id for e in self._by_key(in_list("evidence_id", ids))}
 
     def edge_models_into(self, node: str) -> list[tuple[str, str]]:
         """(lineage evidence_id, upstream) for visible edges whose downstream is `node`."""
@@ -348,8 +358,8 @@ class Visible:
     def documents_about(self, entity_id: str) -> list[Evidence]:
         """Non-governing objects of the entity, or linked to it (documents, superseded_by, conflicts_with)."""
         # Indexed lookups, then the objects by id: one query with ORs of subqueries scanned the table.
-        mine = [i for (i,) in self.con.execute("SELECT evidence_id FROM evidence WHERE entity_id = ?",
-                                               [entity_id]).fetchall()]
+        mine = [i for (i,) in self.con.execute(
+            f"SELECT evidence_id FROM evidence WHERE {in_list('entity_id', [entity_id])}").fetchall()]
         linking = [i for (i,) in self.con.execute(
             f"SELECT evidence_id FROM links WHERE {in_list('target', [entity_id, *mine])}").fetchall()]
         return self._docs(f"""{in_list('evidence_id', [*mine, *linking])}
@@ -363,7 +373,7 @@ class Visible:
             for i in row if i}
         ids = [i for (i,) in self.con.execute(
             f"SELECT evidence_id FROM freshness WHERE {in_list('source', names)}").fetchall()]
-        return self._docs(in_list("evidence_id", ids), []) if ids else []
+        return self._by_key(in_list("evidence_id", ids)) if ids else []
 
     def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
         return self.store.upstream_closure(starts, self.role, day, depth, grants=self.grants)

@@ -21,11 +21,12 @@ VECTOR_COLUMN = "vector"
 # the ANN search stays near 7-10 ms; from 10k rows the index is the faster of the two, below it flat is exact
 # and as fast.
 ANN_MIN_ROWS = 10_000
-# IVF partitions: about the square root of the rows (LanceDB's own default; 422 for the 178k rows of the 100k
+# IVF partitions: about the square root of the rows (LanceDB's own default; 422 for the 178,260 rows of the 100k
 # benchmark catalog), and a search probes PROBE_SHARE of them. Measured on that catalog (topical texts, every
-# role's pre-filter, benchmarks/results/ann_sweep.md): recall@10 against flat rose with the share of rows
-# scanned, and finer partitions needed a smaller share for the same recall (22 partitions of ~8k rows probed
-# 8 at a time found 0.74 of the flat top 10, 420 partitions probed 192 found 0.9965, and the search was as fast).
+# role's pre-filter, benchmarks/results/ann_sweep.md): recall@10 against flat rises with the share of rows
+# scanned, and finer partitions need a smaller share for the same recall (22 partitions, 8 probed: 0.90;
+# 422 partitions, 190 probed: 0.997, and the search as fast). Coarser layouts need a larger share (128
+# partitions at 45%: 0.98), and catalogs of 10k-65k rows get 39-256 partitions: their recall is not measured.
 PROBE_SHARE = 0.45
 
 
@@ -44,8 +45,9 @@ def partitions(rows: int) -> int:
 
 
 def nprobes(rows: int) -> int:
-    """Partitions a search probes in an index of `rows` vectors (trained on about as many: a re-ingest that
-    changes more than RETRAIN_SHARE of them retrains it)."""
+    """Partitions a search probes in an index of `rows` vectors. Computed from the rows, not read from the index
+    (its statistics carry every centroid): an index trained at another size (a re-ingest adding fewer than
+    RETRAIN_SHARE new rows, or deleting many) gets the probes of its present size, so its share drifts."""
     return max(1, math.ceil(PROBE_SHARE * partitions(rows)))
 
 

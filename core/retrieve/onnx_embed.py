@@ -145,16 +145,17 @@ class OnnxEncoder:
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
         return self._run(ids, mask)
 
-    def tokens(self, texts: list[str]) -> list[list[int]]:
+    def tokens(self, texts: list[str]) -> list[np.ndarray]:
         """Each text's token ids, truncated and unpadded: a long input is batched by these lengths."""
         unpadded = self.__dict__.get("_unpadded")
         if unpadded is None:  # its own tokenizer: the padded one may be encoding a question on another thread
             from tokenizers import Tokenizer
             unpadded = self.__dict__["_unpadded"] = Tokenizer.from_str(self.tokenizer.to_str())
             unpadded.no_padding()
-        return [e.ids for e in unpadded.encode_batch(texts)]
+        # numpy arrays, not lists of Python ints: a 100k catalog's texts hold millions of tokens.
+        return [np.asarray(e.ids, dtype=np.int64) for e in unpadded.encode_batch(texts)]
 
-    def encode_tokens(self, batch: list[list[int]]) -> np.ndarray:
+    def encode_tokens(self, batch: list[np.ndarray]) -> np.ndarray:
         """Vectors of already tokenized texts, padded to the batch's longest: what `encode` computes."""
         ids = np.zeros((len(batch), max(map(len, batch))), dtype=np.int64)
         mask = np.zeros_like(ids)
