@@ -22,12 +22,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-for key, value in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANCEDB_LOG": "error",
-                   "LITELLM_LOCAL_MODEL_COST_MAP": "True"}.items():
-    os.environ.setdefault(key, value)
-
+# bench puts AsOf on the path and sets the offline environment (no model hub, quiet LanceDB) on import.
 from bench import pct, questions, synth_catalog  # noqa: E402
 
 
