@@ -376,6 +376,11 @@ def keyed(table: str, key: str, select: str, rest: str) -> str:
     return f"WITH hit AS MATERIALIZED (SELECT * FROM {table} WHERE {key}) SELECT {select} FROM hit WHERE {rest}"
 
 
+# A lineage edge in effect on a day (parameters: the day three times; a NULL day: every edge).
+EDGE_ON_DAY = ("(?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE) "
+               "AND (valid_to IS NULL OR ?::DATE < valid_to)))")
+
+
 def acl_sql(alias: str = "") -> str:
     """The one ACL predicate every read uses: the role is in the object's ACL, or the object is granted to
     this view by id (a steward's review queue, core/answer/steward.py). Parameters: role, then the granted ids."""
@@ -499,8 +504,7 @@ class Store:
             return []
         # Downstream is the same walk over reversed edges.
         near, far = ("upstream", "downstream") if direction == "upstream" else ("downstream", "upstream")
-        in_effect = (f"{acl_sql()} AND governs AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE) "
-                     "AND (valid_to IS NULL OR ?::DATE < valid_to)))")
+        in_effect = f"{acl_sql()} AND governs AND {EDGE_ON_DAY}"
         params = [role, sorted(grants), day, day, day]
         # One indexed lookup per step for the edges out of the nodes reached so far: a recursive query over every
         # edge the role may see read all of them (29 ms a question at 100k objects). The walk over them below is
@@ -526,10 +530,8 @@ class Store:
         return self.con.execute(
             keyed("lineage_edges", in_list("downstream", nodes),
                   "DISTINCT upstream, upstream_column, downstream, downstream_column, evidence_id",
-                  f"""downstream_column IS NOT NULL AND {acl_sql()} AND governs
-                      AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
-                                               AND (valid_to IS NULL OR ?::DATE < valid_to)))
-                      ORDER BY 3, 4, 1, 2"""), [role, sorted(grants), day, day, day]).fetchall()
+                  f"downstream_column IS NOT NULL AND {acl_sql()} AND governs AND {EDGE_ON_DAY} "
+                  "ORDER BY 3, 4, 1, 2"), [role, sorted(grants), day, day, day]).fetchall()
 
     def table_edges_into(self, nodes: list[str], day, role: str,
                          grants: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
@@ -541,9 +543,7 @@ class Store:
             return []
         return self.con.execute(
             keyed("lineage_edges", in_list("downstream", nodes), "DISTINCT upstream, downstream",
-                  f"""upstream_column IS NULL AND governs AND {acl_sql()}
-                      AND (?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE)
-                                               AND (valid_to IS NULL OR ?::DATE < valid_to)))"""),
+                  f"upstream_column IS NULL AND governs AND {acl_sql()} AND {EDGE_ON_DAY}"),
             [role, sorted(grants), day, day, day]).fetchall()
 
     def hidden_ids(self, role: str, ids: set[str], grants: frozenset[str] = frozenset()) -> set[str]:

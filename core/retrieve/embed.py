@@ -132,21 +132,24 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if self.backend == "torch" or len(texts) <= self.batch_size:  # a question, or sentence-transformers
-            order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-            batches = [order[b:b + self.batch_size] for b in range(0, len(order), self.batch_size)]
+            batches = self._batches([len(t) for t in texts])
             return self._run(batches, lambda _, idx: self._batch([texts[i] for i in idx]), [self], progress)
         # One long encode at a time: it tokenizes on the encoder's unpadded tokenizer and uses the worker sessions.
         with self._pool_lock:
             tokens = self.model.tokens(texts)
             # Longest first in tokens, so a batch pads little: sorted by characters, padding was 19% of the
             # tokens encoded on the synthetic benchmark catalog, by tokens 0.2% (docs/scale.md).
-            order = sorted(range(len(texts)), key=lambda i: -len(tokens[i]))
-            batches = [order[b:b + self.batch_size] for b in range(0, len(order), self.batch_size)]
+            batches = self._batches([len(t) for t in tokens])
             # The same batches either way: with int8 a vector depends on its batch (activations are quantized
             # per batch), so a long input gives the vectors a one-session run gives.
             workers = (self._workers if len(batches) >= 4 else None) or [self.model]
             return self._run(batches, lambda session, idx: session.encode_tokens([tokens[i] for i in idx]),
                              workers, progress)
+
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        """Input positions in batches, longest first (and a too-long text shows up at once)."""
+        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+        return [order[b:b + self.batch_size] for b in range(0, len(order), self.batch_size)]
 
     def _run(self, batches: list[list[int]], encode, sessions: list, progress) -> np.ndarray:
         """Each batch's vectors from `encode(session, batch)`, back in input order. One session: this embedder's
