@@ -46,7 +46,7 @@ from core.catalog.entities import (
     semantic_entities,
 )
 from core.catalog.evidence import Kind
-from core.catalog.text import GENERIC, MONTH_WORDS, STOPWORDS, Token, normalize, tokenize, words
+from core.catalog.text import ASKING_WORDS, GENERIC, MONTH_WORDS, STOPWORDS, Token, normalize, tokenize, words
 from core.read.described import (
     DESCRIBED_MARGIN,
     coverage,
@@ -403,7 +403,16 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         return _decide_fuzzy(question, intent, view, fuzzy, toks, base)
 
     named = [m for m in matches if entities[m.entity_id].is_topic]  # a document's or lineage's name hides no head noun
-    heads = [m for m in bare_head_matches(toks, view.heads, named) if not _compound(question, m, toks, norms, vocab, intent)]
+    heads = bare_head_matches(toks, view.heads, named)
+    # "passenger boarding fee", "customer acquisition cost": a metric's head noun followed by a word no visible name
+    # uses begins the name of something else, exactly as a one-word name does ("order cost").
+    head_compounds = [m for m in heads if _compound(question, m, toks, norms, vocab, intent)]
+    heads = [m for m in heads if m not in head_compounds]
+    if heads and _words_nothing_visible_uses(question, toks, intent, view):
+        # A bare head noun is weak evidence: "how much do we spend to acquire a customer (CAC)?" shares only
+        # "customer" with Active customers, and names its subject with words this role's catalog never uses. That
+        # subject is hidden or was never written; the head noun's metric must not stand in for it.
+        heads = []
     head_ids = list(dict.fromkeys(m.entity_id for m in heads))
     partial = _partial_identifier(question, intent, view) or _one_shared_word(toks, intent, view)
     if partial is not None:
@@ -412,15 +421,15 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         desc = described_entity(question, view, intent.excluded_spans)
         # A compound that names nothing visible ("room revenue share") is a described table only when the table's
         # own description says the question's words side by side ("our supply expenses data"), at least half of them.
-        named_thing = (any(entities[m.entity_id].is_topic for m in compounds) or qualified_head(toks, view.heads)
-                       or _made_up_compound(norms, view))
+        named_thing = (any(entities[m.entity_id].is_topic for m in compounds) or bool(head_compounds)
+                       or qualified_head(toks, view.heads) or _made_up_compound(norms, view))
         if desc is not None and desc.clear and (not named_thing or said_together(view, desc.entity_id, desc.asked)):
             return Choice("answer", desc.entity_id, candidates=[Candidate(desc.entity_id, {"dense": desc.coverage})],
                           rule=_described_rule(desc, "no visible name is in the question"), **base)
     # A compound naming something no visible name matches ("order cost") is one specific thing the
     # user means: a look-alike found by similarity must not stand in for it.
     if searcher is not None and not qualified_head(toks, view.heads) and not unexplained \
-            and not any(entities[m.entity_id].is_topic for m in compounds) \
+            and not any(entities[m.entity_id].is_topic for m in compounds) and not head_compounds \
             and not _unknown_kind_name(norms, vocab) and not _made_up_compound(norms, view):
         sem = _semantic(question, view, searcher, role, restrict=head_ids, base=base)
         if sem is not None:
@@ -596,6 +605,26 @@ def _compound(question: str, m: Match, toks: list[Token], norms: list[str], voca
 def _foreign(w: str, vocab: set[str]) -> bool:
     return (w not in vocab and w not in GENERIC and w not in MONTH_WORDS and not w.isdigit() and len(w) > 2
             and w.isalpha())
+
+
+# How much or how often something is asked ("how many passengers are seated?"): the size of the answer, not its subject.
+QUANTITY_WORDS = set(words("many much often long big large small high low"))
+
+
+def _words_nothing_visible_uses(question: str, toks: list[Token], intent, view) -> list[str]:
+    """The question's content words that no object the role may see uses anywhere (no title, id, alias, text or
+    column; one slip away counts as used): "acquire" and "CAC" when customer acquisition cost is hidden or absent.
+    Asking, generic, kind and quantity words, dates, numbers and asides ("with payment events late, ...") say
+    nothing about the subject and are never counted. Only the role's view is read, so a hidden object's words read
+    exactly as made-up ones."""
+    aside = _aside_tokens(question, toks)
+    asked = [t.norm for k, t in enumerate(toks) if k not in aside and not _excluded(t, intent)
+             and t.norm not in ASKING_WORDS and t.norm not in KIND_NOUNS and t.norm not in QUANTITY_WORDS
+             and t.norm not in NOT_A_THING and _foreign(t.norm, set())]
+    if not asked:
+        return []
+    vocab = visible_vocabulary(view)
+    return [w for w in asked if not _known(w, vocab)]
 
 
 def _made_up_compound(norms: list[str], view) -> bool:
