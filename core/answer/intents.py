@@ -20,7 +20,7 @@ def before_when(run, pick: Pick) -> Envelope | None:
     if run.intent.overrides:
         return None
     from core.answer import review
-    if review.asked_categories(run.q.text):
+    if review.asked_categories(run.q.text) and not review.asks_a_definition(run):
         return review.answer(run)
     if run.intent.kind != "compare":
         return None

@@ -159,6 +159,36 @@ def asked_categories(text: str) -> list[str]:
     return [c for c, pattern in ASKED.items() if pattern.search(text)]
 
 
+def asks_a_definition(run) -> bool:
+    """"what does net revenue mean on 2025-03-31 and are there drafts disagreeing?": outside the words that ask about
+    the queue, the question asks for a definition (a reporting date, or what something means) and names its subject.
+    That is a question about the definition on that date, whose answer lists the drafts and superseded pages that
+    disagree with it; the review queue (today's, over every entity) would drop the subject and the date. The subject
+    is a visible metric, model or source, or words that name nothing the role can see, which the ordinary flow then
+    answers as not found: a hidden name and a made-up one read the same."""
+    from core.catalog.entities import match_entities
+    from core.catalog.text import GENERIC, content_words
+    from core.read.intent import ASPECTS
+    text = run.q.text
+    queue = [m.span() for c in asked_categories(text) for m in [ASKED[c].search(text)] if m]
+    outside = "".join(" " if any(a <= k < b for a, b in queue) else ch for k, ch in enumerate(text))
+    if not (run.intent.reporting or ASPECTS["definition"].search(outside)):
+        return False
+    entities = run.view.entities
+    matches, _ = match_entities(outside, entities, run.view.phrases, run.intent.excluded_spans)
+    if any(entities[m.entity_id].is_topic for m in matches):
+        return True
+    subject = [w for w in content_words(outside, run.intent.excluded_spans)
+               if w not in GENERIC and w not in _KIND_WORDS and w not in _QUEUE_WORDS and w.isalpha()]
+    return bool(subject)
+
+
+# Words about the queue and its reviewer, not a subject a definition could be asked of.
+_QUEUE_WORDS = set("review reviewer reviewers queue steward stewards governance item items anything something "
+                   "disagreeing disagreement disagreements contradicting contradiction contradictions clashing "
+                   "conflict conflicts conflicting".split())
+
+
 def answer(run) -> Envelope:
     """The review queue over the asking view (a role's own objects; a steward's plus its queue), filtered to
     the kinds the question names and, when its other words name items, to those items."""
