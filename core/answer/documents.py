@@ -126,6 +126,26 @@ def absent_name(run) -> bool:
     return any(not _known(w, vocab) for w in naming)
 
 
+def naming_words(run) -> list[str]:
+    """The question's words that name the document asked about: its content words before a verb of saying or a
+    word that opens the topic ("what does the KPI glossary | say about churn?"). Empty when nothing comes first or
+    nothing follows (the whole question may be a title: "whats the halyard margin target")."""
+    spans = [d.span for d in run.intent.dates]
+    toks = tokenize(run.q.text)
+    stop = next((k for k, t in enumerate(toks) if k and (t.norm in TOPIC_START or t.norm in SAYING)), None)
+    if stop is None:
+        return []
+    return [w for w in content_words(run.q.text[:toks[stop].start], spans) if w not in STATUS_WORDS]
+
+
+def _fits_name(ev: Evidence, naming: list[str]) -> bool:
+    """Every word naming the document fits it: a type word ("glossary", "memo") is one of its types, any other
+    word is in its title, id or class. Generic words ("kpi", "official") say nothing of which document."""
+    bag = _bag(ev)
+    types = bag | _type_words(ev) | ({"slack", "thread", "export"} if ev.kind.value == "note" else set())
+    return all(w in types if w in DOC_WORDS else (w in bag or w in GENERIC) for w in naming)
+
+
 def answer(run) -> Envelope | None:
     if run.refs:
         # Named exactly: a document is quoted; an entity's object named by its id is the ordinary flow's.
@@ -138,6 +158,19 @@ def answer(run) -> Envelope | None:
     asked = content_words(run.q.text, [d.span for d in run.intent.dates])
     today = run.day or run.at.date()
     docs = [e for e in run.view.of_kinds([k.value for k in DOCUMENT_KINDS]) if retrievable(e, today)]
+    naming = naming_words(run)
+    if naming:
+        # "what does the KPI glossary say about churn?": the words before "say"/"about" name the document, the rest
+        # is its topic. Only a document those words fit may answer (each type word one of its types, each other word
+        # in its title, id or class); the topic chooses among them and picks the sentences to quote, and never
+        # makes a draft that mentions churn stand in for a glossary. None fits: the document named is not one this
+        # role can see, said as for a made-up name (a hidden one and a made-up one read the same).
+        fits = [ev for ev in docs if _fits_name(ev, naming)]
+        if not fits:
+            run.step("document", "no visible document's title matches the question")
+            run.step("entity", "no visible entity matches the question")
+            return run.envelope(Behavior.not_found_or_not_authorized, _not_found())
+        docs = fits
     if not [w for w in asked if w not in DOC_WORDS]:
         # Only document words ("what does the slack export say?"): they name a document when exactly one
         # visible document is of that description; otherwise picking one would be a guess.
