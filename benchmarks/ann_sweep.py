@@ -57,7 +57,7 @@ def sweep(kept: Path, layouts: list[int], shares: list[float], n_questions: int)
             exact = [[h.evidence_id for h in flat.vector(q["question"], w, k=10)] for q, w in zip(qs, wheres)]
             for share in shares:
                 probes = max(1, math.ceil(share * parts))
-                ann.nprobes = lambda rows, p=probes: p  # noqa: E731 (this layout's probe count, for this pass)
+                ann.nprobes = lambda trained, p=probes: p  # noqa: E731 (this layout's probe count, for this pass)
                 found, ms = 0, []
                 for q, w, best in zip(qs, wheres, exact):
                     t = time.perf_counter()

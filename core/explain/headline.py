@@ -87,6 +87,8 @@ def age_text(hours: float | None) -> str:
 def _age(hours: float | None) -> str:
     if hours is None:
         return "never"
+    if hours < 10:  # to the tenth the freshness table shows: a 3.5 h load is not "4 h ago" beside "3.5 h"
+        return f"{hours:.1f}".removesuffix(".0") + " h ago"
     if hours < 48:
         return f"{hours:.0f} h ago"
     return f"{hours / 24:.0f} days ago"
@@ -108,6 +110,8 @@ def _answer(env: Envelope) -> str:
         f = env.freshness[0] if env.freshness else None
         if f is None:
             return f"{label}: no freshness is recorded"
+        if f.status == "unknown" or f.age_hours is None:
+            return f"{label}: no load is recorded, so its freshness is not known"
         return f"{label} is {_FRESH_WORD[f.status]}: last loaded {_age(f.age_hours)}"
     v = _version(definition)
     name = f"{label} {v}".strip()
@@ -127,7 +131,9 @@ def _answer(env: Envelope) -> str:
             return f"Yes, fresh: {_source_name(worst.source)} behind {name} loaded {_age(worst.age_hours)}"
         if worst.status == "pass":
             return f"Yes, fresh: all {len(env.freshness)} sources behind {name} loaded on time"
-        words = {"warn": "stale", "error": "failing", "unknown": "of unknown freshness"}[worst.status]
+        if worst.status == "unknown":  # nothing recorded is not a "No": the catalog cannot tell
+            return f"Not known: no load of {_source_name(worst.source)} behind {name} is recorded"
+        words = {"warn": "stale", "error": "failing"}[worst.status]
         what = (f"last loaded {_age(worst.age_hours)}" if worst.age_hours is not None else "no load recorded")
         return f"No: {_source_name(worst.source)} behind {name} is {words} ({what})"
     if "lineage" in env.asked and env.lineage.raw_sources and "definition" not in env.asked:
@@ -275,8 +281,10 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
     fresh = [s for s in out if s.level == "ok"]
     out = [s for s in out if s.level != "ok"]
     if fresh:
-        out.append(Status(level="ok", text="Data fresh: " + "; ".join(s.text.removesuffix(" fresh") for s in fresh)
-                          if len(fresh) == 1 else f"Data fresh: all {len(fresh)} sources loaded on time"))
+        # "all 2" beside a stale third source reads as a contradiction: the fresh ones are "the other" ones then.
+        many = f"the other {len(fresh)}" if out else f"all {len(fresh)}"
+        out.append(Status(level="ok", text="Data fresh: " + fresh[0].text.replace(" fresh (", " (", 1)
+                          if len(fresh) == 1 else f"Data fresh: {many} sources loaded on time"))
     if env.behavior is Behavior.split:
         out.append(Status(level="warning", text=f"The definition of {_label(env)} changes inside this period"))
     if env.behavior is Behavior.human_review:

@@ -279,6 +279,11 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
                          revision=catalog.revision(), broken=broken)
 
 
+# A row changed when its object's content (everything but the ACL), its ACL or its chunk's text did (none is ever
+# null: Lance's update condition has no IS DISTINCT FROM).
+_CHANGED = " OR ".join(f"target.{c} <> source.{c}" for c in ("content_hash", "acl_revision", "text"))
+
+
 def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_rows: int = ann.ANN_MIN_ROWS) -> IndexReport:
     """Upsert by chunk_id and delete what the catalog no longer has, then tag the version with the
     catalog revision it serves (`revision`, default the prepared catalog's). Each LanceDB step is its own
@@ -301,7 +306,9 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_r
         # version of the same table, so readers pinned to an older tag keep reading it.
         table = db.create_table(TABLE, data=prepared.data, mode="overwrite")
     elif table is not None:
-        (table.merge_insert("chunk_id").when_matched_update_all().when_not_matched_insert_all()
+        # Only rows that changed are rewritten: an update moves a row out of the vector index's coverage, so
+        # rewriting all of them made every re-ingest retrain the index (ann.build), changed or not.
+        (table.merge_insert("chunk_id").when_matched_update_all(where=_CHANGED).when_not_matched_insert_all()
          .when_not_matched_by_source_delete().execute(prepared.data))
     else:
         table = db.create_table(TABLE, data=prepared.data)

@@ -58,14 +58,20 @@ def open_dataset(location: Path | RemoteIndex, revision: str | None, version: in
     return ds, None
 
 
-def nearest(vector, k: int, exact: bool, rows: int) -> dict:
-    """The vector query for k results in an index of `rows` rows: flat when asked, else the partitions ann.py
-    says to probe. On a dataset without a vector index Lance scans flat whatever is set here."""
+def nearest(vector, k: int, exact: bool, trained_partitions: int) -> dict:
+    """The vector query for k results: flat when asked, else the share of the index's partitions ann.py says to
+    probe. On a dataset without a vector index Lance scans flat whatever is set here."""
     query = {"column": ann.VECTOR_COLUMN, "q": vector, "k": k, "metric": "cosine"}
     if exact:
         return {**query, "use_index": False}
-    probes = ann.nprobes(rows)
+    probes = ann.nprobes(trained_partitions)
     return {**query, "minimum_nprobes": probes, "maximum_nprobes": probes}
+
+
+def trained_partitions(ds) -> int:
+    """The partition count the dataset's vector index was trained with; 1 without a vector index."""
+    index = next((i for i in ds.list_indices() if ann.VECTOR_COLUMN in i["fields"]), None)
+    return ann.trained_partitions(ds.stats.index_stats(index["name"])) if index else 1
 
 
 def precision(ds) -> str:

@@ -166,8 +166,13 @@ class Searcher:
 
     @cached_property
     def rows(self) -> int:
-        """Rows of the pinned version (how many partitions a vector search probes): read once."""
+        """Rows of the pinned version: read once."""
         return self.dataset.count_rows() if self.dataset is not None else 0
+
+    @cached_property
+    def partitions(self) -> int:
+        """The partition count the pinned version's vector index was trained with (how many a search probes)."""
+        return reader.trained_partitions(self.dataset) if self.dataset is not None else 1
 
     @property
     def available(self) -> bool:
@@ -258,7 +263,7 @@ class Searcher:
         # Cosine search, flat below the ANN threshold (a distance then depends on the query and the row
         # alone) and through the ANN index above it; the role's filter is applied first either way.
         rows = self.dataset.to_table(columns=[*HIT_COLUMNS, "_distance"], filter=where, prefilter=bool(where),
-                                     nearest=reader.nearest(self.embed(query), k, self.exact, self.rows)).to_pylist()
+                                     nearest=reader.nearest(self.embed(query), k, self.exact, self.partitions)).to_pylist()
         return [self._hit(r, 1.0 - r["_distance"]) for r in rows]
 
     @_guarded

@@ -1,9 +1,10 @@
 """The answer at a glance (core.explain.headline): short plain headlines, bad news first in the status line."""
-from datetime import date
+from datetime import date, datetime, timezone
 
 import pytest
 from conftest import cli
 
+from core.catalog.envelope import Behavior, Envelope, EvidenceRef, FreshnessEntry
 from core.explain.headline import MAX_WORDS, date_source, headline, status_line
 from core.explain.render import render_text
 
@@ -180,3 +181,48 @@ def test_an_abstain_speaks_of_what_the_asker_can_see(ask_demo):
     env = ask_demo("How was contribution margin defined in 2023?", role="finance")
     assert env.behavior.value == "abstain", env.verdict
     assert headline(env) == "No approved definition of Contribution margin you can see for all of 2023"
+
+
+# Freshness is said once, the same way in the headline and the status line, on a catalog of other names.
+_AT = datetime(2027, 5, 10, 9, 0, tzinfo=timezone.utc)
+
+
+def _loads(*sources: tuple[str, str, float | None]) -> list[FreshnessEntry]:
+    return [FreshnessEntry(source=f"source.{name}", status=status, age_hours=age, warn_after_hours=2,
+                           error_after_hours=6, loaded_at=None if age is None else _AT, evaluated_at=_AT)
+            for name, status, age in sources]
+
+
+def _bookings(asked: list[str], freshness: list[FreshnessEntry]) -> Envelope:
+    ref = EvidenceRef(evidence_id="metric.bookings.v1", entity_id="metric.bookings", kind="metric_definition",
+                      title="Bookings v1", version="1", valid_from=date(2025, 1, 1), valid_to=None,
+                      authority="authoritative", lifecycle="current", role_in_answer="definition")
+    return Envelope(behavior=Behavior.answer, role="planner", evaluated_at=_AT, entity_id="metric.bookings",
+                    entity_label="Bookings", asked=asked, verdict="v1 of Bookings governs.", selected=[ref],
+                    freshness=freshness, catalog_revision="r1", reporting_date=date(2027, 5, 9))
+
+
+def test_fresh_sources_beside_a_stale_one_are_the_other_ones():
+    env = _bookings(["definition"], _loads(("raw_res.fares", "warn", 3.5), ("raw_res.refunds", "pass", 1.0),
+                                           ("raw_res.agents", "pass", 12.0)))
+    texts = [s.text for s in status_line(env)]
+    # The age is the freshness table's (3.5 h), not rounded to another number; and no "all 2" beside a stale third.
+    assert texts[0] == "Stale data: raw_res.fares last loaded 3.5 h ago (warn after 2 h)"
+    assert texts[1] == "Data fresh: the other 2 sources loaded on time"
+    alone = _bookings(["definition"], _loads(("raw_res.refunds", "pass", 1.0), ("raw_res.agents", "pass", 12.0)))
+    assert [s.text for s in status_line(alone)][0] == "Data fresh: all 2 sources loaded on time"
+    one = _bookings(["definition"], _loads(("raw_res.refunds", "pass", 13.0)))
+    assert [s.text for s in status_line(one)][0] == "Data fresh: raw_res.refunds (loaded 13 h ago)"
+
+
+def test_no_recorded_load_is_not_known_not_a_no():
+    env = _bookings(["freshness_status"], _loads(("raw_res.agents", "unknown", None), ("raw_res.fares", "pass", 1.0)))
+    assert headline(env) == "Not known: no load of raw_res.agents behind Bookings v1 is recorded"
+    stale = _bookings(["freshness_status"], _loads(("raw_res.agents", "unknown", None), ("raw_res.fares", "warn", 3)))
+    assert headline(stale) == "No: raw_res.fares behind Bookings v1 is stale (last loaded 3 h ago)"
+
+
+def test_a_source_with_no_recorded_load_says_so(ask_demo):
+    env = ask_demo("Is raw_crm.customers fresh?")
+    assert "no load is recorded, so its freshness is not known" in headline(env)
+    assert "last loaded never" not in headline(env)

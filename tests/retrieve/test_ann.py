@@ -13,8 +13,8 @@ from core.answer.ask import Question, ask
 from core.catalog.access import visible
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
-from core.retrieve import ann
-from core.retrieve.index import build_index
+from core.retrieve import ann, reader
+from core.retrieve.index import build_index, index_path
 from core.retrieve.search import Searcher
 
 PARAPHRASES = [c["q"] for c in yaml.safe_load((ROOT / "tests" / "paraphrases.yaml").read_text())]
@@ -88,14 +88,42 @@ def test_answers_through_ann_equal_answers_through_flat(forced):
         assert (a.behavior, [s.evidence_id for s in a.selected]) == (b.behavior, [s.evidence_id for s in b.selected])
 
 
+def _vector_index_id(db) -> str:
+    import lance
+    ds = lance.dataset(reader.dataset_uri(index_path(db))[0])
+    return next(i["uuid"] for i in ds.list_indices() if ann.VECTOR_COLUMN in i["fields"])
+
+
 def test_a_reingest_keeps_the_index_and_a_catalog_below_the_threshold_drops_it(tmp_path, embedder):
     db = tmp_path / "demo.duckdb"
     catalog = load_catalog(DEMO)
     write_catalog(catalog, db)
     assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
-    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann  # nothing new: kept, not retrained
+    trained = _vector_index_id(db)
+    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
+    assert _vector_index_id(db) == trained  # nothing new: the rows are not rewritten, the index not retrained
     report = build_index(catalog, db, embedder, quiet=True, ann_min_rows=10**6)
     assert not report.ann and report.embedded == 0
     store = Store(db)
     assert not ann.has_vector_index(Searcher(store, embedder).table)
+    store.close()
+
+
+def test_probes_follow_the_layout_the_index_was_trained_with(tmp_path, embedder, monkeypatch):
+    """A search probes a share of the partitions the index holds, read from the index (not guessed from its
+    rows), and a re-ingest retrains an index whose layout is far from what its size wants."""
+    db = tmp_path / "demo.duckdb"
+    catalog = load_catalog(DEMO)
+    write_catalog(catalog, db)
+    wanted = ann.partitions
+    monkeypatch.setattr(ann, "partitions", lambda rows: 8)  # as if trained at another size
+    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
+    store = Store(db)
+    searcher = Searcher(store, embedder)
+    assert searcher.partitions == 8 and ann.nprobes(searcher.partitions) == 4
+    store.close()
+    monkeypatch.setattr(ann, "partitions", wanted)  # the demo's size wants one partition: retrained
+    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
+    store = Store(db)
+    assert Searcher(store, embedder).partitions == wanted(Searcher(store, embedder).rows) == 1
     store.close()
