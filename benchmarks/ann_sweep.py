@@ -1,4 +1,4 @@
-"""ANN recall and latency against flat on the 100k benchmark catalog, for several IVF layouts and probe counts.
+"""ANN recall and latency against flat on a kept benchmark catalog (100k by default), for several IVF layouts and probe counts.
 
     .venv/bin/python benchmarks/bench.py --sizes 100000 --keep /var/tmp/k     # ingest the catalog once
     .venv/bin/python benchmarks/ann_sweep.py /var/tmp/k/bench-100000           # then sweep on a copy of it
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench import pct, questions, synth_catalog  # noqa: E402
 
 
-def sweep(kept: Path, layouts: list[int], shares: list[float], n_questions: int) -> list[dict]:
+def sweep(kept: Path, layouts: list[int], shares: list[float], n_questions: int, objects: int = 100_000) -> list[dict]:
     import lancedb
     from lancedb.index import IvfFlat
 
@@ -37,7 +37,7 @@ def sweep(kept: Path, layouts: list[int], shares: list[float], n_questions: int)
     from core.retrieve.index import TABLE
     from core.retrieve.search import Searcher
 
-    qs = questions(synth_catalog(100_000), n_questions)
+    qs = questions(synth_catalog(objects), n_questions)
     embedder = Embedder()
     out = []
     with tempfile.TemporaryDirectory(prefix="asof-ann-sweep-", dir=kept.parent) as tmp:
@@ -82,7 +82,10 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     parser.add_argument("--name", default="ann_sweep")
     args = parser.parse_args()
-    results = sweep(Path(args.kept), args.partitions, args.shares, args.questions)
+    kept = Path(args.kept)
+    # bench.py --keep names each size's folder bench-N: its questions are that catalog's.
+    objects = int(kept.name.rsplit("-", 1)[-1]) if kept.name.rsplit("-", 1)[-1].isdigit() else 100_000
+    results = sweep(kept, args.partitions, args.shares, args.questions, objects)
     out = Path(args.out)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     (out / f"{args.name}.json").write_text(json.dumps({"generated": stamp, "results": results}, indent=2) + "\n")

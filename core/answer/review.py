@@ -154,9 +154,15 @@ _KIND_WORDS = set(
     "acls nobody see role roles stale index date out metric metrics the".split())
 
 
+# The queue itself, no kind named ("what's in my review queue?", "show me the open review items"): every kind.
+WHOLE_QUEUE = re.compile(r"\breview (queue|items?|list|backlog)\b|\b(my|the|governance) queue\b", re.I)
+
+
 def asked_categories(text: str) -> list[str]:
-    """The review-queue kinds a question asks about ("which drafts contradict the governing definition?")."""
-    return [c for c, pattern in ASKED.items() if pattern.search(text)]
+    """The review-queue kinds a question asks about ("which drafts contradict the governing definition?"); all of
+    them when it asks about the queue as a whole."""
+    named = [c for c, pattern in ASKED.items() if pattern.search(text)]
+    return named or (list(ASKED) if WHOLE_QUEUE.search(text) else [])
 
 
 def asks_a_definition(run) -> bool:
@@ -197,13 +203,20 @@ def answer(run) -> Envelope:
     day = run.at.date()
     index = run.searcher.status_for(run.view.role, run.view.grants) if run.searcher else None
     items = [i for i in review_queue(run.view.all(), day, index) if i.category in categories]
-    named = [w for w in content_words(run.q.text) if w not in _KIND_WORDS]
-    if named:
+    subjects = _subjects(run)
+    if subjects:
+        # "is there any draft for net revenue that disagrees?": that metric's items only, none when it has none (never
+        # another metric's draft as a "Yes").
+        items = [i for i in items if i.entity_id in subjects]
+    elif named := [w for w in content_words(run.q.text) if w not in _KIND_WORDS]:
+        # Other words may name items by their titles ("the handbook"); words no title holds narrow nothing.
         narrowed = [i for i in items if all(w in _WORD.findall(i.title.lower()) for w in named)]
         items = narrowed or items
     found = [ReviewFinding(category=i.category, title=i.title, detail=i.detail, action=i.action,
                            evidence_ids=i.evidence_ids) for i in items]
-    kinds = " or ".join(CATEGORIES[c].lower() for c in categories)
+    kinds = "open items" if len(categories) == len(ASKED) else " or ".join(CATEGORIES[c].lower() for c in categories)
+    if subjects:
+        kinds += " for " + ", ".join(sorted(run.view.entities[e].label for e in subjects))
     if found:
         first = "; ".join(f.title for f in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
         verdict = f"Yes: {len(found)} in the review queue you can see ({kinds}): {first}."
@@ -216,6 +229,14 @@ def answer(run) -> Envelope:
 
 
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+def _subjects(run) -> set[str]:
+    """The visible metrics, models and sources a review question names (by name or alias): the items asked about."""
+    from core.catalog.entities import match_entities
+    entities = run.view.entities
+    matches, _ = match_entities(run.q.text, entities, run.view.phrases, run.intent.excluded_spans)
+    return {m.entity_id for m in matches if entities[m.entity_id].is_topic}
 
 
 def queue_csv(items: list[ReviewItem]) -> str:

@@ -25,9 +25,13 @@ ANN_MIN_ROWS = 10_000
 # benchmark catalog), and a search probes PROBE_SHARE of them. Measured on that catalog (topical texts, every
 # role's pre-filter, benchmarks/results/ann_sweep.md): recall@10 against flat rises with the share of rows
 # scanned, and finer partitions need a smaller share for the same recall (22 partitions, 8 probed: 0.90;
-# 422 partitions, 190 probed: 0.997, and the search as fast). Coarser layouts need a larger share (128
-# partitions at 45%: 0.98), and catalogs of 10k-65k rows get 39-256 partitions: their recall is not measured.
+# 422 partitions, 190 probed: 0.997, and the search as fast). Coarser layouts need a larger share: the catalogs of
+# 10k-65k rows get 39-255 partitions, and there 45% fell short where 60% held: 69 partitions of the 10k catalog's
+# 17,828 rows 0.961 against 0.992, 208 of the 30k catalog's 53,488 rows 0.980 against 0.998, 128 of the 100k's
+# 0.98 against 0.996 (benchmarks/results/ann_sweep_10k.md, ann_sweep_30k.md, ann_sweep.md).
 PROBE_SHARE = 0.45
+COARSE_PARTITIONS = 256
+COARSE_PROBE_SHARE = 0.6
 
 
 def wants_ann(rows: int, min_rows: int = ANN_MIN_ROWS) -> bool:
@@ -47,7 +51,8 @@ def partitions(rows: int) -> int:
 def nprobes(trained_partitions: int) -> int:
     """Partitions a search probes in an index trained with `trained_partitions` (read from the index itself,
     `trained_partitions` below): the share holds whatever size the index was trained at."""
-    return max(1, math.ceil(PROBE_SHARE * trained_partitions))
+    share = COARSE_PROBE_SHARE if trained_partitions < COARSE_PARTITIONS else PROBE_SHARE
+    return max(1, math.ceil(share * trained_partitions))
 
 
 def trained_partitions(stats: dict) -> int:

@@ -62,3 +62,30 @@ def test_demo_net_revenue_and_drafts(ask_demo, role, draft_seen):
     assert [s.evidence_id for s in env.selected][:1] == ["metric.net_revenue.v2"]
     assert ("draft.net_revenue.2025-02" in {c.evidence_id for c in env.conflicts}) is draft_seen
     assert ("draft.net_revenue.2025-02" in shown(env)) is draft_seen and "Churn rate" not in render_text(env)
+
+
+# ---- a review question that names a metric is about that metric's items only -----------------------------------
+
+@pytest.mark.parametrize("question", [
+    "is there any draft proposal for fare revenue that disagrees with the registry?",
+    "are there drafts of fare revenue that contradict the registry?",
+])
+def test_a_review_question_naming_a_metric_lists_that_metrics_items_only(ask_ferry, question):
+    purser = ask_ferry(question, "purser")
+    assert purser.intent == "review", purser.verdict
+    assert purser.review.items and all("draft.fare_revenue.2025" in i.evidence_ids for i in purser.review.items)
+    # The dispatcher may not see fare revenue's draft: "None" for fare revenue, never the seated passengers draft as
+    # a "Yes", and the same words as for a metric with no draft at all.
+    dispatcher = ask_ferry(question, "dispatcher")
+    assert dispatcher.review.items == [] and dispatcher.verdict.startswith("None:"), dispatcher.verdict
+    assert "Seated passengers" not in render_text(dispatcher) and "port taxes" not in shown(dispatcher)
+
+
+@pytest.mark.parametrize("question", ["what's in my review queue?", "show me the open review items"])
+def test_the_whole_queue_asked_without_a_kind_lists_every_item_the_role_may_see(ask_ferry, question):
+    for role in ROLES:
+        env = ask_ferry(question, role)
+        assert env.intent == "review" and env.behavior is Behavior.answer, (role, env.verdict)
+        by_kind = ask_ferry("are there drafts disagreeing?", role).review.items
+        assert by_kind and {i.title for i in by_kind} <= {i.title for i in env.review.items}
+    assert "port taxes" not in shown(ask_ferry(question, "dispatcher"))
