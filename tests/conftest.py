@@ -66,6 +66,19 @@ def build(tmp_dir: Path, name: str, source: Path, embedder: Embedder) -> tuple[S
     return store, Searcher(store, embedder)
 
 
+def asker(tmp_path_factory, embedder, name: str, roles: list[str], evidence: list[dict], at):
+    """`ask(text, role)` on a catalog a test writes itself (its roles and evidence), on its own clock `at`."""
+    from visits_catalog import write_yaml_catalog
+
+    from core.answer.ask import Question, ask
+    root = tmp_path_factory.mktemp(name)
+    store, searcher = build(root, name, write_yaml_catalog(root / "catalog", roles, evidence, at), embedder)
+
+    def _ask(text: str, role: str):
+        return ask(store, Question(role=role, text=text, at=at), searcher=searcher)
+    return _ask
+
+
 @pytest.fixture(scope="session")
 def demo(tmp_path_factory, embedder) -> tuple[Store, Searcher]:
     return build(tmp_path_factory.mktemp("demo"), "demo", DEMO, embedder)

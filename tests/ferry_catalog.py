@@ -6,13 +6,10 @@ glossary" whose first word the dispatcher's catalog also uses. The clock is the 
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
-from conftest import build
-from visits_catalog import write_yaml_catalog
+from conftest import asker
 
-from core.answer.ask import Question, ask
 from core.catalog.envelope import Behavior
 from core.explain.render import render_text
 
@@ -65,18 +62,9 @@ EVIDENCE = [
 ]
 
 
-def _write(folder: Path) -> Path:
-    return write_yaml_catalog(folder, ROLES, EVIDENCE, AT)
-
-
 @pytest.fixture(scope="module")
 def ask_ferry(tmp_path_factory, embedder):
-    root = tmp_path_factory.mktemp("ferry")
-    store, searcher = build(root, "ferry", _write(root / "catalog"), embedder)
-
-    def _ask(text: str, role: str):
-        return ask(store, Question(role=role, text=text, at=AT), searcher=searcher)
-    return _ask
+    return asker(tmp_path_factory, embedder, "ferry", ROLES, EVIDENCE, AT)
 
 
 def shown(env) -> str:

@@ -6,13 +6,10 @@ test writes itself, with none of the demo's names."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
-from conftest import build
-from visits_catalog import write_yaml_catalog
+from conftest import asker
 
-from core.answer.ask import Question, ask
 from core.catalog.envelope import Behavior
 from core.explain.headline import headline
 
@@ -50,18 +47,9 @@ EVIDENCE = [
 ]
 
 
-def _write(folder: Path) -> Path:
-    return write_yaml_catalog(folder, ROLES, EVIDENCE, AT)
-
-
 @pytest.fixture(scope="module")
 def ask_clinic(tmp_path_factory, embedder):
-    root = tmp_path_factory.mktemp("clinic")
-    store, searcher = build(root, "clinic", _write(root / "catalog"), embedder)
-
-    def _ask(text: str, role: str):
-        return ask(store, Question(role=role, text=text, at=AT), searcher=searcher)
-    return _ask
+    return asker(tmp_path_factory, embedder, "clinic", ROLES, EVIDENCE, AT)
 
 
 def _not_found(env) -> str:
