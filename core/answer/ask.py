@@ -812,7 +812,16 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
 
 def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Evidence], selected,
              fresh, conflicts: list[Conflict]) -> str:
-    """One sentence: what governs, for when, and why the alternatives don't."""
+    """One sentence: what governs, for when, and why the alternatives don't; who owns it first when asked."""
+    text = _what_governs(run, primary, chosen, versions, selected, fresh, conflicts)
+    if "owner" in run.intent.aspects:
+        text = (f"{primary.label} is owned by {chosen.owner} ({chosen.evidence_id}). " if chosen.owner
+                else f"No owner is recorded for {primary.label}. ") + text
+    return text
+
+
+def _what_governs(run: _Run, primary: Entity, chosen: Evidence, versions: list[Evidence], selected,
+                  fresh, conflicts: list[Conflict]) -> str:
     # An unversioned object (most dbt metrics) is its own name, not "metric.x.y of y".
     name = f"{version_name(chosen)} of {primary.label}" if chosen.version else primary.label
     if primary.role == "source" and fresh:
@@ -840,9 +849,6 @@ def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Eviden
     models = [s.title for s in selected if s.role_in_answer == "model"]
     if models:
         text += f" Backed by {', '.join(models)}."
-    if "owner" in run.intent.aspects:
-        text = (f"{primary.label} is owned by {chosen.owner} ({chosen.evidence_id}). " if chosen.owner
-                else f"No owner is recorded for {primary.label}. ") + text
     return text
 
 

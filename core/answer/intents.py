@@ -7,11 +7,16 @@ never routed here: the ordinary flow refuses it.
 """
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from core.catalog.envelope import Envelope
 
 Pick = Callable  # run -> (Entity, matches, tokens) | Envelope
+
+
+# Where something comes from, asked in so many words ("the orders source" alone names a thing, asks no lineage).
+LINEAGE_ASKED = re.compile(r"\b(lineage|upstream|comes? from|derived from|depends? on|fed by|feeds? (?:it|into))\b", re.I)
 
 
 def before_when(run, pick: Pick) -> Envelope | None:
@@ -36,6 +41,10 @@ def after_when(run, pick: Pick) -> Envelope | None:
         from core.answer import discover
         return discover.answer(run)
     if kind == "owner":
+        if "freshness_status" in run.intent.aspects or LINEAGE_ASKED.search(run.q.text):
+            # "where does it come from, and who owns it?": the definition flow answers both (its verdict names the
+            # owner when asked); the owner's answer alone would drop the lineage or freshness part unsaid.
+            return None
         from core.answer import ownership
         return ownership.answer(run, pick)
     if kind == "downstream":

@@ -94,3 +94,26 @@ def test_a_metric_and_the_source_it_reads_are_one_chain_too(ask_visits):
     assert env.behavior is Behavior.answer
     assert {f.source: f.status for f in env.freshness} == {"source.raw_res.reservations": "pass"}
     assert headline(env).startswith("Yes, fresh: raw_res.reservations")
+
+
+# ---- an owner question with a second part: both parts answered -------------------------------------------------
+
+@pytest.mark.parametrize("text", ["where do bookings come from, and who owns the metric?",
+                                  "who owns bookings and what does it depend on?"])
+def test_owner_and_lineage_both_answered(ask_visits, text):
+    env = ask_visits(text)
+    assert env.entity_id == "metric.bookings" and env.intent != "owner", (env.intent, env.verdict)
+    assert env.lineage.raw_sources == ["source.raw_res.reservations"]
+    assert "owned by Commercial Analytics (Mina Sato)" in env.verdict
+
+
+def test_owner_and_freshness_of_a_source_both_answered(ask_visits):
+    env = ask_visits("is raw_res.reservations fresh and who owns it?")
+    assert [f.source for f in env.freshness] == ["source.raw_res.reservations"]
+    assert "owned by Web Ops (Tove Berg)" in env.verdict
+
+
+@pytest.mark.parametrize("text", ["who owns bookings?", "who owns the reservations source?"])
+def test_an_owner_question_alone_is_still_the_owner_answer(ask_visits, text):
+    env = ask_visits(text)
+    assert env.intent == "owner" and env.ownership is not None and env.ownership.owner, (text, env.verdict)
