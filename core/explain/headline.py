@@ -314,7 +314,10 @@ def date_source(env: Envelope, form_day: date | None, form_period: tuple[date, d
     """'using 30 Jun 2024 from your question' when the date came from the text, not the form."""
     if form_day or form_period or env.behavior in (Behavior.not_found_or_not_authorized, Behavior.refuse):
         return None
-    now = next((d for d in env.dates_read if "as of the evaluation date" in d.rule and d.rule.startswith("'")), None)
+    # "is it still right?", "right now" and "today" all ask about the evaluation date, which a demo or a replayed
+    # catalog sets to another day than the calendar's: said as today, never as a date the question wrote.
+    now = next((d for d in env.dates_read if ("as of the evaluation date" in d.rule and d.rule.startswith("'"))
+                or d.rule.startswith("today, from the evaluation date")), None)
     if env.reporting_date and env.today_by_default:
         return (f"no reporting date given: answered for today, {day_text(env.reporting_date)} (the evaluation date); "
                 f"{len(env.other_versions)} other version{'' if len(env.other_versions) == 1 else 's'} below")

@@ -82,6 +82,10 @@ def test_the_page_says_where_the_date_came_from(ask_demo):
     still = ask_demo("is the revenue handbook still right?")
     assert date_source(still, None, None) == "using today, 29 Nov 2026: your question asks about now ('still')"
     assert date_source(ask_demo("eoy 2024"), None, None) is None
+    # "today" is the evaluation date, said the same way as "right now" (the demo's clock is not the calendar's).
+    for words in ("today", "right now"):
+        env = ask_demo(f"is net revenue fresh {words}?")
+        assert date_source(env, None, None) == f"using today, 29 Nov 2026: your question asks about now ('{words}')"
 
 
 def test_untrusted_content_and_a_request_to_step_outside_are_told_apart(ask_demo):
