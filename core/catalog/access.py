@@ -16,7 +16,8 @@ from core.catalog import budget
 from core.catalog.entities import Entity, build_entity_index, head_index
 from core.catalog.evidence import Evidence
 from core.catalog.redact import redact, references
-from core.catalog.store import Store, acl_sql, in_list, keyed
+from core.catalog.rows import acl_sql, in_list
+from core.catalog.store import Store
 from core.catalog.text import words
 
 # Runs of the characters whose lower case holds a word character of text.words: ASCII letters and digits, and
@@ -66,16 +67,17 @@ class Visible:
 
     def _docs(self, where: str, params: list) -> list[Evidence]:
         """Visible objects matching `where` (a scan: kinds, everything)."""
-        return self._parsed(self.con.execute(f"SELECT doc FROM evidence WHERE {acl_sql()} AND ({where}) "
-                                             "ORDER BY evidence_id", [*self._acl, *params]).fetchall())
+        return self._parsed([doc for (doc,) in self.con.execute(
+            f"SELECT doc FROM evidence WHERE {acl_sql()} AND ({where}) ORDER BY evidence_id",
+            [*self._acl, *params]).fetchall()])
 
-    def _by_key(self, key: str) -> list[Evidence]:
-        """Visible objects found by an indexed lookup (`key`: an IN list of ids), the ACL checked on those rows."""
-        return self._parsed(self.con.execute(keyed("evidence", key, "doc", f"{acl_sql()} ORDER BY evidence_id"),
-                                             self._acl).fetchall())
+    def _by_key(self, column: str, ids) -> list[Evidence]:
+        """Visible objects whose evidence_id or entity_id is one of `ids` (core/catalog/rows.py: the ACL is
+        checked there, on each row)."""
+        return self._parsed(self.store.rows.docs(column, ids, self.role, self.grants))
 
-    def _parsed(self, rows: list[tuple[str]]) -> list[Evidence]:
-        docs = self._redact([Evidence.model_validate_json(doc) for (doc,) in rows])
+    def _parsed(self, json_docs: list[str]) -> list[Evidence]:
+        docs = self._redact([Evidence.model_validate_json(doc) for doc in json_docs])
         # Names of hidden objects inside generated text (a formula's input metrics) and lineage edges to
         # them are rendered away too (core/catalog/redact.py).
         refs = {r for e in docs for r in references(e)}
@@ -244,7 +246,7 @@ class Visible:
                 UNION ALL SELECT evidence_id, NULL FROM o WHERE names_others""", self._acl).fetchall()
         found = {w for _, raw in rows if raw is not None for w in words(raw)}
         named = [evidence_id for evidence_id, _ in rows if evidence_id is not None]
-        for ev in self._by_key(in_list("evidence_id", named)) if named else ():
+        for ev in self._by_key("evidence_id", named):
             found.update(words(_object_text(ev)))
         return found
 
@@ -258,7 +260,7 @@ class Visible:
     def entity_objects(self, entity_id: str) -> list[Evidence]:
         """Every visible object of the entity (`entity_id = ?` with a parameter is not answered from the index:
         11 against ~3 ms at 100,000 objects)."""
-        return self._remember(self._by_key(in_list("entity_id", [entity_id])))
+        return self._remember(self._by_key("entity_id", [entity_id]))
 
     def by_ids(self, ids: list[str]) -> list[Evidence]:
         """Objects by evidence id, or every object of an entity id (two IN lists of literals, each an
@@ -270,10 +272,10 @@ class Visible:
         found = {i: e for i in ids if (e := known.get(i)) is not None}  # another thread may empty it meanwhile
         rest = [i for i in ids if i not in found]
         if rest:
-            found.update({e.evidence_id: e for e in self._remember(self._by_key(in_list("evidence_id", rest)))})
+            found.update({e.evidence_id: e for e in self._remember(self._by_key("evidence_id", rest))})
             rest = [i for i in rest if i not in found]
         if rest:
-            found.update({e.evidence_id: e for e in self._remember(self._by_key(in_list("entity_id", rest)))})
+            found.update({e.evidence_id: e for e in self._remember(self._by_key("entity_id", rest))})
         return sorted(found.values(), key=lambda e: e.evidence_id)
 
     # Objects a view keeps by evidence id (emptied when full): the file is read-only while open, so an object this
@@ -303,7 +305,7 @@ class Visible:
         if not said:
             return []
         ids = sorted({i for s in said for i in self._ids_by_lower.get(s.lower(), ())})
-        return self._by_key(in_list("evidence_id", ids)) if ids else []
+        return self._by_key("evidence_id", ids)
 
     @per_view
     def _ids_by_lower(self) -> dict[str, set[str]]:
@@ -326,14 +328,11 @@ class Visible:
         """Which of these evidence ids the role may see: the check on a model's citations."""
         if not ids:
             return set()
-        return {e.evidence_id for e in self._by_key(in_list("evidence_id", ids))}
+        return {e.evidence_id for e in self._by_key("evidence_id", ids)}
 
     def edge_models_into(self, node: str) -> list[tuple[str, str]]:
         """(lineage evidence_id, upstream) for visible edges whose downstream is `node`."""
-        return self.con.execute(
-            # The edge carries its object's ACL (store.py), so no join reads the evidence table.
-            f"SELECT evidence_id, upstream FROM lineage_edges WHERE downstream = ? AND {acl_sql()}",
-            [node, *self._acl]).fetchall()
+        return [(e.evidence_id, e.upstream) for e in self.store.rows.edges("downstream", [node], self.role, self.grants)]
 
     def linked_entities(self, entity_id: str) -> set[str]:
         """Entities one hop away through links or lineage edges carried by visible objects."""
@@ -366,14 +365,7 @@ class Visible:
                AND (authority <> 'authoritative' OR lifecycle IN ('draft', 'superseded', 'deprecated'))""", [])
 
     def freshness_objects(self, source: str) -> list[Evidence]:
-        # A source is named by its entity id (hand-written catalogs) or by its node id (dbt lineage).
-        names = {source} | {i for row in self.con.execute(
-            "SELECT evidence_id, NULL FROM evidence WHERE entity_id = ? UNION "
-            "SELECT NULL, entity_id FROM evidence WHERE evidence_id = ?", [source, source]).fetchall()
-            for i in row if i}
-        ids = [i for (i,) in self.con.execute(
-            f"SELECT evidence_id FROM freshness WHERE {in_list('source', names)}").fetchall()]
-        return self._by_key(in_list("evidence_id", ids)) if ids else []
+        return self._by_key("evidence_id", self.store.rows.freshness_ids(source))
 
     def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
         return self.store.upstream_closure(starts, self.role, day, depth, grants=self.grants)

@@ -20,10 +20,12 @@ import threading
 import weakref
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta, timezone
+from functools import cached_property
 
 from core.catalog.access import visible
 from core.catalog.dates import find_dates
 from core.catalog.envelope import CatalogState
+from core.catalog.rows import SqlRows
 from core.catalog.store import Store
 
 # "as recorded on 2025-04-30", "as it was recorded at 2026-11-29T10:00Z", "as we knew it on April 30, 2025",
@@ -122,6 +124,11 @@ class PastStore(Store):
 
     def close(self) -> None:
         """The views belong to the parent's connection and close with it."""
+
+    @cached_property
+    def rows(self) -> SqlRows:
+        """Read through the views on every call: loading a past state's rows would rebuild it in memory."""
+        return SqlRows(lambda: self.con)
 
 
 def _define_views(con, schema: str, k: int, acl_ingest: int, file_ingest: int | None, meta: dict[str, str],

@@ -17,12 +17,15 @@ import json
 import os
 import threading
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
+from core.catalog import budget
 from core.catalog.evidence import Catalog, Evidence, Role
+from core.catalog.rows import MemoryRows, acl_sql
 
 SCHEMA_VERSION = "6"  # bump when the tables change; older files must be re-ingested (their history is converted)
 SCHEMA = """
@@ -357,37 +360,6 @@ def _open_read_only(path: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def in_list(column: str, values) -> str:
-    """`column IN ('a', 'b', ...)` with the values as SQL literals (quotes doubled: a value can never close
-    its literal). DuckDB answers it from the primary-key index or the column's zone maps, where
-    `column = ANY(?::VARCHAR[])` compares every row: 1.2 vs 19.6 ms for a few ids among 10,000 objects
-    (docs/scale.md), and the scan grows with the catalog."""
-    values = sorted({str(v) for v in values})
-    if not values:
-        return "FALSE"
-    return f"{column} IN (" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + ")"
-
-
-def keyed(table: str, key: str, select: str, rest: str) -> str:
-    """`select` over the rows of `table` found by `key` (an indexed lookup: ids IN a list), with `rest` (the ACL,
-    a date range, then any ORDER BY) applied to those rows only. Asked as one WHERE, DuckDB plans
-    some of those filters as a scan of the whole table: an edge lookup with a date range took 9 ms at 100,000
-    objects against 4.7, a read of one object by id with the ACL 4.0 against 2.7 (docs/scale.md)."""
-    return f"WITH hit AS MATERIALIZED (SELECT * FROM {table} WHERE {key}) SELECT {select} FROM hit WHERE {rest}"
-
-
-# A lineage edge in effect on a day (parameters: the day three times; a NULL day: every edge).
-EDGE_ON_DAY = ("(?::DATE IS NULL OR ((valid_from IS NULL OR valid_from <= ?::DATE) "
-               "AND (valid_to IS NULL OR ?::DATE < valid_to)))")
-
-
-def acl_sql(alias: str = "") -> str:
-    """The one ACL predicate every read uses: the role is in the object's ACL, or the object is granted to
-    this view by id (a steward's review queue, core/answer/steward.py). Parameters: role, then the granted ids."""
-    p = f"{alias}." if alias else ""
-    return f"(list_contains({p}acl, ?) OR {p}evidence_id = ANY(?::VARCHAR[]))"
-
-
 class Store:
     """Read access to an ingested catalog. Every evidence read is scoped to one role.
 
@@ -440,6 +412,13 @@ class Store:
 
     def close(self) -> None:
         self._con.close()
+
+    @cached_property
+    def rows(self) -> MemoryRows:
+        """The rows answers read by key (core/catalog/rows.py), read from this file on first use, outside the asking
+        question's time budget: like loading the embedding model (about 1 s at 100,000 objects)."""
+        with budget.not_counted():
+            return MemoryRows(self.con)
 
     # The file is opened read-only, so meta and roles are read once, in __init__, not on every question.
     def _read_meta(self) -> dict[str, str]:
@@ -504,18 +483,15 @@ class Store:
             return []
         # Downstream is the same walk over reversed edges.
         near, far = ("upstream", "downstream") if direction == "upstream" else ("downstream", "upstream")
-        in_effect = f"{acl_sql()} AND governs AND {EDGE_ON_DAY}"
-        params = [role, sorted(grants), day, day, day]
-        # One indexed lookup per step for the edges out of the nodes reached so far: a recursive query over every
-        # edge the role may see read all of them (29 ms a question at 100k objects). The walk over them below is
-        # the one that query made, so the rows are the same.
+        # One lookup per step for the edges out of the nodes reached so far: a recursive query over every edge the
+        # role may see read all of them (29 ms a question at 100k objects).
         edges: list[tuple[str, str, str]] = []
         reach, frontier = set(starts), set(starts)
         for _ in range(max_depth):
             if not frontier:
                 break
-            rows = self.con.execute(keyed("lineage_edges", in_list(far, frontier),
-                                          "DISTINCT upstream, downstream, evidence_id", in_effect), params).fetchall()
+            rows = [(e.upstream, e.downstream, e.evidence_id) for e in self.rows.edges(far, frontier, role, grants)
+                    if e.in_effect(day)]
             edges += rows
             found = {row[0] if near == "upstream" else row[1] for row in rows}
             frontier = found - reach
@@ -525,13 +501,10 @@ class Store:
     def column_edges(self, role: str, day, nodes: list[str], grants: frozenset[str] = frozenset()) -> list[tuple]:
         """Column-level edges into `nodes` the role may see and that are in effect on `day`:
         (upstream, upstream_column, downstream, downstream_column, evidence_id)."""
-        if not nodes:
-            return []
-        return self.con.execute(
-            keyed("lineage_edges", in_list("downstream", nodes),
-                  "DISTINCT upstream, upstream_column, downstream, downstream_column, evidence_id",
-                  f"downstream_column IS NOT NULL AND {acl_sql()} AND governs AND {EDGE_ON_DAY} "
-                  "ORDER BY 3, 4, 1, 2"), [role, sorted(grants), day, day, day]).fetchall()
+        rows = {(e.upstream, e.upstream_column, e.downstream, e.downstream_column, e.evidence_id)
+                for e in self.rows.edges("downstream", nodes, role, grants)
+                if e.downstream_column is not None and e.in_effect(day)}
+        return sorted(rows, key=lambda r: tuple((r[k] is None, r[k] or "") for k in (2, 3, 0, 1)))
 
     def table_edges_into(self, nodes: list[str], day, role: str,
                          grants: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
@@ -539,12 +512,8 @@ class Store:
         whatever the edge's ends: only compared with what a role was shown, to say that lineage continues
         beyond it (never shown, named or counted). An edge carried by a hidden object is as absent as the
         object: counting it would tell a hidden lineage object from a missing one."""
-        if not nodes:
-            return []
-        return self.con.execute(
-            keyed("lineage_edges", in_list("downstream", nodes), "DISTINCT upstream, downstream",
-                  f"upstream_column IS NULL AND governs AND {acl_sql()} AND {EDGE_ON_DAY}"),
-            [role, sorted(grants), day, day, day]).fetchall()
+        return sorted({(e.upstream, e.downstream) for e in self.rows.edges("downstream", nodes, role, grants)
+                       if e.upstream_column is None and e.in_effect(day)})
 
     def hidden_ids(self, role: str, ids: set[str], grants: frozenset[str] = frozenset()) -> set[str]:
         """Which of these ids name objects the role may not see (used only to redact, never shown)."""
@@ -572,21 +541,7 @@ class Store:
     def carriers(self, ids, role: str, grants: frozenset[str] = frozenset()) -> dict[str, bool]:
         """For each of these ids that some object carries (as its evidence id or entity id): whether an object
         the role may see carries it. Ids no object carries are left out."""
-        wanted, found = set(ids), {}
-        for row in self.ids_named(wanted, f"evidence_id, entity_id, {acl_sql()}", [role, sorted(grants)]):
-            for i in row[:2]:
-                if i in wanted:
-                    found[i] = found.get(i, False) or row[2]
-        return found
-
-    def ids_named(self, ids, select: str, params: list) -> list[tuple]:
-        """`select` over objects whose evidence id or entity id is one of `ids`: two indexed lookups, where one
-        OR of the two lists scans the table (9-14 ms at 100k objects against ~2)."""
-        if not ids:
-            return []
-        return self.con.execute(
-            f"SELECT {select} FROM evidence WHERE {in_list('evidence_id', ids)} UNION "
-            f"SELECT {select} FROM evidence WHERE {in_list('entity_id', ids)}", [*params, *params]).fetchall()
+        return self.rows.carriers(ids, role, grants)
 
     def _namespaces(self, role: str, grants: frozenset[str]) -> set[str]:
         """The id namespaces (`model.jaffle_shop`) of the objects a view sees: a scan of every visible id, so

@@ -1,6 +1,6 @@
 """Reads by id use IN lists of quoted literals (core/catalog/store.py: in_list): an id is data, never SQL."""
 from core.catalog.access import visible
-from core.catalog.store import in_list
+from core.catalog.rows import in_list
 
 
 def test_quotes_are_doubled_and_an_empty_list_matches_nothing():
