@@ -58,7 +58,7 @@ from core.resolve.versions import (
     version_name,
 )
 from core.retrieve.index import IndexUnavailable
-from core.retrieve.search import Searcher
+from core.retrieve.search import Searcher, fuse
 
 
 class UnknownRole(ValueError):
@@ -530,6 +530,8 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
     if isinstance(chosen, Envelope):
         return chosen
     _now_note(run, primary, versions, chosen)
+    # Nothing below returns early: the searches start now and run while the version is expanded.
+    searching = _start_search(run, primary) if run.searcher else None
 
     extra: list[Evidence] = []
     if wanted and (pinned is None or pinned.evidence_id != chosen.evidence_id):
@@ -555,8 +557,8 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
     found = conflicts([chosen], extra)
     found += upcoming.later_conflicts(run, objs, versions, chosen, found, day)
     supporting: list[SearchHit] = []
-    if run.searcher:
-        more, supporting = _search_pass(run, primary, selected, found)
+    if searching:
+        more, supporting = _search_pass(run, primary, selected, found, searching)
         found += more
     verdict = _verdict(run, primary, chosen, versions, selected, fresh, found)
     if run.intent.includes:  # "does CAC include agency fees?": yes, no or not stated, from the definition's fields
@@ -573,21 +575,38 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
                    conflicts=found, supporting=supporting, **kw)
 
 
-def _search_pass(run: _Run, primary: Entity, selected: list[EvidenceRef], conflicts: list[Conflict]):
+# Approved evidence, in SQL over index rows and in Python over one row: the answer pass's part of the search.
+_APPROVED = "authority = 'authoritative' AND lifecycle NOT IN ('draft', 'superseded', 'deprecated')"
+
+
+def _approved_row(row: dict) -> bool:
+    return row["authority"] == "authoritative" and row["lifecycle"] not in ("draft", "superseded", "deprecated")
+
+
+def _start_search(run: _Run, primary: Entity):
+    """Start the search pass's searches on the searcher's threads (Lance and the encoder release the GIL, so they
+    run while this thread expands the version); _search_pass collects them."""
+    base = f"{run.searcher.view_filter(run.view)} AND part = 'body' AND lifecycle <> 'retired'"
+    names = " ".join(" ".join(n) for n in primary.names[:3])
+    approved = f"{base} AND {_APPROVED}"
+    # Both full-text searches are one LanceDB query over the role's rows, split into its two parts.
+    texts = run.searcher.submit(run.searcher.texts, base, [
+        (run.q.text, approved, _approved_row),
+        (f"{run.q.text} {names}", f"{base} AND NOT ({_APPROVED})", lambda row: not _approved_row(row))],
+        k=2 * SEARCH_K)
+    return texts, run.searcher.submit(run.searcher.vector, run.q.text, approved, k=2 * SEARCH_K)
+
+
+def _search_pass(run: _Run, primary: Entity, selected: list[EvidenceRef], conflicts: list[Conflict], searching):
     """Two searches inside the visible set, each pre-filtered to what it may return.
 
     Answer pass: hybrid search over approved evidence, listed as supporting. Conflict pass: full-text
     search over drafts, superseded pages and notes for the question and the entity's names; a hit
     counts only when it names the entity and speaks to the same time. Neither changes what governs.
     """
-    base = f"{run.searcher.view_filter(run.view)} AND part = 'body' AND lifecycle <> 'retired'"
-    names = " ".join(" ".join(n) for n in primary.names[:3])
-    conflicts_found = run.searcher.submit(run.searcher.text, f"{run.q.text} {names}", f"{base} AND (authority <> "
-                                          "'authoritative' OR lifecycle IN ('draft', 'superseded', 'deprecated'))",
-                                          k=SEARCH_K)
-    answer_hits = run.searcher.hybrid(run.q.text, f"{base} AND authority = 'authoritative' "
-                                      "AND lifecycle NOT IN ('draft', 'superseded', 'deprecated')", k=SEARCH_K)
-    conflict_hits = conflicts_found.result()
+    texts, vec = searching
+    answer_text, conflict_hits = texts.result()
+    answer_hits, conflict_hits = fuse(vec.result(), answer_text, SEARCH_K), conflict_hits[:SEARCH_K]
     known = {s.evidence_id for s in selected} | {c.evidence_id for c in conflicts}
     # Re-read from the live catalog: current text and current permissions, whatever the index holds. Every
     # conflict hit, and approved hits in rank order only until three supporting ones are found: reading all ~30

@@ -191,3 +191,27 @@ def test_scorecard_full_pipeline(embedder):
         assert by["pipeline"]["behavior_accuracy"] == 100.0
     # 9: the undated A-Q7 is answered for the evaluation date since issue 19 (tests/suites/convert.py)
     assert results["suite_a"][0].answerable == 9
+
+
+def test_one_full_text_query_ranks_each_part_as_its_own_search(demo, suites):
+    """The answer's two full-text searches run as one query over the role's rows (Searcher.texts); each part's
+    ranking is the one a search of that part alone gives, for every role and a spread of questions."""
+    from core.answer.ask import _APPROVED, _approved_row
+    questions = ["What is net revenue?", "net revenue definition for 2024-08-15 refunds excluded",
+                 "churn rate draft wiki page", "Which model backs active customers?", "gross margin shipping"]
+    checked = 0
+    for store, searcher in (demo, *suites.values()):
+        for role in [r.name for r in store.roles()]:
+            base = f"{searcher.view_filter(visible(store, role))} AND part = 'body' AND lifecycle <> 'retired'"
+            rest = f"{base} AND NOT ({_APPROVED})"
+            for q in questions:
+                names = "net revenue churn rate"
+                answer, others = searcher.texts(base, [(q, f"{base} AND {_APPROVED}", _approved_row),
+                                                       (f"{q} {names}", rest, lambda r: not _approved_row(r))], k=30)
+                alone = searcher.text(q, f"{base} AND {_APPROVED}", k=30), searcher.text(f"{q} {names}", rest, k=30)
+                assert [(h.evidence_id, h.part, round(h.score, 9)) for h in answer] == \
+                    [(h.evidence_id, h.part, round(h.score, 9)) for h in alone[0]]
+                assert [(h.evidence_id, round(h.score, 9)) for h in others] == \
+                    [(h.evidence_id, round(h.score, 9)) for h in alone[1]]
+                checked += bool(answer) + bool(others)
+    assert checked > 20
