@@ -120,7 +120,7 @@ def test_probes_follow_the_layout_the_index_was_trained_with(tmp_path, embedder,
     assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
     store = Store(db)
     searcher = Searcher(store, embedder)
-    assert searcher.partitions == 8 and ann.nprobes(searcher.partitions) == 5  # 60% of a coarse layout
+    assert searcher.partitions == 8 and ann.nprobes(searcher.partitions) == 6  # 75% of a coarse layout
     store.close()
     monkeypatch.setattr(ann, "partitions", wanted)  # the demo's size wants one partition: retrained
     assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
