@@ -532,7 +532,6 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
     _now_note(run, primary, versions, chosen)
     # Nothing below returns early: the searches start now and run while the version is expanded.
     searching = _start_search(run, primary) if run.searcher else None
-
     extra: list[Evidence] = []
     if wanted and (pinned is None or pinned.evidence_id != chosen.evidence_id):
         for_when = run.day or (f"{run.period[0]} to {run.period[1] - timedelta(days=1)}" if run.period else None)
@@ -591,9 +590,8 @@ def _start_search(run: _Run, primary: Entity):
     approved = f"{base} AND {_APPROVED}"
     # Both full-text searches are one LanceDB query over the role's rows, split into its two parts.
     texts = run.searcher.submit(run.searcher.texts, base, [
-        (run.q.text, approved, _approved_row),
-        (f"{run.q.text} {names}", f"{base} AND NOT ({_APPROVED})", lambda row: not _approved_row(row))],
-        k=2 * SEARCH_K)
+        (run.q.text, approved, _approved_row, 2 * SEARCH_K),  # as hybrid() takes each half: twice what it keeps
+        (f"{run.q.text} {names}", f"{base} AND NOT ({_APPROVED})", lambda row: not _approved_row(row), SEARCH_K)])
     return texts, run.searcher.submit(run.searcher.vector, run.q.text, approved, k=2 * SEARCH_K)
 
 
@@ -606,7 +604,7 @@ def _search_pass(run: _Run, primary: Entity, selected: list[EvidenceRef], confli
     """
     texts, vec = searching
     answer_text, conflict_hits = texts.result()
-    answer_hits, conflict_hits = fuse(vec.result(), answer_text, SEARCH_K), conflict_hits[:SEARCH_K]
+    answer_hits = fuse(vec.result(), answer_text, SEARCH_K)
     known = {s.evidence_id for s in selected} | {c.evidence_id for c in conflicts}
     # Re-read from the live catalog: current text and current permissions, whatever the index holds. Every
     # conflict hit, and approved hits in rank order only until three supporting ones are found: reading all ~30

@@ -17,7 +17,6 @@ import json
 import os
 import threading
 from datetime import datetime, timezone
-from functools import cached_property
 from pathlib import Path
 
 import duckdb
@@ -387,6 +386,7 @@ class Store:
         self._local = threading.local()
         self._lock = threading.Lock()
         self.views: dict = {}  # (role, grants) -> that view of this file (core/catalog/access.py fills it)
+        self._rows_lock = threading.Lock()
         try:
             found = dict(self._con.execute("SELECT key, value FROM meta").fetchall()).get("schema_version")
         except duckdb.Error as exc:
@@ -413,12 +413,20 @@ class Store:
     def close(self) -> None:
         self._con.close()
 
-    @cached_property
+    @property
     def rows(self) -> MemoryRows:
         """The rows answers read by key (core/catalog/rows.py), read from this file on first use, outside the asking
-        question's time budget: like loading the embedding model (about 1 s at 100,000 objects)."""
-        with budget.not_counted():
-            return MemoryRows(self.con)
+        question's time budget: like loading the embedding model (about 1 s at 100,000 objects). Read once per
+        Store however many threads ask at first (each copy is 250 MB at 100k), and never while holding a lock
+        another Store needs."""
+        rows = self.__dict__.get("_rows")
+        if rows is None:
+            with self._rows_lock:
+                rows = self.__dict__.get("_rows")
+                if rows is None:
+                    with budget.not_counted():
+                        rows = self.__dict__["_rows"] = MemoryRows(self.con)
+        return rows
 
     # The file is opened read-only, so meta and roles are read once, in __init__, not on every question.
     def _read_meta(self) -> dict[str, str]:
@@ -504,7 +512,7 @@ class Store:
         rows = {(e.upstream, e.upstream_column, e.downstream, e.downstream_column, e.evidence_id)
                 for e in self.rows.edges("downstream", nodes, role, grants)
                 if e.downstream_column is not None and e.in_effect(day)}
-        return sorted(rows, key=lambda r: tuple((r[k] is None, r[k] or "") for k in (2, 3, 0, 1)))
+        return sorted(rows, key=lambda r: tuple((r[k] is None, r[k] or "") for k in (2, 3, 0, 1, 4)))
 
     def table_edges_into(self, nodes: list[str], day, role: str,
                          grants: frozenset[str] = frozenset()) -> list[tuple[str, str]]:

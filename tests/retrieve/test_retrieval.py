@@ -206,8 +206,8 @@ def test_one_full_text_query_ranks_each_part_as_its_own_search(demo, suites):
             rest = f"{base} AND NOT ({_APPROVED})"
             for q in questions:
                 names = "net revenue churn rate"
-                answer, others = searcher.texts(base, [(q, f"{base} AND {_APPROVED}", _approved_row),
-                                                       (f"{q} {names}", rest, lambda r: not _approved_row(r))], k=30)
+                answer, others = searcher.texts(base, [(q, f"{base} AND {_APPROVED}", _approved_row, 30),
+                                                       (f"{q} {names}", rest, lambda r: not _approved_row(r), 30)])
                 alone = searcher.text(q, f"{base} AND {_APPROVED}", k=30), searcher.text(f"{q} {names}", rest, k=30)
                 assert [(h.evidence_id, h.part, round(h.score, 9)) for h in answer] == \
                     [(h.evidence_id, h.part, round(h.score, 9)) for h in alone[0]]
@@ -215,3 +215,26 @@ def test_one_full_text_query_ranks_each_part_as_its_own_search(demo, suites):
                     [(h.evidence_id, round(h.score, 9)) for h in alone[1]]
                 checked += bool(answer) + bool(others)
     assert checked > 20
+
+
+def test_no_part_of_one_full_text_query_is_crowded_out(demo, monkeypatch):
+    """On a large catalog the query fetches a few candidates per part: a part the other's rows crowd out of that
+    shared list gets its own search, so drafts are still found when approved rows match more words."""
+    import core.retrieve.search as search
+    from core.answer.ask import _APPROVED, _approved_row
+    store, searcher = demo
+    monkeypatch.setattr(search, "LARGE_FTS_ROWS", 1)  # every part counts as large
+    monkeypatch.setattr(search, "LARGE_FTS_CANDIDATES", 3)
+    crowded = 0
+    for role in [r.name for r in store.roles()]:
+        base = f"{searcher.view_filter(visible(store, role))} AND part = 'body' AND lifecycle <> 'retired'"
+        rest = f"{base} AND NOT ({_APPROVED})"
+        for q in ["net revenue definition refunds excluded", "churn rate draft wiki page", "gross margin"]:
+            parts = [(q, f"{base} AND {_APPROVED}", _approved_row, 30),
+                     (f"{q} net revenue", rest, lambda r: not _approved_row(r), 15)]
+            shared = searcher._matches(" ".join(p[0] for p in parts), base, 6)
+            crowded += len(shared) == 6 and any(sum(map(p[2], shared)) < 3 for p in parts)
+            for got, (query, where, _, k) in zip(searcher.texts(base, parts), parts):
+                alone = searcher.text(query, where, k=k)
+                assert len(got) >= min(3, len(alone)), (role, q, query)
+    assert crowded  # the case this test is about occurred
