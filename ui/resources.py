@@ -8,6 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from core.answer.warm import warm_quietly
 from core.catalog.access import visible
 from core.catalog.auth import startup_notice
 from core.catalog.config import Settings, apply_offline_env
@@ -61,10 +62,28 @@ def store() -> Store:
                  "or `python -m core ingest CATALOG --db PATH` and set ASOF_DB.")
         st.stop()
     try:
-        return _live(cfg.catalog, cfg.embed_model).store()
+        s = _live(cfg.catalog, cfg.embed_model).store()
     except ObjectStoreError as exc:
         st.error(f"The published catalog cannot be read: {exc}")
         st.stop()
+    _warming(str(s.path), s.revision, s)
+    return s
+
+
+@st.cache_resource(show_spinner=False)
+def _warming(db: str, revision: str, _store: Store) -> threading.Thread:
+    # Once per catalog revision: every role's view and search filter built in the background (core/answer/warm.py),
+    # so no role's first question waits for them (seconds at 100,000 objects). The searcher once the model is in.
+    cfg = settings()  # read here: the thread below runs outside any Streamlit session
+    model, live = _embedder(cfg.embed_model)[1], _live(cfg.catalog, cfg.embed_model)
+
+    def run():
+        warm_quietly(_store)
+        model.join()
+        warm_quietly(_store, live.searcher(_store))
+    thread = threading.Thread(target=run, daemon=True, name="asof-warm")
+    thread.start()
+    return thread
 
 
 @st.cache_resource(show_spinner=False)

@@ -48,6 +48,7 @@ def per_view(build):
     def once(self):
         with budget.not_counted():
             return build(self)
+    once.per_view = True  # Visible.build finds it
     return cached_property(once)
 
 
@@ -64,6 +65,13 @@ class Visible:
     @property
     def con(self):
         return self.store.con
+
+    def build(self) -> None:
+        """Build every per-view index now (a process warming up, core/answer/warm.py), not on this role's first
+        question."""
+        for name, attr in vars(type(self)).items():
+            if isinstance(attr, cached_property) and getattr(attr.func, "per_view", False):
+                getattr(self, name)
 
     def _docs(self, where: str, params: list) -> list[Evidence]:
         """Visible objects matching `where` (a scan: kinds, everything)."""

@@ -1084,6 +1084,12 @@ def visible_vocabulary(view) -> set[str]:
     return _per_view(_VOCABS, view, _vocabulary)
 
 
+def build_view(view) -> None:
+    """Build what the reader keeps per view (the title index, the vocabulary) now, not on a first question."""
+    _per_view(_TITLES, view, _title_index)
+    visible_vocabulary(view)
+
+
 def _known(w: str, vocab: set[str]) -> bool:
     """A word the visible catalog uses, or one slip away from one ("revenu", "handbok")."""
     if w in vocab:

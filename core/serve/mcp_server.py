@@ -26,6 +26,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from core.answer.review import CATEGORIES
+from core.answer.warm import warm_quietly
 from core.catalog import audit
 from core.catalog.config import Settings
 from core.catalog.objects import is_object_url
@@ -102,6 +103,7 @@ class CatalogHolder:
                 cat.searcher.embed("warm up")
         finally:
             self.ready.set()
+        warm_quietly(cat.store, cat.searcher)  # every role's view, after the waiting calls were let in
 
 
 def _token_identity(principal: Principal) -> tuple[str, str | None]:

@@ -1,0 +1,39 @@
+"""A process warming up on a catalog: every role's view built before its first question.
+
+At 100,000 objects a role's first answer took 4-10 s (its entity and name indexes, its vocabulary, the title
+index, the search index's state, and on the first question of all the file's keyed rows, core/catalog/rows.py),
+every later one ~50 ms
+(docs/scale.md). The app and the MCP server start this on a background thread when they open a catalog
+revision; a question that arrives first builds what it needs itself, as before (the views are shared and each
+index is built once).
+"""
+from __future__ import annotations
+
+import sys
+
+from core.catalog.access import visible
+from core.catalog.store import Store
+from core.read.ranker import build_view
+from core.retrieve.search import Searcher
+
+
+def warm(store: Store, searcher: Searcher | None = None) -> None:
+    """The file's keyed rows, then each role's view (without a steward's grants: those are per queue), and with a
+    searcher its index state and each role's search filter."""
+    _ = store.rows  # read on this thread, not the first question's
+    for role in store.roles():
+        view = visible(store, role.name)
+        view.build()
+        build_view(view)
+        if searcher is not None and searcher.available:
+            searcher.view_filter(view)
+            searcher.status_for(role.name)
+
+
+def warm_quietly(store: Store, searcher: Searcher | None = None) -> None:
+    """warm() on a background thread: a warm-up is only ahead of time, so a failure (the file closed under it by a
+    newer revision) is said once on stderr and the questions build what they need."""
+    try:
+        warm(store, searcher)
+    except Exception as exc:  # noqa: BLE001 (DuckDB, Lance, pydantic, OS errors: none may kill the server)
+        print(f"warming {store.path} stopped: {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr, flush=True)
