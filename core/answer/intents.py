@@ -7,16 +7,12 @@ never routed here: the ordinary flow refuses it.
 """
 from __future__ import annotations
 
-import re
 from typing import Callable
 
 from core.catalog.envelope import Envelope
+from core.read.intent import LINEAGE_ASKED
 
 Pick = Callable  # run -> (Entity, matches, tokens) | Envelope
-
-
-# Where something comes from, asked in so many words ("the orders source" alone names a thing, asks no lineage).
-LINEAGE_ASKED = re.compile(r"\b(lineage|upstream|comes? from|derived from|depends? on|fed by|feeds? (?:it|into))\b", re.I)
 
 
 def before_when(run, pick: Pick) -> Envelope | None:

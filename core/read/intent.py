@@ -23,6 +23,9 @@ ASPECTS: dict[str, re.Pattern] = {
     "owner": re.compile(r"\b(who owns|owners?|owned by|ownership|who is responsible|maintain(s|er|ers|ed)?)\b", re.I),
     "history": re.compile(r"\b(history|historical|changed?|changes|previous|prior|over time|timeline)\b", re.I),
 }
+# Where something comes from, asked in so many words: the lineage aspect also reads "the orders source", which names
+# a thing and asks no lineage (an owner question asking lineage too is answered by the definition flow).
+LINEAGE_ASKED = re.compile(r"\b(lineage|upstream|comes? from|derived from|depends? on|fed by|feeds? (?:it|into))\b", re.I)
 # A named conflicting source: "the old wiki says", "according to the draft", "the note says".
 DOC_NOUNS = re.compile(r"\b(wiki|draft|memo|note|page|handbook|proposal|slack|thread|email|deck)s?\b", re.I)
 CONFLICT_CUES = re.compile(r"\b(says?|said|claims?|states?|according to|per the|mentions?|is that (still )?(current|right|true|correct))\b", re.I)
