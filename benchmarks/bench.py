@@ -179,7 +179,11 @@ def _ask_all(n_questions: int, raw: dict, db: Path, embedder) -> dict:
     store = Store(db)
     searcher, flat = Searcher(store, embedder), Searcher(store, embedder, exact=True)
     qs = questions(raw, n_questions)
-    # Warm the per-role caches (entity names, BM25, filters), as a running app or --batch has them.
+    # Warm up as the app and the MCP server do when they open a catalog (core/answer/warm.py), then ask a few
+    # questions: the per-role caches (entity names, BM25, filters) as a running app or --batch has them.
+    from core.answer.warm import warm
+    for s in (searcher, flat):
+        warm(store, s)
     for item in questions(raw, 25, seed=99):
         for s in (searcher, flat):
             ask(store, Question(role=item["role"], text=item["question"]), searcher=s)

@@ -105,6 +105,7 @@ class _Run:
     refs: list = field(default_factory=list)  # visible objects named exactly (ranker.named_objects)
     bare: bool = False  # the question is only such names (and words like "what does ... say")
     other_versions: list = field(default_factory=list)  # no date given: the versions not in effect today
+    answer_vector: object = None  # the answer pass's vector search, started before the entity is chosen
 
     def step(self, rule: str, detail: str) -> None:
         budget.check()  # between steps: a question that has spent its time budget stops here
@@ -228,6 +229,8 @@ def _authorize(store: Store, q: Question, now: datetime | None, searcher: Search
     view = visible(store, q.role, q.grants)
     run = _Run(q=q, view=view, intent=intent, revision=view.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
+    if run.searcher:
+        run.searcher.prepare(q.text)
     run.step("authorization", f"{view.count} objects visible to role {q.role}"
              + (f", {len(q.grants)} of them granted by id (the steward's review queue)" if q.grants else ""))
     return run
@@ -251,6 +254,10 @@ def _named_document(run: _Run) -> Envelope | None:
 def _definition(run: _Run) -> Envelope:
     """Which entity (the form's choice, else the ranker's), then what governs it on the date, expanded."""
     view, q = run.view, run.q
+    if run.searcher:
+        # The answer pass's vector search is over the role's approved rows for the question's text: it does not
+        # depend on the entity, so it runs on the searcher's threads while this one chooses the entity.
+        run.answer_vector = run.searcher.submit(run.searcher.vector, q.text, _search_filters(run)[1], k=2 * SEARCH_K)
     if q.entity and q.entity in view.entities:
         run.step("entity", f"{q.entity} chosen on the form")
         _, toks = match_entities(q.text, view.entities, view.phrases, run.intent.excluded_spans)
@@ -582,17 +589,23 @@ def _approved_row(row: dict) -> bool:
     return row["authority"] == "authoritative" and row["lifecycle"] not in ("draft", "superseded", "deprecated")
 
 
+def _search_filters(run: _Run) -> tuple[str, str]:
+    """The search pass's filters: the role's current body rows, and the approved ones among them."""
+    base = f"{run.searcher.view_filter(run.view)} AND part = 'body' AND lifecycle <> 'retired'"
+    return base, f"{base} AND {_APPROVED}"
+
+
 def _start_search(run: _Run, primary: Entity):
     """Start the search pass's searches on the searcher's threads (Lance and the encoder release the GIL, so they
     run while this thread expands the version); _search_pass collects them."""
-    base = f"{run.searcher.view_filter(run.view)} AND part = 'body' AND lifecycle <> 'retired'"
+    base, approved = _search_filters(run)
     names = " ".join(" ".join(n) for n in primary.names[:3])
-    approved = f"{base} AND {_APPROVED}"
     # Both full-text searches are one LanceDB query over the role's rows, split into its two parts.
     texts = run.searcher.submit(run.searcher.texts, base, [
         (run.q.text, approved, _approved_row, 2 * SEARCH_K),  # as hybrid() takes each half: twice what it keeps
         (f"{run.q.text} {names}", f"{base} AND NOT ({_APPROVED})", lambda row: not _approved_row(row), SEARCH_K)])
-    return texts, run.searcher.submit(run.searcher.vector, run.q.text, approved, k=2 * SEARCH_K)
+    vector = run.answer_vector or run.searcher.submit(run.searcher.vector, run.q.text, approved, k=2 * SEARCH_K)
+    return texts, vector
 
 
 def _search_pass(run: _Run, primary: Entity, selected: list[EvidenceRef], conflicts: list[Conflict], searching):

@@ -21,6 +21,9 @@ def warm(store: Store, searcher: Searcher | None = None) -> None:
     """The file's keyed rows, then each role's view (without a steward's grants: those are per queue), and with a
     searcher its index state and each role's search filter."""
     _ = store.rows  # read on this thread, not the first question's
+    if searcher is not None and searcher.available:
+        _ = searcher.hit_rows
+        searcher.read_words()
     for role in store.roles():
         view = visible(store, role.name)
         view.build()

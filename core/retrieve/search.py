@@ -133,6 +133,9 @@ class Searcher:
         self._filters: dict[str, str] = {}
         self._counts: dict[str, int] = {}  # rows per filter: the pinned version never changes
         self._status: dict[str, IndexStatus] = {}
+        self._rows_lock = threading.Lock()
+        self._hit_rows: tuple | None = None
+        self._words: dict[int, str] = {}  # a row's words as text.words reads them, by its place in hit_rows
         self.problem: str | None = None  # why an index that should be there cannot be used
         self.encoder = embedder
         self.version = self._pin()
@@ -240,30 +243,88 @@ class Searcher:
         return where
 
     # ---- queries ----
+    @property
+    def hit_rows(self) -> tuple:
+        """Every row's hit columns at the pinned version, and each row id's position among them: read once per
+        searcher (57 MB and 0.2 s for the 178,260 rows of the 100k catalog), so a query returns row ids and scores
+        only. Reading the columns of a query's rows cost more than the query: at 100k Lance's analyze_plan gave 11
+        of a full-text query's 32 ms to reading its 240 candidates, 3 of a vector search's 13 ms to its 30 rows.
+        The version is pinned, so these rows cannot change under the searcher; a row reaches an answer only
+        through a query that applied the role's filter."""
+        with self._rows_lock:
+            if self._hit_rows is None:
+                table = self.dataset.to_table(columns=HIT_COLUMNS, with_row_id=True)
+                ids = table.column("_rowid").to_pylist()
+                # One chunk per column: taking rows across the 22 chunks Lance returns at 100k took 24 ms, from one 1.6.
+                self._hit_rows = (table.drop_columns(["_rowid"]).combine_chunks(), dict(zip(ids, range(len(ids)))))
+            return self._hit_rows
+
+    def _rows(self, found) -> list[dict]:
+        """The hit columns of a query's rows (`found`: its result, with `_rowid`), in its order; `_at` is the row's
+        place in hit_rows."""
+        table, position = self.hit_rows
+        at = [position[i] for i in found.column("_rowid").to_pylist()]
+        if not at:
+            return []
+        rows = table.take(at).to_pylist()
+        for row, i in zip(rows, at):
+            row["_at"] = i
+        return rows
+
+    def _counted(self, row: dict) -> Counter:
+        """A row's words counted, as text.words reads them. Each row is read into words once per searcher (a
+        warm-up reads them all, read_words): reading a question's 240 full-text candidates into words was 6 of its
+        ~11 ms of re-scoring at 100k objects."""
+        norm = self._words.get(row["_at"])
+        if norm is None:
+            norm = self._words[row["_at"]] = " ".join(words(row["text"]))
+        return Counter(norm.split())
+
+    def read_words(self) -> None:
+        """Every row's words, ahead of the questions that re-score them (at 100k: ~5 s, ~45 MB)."""
+        texts = self.hit_rows[0].column("text").to_pylist()
+        for at, text in enumerate(texts):
+            if at not in self._words:
+                self._words[at] = " ".join(words(text))
+
     @staticmethod
     def _hit(r: dict, score: float) -> Hit:
         return Hit(r["evidence_id"], r["entity_id"], r["part"], r["kind"], r["authority"], r["lifecycle"],
                    r["text"], float(score))
 
+    def prepare(self, query: str) -> None:
+        """Start embedding `query` on the encoder's thread. A question's embedding does not depend on what it turns
+        out to ask, so it is computed while the question is read and its subject chosen (at 100k objects ~5 ms
+        of an answer's ~30 were the encoding, waited for before the vector search)."""
+        self._embedding(query)
+
     def embed(self, query: str):
         # One question is embedded once, however many searches it drives.
+        pending = self._embedding(query)
+        try:
+            return pending.result()
+        except BaseException:
+            with self._lock:  # a failed encoding is not kept: the next search of this text tries again
+                if self._queries.get(query) is pending:
+                    del self._queries[query]
+            raise
+
+    def _embedding(self, query: str) -> Future:
         with self._lock:
-            vec = self._queries.get(query)
-        if vec is None:
-            vec = self.encoder.encode([query])[0]
-            with self._lock:
+            pending = self._queries.get(query)
+            if pending is None:
                 if len(self._queries) > 256:
                     self._queries.clear()
-                self._queries[query] = vec
-        return vec
+                pending = self._queries[query] = self._encoding.submit(lambda: self.encoder.encode([query])[0])
+        return pending
 
     @_guarded
     def vector(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
         # Cosine search, flat below the ANN threshold (a distance then depends on the query and the row
         # alone) and through the ANN index above it; the role's filter is applied first either way.
-        rows = self.dataset.to_table(columns=[*HIT_COLUMNS, "_distance"], filter=where, prefilter=bool(where),
-                                     nearest=reader.nearest(self.embed(query), k, self.exact, self.partitions)).to_pylist()
-        return [self._hit(r, 1.0 - r["_distance"]) for r in rows]
+        found = self.dataset.to_table(columns=["_distance"], with_row_id=True, filter=where, prefilter=bool(where),
+                                      nearest=reader.nearest(self.embed(query), k, self.exact, self.partitions))
+        return [self._hit(r, 1.0 - d) for r, d in zip(self._rows(found), found.column("_distance").to_pylist())]
 
     def _count(self, where: str) -> int:
         # A count scans the filtered set; it depends on the filter and the pinned version only, and a few
@@ -276,14 +337,13 @@ class Searcher:
         """Rows of the filtered set sharing a content word with `query`, LanceDB's best first."""
         terms = _query_terms(query)
         raw = " ".join(w for w in fts_words(query).split() if normalize(w) in terms)
-        return self.dataset.to_table(columns=[*HIT_COLUMNS, "_score"], full_text_query=raw or " ".join(terms),
-                                     filter=where, prefilter=True, limit=limit).to_pylist()
+        return self._rows(self.dataset.to_table(columns=["_score"], with_row_id=True, full_text_query=raw or " ".join(terms),
+                                                filter=where, prefilter=True, limit=limit))
 
     def _ranked(self, terms: list[str], rows: list[dict], total: int, k: int) -> list[Hit]:
         """The top k of `rows` by BM25 over those holding one of `terms` as text.words reads them (LanceDB's
         tokenizer stems differently: a row it matched on "excluded" may hold no word the scorer counts)."""
-        # Counted in C (Counter): up to FTS_CANDIDATES long texts are re-scored per search.
-        counted = [(r, c) for r in rows if not (c := Counter(words(r["text"]))).keys().isdisjoint(terms)]
+        counted = [(r, c) for r in rows if not (c := self._counted(r)).keys().isdisjoint(terms)]
         rows = [r for r, _ in counted]
         scores = bm25_rescore(terms, [c for _, c in counted], total)
         ranked = sorted(zip(rows, scores), key=lambda p: (-p[1], p[0]["chunk_id"]))
@@ -328,6 +388,11 @@ class Searcher:
             else:
                 out.append(self._ranked(terms, mine, self._count(part_where), k) if mine and terms else [])
         return out
+
+    @cached_property
+    def _encoding(self) -> ThreadPoolExecutor:
+        # Its own thread, never waiting on anything: a search on _pool may wait for its query's encoding here.
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="asof-encode")
 
     @cached_property
     def _pool(self) -> ThreadPoolExecutor:

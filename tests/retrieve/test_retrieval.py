@@ -151,6 +151,65 @@ def test_reingest_is_incremental(tmp_path, embedder):
     assert {"metric.net_revenue.v1", "metric.net_revenue.v2"} <= ids  # old versions stay, with intervals
 
 
+def test_hits_are_the_rows_the_query_found_after_a_reingest(tmp_path, embedder):
+    """A query returns row ids and scores; a hit's columns come from the searcher's copy of its pinned version's rows
+    (Searcher.hit_rows). After an incremental re-ingest (rows deleted and appended: several fragments) every hit, as
+    every role, is still the row Lance found: the same as reading the columns in the query itself."""
+    from core.retrieve.search import HIT_COLUMNS
+    db = tmp_path / "c.duckdb"
+    catalog = load_catalog(DEMO)
+    write_catalog(catalog, db)
+    build_index(catalog, db, embedder, quiet=True)
+    changed = load_catalog(DEMO)
+    for ev in changed.evidence:
+        if ev.evidence_id == "metric.refund_rate.v1":
+            ev.text = "Refunded value over ordered value, counted when the refund settles."
+            ev.content_hash = ev.compute_hash()
+    changed.evidence = [e for e in changed.evidence if e.evidence_id != "note.revenue.slack_export"]
+    write_catalog(changed, db)
+    build_index(changed, db, embedder, quiet=True)
+    store = Store(db)
+    searcher = Searcher(store, embedder)
+    assert len(searcher.dataset.get_fragments()) > 1
+    checked = 0
+    for role in [r.name for r in store.roles()]:
+        where = f"{searcher.role_filter(role)} AND part = 'body'"
+        for q in ("refund settles ordered value", "net revenue definition", "churn rate draft"):
+            lance = searcher.dataset.to_table(columns=[*HIT_COLUMNS, "_distance"], filter=where, prefilter=True,
+                                              nearest={"column": "vector", "q": searcher.embed(q), "k": 10}).to_pylist()
+            hits = searcher.vector(q, where, k=10)
+            assert [(h.evidence_id, h.part, h.text, h.lifecycle) for h in hits] == \
+                [(r["evidence_id"], r["part"], r["text"], r["lifecycle"]) for r in lance]
+            checked += len(hits)
+            assert all(visible(store, role).by_ids([h.evidence_id]) for h in searcher.text(q, where, k=10))
+    assert checked > 50
+    found = searcher.text("refund settles", f"{searcher.role_filter('analyst')} AND part = 'body'", k=5)
+    assert found and found[0].evidence_id == "metric.refund_rate.v1" and "settles" in found[0].text
+
+
+def test_a_question_is_encoded_once_and_a_failed_encoding_is_not_kept(demo):
+    """ask() starts encoding the question as soon as it is authorized (Searcher.prepare); the searches that follow
+    wait for that one encoding. An encoding that failed is not kept: the next search of the text tries again."""
+    store, searcher = demo
+    s = Searcher(store, searcher.embedder)
+    real, calls = s.encoder, []
+
+    class Flaky:
+        def encode(self, texts):
+            calls.append(list(texts))
+            if len(calls) == 1:
+                raise RuntimeError("encoder fell over")
+            return real.encode(texts)
+    s.encoder = Flaky()
+    with pytest.raises(RuntimeError):
+        s.embed("what is net revenue")
+    assert list(s.embed("what is net revenue")) == list(real.encode(["what is net revenue"])[0])
+    s.prepare("which model backs churn rate")
+    s.vector("which model backs churn rate", s.role_filter("analyst"), k=3)
+    s.embed("which model backs churn rate")
+    assert calls == [["what is net revenue"]] * 2 + [["which model backs churn rate"]]
+
+
 def test_filter_strings_cannot_be_escaped(demo):
     store, searcher = demo
     assert sql_str("o'brien') OR true OR ('") == "'o''brien'') OR true OR ('''"
