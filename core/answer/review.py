@@ -12,6 +12,7 @@ from core.catalog.access import visible
 from core.catalog.entities import build_entity_index
 from core.catalog.envelope import Behavior, Envelope, IndexStatus, ReviewAnswer, ReviewFinding
 from core.catalog.evidence import Authority, Evidence, Lifecycle
+from core.read.review_question import ASKED, KIND_WORDS, QUEUE_WORDS, asked_categories
 from core.resolve.versions import (
     governing_versions,
     interval_text,
@@ -133,38 +134,6 @@ def steward_scope(store, role: str, today: date) -> StewardScope | None:
                                                  for i in item.evidence_ids})
 
 
-# A reviewer's question names a kind of queue item: each family by the words that name it, not by one phrasing.
-ASKED = {
-    "overlap": re.compile(r"\boverlap\w*\b.*\b(versions?|definitions?)\b|\b(versions?|definitions?)\b.*\boverlap\w*"
-                          r"|\btwo (approved|authoritative) (versions|definitions)\b", re.I),
-    "draft_conflict": re.compile(r"\bdrafts?\b.*\b(contradict|conflict|disagree|clash)\w*", re.I),
-    "untrusted_instructions": re.compile(r"\b(untrusted|slack|notes?)\b.*\b(instructions?|injections?|commands?)\b"
-                                         r"|\bprompt injections?\b", re.I),
-    "superseded_surfaced": re.compile(r"\b(superseded|legacy|old|outdated|still)\b.*\b(retrievable|surfac\w*|"
-                                      r"searchable|findable|found by search|in search)\b", re.I),
-    "empty_acl": re.compile(r"\bempty acls?\b|\bnobody (can|may) see\b|\bno roles? (can|may) see\b", re.I),
-    "stale_index": re.compile(r"\bstale (search )?index\b|\bindex (is )?(stale|out of date)\b", re.I),
-}
-# Words a reviewer's question uses for the kind itself: what is left names which items (a page, a metric).
-_KIND_WORDS = set(
-    "overlap overlapping overlaps version versions definition definitions approved authoritative two draft drafts "
-    "contradict contradicts conflict conflicts conflicting disagree disagrees clash governing governs untrusted note "
-    "notes instruction instructions injection injections prompt command commands contain contains superseded "
-    "outdated page pages still retrievable surfaced surface surfacing searchable search found empty acl "
-    "acls nobody see role roles stale index date out metric metrics the".split())
-
-
-# The queue itself, no kind named ("what's in my review queue?", "show me the open review items"): every kind.
-WHOLE_QUEUE = re.compile(r"\breview (queue|items?|list|backlog)\b|\b(my|the|governance) queue\b", re.I)
-
-
-def asked_categories(text: str) -> list[str]:
-    """The review-queue kinds a question asks about ("which drafts contradict the governing definition?"); all of
-    them when it asks about the queue as a whole."""
-    named = [c for c, pattern in ASKED.items() if pattern.search(text)]
-    return named or (list(ASKED) if WHOLE_QUEUE.search(text) else [])
-
-
 def asks_a_definition(run) -> bool:
     """"what does net revenue mean on 2025-03-31 and are there drafts disagreeing?": outside the words that ask about
     the queue, the question asks for a definition (a reporting date, or what something means) and names its subject.
@@ -185,14 +154,8 @@ def asks_a_definition(run) -> bool:
     if any(entities[m.entity_id].is_topic for m in matches):
         return True
     subject = [w for w in content_words(outside, run.intent.excluded_spans)
-               if w not in GENERIC and w not in _KIND_WORDS and w not in _QUEUE_WORDS and w.isalpha()]
+               if w not in GENERIC and w not in KIND_WORDS and w not in QUEUE_WORDS and w.isalpha()]
     return bool(subject)
-
-
-# Words about the queue and its reviewer, not a subject a definition could be asked of.
-_QUEUE_WORDS = set("review reviewer reviewers queue steward stewards governance item items anything something "
-                   "disagreeing disagreement disagreements contradicting contradiction contradictions clashing "
-                   "conflict conflicts conflicting".split())
 
 
 def answer(run) -> Envelope:
@@ -208,7 +171,7 @@ def answer(run) -> Envelope:
         # "is there any draft for net revenue that disagrees?": that metric's items only, none when it has none (never
         # another metric's draft as a "Yes").
         items = [i for i in items if i.entity_id in subjects]
-    elif named := [w for w in content_words(run.q.text) if w not in _KIND_WORDS]:
+    elif named := [w for w in content_words(run.q.text) if w not in KIND_WORDS]:
         # Other words may name items by their titles ("the handbook"); words no title holds narrow nothing.
         narrowed = [i for i in items if all(w in _WORD.findall(i.title.lower()) for w in named)]
         items = narrowed or items
