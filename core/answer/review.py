@@ -191,22 +191,20 @@ def answer(run) -> Envelope:
                            evidence_ids=i.evidence_ids) for i in items]
     kinds = "open items" if len(categories) == len(ASKED) else " or ".join(CATEGORIES[c].lower() for c in categories)
     words = " ".join(run.q.text[t.start:t.end] for t in said)
-    if subjects:
-        kinds += " for " + ", ".join(sorted(run.view.entities[e].label for e in subjects))
-    elif said:
-        kinds += f" for “{words}”"
+    about = (" for " + ", ".join(sorted(run.view.entities[e].label for e in subjects)) if subjects
+             else f" for “{words}”" if said else "")
     if found:
         first = "; ".join(f.title for f in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
-        verdict = f"Yes: {len(found)} in the review queue you can see ({kinds}): {first}."
+        verdict = f"Yes: {len(found)} in the review queue you can see ({kinds}{about}): {first}."
     elif said and not subjects:
-        verdict = (f"None: the review queue you can see has no {kinds} as of {day.isoformat()}; no metric, model, "
-                   "source or queue item you can see is named that.")
+        # What was looked for comes first: a headline cut at 25 words still says it.
+        verdict = (f"None for “{words}”: no metric, model or source you can see is called that, and no item in the "
+                   f"review queue you can see names it ({kinds}) as of {day.isoformat()}.")
     else:
-        verdict = f"None: the review queue you can see has no {kinds} as of {day.isoformat()}."
-    run.step("review question", f"asked about {', '.join(categories)}"
-                                + (f" for “{words}” ({', '.join(sorted(subjects)) or 'no visible metric, model or source by that name'})"
-                                   if said else "")
-                                + f": {len(found)} queue item(s) over the {run.view.count} objects visible")
+        verdict = f"None: the review queue you can see has no {kinds}{about} as of {day.isoformat()}."
+    named = ", ".join(sorted(subjects)) or "no visible metric, model or source by that name"
+    run.step("review question", f"asked about {', '.join(categories)}" + (f" for “{words}” ({named})" if said else "")
+             + f": {len(found)} queue item(s) over the {run.view.count} objects visible")
     return run.envelope(Behavior.answer, verdict, intent="review",
                         review=ReviewAnswer(categories=categories, as_of=day, items=found,
                                             subject=[t.norm for t in said]))

@@ -17,7 +17,7 @@ SEATED_DRAFT = "Seated passengers: draft 'Draft - seated passengers incl. standb
 def _none(env) -> str:
     """A review answer with no item: what the user reads of it."""
     assert env.intent == "review" and env.behavior is Behavior.answer, (env.intent, env.verdict)
-    assert env.review.items == [] and env.verdict.startswith("None:"), env.verdict
+    assert env.review.items == [] and env.verdict.startswith("None"), env.verdict
     assert "Seated passengers" not in render_text(env) and "port taxes" not in shown(env)
     return shown(env)
 
@@ -82,7 +82,7 @@ def test_a_review_question_with_no_subject_keeps_the_queue(ask_ferry, question):
 def test_demo_gross_margin_drafts(ask_demo, role):
     """The question the tester asked: no role has a gross margin."""
     env = ask_demo("any drafts that disagree about gross margin?", role=role)
-    assert env.intent == "review" and env.review.items == [] and env.verdict.startswith("None:"), env.verdict
+    assert env.intent == "review" and env.review.items == [] and env.verdict.startswith("None"), env.verdict
     assert "Churn rate" not in env.verdict and "Net revenue" not in env.verdict
 
 
