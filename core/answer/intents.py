@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from core.catalog.envelope import Envelope
-from core.read.intent import LINEAGE_ASKED
+from core.read.intent import LINEAGE_ASKED, MODEL_ASKED
 
 Pick = Callable  # run -> (Entity, matches, tokens) | Envelope
 
@@ -37,9 +37,11 @@ def after_when(run, pick: Pick) -> Envelope | None:
         from core.answer import discover
         return discover.answer(run)
     if kind == "owner":
-        if "freshness_status" in run.intent.aspects or LINEAGE_ASKED.search(run.q.text):
-            # "where does it come from, and who owns it?": the definition flow answers both (its verdict names the
-            # owner when asked); the owner's answer alone would drop the lineage or freshness part unsaid.
+        if ("freshness_status" in run.intent.aspects or LINEAGE_ASKED.search(run.q.text)
+                or MODEL_ASKED.search(run.q.text)):
+            # "where does it come from, and who owns it?", "which model feeds it and who owns it?": the definition flow
+            # answers both (its verdict names the owner when asked, and the backing model, lineage and freshness); the
+            # owner's answer alone would drop the other part unsaid.
             return None
         from core.answer import ownership
         return ownership.answer(run, pick)

@@ -12,6 +12,15 @@ from core.catalog.access import visible
 from core.catalog.entities import build_entity_index
 from core.catalog.envelope import Behavior, Envelope, IndexStatus, ReviewAnswer, ReviewFinding
 from core.catalog.evidence import Authority, Evidence, Lifecycle
+from core.catalog.text import normalize
+from core.read.review_question import (
+    ASKED,
+    DEFINITION_REFERRED,
+    KIND_WORDS,
+    asked_categories,
+    named_subjects,
+    subject_words,
+)
 from core.resolve.versions import (
     governing_versions,
     interval_text,
@@ -133,38 +142,6 @@ def steward_scope(store, role: str, today: date) -> StewardScope | None:
                                                  for i in item.evidence_ids})
 
 
-# A reviewer's question names a kind of queue item: each family by the words that name it, not by one phrasing.
-ASKED = {
-    "overlap": re.compile(r"\boverlap\w*\b.*\b(versions?|definitions?)\b|\b(versions?|definitions?)\b.*\boverlap\w*"
-                          r"|\btwo (approved|authoritative) (versions|definitions)\b", re.I),
-    "draft_conflict": re.compile(r"\bdrafts?\b.*\b(contradict|conflict|disagree|clash)\w*", re.I),
-    "untrusted_instructions": re.compile(r"\b(untrusted|slack|notes?)\b.*\b(instructions?|injections?|commands?)\b"
-                                         r"|\bprompt injections?\b", re.I),
-    "superseded_surfaced": re.compile(r"\b(superseded|legacy|old|outdated|still)\b.*\b(retrievable|surfac\w*|"
-                                      r"searchable|findable|found by search|in search)\b", re.I),
-    "empty_acl": re.compile(r"\bempty acls?\b|\bnobody (can|may) see\b|\bno roles? (can|may) see\b", re.I),
-    "stale_index": re.compile(r"\bstale (search )?index\b|\bindex (is )?(stale|out of date)\b", re.I),
-}
-# Words a reviewer's question uses for the kind itself: what is left names which items (a page, a metric).
-_KIND_WORDS = set(
-    "overlap overlapping overlaps version versions definition definitions approved authoritative two draft drafts "
-    "contradict contradicts conflict conflicts conflicting disagree disagrees clash governing governs untrusted note "
-    "notes instruction instructions injection injections prompt command commands contain contains superseded "
-    "outdated page pages still retrievable surfaced surface surfacing searchable search found empty acl "
-    "acls nobody see role roles stale index date out metric metrics the".split())
-
-
-# The queue itself, no kind named ("what's in my review queue?", "show me the open review items"): every kind.
-WHOLE_QUEUE = re.compile(r"\breview (queue|items?|list|backlog)\b|\b(my|the|governance) queue\b", re.I)
-
-
-def asked_categories(text: str) -> list[str]:
-    """The review-queue kinds a question asks about ("which drafts contradict the governing definition?"); all of
-    them when it asks about the queue as a whole."""
-    named = [c for c, pattern in ASKED.items() if pattern.search(text)]
-    return named or (list(ASKED) if WHOLE_QUEUE.search(text) else [])
-
-
 def asks_a_definition(run) -> bool:
     """"what does net revenue mean on 2025-03-31 and are there drafts disagreeing?": outside the words that ask about
     the queue, the question asks for a definition (a reporting date, or what something means) and names its subject.
@@ -173,26 +150,17 @@ def asks_a_definition(run) -> bool:
     is a visible metric, model or source, or words that name nothing the role can see, which the ordinary flow then
     answers as not found: a hidden name and a made-up one read the same."""
     from core.catalog.entities import match_entities
-    from core.catalog.text import GENERIC, content_words
     from core.read.intent import ASPECTS
     text = run.q.text
     queue = [m.span() for c in asked_categories(text) for m in [ASKED[c].search(text)] if m]
     outside = "".join(" " if any(a <= k < b for a, b in queue) else ch for k, ch in enumerate(text))
-    if not (run.intent.reporting or ASPECTS["definition"].search(outside)):
+    if not (run.intent.reporting or ASPECTS["definition"].search(DEFINITION_REFERRED.sub(" ", outside))):
         return False
     entities = run.view.entities
     matches, _ = match_entities(outside, entities, run.view.phrases, run.intent.excluded_spans)
     if any(entities[m.entity_id].is_topic for m in matches):
         return True
-    subject = [w for w in content_words(outside, run.intent.excluded_spans)
-               if w not in GENERIC and w not in _KIND_WORDS and w not in _QUEUE_WORDS and w.isalpha()]
-    return bool(subject)
-
-
-# Words about the queue and its reviewer, not a subject a definition could be asked of.
-_QUEUE_WORDS = set("review reviewer reviewers queue steward stewards governance item items anything something "
-                   "disagreeing disagreement disagreements contradicting contradiction contradictions clashing "
-                   "conflict conflicts conflicting".split())
+    return bool(subject_words(outside, run.intent.excluded_spans))
 
 
 def answer(run) -> Envelope:
@@ -203,40 +171,46 @@ def answer(run) -> Envelope:
     day = run.at.date()
     index = run.searcher.status_for(run.view.role, run.view.grants) if run.searcher else None
     items = [i for i in review_queue(run.view.all(), day, index) if i.category in categories]
-    subjects = _subjects(run)
+    said = subject_words(run.q.text, run.intent.excluded_spans)
+    subjects = named_subjects(run.q.text, run.view, run.intent.excluded_spans, near=bool(said))
     if subjects:
         # "is there any draft for net revenue that disagrees?": that metric's items only, none when it has none (never
         # another metric's draft as a "Yes").
         items = [i for i in items if i.entity_id in subjects]
-    elif named := [w for w in content_words(run.q.text) if w not in _KIND_WORDS]:
-        # Other words may name items by their titles ("the handbook"); words no title holds narrow nothing.
+    elif said:
+        # "any drafts that disagree about gross margin?": words that name no visible metric, model or source name items
+        # by their titles ("the 2023 handbook"), or nothing: never the rest of the queue as a "Yes" about another
+        # subject. Only the asking view's names and titles are read, so a hidden name reads as a made-up one.
+        items = [i for i in items if {t.norm for t in said} <= {normalize(w) for w in _WORD.findall(i.title.lower())}]
+    elif named := [w for w in content_words(run.q.text) if w not in KIND_WORDS]:
+        # No subject, only words for kinds of pages ("is the legacy wiki page still retrievable?"): they may narrow
+        # the items by their titles; words no title holds narrow nothing.
         narrowed = [i for i in items if all(w in _WORD.findall(i.title.lower()) for w in named)]
         items = narrowed or items
     found = [ReviewFinding(category=i.category, title=i.title, detail=i.detail, action=i.action,
                            evidence_ids=i.evidence_ids) for i in items]
     kinds = "open items" if len(categories) == len(ASKED) else " or ".join(CATEGORIES[c].lower() for c in categories)
-    if subjects:
-        kinds += " for " + ", ".join(sorted(run.view.entities[e].label for e in subjects))
+    words = " ".join(run.q.text[t.start:t.end] for t in said)
+    about = (" for " + ", ".join(sorted(run.view.entities[e].label for e in subjects)) if subjects
+             else f" for “{words}”" if said else "")
     if found:
         first = "; ".join(f.title for f in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
-        verdict = f"Yes: {len(found)} in the review queue you can see ({kinds}): {first}."
+        verdict = f"Yes: {len(found)} in the review queue you can see ({kinds}{about}): {first}."
+    elif said and not subjects:
+        # What was looked for comes first: a headline cut at 25 words still says it.
+        verdict = (f"None for “{words}”: no metric, model or source you can see is called that, and no item in the "
+                   f"review queue you can see names it ({kinds}) as of {day.isoformat()}.")
     else:
-        verdict = f"None: the review queue you can see has no {kinds} as of {day.isoformat()}."
-    run.step("review question", f"asked about {', '.join(categories)}: {len(found)} queue item(s) over the "
-                                f"{run.view.count} objects visible")
+        verdict = f"None: the review queue you can see has no {kinds}{about} as of {day.isoformat()}."
+    named = ", ".join(sorted(subjects)) or "no visible metric, model or source by that name"
+    run.step("review question", f"asked about {', '.join(categories)}" + (f" for “{words}” ({named})" if said else "")
+             + f": {len(found)} queue item(s) over the {run.view.count} objects visible")
     return run.envelope(Behavior.answer, verdict, intent="review",
-                        review=ReviewAnswer(categories=categories, as_of=day, items=found))
+                        review=ReviewAnswer(categories=categories, as_of=day, items=found,
+                                            subject=[t.norm for t in said]))
 
 
 _WORD = re.compile(r"[a-z0-9]+")
-
-
-def _subjects(run) -> set[str]:
-    """The visible metrics, models and sources a review question names (by name or alias): the items asked about."""
-    from core.catalog.entities import match_entities
-    entities = run.view.entities
-    matches, _ = match_entities(run.q.text, entities, run.view.phrases, run.intent.excluded_spans)
-    return {m.entity_id for m in matches if entities[m.entity_id].is_topic}
 
 
 def queue_csv(items: list[ReviewItem]) -> str:

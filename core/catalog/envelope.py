@@ -240,6 +240,9 @@ class ReviewAnswer(BaseModel):
     categories: list[str]
     as_of: date
     items: list[ReviewFinding] = Field(default_factory=list)
+    # The question's own words for what the items are about ("gross margin"), normalized; empty when it asks about a
+    # kind of item alone. Items are narrowed to them: to the visible metric they name, else to titles holding them.
+    subject: list[str] = Field(default_factory=list)
 
 
 class Listing(BaseModel):

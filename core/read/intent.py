@@ -26,6 +26,15 @@ ASPECTS: dict[str, re.Pattern] = {
 # Where something comes from, asked in so many words: the lineage aspect also reads "the orders source", which names
 # a thing and asks no lineage (an owner question asking lineage too is answered by the definition flow).
 LINEAGE_ASKED = re.compile(r"\b(lineage|upstream|comes? from|derived from|depends? on|fed by|feeds? (?:it|into))\b", re.I)
+# Which model backs something, asked in so many words: "which model feeds active customers", "what model is behind
+# it", "what's its backing model", "what table does it read", "what backs it". The model aspect alone also reads "who
+# owns the orders model", which names a thing and asks for no model; "which models use X" asks what reads X.
+_MODEL_NOUN = r"(?:models?|tables?|relations?)"
+MODEL_ASKED = re.compile(
+    r"\b(?:which|what)(?:'s|\s+is|\s+are)?\s+(?:(?:the|its|their|a)\s+)?(?:\w+\s+)?" + _MODEL_NOUN
+    + r"\b(?!\s+(?:use|uses|using|read|reads|reading|depend|depends|consume|consumes|downstream)\b)|"
+    r"\bwhat(?:'s|\s+is)?\s+(?:backs|backing|behind|powers|feeds|implements|underlies|sits behind)\b|\bbacked by\b",
+    re.I)
 # A named conflicting source: "the old wiki says", "according to the draft", "the note says".
 DOC_NOUNS = re.compile(r"\b(wiki|draft|memo|note|page|handbook|proposal|slack|thread|email|deck)s?\b", re.I)
 CONFLICT_CUES = re.compile(r"\b(says?|said|claims?|states?|according to|per the|mentions?|is that (still )?(current|right|true|correct))\b", re.I)
@@ -117,6 +126,10 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     if inc:
         aspects.add("inclusion")
     kind, listing, cue = _intent_match(question)
+    if kind == "owner":
+        # "who looks after X?", "whose metric is X?": an owner question asks the owner, however it is worded (the
+        # definition flow, which answers one that asks more, names the owner when this aspect is read).
+        aspects.add("owner")
     if kind in ("owner", "downstream", "compare") and cue:
         # "who owns", "which dashboards use": asking words, not part of any name. Only the cue's own words
         # are set aside; a name inside the cue ("how did churn change") stays matchable.

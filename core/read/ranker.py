@@ -98,8 +98,10 @@ ASIDE = re.compile(r"\b(with|given|while|since|because|although|though|whereas|m
                    r"despite|now that|if|when)\b", re.I)
 CLAIM = re.compile(r"\b(?:says|said|claims|claimed|states|stated|suggests|suggested|reads)\b", re.I)
 IDENTIFIER = re.compile(r"\b[a-z]\w*(?:\.[a-z]\w*)+\b|\b[a-z][a-z0-9]*(?:_+[a-z0-9]+)+\b", re.I)  # dbt uses "__" too
-# "the model for X", "the source of X", "the table behind X": X is what the question is about.
-RELATION = {"for", "of", "behind", "backing", "feeding", "feeds", "powering", "under", "underlying"}
+# "the model for X", "the source of X", "the table behind X", "which model feeds X": X is what the question is about.
+# Matched against normalized words, so the verbs are folded as the question's are ("feeds" reads "feed").
+RELATION = {normalize(w) for w in "for of behind backing feeding feeds backs builds implements powers powering "
+            "produces computes drives under underlying underlies".split()}
 ASPECT_FIT = {"definition": "metric", "freshness_status": "source", "freshness_policy": "source", "grain": "model"}
 # What the question asks of a name several kinds share (a model, a source and a seed all called raw_orders; a
 # metric and a model both called orders): a table's make-up is a model's, a load is a source's.

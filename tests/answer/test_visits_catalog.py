@@ -117,3 +117,48 @@ def test_owner_and_freshness_of_a_source_both_answered(ask_visits):
 def test_an_owner_question_alone_is_still_the_owner_answer(ask_visits, text):
     env = ask_visits(text)
     assert env.intent == "owner" and env.ownership is not None and env.ownership.owner, (text, env.verdict)
+
+
+# ---- an owner question that also asks which model backs it: the owner and the model --------------------------
+
+@pytest.mark.parametrize("text, metric", [
+    ("which model feeds bookings and who owns it?", "metric.bookings"),
+    ("who owns bookings and what model is behind it?", "metric.bookings"),
+    ("who owns bookings, and what's its backing model?", "metric.bookings"),
+    ("what table builds bookings, and who maintains it?", "metric.bookings"),
+    ("who looks after bookings and which model backs it?", "metric.bookings"),
+    ("which dbt model implements reservation lead time, and who is responsible for it?",
+     "metric.reservation_lead_time"),
+])
+def test_owner_and_backing_model_both_answered(ask_visits, text, metric):
+    env = ask_visits(text)
+    assert env.entity_id == metric and env.intent != "owner", (text, env.intent, env.verdict)
+    assert [s.evidence_id for s in env.selected if s.role_in_answer == "model"] == ["model.fct_bookings.v1"]
+    assert "owned by Commercial Analytics (Mina Sato)" in env.verdict, env.verdict
+    assert "fct_bookings" in env.verdict
+
+
+@pytest.mark.parametrize("text", ["which model backs bookings?", "what model is behind bookings?"])
+def test_a_model_question_alone_is_still_the_definition_answer(ask_visits, text):
+    env = ask_visits(text)
+    assert env.intent is None and env.entity_id == "metric.bookings"
+    assert [s.evidence_id for s in env.selected if s.role_in_answer == "model"] == ["model.fct_bookings.v1"]
+    assert "owned by" not in env.verdict
+
+
+def test_owner_and_model_of_a_hidden_source_reads_as_a_made_up_one(ask_visits):
+    """raw_site.visits is the planner's only: the partner gets the made-up name's answer."""
+    hidden = ask_visits("which model feeds raw_site.visits and who owns it?", role="partner")
+    made_up = ask_visits("which model feeds raw_qxz.visits and who owns it?", role="partner")
+    assert hidden.behavior is made_up.behavior is Behavior.not_found_or_not_authorized
+    assert render_text(hidden) == render_text(made_up) and "Web Ops" not in render_text(hidden)
+
+
+@pytest.mark.parametrize("text", ["which model feeds active customers and who owns it",
+                                  "who owns active customers and what model is behind it?"])
+def test_demo_owner_and_backing_model(ask_demo, text):
+    """The question the tester asked, and its other order."""
+    env = ask_demo(text)
+    assert env.entity_id == "metric.active_customers" and env.intent != "owner", env.verdict
+    assert "owned by Growth Analytics (Jonas Berg)" in env.verdict
+    assert any(s.role_in_answer == "model" and s.evidence_id.startswith("model.dim_customers") for s in env.selected)

@@ -4,7 +4,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from core.catalog.dates import find_dates
-from core.read.intent import parse_intent
+from core.read.intent import MODEL_ASKED, parse_intent
 
 
 @pytest.mark.parametrize("text,kind,start,end", [
@@ -117,3 +117,29 @@ def test_a_question_about_the_definition_does_not_ask_for_the_value(text):
 ])
 def test_built_on_reads_which_way_by_what_follows(text, kind):
     assert parse_intent(text).kind == kind
+
+
+@pytest.mark.parametrize("text", [
+    "which model feeds bookings and who owns it?", "who owns bookings and what model is behind it?",
+    "who owns bookings, and what's its backing model?", "what table builds bookings, and who maintains it?",
+    "who looks after bookings and which table backs it?", "who owns bookings and what backs it?",
+    "which dbt model implements bookings and who is responsible for it?", "who owns bookings; is it backed by fct_b?",
+])
+def test_an_owner_question_asking_the_backing_model_too(text):
+    intent = parse_intent(text)
+    assert intent.kind == "owner" and "owner" in intent.aspects
+    assert MODEL_ASKED.search(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "who owns bookings?", "who owns the fct_bookings model?", "who owns the bookings table",
+    "whose model is fct_bookings?", "who owns bookings and which models use it?", "who is the owner of fct_bookings?",
+])
+def test_an_owner_question_naming_a_model_asks_for_no_model(text):
+    assert parse_intent(text).kind == "owner" and not MODEL_ASKED.search(text), text
+
+
+@pytest.mark.parametrize("text", ["who looks after bookings?", "whose metric is bookings?",
+                                  "who should I ask about bookings?"])
+def test_an_owner_question_asks_the_owner_however_worded(text):
+    assert "owner" in parse_intent(text).aspects
