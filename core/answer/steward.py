@@ -7,7 +7,8 @@ upcoming, lineage, freshness) sees exactly them beside the role's own objects: a
 reads a queued metric, a memo linked to it or a lineage edge around it stays as invisible to the steward as
 to any role that may not see it. The answer stays the steward's own (its role, in the audit log too), and
 says "steward view" when it shows anything the role's ACL leaves out (core/answer/ask.py writes that note, so a replay
-reproduces it).
+reproduces it). A queued version governs an answer only on a date it is in effect, never in place of the version
+in effect today (the resolver's rule, core/resolve/versions.py `held_for_review`).
 
 This is the one place the rule lives: the Ask page, `python -m core ask` and the other pages build the
 steward's view through `steward_view` / `ask_as_steward`, so all of them widen the same way.

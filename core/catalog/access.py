@@ -332,6 +332,11 @@ class Visible:
         return self.con.execute(f"SELECT evidence_id, entity_id, title FROM evidence WHERE {acl_sql()} "
                                 "ORDER BY evidence_id", self._acl).fetchall()
 
+    def granted_only(self, ev: Evidence) -> bool:
+        """Whether this view reads `ev` only because it is granted by id (a steward's review queue), not through the
+        role's own ACL: the two terms of acl_sql, read off the object."""
+        return ev.evidence_id in self.grants and self.role not in ev.acl
+
     def visible_ids(self, ids: set[str]) -> set[str]:
         """Which of these evidence ids the role may see: the check on a model's citations."""
         if not ids:

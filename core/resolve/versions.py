@@ -1,4 +1,5 @@
-"""The resolver's rules, each in one function: effective time, authority, overlap, split, backing model.
+"""The resolver's rules, each in one function: effective time, authority, overlap, split, backing model, and
+what a steward's review queue may not govern (`held_for_review`).
 
 Pure functions over already-authorized evidence. Which version governs is decided here and only
 here; search and the LLM never decide it.
@@ -6,6 +7,7 @@ here; search and the LLM never decide it.
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import NamedTuple
 
 from core.catalog.envelope import Conflict
 from core.catalog.evidence import Authority, Evidence, Kind, Lifecycle
@@ -37,6 +39,44 @@ def governing_versions(objs: list[Evidence], role: str) -> list[Evidence]:
 def in_effect(versions: list[Evidence], day: date) -> list[Evidence]:
     """The effective-time rule: valid_from <= day < valid_to."""
     return [v for v in versions if v.valid_on(day)]
+
+
+class HeldForReview(NamedTuple):
+    """What a question without a date is answered with when the review-queue rule holds its one version back."""
+    verdict: str
+    conflict: Conflict  # the queued version, named as under review and not in effect today
+    why: str  # the trace step
+
+
+def held_for_review(label: str, versions: list[Evidence], today: date, view) -> HeldForReview | None:
+    """The review-queue rule. A version a steward's view reads only because its review queue grants it (by id, not
+    through the role's own ACL: `Visible.granted_only`) is there to be reviewed: it governs an answer only on a
+    day it is in effect, never in place of the version in effect.
+
+    The effective-time rules keep to that wherever there is a date: a reporting date or a period (`in_effect`,
+    `segments`), and a question without one whose versions include one in effect today. What they leave is a
+    question without a date (answered as of today) about an entity the view holds one version of, which is
+    otherwise answered with that version whatever its dates. When that version is a queue version not in effect
+    `today`, this returns the answer for today instead: no version the asker can see is in effect, the queued one
+    named as under review; None when the usual choice stands. A version asked for by name ("v1") is answered as
+    asked, and with a date inside its interval the queue's version is the one in effect then (a reviewer reading
+    the page it replaced expects it): neither comes here. Said of what the asker can see, so it tells nothing of
+    versions hidden from the role (the version in effect today may be one of them)."""
+    if len(versions) != 1 or versions[0].valid_on(today) or not view.granted_only(versions[0]):
+        return None
+    v = versions[0]
+    name = version_name(v)
+    verdict = (f"No approved version of {label} you can see is in effect today ({today}; no reporting date was "
+               f"given, so the question is answered for today). {name} of {label}, in effect {interval_text(v)}, is "
+               "in your review queue: it is there to be reviewed, not to govern today's answer. Ask with a "
+               "reporting date in its interval to read it as the definition then.")
+    conflict = conflict_for(v, today, [], False)
+    conflict = conflict.model_copy(update={"why": f"in your review queue, to be reviewed: {name} is in effect "
+                                                  f"{interval_text(v)}, not on {today}; it does not govern"})
+    why = (f"no reporting date: {v.evidence_id}, the one version visible, is read only through the review queue "
+           f"and is not in effect on {today}; a queue version never governs in place of the version in effect, "
+           f"so the question is answered for {today}")
+    return HeldForReview(verdict, conflict, why)
 
 
 def overlapping(versions: list[Evidence]) -> list[tuple[Evidence, Evidence]]:

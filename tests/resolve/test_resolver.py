@@ -243,3 +243,27 @@ def test_a_model_change_inside_a_period_is_said_and_both_models_back_it(ask_demo
     models = [s.evidence_id for s in env.selected if s.role_in_answer == "model"]
     assert models == ["model.fct_orders.v1", "model.fct_orders.v2"]
     assert any("changes inside this period" in n and "2025-01-01" in n for n in env.notes)
+
+
+def test_a_queue_version_governs_only_while_it_is_in_effect():
+    """The review-queue rule (core/resolve/versions.py held_for_review): a version a steward's view reads only
+    through its queue grants is held back from a question without a date (answered as of today) when it is not in
+    effect today; one in effect today, one the role's own ACL shows, or a view holding several versions (asked
+    which date) is left to the usual choice."""
+    from core.catalog.access import Visible
+    from core.resolve.versions import held_for_review
+    old = ev("kpi.yield.r1", "2023-01-01", through="2025-12-31", acl=["growers"], version="1")
+    now = ev("kpi.yield.r2", "2026-01-01", acl=["growers"], version="2")
+    today = date(2028, 5, 12)
+    steward = Visible(None, "auditing", frozenset({"kpi.yield.r1", "kpi.yield.r2"}))
+    held = held_for_review("Yield", [old], today, steward)
+    assert held is not None and held.conflict.evidence_id == "kpi.yield.r1" and held.conflict.label == "NOT IN EFFECT"
+    assert "No approved version of Yield you can see is in effect today (2028-05-12" in held.verdict
+    assert "review queue" in held.verdict and "review queue" in held.conflict.why and "kpi.yield.r1" in held.why
+    assert held_for_review("Yield", [now], today, steward) is None  # in effect today: it is the version in effect
+    assert held_for_review("Yield", [old, now], today, steward) is None
+    own = Visible(None, "auditing", frozenset())
+    assert held_for_review("Yield", [ev("kpi.yield.r1", "2023-01-01", through="2025-12-31", acl=["auditing"])],
+                           today, Visible(None, "auditing", frozenset({"kpi.yield.r1"}))) is None
+    assert held_for_review("Yield", [old], today, own) is None  # not granted: the role's own view, unchanged
+    assert held_for_review("Yield", [old], date(2024, 3, 31), steward) is None  # a day it is in effect
