@@ -50,6 +50,7 @@ from core.resolve.versions import (
     conflict_for,
     documents_not_conflicts,
     governing_versions,
+    held_for_review,
     in_effect,
     interval_text,
     last_day,
@@ -530,6 +531,10 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
     pinned = by_version(versions, wanted) if wanted else None
     if run.period:
         chosen = _choose_for_period(run, primary, versions, conflicts, kw)
+    elif run.day is None and not pinned and (held := held_for_review(primary.label, versions, run.at.date(), run.view)):
+        run.day = run.at.date()  # the review-queue rule (core/resolve/versions.py): answered as of today
+        run.step("review queue", held.why)
+        return _finish(run, Behavior.abstain, held.verdict, conflicts=conflicts([]) + [held.conflict], **kw)
     elif run.day is None:
         chosen = _choose_without_date(run, primary, versions, pinned, kw, wanted)
     else:
