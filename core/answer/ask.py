@@ -254,11 +254,20 @@ def _named_document(run: _Run) -> Envelope | None:
 
 def _definition(run: _Run) -> Envelope:
     """Which entity (the form's choice, else the ranker's), then what governs it on the date, expanded."""
-    view, q = run.view, run.q
     if run.searcher:
         # The answer pass's vector search is over the role's approved rows for the question's text: it does not
         # depend on the entity, so it runs on the searcher's threads while this one chooses the entity.
-        run.answer_vector = run.searcher.submit(run.searcher.vector, q.text, _search_filters(run)[1], k=2 * SEARCH_K)
+        run.answer_vector = run.searcher.submit(run.searcher.vector, run.q.text, _search_filters(run)[1],
+                                                k=2 * SEARCH_K)
+    try:
+        return _definition_answer(run)
+    finally:
+        if run.answer_vector is not None:  # answered without the search pass: not started yet, it never is
+            run.answer_vector.cancel()
+
+
+def _definition_answer(run: _Run) -> Envelope:
+    view, q = run.view, run.q
     if q.entity and q.entity in view.entities:
         run.step("entity", f"{q.entity} chosen on the form")
         _, toks = match_entities(q.text, view.entities, view.phrases, run.intent.excluded_spans)
@@ -610,6 +619,7 @@ def _start_search(run: _Run, primary: Entity):
         (run.q.text, approved, _approved_row, 2 * SEARCH_K),  # as hybrid() takes each half: twice what it keeps
         (f"{run.q.text} {names}", f"{base} AND NOT ({_APPROVED})", lambda row: not _approved_row(row), SEARCH_K)])
     vector = run.answer_vector or run.searcher.submit(run.searcher.vector, run.q.text, approved, k=2 * SEARCH_K)
+    run.answer_vector = None  # collected by _search_pass
     return texts, vector
 
 

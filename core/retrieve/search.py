@@ -76,6 +76,9 @@ def _guarded(method):
 # ~5,000 drafts and notes a role), a common word matches thousands of rows and re-scoring them was the largest
 # cost of an answer after the vector search (cProfile of benchmarks/bench.py's questions): there LanceDB's best
 # LARGE_FTS_CANDIDATES are, four times the most any pass keeps (2 x SEARCH_K).
+# Which rows those are follows LanceDB's scores, whose statistics count every row: there a row the role may not
+# see can change which of its rows are re-scored, never a score or a row outside its filter (docs/scale.md, "Not
+# done yet").
 FTS_CANDIDATES = 1000
 LARGE_FTS_ROWS = 4000
 LARGE_FTS_CANDIDATES = 120
@@ -312,7 +315,8 @@ class Searcher:
     def _embedding(self, query: str) -> Future:
         with self._lock:
             pending = self._queries.get(query)
-            if pending is None:
+            if pending is None or (pending.done() and pending.exception() is not None):
+                # A failed encoding no search collected (its question was answered without one) is tried again.
                 if len(self._queries) > 256:
                     self._queries.clear()
                 pending = self._queries[query] = self._encoding.submit(lambda: self.encoder.encode([query])[0])

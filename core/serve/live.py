@@ -42,7 +42,10 @@ class Live:
         self._lock = threading.Lock()
         self._key: tuple[int, int] | str | None = None
         self._store: Store | None = None
-        self._searchers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # The current revision's searcher, and one a question still answering from the revision before asked for. Not
+        # a WeakKeyDictionary: a searcher holds its Store, so such a key is never freed, and a warmed searcher holds
+        # its index's rows (~125 MB at 100k objects, core/retrieve/search.py).
+        self._searchers: dict[Store, Searcher | None] = {}
         self._indexes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Store -> its RemoteIndex
 
     def store(self) -> Store:
@@ -82,4 +85,6 @@ class Live:
                 s = Searcher(store, self.embedder, self._indexes.get(store))
                 # An unreadable index is kept: `ask` reports its problem in each answer.
                 self._searchers[store] = s if s.available or s.problem else None
+            for older in [k for k in self._searchers if k is not store and k is not self._store]:
+                del self._searchers[older]  # questions still answering from it hold their own reference
             return self._searchers[store]

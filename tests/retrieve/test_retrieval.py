@@ -208,6 +208,13 @@ def test_a_question_is_encoded_once_and_a_failed_encoding_is_not_kept(demo):
     s.vector("which model backs churn rate", s.role_filter("analyst"), k=3)
     s.embed("which model backs churn rate")
     assert calls == [["what is net revenue"]] * 2 + [["which model backs churn rate"]]
+    # A question whose encoding failed and which was answered without a search: the next one of that text searches.
+    calls.clear()
+    s._queries.clear()
+    s.prepare("who owns active customers")  # fails, as the first encoding does
+    s._queries["who owns active customers"].exception()  # wait for it
+    assert s.vector("who owns active customers", s.role_filter("analyst"), k=3)
+    assert len(calls) == 2
 
 
 def test_filter_strings_cannot_be_escaped(demo):

@@ -101,3 +101,23 @@ def test_each_role_sees_its_own_revision_and_count(demo_store, role):
     view = visible(demo_store, role)
     assert view.count == sum(1 for ev in CATALOG.evidence if role in ev.acl)
     assert len(view.revision) == 16
+
+
+def test_a_replaced_revision_searcher_is_freed(tmp_path, embedder):
+    """One process follows many revisions: the searcher of a revision no question uses any more is freed with its
+    index's rows (a searcher holds its Store; kept by a map keyed on that Store, none ever was)."""
+    import gc
+    import weakref
+    db = tmp_path / "live.duckdb"
+    live = Live(db, embedder)
+    freed = []
+    for cat in (CATALOG, _changed(CATALOG), CATALOG):
+        publish(cat, db, embedder, quiet=True)
+        store = live.store()
+        searcher = live.searcher(store)
+        assert searcher is live.searcher(store) and searcher.available
+        searcher.vector("net revenue", searcher.role_filter("analyst"), k=3)  # its rows read
+        freed.append(weakref.ref(searcher))
+        del store, searcher
+    gc.collect()
+    assert [ref() is None for ref in freed] == [True, True, False]
