@@ -128,6 +128,17 @@ def test_a_fresh_ask_searches_without_importing_lancedb(demo_copy):
     assert modules == "['lance']"
 
 
+def _demo_edited(refund_rate_text: str):
+    """The demo with the refund rate's text changed and the Slack export note gone: a re-ingest rewrites two rows."""
+    changed = load_catalog(DEMO)
+    for ev in changed.evidence:
+        if ev.evidence_id == "metric.refund_rate.v1":
+            ev.text = refund_rate_text
+            ev.content_hash = ev.compute_hash()
+    changed.evidence = [e for e in changed.evidence if e.evidence_id != "note.revenue.slack_export"]
+    return changed
+
+
 def test_reingest_is_incremental(tmp_path, embedder):
     db = tmp_path / "c.duckdb"
     catalog = load_catalog(DEMO)
@@ -135,12 +146,7 @@ def test_reingest_is_incremental(tmp_path, embedder):
     assert first.embedded == first.chunks and first.reused == 0
     again = build_index(catalog, db, embedder, quiet=True)
     assert again.embedded == 0 and again.reused == again.chunks
-    changed = load_catalog(DEMO)
-    for ev in changed.evidence:
-        if ev.evidence_id == "metric.refund_rate.v1":
-            ev.text = "Refunded value over ordered value."
-            ev.content_hash = ev.compute_hash()
-    changed.evidence = [e for e in changed.evidence if e.evidence_id != "note.revenue.slack_export"]
+    changed = _demo_edited("Refunded value over ordered value.")
     third = build_index(changed, db, embedder, quiet=True)
     assert third.embedded == 2  # the refund rate's name row and its one body chunk
     assert third.deleted == 2 and third.chunks == first.chunks - 2
@@ -160,12 +166,7 @@ def test_hits_are_the_rows_the_query_found_after_a_reingest(tmp_path, embedder):
     catalog = load_catalog(DEMO)
     write_catalog(catalog, db)
     build_index(catalog, db, embedder, quiet=True)
-    changed = load_catalog(DEMO)
-    for ev in changed.evidence:
-        if ev.evidence_id == "metric.refund_rate.v1":
-            ev.text = "Refunded value over ordered value, counted when the refund settles."
-            ev.content_hash = ev.compute_hash()
-    changed.evidence = [e for e in changed.evidence if e.evidence_id != "note.revenue.slack_export"]
+    changed = _demo_edited("Refunded value over ordered value, counted when the refund settles.")
     write_catalog(changed, db)
     build_index(changed, db, embedder, quiet=True)
     store = Store(db)
