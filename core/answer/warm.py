@@ -29,7 +29,7 @@ def warm(store: Store, searcher: Searcher | None = None) -> None:
             searcher.view_filter(view)
             searcher.status_for(role.name)
     if searcher is not None and searcher.available:
-        # After the views, which matter more to a first answer: the index's rows and their words (~5 s at 100k).
+        # After the views, which matter more to a first answer: the index's rows and their words (~2 s at 100k).
         _ = searcher.hit_rows
         searcher.read_words()
 
