@@ -599,10 +599,6 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
 _APPROVED = "authority = 'authoritative' AND lifecycle NOT IN ('draft', 'superseded', 'deprecated')"
 
 
-def _approved_row(row: dict) -> bool:
-    return row["authority"] == "authoritative" and row["lifecycle"] not in ("draft", "superseded", "deprecated")
-
-
 def _search_filters(run: _Run) -> tuple[str, str]:
     """The search pass's filters: the role's current body rows, and the approved ones among them."""
     base = f"{run.searcher.view_filter(run.view)} AND part = 'body' AND lifecycle <> 'retired'"
@@ -614,10 +610,9 @@ def _start_search(run: _Run, primary: Entity):
     run while this thread expands the version); _search_pass collects them."""
     base, approved = _search_filters(run)
     names = " ".join(" ".join(n) for n in primary.names[:3])
-    # Both full-text searches are one LanceDB query over the role's rows, split into its two parts.
-    texts = run.searcher.submit(run.searcher.texts, base, [
-        (run.q.text, approved, _approved_row, 2 * SEARCH_K),  # as hybrid() takes each half: twice what it keeps
-        (f"{run.q.text} {names}", f"{base} AND NOT ({_APPROVED})", lambda row: not _approved_row(row), SEARCH_K)])
+    texts = run.searcher.submit(lambda: [
+        run.searcher.text(run.q.text, approved, 2 * SEARCH_K),  # as hybrid() takes each half: twice what it keeps
+        run.searcher.text(f"{run.q.text} {names}", f"{base} AND NOT ({_APPROVED})", SEARCH_K)])
     vector = run.answer_vector or run.searcher.submit(run.searcher.vector, run.q.text, approved, k=2 * SEARCH_K)
     run.answer_vector = None  # collected by _search_pass
     return texts, vector

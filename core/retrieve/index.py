@@ -77,7 +77,7 @@ def connect_index(location: Path | RemoteIndex):
 def open_table(path: Path | RemoteIndex, revision: str | None):
     """(table, None) at the version matching `revision` when tagged, else the latest; (None, None) when
     there is no index; (None, reason) when it is there but unreadable. Probes every column a question
-    reads (metadata, vectors, full-text index) so a corrupted index is found here, not mid-answer."""
+    reads (metadata, vectors) so a corrupted index is found here, not mid-answer."""
     import numpy as np
     remote = isinstance(path, RemoteIndex)
     if not remote and not path.exists():
@@ -96,7 +96,6 @@ def open_table(path: Path | RemoteIndex, revision: str | None):
         table.search().select(["chunk_id", "evidence_id", "content_hash", "acl_revision", "acl"]) \
             .limit(None).to_arrow()
         table.search(np.zeros(dim, dtype=np.float32)).distance_type("cosine").limit(1).to_list()
-        table.search("probe", query_type="fts").limit(1).to_list()
     except Exception as exc:  # Lance raises many kinds (OSError, ValueError, RuntimeError, panics)
         return None, f"search index {path} cannot be read ({type(exc).__name__}: {str(exc)[:200]}); {REBUILD_HINT}"
     return table, None
@@ -290,7 +289,7 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_r
     atomic, versioned commit, and readers check out the tag named by the catalog they opened, so a crash
     part-way leaves them on the version they had."""
     import lancedb
-    from lancedb.index import FTS, Bitmap, LabelList
+    from lancedb.index import Bitmap, LabelList
 
     aside = None
     if prepared.broken and prepared.path.is_dir():
@@ -312,11 +311,10 @@ def commit_index(prepared: PreparedIndex, revision: str | None = None, ann_min_r
          .when_not_matched_by_source_delete().execute(prepared.data))
     else:
         table = db.create_table(TABLE, data=prepared.data)
-    table.create_index("text", config=FTS(), replace=True)
     table.create_index("acl", config=LabelList(), replace=True)
     # Every search's filter names these few-valued columns beside the ACL: with their bitmaps Lance computes the
     # whole pre-filter from indexes instead of reading three columns of every row (at 178k rows a role-filtered
-    # vector search went from 24 to 10 ms, full text from 36 to 19: docs/scale.md).
+    # vector search went from 24 to 10 ms: docs/scale.md; a full-text search's mask is one such filter, Searcher.within).
     for column in FILTER_COLUMNS:
         table.create_index(column, config=Bitmap(), replace=True)
     prepared.report.ann = ann.build(table, ann_min_rows)

@@ -3,7 +3,7 @@
 Ingest writes the index with LanceDB (core/retrieve/index.py); a question only reads one version of one table.
 Importing LanceDB builds its REST namespace client (pydantic validators for hundreds of functions) and its
 pandas integrations, about half of a cold `ask` on a 1,000-model project (docs/scale.md, "Long texts");
-`lance` opens the same dataset, with the same full-text and vector indexes and the same filters, for a
+`lance` opens the same dataset, with the same vector index and the same filters, for a
 third of that. pylance is pinned to the Lance format LanceDB writes (requirements.txt).
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ def dataset_uri(location: Path | RemoteIndex) -> tuple[str, dict[str, str]]:
 def open_dataset(location: Path | RemoteIndex, revision: str | None, version: int | None = None):
     """(dataset, None) at `version`, else at the version tagged for `revision`, else the latest; (None, None)
     when there is no index; (None, reason) when it is there but unreadable. Probes every column a question
-    reads (metadata, vectors, full-text index) so a corrupted index is found here, not mid-answer: the same
+    reads (metadata, vectors) so a corrupted index is found here, not mid-answer: the same
     checks as index.open_table."""
     remote = isinstance(location, RemoteIndex)
     if not remote and not Path(location).exists():
@@ -52,7 +52,6 @@ def open_dataset(location: Path | RemoteIndex, revision: str | None, version: in
         ds.to_table(columns=["chunk_id", "_distance"], limit=1,
                     nearest={"column": ann.VECTOR_COLUMN, "q": np.zeros(dim, dtype=np.float32), "k": 1,
                              "metric": "cosine"})
-        ds.to_table(columns=["chunk_id", "_score"], full_text_query="probe", limit=1)
     except Exception as exc:  # noqa: BLE001 (Lance raises many kinds: OSError, ValueError, RuntimeError, panics)
         return None, f"search index {location} cannot be read ({type(exc).__name__}: {str(exc)[:200]}); {REBUILD_HINT}"
     return ds, None

@@ -6,32 +6,27 @@ applied before ranking, so a permission revoked in the catalog holds even if the
 """
 from __future__ import annotations
 
-import math
-import re
 import threading
-from collections import Counter
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
+import pyarrow.compute as pc
+
 from core.catalog.envelope import IndexStatus
 from core.catalog.objects import RemoteIndex
 from core.catalog.store import Store
-from core.catalog.text import STOPWORDS, normalize, words
+from core.catalog.text import STOPWORDS, words
 from core.retrieve import reader
 from core.retrieve.embed import Embedder
 from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, connect_index, index_path
+from core.retrieve.terms import TermIndex
 
 
 def sql_str(value: str) -> str:
     """A SQL string literal; quotes doubled, so user text can never close the literal."""
     return "'" + str(value).replace("'", "''") + "'"
-
-
-def fts_words(text: str) -> str:
-    """Plain words for the full-text query: punctuation and quotes in questions are not query syntax."""
-    return " ".join(re.findall(r"\w+", text))
 
 
 def sql_list(values) -> str:
@@ -70,54 +65,14 @@ def _guarded(method):
     return run
 
 
-# Full-text matches fetched per query (LanceDB's best first) before re-scoring with the role's statistics. A
-# question's content words rarely match more on catalogs of thousands of objects, so there every match is
-# re-scored. From LARGE_FTS_ROWS rows in the role's filtered set (the 100k catalog: ~45,000 approved rows and
-# ~5,000 drafts and notes a role), a common word matches thousands of rows and re-scoring them was the largest
-# cost of an answer after the vector search (cProfile of benchmarks/bench.py's questions): there LanceDB's best
-# LARGE_FTS_CANDIDATES are, four times the most any pass keeps (2 x SEARCH_K).
-# Which rows those are follows LanceDB's scores, whose statistics count every row: there a row the role may not
-# see can change which of its rows are re-scored, never a score or a row outside its filter (docs/scale.md, "Not
-# done yet").
-FTS_CANDIDATES = 1000
-LARGE_FTS_ROWS = 4000
-LARGE_FTS_CANDIDATES = 120
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
+# Filtered sets kept as row masks per searcher (a filter is per role and pass; 178 KB each at 100k objects).
+MASKS_KEPT = 64
 
 
 def _query_terms(query: str) -> list[str]:
     """Content words of a question, normalized as the catalog's own text is."""
     return list(dict.fromkeys(w for w in words(query) if w not in STOPWORDS))
-
-
-def _joined_words(text: str) -> str:
-    """A text's words as text.words reads them, kept as one string: one object a row, not one a word."""
-    return " ".join(words(text))
-
-
-def bm25_rescore(terms: list[str], docs: list[Counter], total: int, k1: float = 1.5, b: float = 0.75) -> list[float]:
-    """BM25 of each text (`docs`: its words counted) against `terms`, with statistics from these texts alone.
-
-    `docs` must be every row of the role's filtered set that contains a query term, and `total` the
-    size of that set: then document frequencies and the corpus size are exactly the role's own, and
-    nothing the role may not see moves a score (LanceDB's own scores use statistics over all rows).
-    """
-    if not docs:
-        return []
-    lengths = [d.total() for d in docs]
-    avgdl = sum(lengths) / len(docs) or 1.0
-    n = max(total, len(docs))
-    df = {t: sum(1 for d in docs if t in d) for t in terms}
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms if df[t]}
-    scores = []
-    for counts, length in zip(docs, lengths):
-        score = 0.0
-        for t, weight in idf.items():
-            tf = counts.get(t, 0)
-            if tf:
-                score += weight * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avgdl))
-        scores.append(score)
-    return scores
 
 
 class Searcher:
@@ -139,11 +94,11 @@ class Searcher:
         self._local = threading.local()
         self._queries: dict = {}
         self._filters: dict[str, str] = {}
-        self._counts: dict[str, int] = {}  # rows per filter: the pinned version never changes
+        self._masks: dict[str, object] = {}  # rows per filter (Searcher.within): the pinned version never changes
         self._status: dict[str, IndexStatus] = {}
         self._rows_lock = threading.Lock()
         self._hit_rows: tuple | None = None
-        self._words: dict[int, str] = {}  # a row's words as text.words reads them, by its place in hit_rows
+        self._terms: TermIndex | None = None
         self.problem: str | None = None  # why an index that should be there cannot be used
         self.encoder = embedder
         self.version = self._pin()
@@ -253,47 +208,54 @@ class Searcher:
     # ---- queries ----
     @property
     def hit_rows(self) -> tuple:
-        """Every row's hit columns at the pinned version, and each row id's position among them: read once per
+        """Every row's hit columns at the pinned version, and how to find a row id's place among them: read once per
         searcher (57 MB and 0.2 s for the 178,260 rows of the 100k catalog), so a query returns row ids and scores
-        only. Reading the columns of a query's rows cost more than the query: at 100k Lance's analyze_plan gave 11
-        of a full-text query's 32 ms to reading its 240 candidates, 3 of a vector search's 13 ms to its 30 rows.
+        only. Reading the columns of a query's rows cost more than the query: at 100k Lance's analyze_plan gave 3 of
+        a vector search's 13 ms to reading its 30 rows.
         The version is pinned, so these rows cannot change under the searcher; a row reaches an answer only
-        through a query that applied the role's filter."""
+        through a query or a mask that applied the role's filter."""
         with self._rows_lock:
             if self._hit_rows is None:
                 table = self.dataset.to_table(columns=HIT_COLUMNS, with_row_id=True)
-                ids = table.column("_rowid").to_pylist()
+                ids = table.column("_rowid").to_numpy()
+                order = np.argsort(ids, kind="stable")
+                # A row's place in chunk id order: how equal full-text scores are ranked (at 100k, ~1,000 rows can tie).
+                by_chunk = pc.rank(table.column("chunk_id"), sort_keys="ascending").to_numpy()
                 # One chunk per column: taking rows across the 22 chunks Lance returns at 100k took 24 ms, from one 1.6.
-                self._hit_rows = (table.drop_columns(["_rowid"]).combine_chunks(), dict(zip(ids, range(len(ids)))))
+                self._hit_rows = (table.drop_columns(["_rowid"]).combine_chunks(), ids[order], order, by_chunk)
             return self._hit_rows
 
-    def _rows(self, found) -> list[dict]:
-        """The hit columns of a query's rows (`found`: its result, with `_rowid`), in its order; `_at` is the row's
-        place in hit_rows."""
-        table, position = self.hit_rows
-        at = [position[i] for i in found.column("_rowid").to_pylist()]
-        if not at:
-            return []
-        rows = table.take(at).to_pylist()
-        for row, i in zip(rows, at):
-            row["_at"] = i
-        return rows
+    def _places(self, row_ids) -> np.ndarray:
+        """Each row id's place in hit_rows."""
+        _, ids, order, _ = self.hit_rows
+        return order[np.searchsorted(ids, np.asarray(row_ids, dtype=ids.dtype))]
 
-    def _counted(self, row: dict) -> Counter:
-        """A row's words counted, as text.words reads them. Each row is read into words once per searcher (a
-        warm-up reads them all, read_words): reading a question's 240 full-text candidates into words was 6 of its
-        ~11 ms of re-scoring at 100k objects."""
-        norm = self._words.get(row["_at"])
-        if norm is None:
-            norm = self._words[row["_at"]] = _joined_words(row["text"])
-        return Counter(norm.split())
+    def _take(self, at) -> list[dict]:
+        """The hit columns of the rows at these places in hit_rows, in this order."""
+        return self.hit_rows[0].take(at).to_pylist() if len(at) else []
 
-    def read_words(self) -> None:
-        """Every row's words, ahead of the questions that re-score them (at 100k: 1.9 s, ~50 MB)."""
-        texts = self.hit_rows[0].column("text").to_pylist()
-        for at, text in enumerate(texts):
-            if at not in self._words:
-                self._words[at] = _joined_words(text)
+    @property
+    def terms(self) -> TermIndex:
+        """Every row's words counted (core/retrieve/terms.py), built once per searcher from hit_rows' text: ~4-5 s at
+        100k objects, which the warm-up pays (core/answer/warm.py), else the first full-text search."""
+        table = self.hit_rows[0]
+        with self._rows_lock:
+            if self._terms is None:
+                self._terms = TermIndex(table.column("text").to_pylist())
+            return self._terms
+
+    def within(self, where: str) -> np.ndarray:
+        """The rows of the pinned version that `where` keeps, as a mask over hit_rows: Lance evaluates the filter
+        (one scan of its columns, ~14 ms at 100k), once per filter and searcher."""
+        def scan():
+            found = self.dataset.to_table(columns=[], with_row_id=True, filter=where)
+            mask = np.zeros(len(self.hit_rows[0]), dtype=bool)
+            mask[self._places(found.column("_rowid").to_numpy())] = True
+            return mask
+        with self._lock:
+            if len(self._masks) > MASKS_KEPT:
+                self._masks.clear()
+        return self._cached(self._masks, where, scan)
 
     @staticmethod
     def _hit(r: dict, score: float) -> Hit:
@@ -326,70 +288,22 @@ class Searcher:
         # alone) and through the ANN index above it; the role's filter is applied first either way.
         found = self.dataset.to_table(columns=["_distance"], with_row_id=True, filter=where, prefilter=bool(where),
                                       nearest=reader.nearest(self.embed(query), k, self.exact, self.partitions))
-        return [self._hit(r, 1.0 - d) for r, d in zip(self._rows(found), found.column("_distance").to_pylist())]
-
-    def _count(self, where: str) -> int:
-        # A count scans the filtered set; it depends on the filter and the pinned version only, and a few
-        # filters serve every question of a role.
-        if len(self._counts) > 4096:
-            self._counts.clear()
-        return self._cached(self._counts, where, lambda: self.dataset.count_rows(filter=where))
-
-    def _matches(self, query: str, where: str, limit: int) -> list[dict]:
-        """Rows of the filtered set sharing a content word with `query`, LanceDB's best first."""
-        terms = _query_terms(query)
-        raw = " ".join(w for w in fts_words(query).split() if normalize(w) in terms)
-        return self._rows(self.dataset.to_table(columns=["_score"], with_row_id=True, full_text_query=raw or " ".join(terms),
-                                                filter=where, prefilter=True, limit=limit))
-
-    def _ranked(self, terms: list[str], rows: list[dict], total: int, k: int) -> list[Hit]:
-        """The top k of `rows` by BM25 over those holding one of `terms` as text.words reads them (LanceDB's
-        tokenizer stems differently: a row it matched on "excluded" may hold no word the scorer counts)."""
-        counted = [(r, c) for r in rows if not (c := self._counted(r)).keys().isdisjoint(terms)]
-        rows = [r for r, _ in counted]
-        scores = bm25_rescore(terms, [c for _, c in counted], total)
-        ranked = sorted(zip(rows, scores), key=lambda p: (-p[1], p[0]["chunk_id"]))
-        return [self._hit(r, s) for r, s in ranked[:k] if s > 0]
+        rows = self._take(self._places(found.column("_rowid").to_numpy()))
+        return [self._hit(r, 1.0 - d) for r, d in zip(rows, found.column("_distance").to_pylist())]
 
     @_guarded
     def text(self, query: str, where: str | None, k: int = 10) -> list[Hit]:
-        """Full-text search: LanceDB finds every row of the filtered set sharing a content word; BM25 is
-        then computed over those rows, so statistics come from the role's own rows only."""
+        """Full-text search: BM25 over every row of the filtered set that holds a content word of `query`, with
+        statistics from that set alone (TermIndex.bm25), best first, ties by chunk id."""
         terms = _query_terms(query)
         if not terms or not where:
             return []
-        total = self._count(where)
-        rows = self._matches(query, where, FTS_CANDIDATES if total < LARGE_FTS_ROWS else LARGE_FTS_CANDIDATES)
-        return self._ranked(terms, rows, total, k) if rows else []
-
-    @_guarded
-    def texts(self, where: str, parts: list[tuple[str, str, Callable[[dict], bool], int]]) -> list[list[Hit]]:
-        """Full-text searches over the parts of one filtered set, as one LanceDB query (each such query costs
-        8-16 ms at 100,000 objects, two of them half an answer's search time). `parts`: (query, the part's
-        filter in SQL, the same filter on a row in Python, how many hits it keeps). Each part is ranked as text() ranks it, BM25 with the
-        part's own statistics, over the rows of the part that hold one of its query's words (_ranked).
-
-        The query fetches as many candidates as the parts' own searches would together. When that fills the
-        list and a part got fewer candidates than it keeps, the other part's rows crowded it out, and that part
-        runs its own search. (At 100k objects the drafts and notes, 5,000 rows a role against 45,000 approved
-        ones, got 16-100 of 240 candidates for the benchmark's questions, and keep 15.)"""
-        if not where:
-            return [[] for _ in parts]
-        limits = [FTS_CANDIDATES if self._count(part_where) < LARGE_FTS_ROWS else LARGE_FTS_CANDIDATES
-                  for _, part_where, _, _ in parts]
-        if not any(_query_terms(query) for query, _, _, _ in parts):
-            return [[] for _ in parts]
-        rows = self._matches(" ".join(query for query, _, _, _ in parts), where, sum(limits))
-        full = len(rows) >= sum(limits)
-        out = []
-        for (query, part_where, belongs, k), limit in zip(parts, limits):
-            mine = [r for r in rows if belongs(r)]
-            terms = _query_terms(query)
-            if full and len(mine) < min(limit, k):
-                out.append(self.text(query, part_where, k))
-            else:
-                out.append(self._ranked(terms, mine, self._count(part_where), k) if mine and terms else [])
-        return out
+        rows, scores = self.terms.bm25(terms, self.within(where))
+        if len(rows) > k:  # the k best and every row tied with the k-th, before ordering them
+            keep = scores >= np.partition(scores, len(scores) - k)[len(scores) - k]
+            rows, scores = rows[keep], scores[keep]
+        best = np.lexsort((self.hit_rows[3][rows], -scores))[:k]
+        return [self._hit(r, s) for r, s in zip(self._take(rows[best]), scores[best].tolist())]
 
     @cached_property
     def _encoding(self) -> ThreadPoolExecutor:
