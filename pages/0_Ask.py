@@ -29,9 +29,10 @@ from ui.safe import code, inert, md  # noqa: E402
 from ui.steward import badge, scope_for  # noqa: E402
 
 try:  # new answer intents (discover, compare, owner, ...) rendered by their own module when present
+    from ui.intents import downstream as render_downstream
     from ui.intents import render_intent
 except ImportError:
-    render_intent = None
+    render_intent = render_downstream = None
 
 
 def _read_link() -> None:
@@ -241,7 +242,9 @@ def _answer(asked: dict) -> None:
 
 
 def _is_intent(env: Envelope) -> bool:
-    return bool(env.listing or env.comparison or env.ownership or env.downstream or env.documents or env.review)
+    # A definition answer may carry a downstream half ("...and what uses it?"): it is drawn below its lineage.
+    return bool(env.listing or env.comparison or env.ownership or (env.downstream and env.intent == "downstream")
+                or env.documents or env.review)
 
 
 def _notes(env: Envelope, asked: dict, form_day, form_period) -> list[str]:
@@ -295,6 +298,8 @@ def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
             _node_details(clicked, env)
         answer.columns(env)
         answer.freshness(env.freshness)
+        if env.downstream and render_downstream is not None:  # "...and what uses it?": the other half
+            render_downstream(env)
     else:
         answer.conflicts(env)
     answer.explanation(env)

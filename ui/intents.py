@@ -96,7 +96,8 @@ def _owner(env: Envelope) -> None:
                 "owner": o.owners_by_version.get(v.evidence_id) or "—"} for v in o.history])
 
 
-def _downstream(env: Envelope) -> None:
+def downstream(env: Envelope) -> None:
+    """What reads it: the downstream answer, or the downstream half of a definition answer (pages/0_Ask.py)."""
     d = env.downstream
     st.subheader(f"Downstream ({len(d.items)})")
     st.caption(f"What reads it on {day_text(d.as_of)}, over lineage you may see; dbt exposures are dashboards and reports.")
@@ -142,7 +143,7 @@ def render_intent(env: Envelope) -> bool:
     elif env.ownership:
         _owner(env)
     elif env.downstream:
-        _downstream(env)
+        downstream(env)
     elif env.documents:
         _documents(env)
     elif env.review:

@@ -581,6 +581,10 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
         more, supporting = _search_pass(run, primary, selected, found, searching)
         found += more
     verdict = _verdict(run, primary, chosen, versions, selected, fresh, found)
+    readers = _what_reads_it(run, primary, chosen, day, selected)
+    if readers is not None:
+        kw["downstream"], said = readers
+        verdict = f"{verdict} {said}"
     if run.intent.includes:  # "does CAC include agency fees?": yes, no or not stated, from the definition's fields
         inc = inclusion(chosen, run.intent.includes)
         if inc:
@@ -848,6 +852,24 @@ def _expand(run: _Run, chosen: Evidence, primary: Entity, requested: dict[str, s
         missing = missing or (f"no load time is recorded at or before the evaluation time {run.at.isoformat()}, so its "
                               "freshness is unknown (never reported as fresh)")
     return selected, lineage, fresh, missing
+
+
+def _what_reads_it(run: _Run, primary: Entity, chosen: Evidence, day: date | None, selected: list[EvidenceRef]):
+    """The downstream half of a question that asks more ("which raw tables feed it and what uses it?", "who owns it
+    and what depends on it?"): what reads the chosen version on the day, over the role's visible lineage and
+    formulas (core/answer/downstream.py), beside its own lineage, as the verdict names the owner beside the
+    definition. Its evidence joins `selected`; returns (Downstream, its sentence), or None when not asked."""
+    if "downstream" not in run.intent.aspects:
+        return None
+    from core.answer import downstream
+    day = day or chosen.valid_from or run.at.date()
+    walked = downstream.walk(run, primary, [chosen], day)
+    have = {s.evidence_id for s in selected}
+    # Lineage read downstream does not govern this answer as its upstream lineage does: it is listed, not "lineage".
+    selected += [s.model_copy(update={"role_in_answer": "downstream"}) if s.role_in_answer == "lineage" else s
+                 for s in walked.selected if s.evidence_id not in have]
+    when = f"on {day}" if run.day or run.period else f"today ({day})"
+    return walked.result, downstream.verdict(primary.label, walked.result.items, walked.result.asked, when)
 
 
 def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Evidence], selected,

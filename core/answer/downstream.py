@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from dataclasses import dataclass
 
 from core.answer.run import entity_on_day
-from core.catalog.envelope import Behavior, Downstream, DownstreamItem, Envelope, EvidenceRef
+from core.catalog.envelope import Behavior, Downstream, DownstreamItem, Envelope, EvidenceRef, Lineage
 from core.catalog.evidence import Evidence, Kind
 from core.resolve.lineage import explore
 from core.resolve.versions import in_effect
@@ -61,7 +62,23 @@ def answer(run, pick) -> Envelope:
         return read
     primary, day, objs, versions = read
     when = f"on {day}" if run.day or run.period else f"today ({day})"
-    chosen = in_effect(versions, day) or versions or objs
+    found = walk(run, primary, in_effect(versions, day) or versions or objs, day)
+    kw = dict(intent="downstream", entity_id=primary.entity_id, entity_label=primary.label)
+    return run.envelope(Behavior.answer, verdict(primary.label, found.result.items, found.result.asked, when),
+                        lineage=found.graph, downstream=found.result, selected=found.selected, **kw)
+
+
+@dataclass
+class Walked:
+    result: Downstream
+    graph: Lineage  # the visible edges walked, from the starts to what reads them
+    selected: list[EvidenceRef]  # the lineage objects carrying them, and the metrics whose formula reads them
+
+
+def walk(run, primary, chosen: list[Evidence], day) -> Walked:
+    """What reads `primary` (its versions `chosen`) on `day`, over the role's visible lineage and formulas: the
+    downstream intent's answer, and the downstream half of a question that asks both ways (core/answer/ask.py)."""
+    when = f"on {day}" if run.day or run.period else f"today ({day})"
     starts = list(dict.fromkeys([e.evidence_id for e in chosen] + [primary.entity_id]))
     graph = explore(run.view, starts, day, 0, 25)
     reach = _reachable(starts, graph.edges)
@@ -104,11 +121,9 @@ def answer(run, pick) -> Envelope:
     graph.raw_sources = []
     run.step("downstream", f"{len(items)} node(s) downstream of {', '.join(starts)} {when} over visible lineage")
     result = Downstream(starts=starts, as_of=day, asked=asked, items=items)
-    kw = dict(intent="downstream", entity_id=primary.entity_id, entity_label=primary.label)
     selected = [EvidenceRef.of(e, "lineage") for e in run.view.by_ids(sorted(keep)) if e.evidence_id in keep]
     selected += [EvidenceRef.of(e, "formula_reader") for e in readers]
-    return run.envelope(Behavior.answer, _verdict(primary.label, items, asked, when), lineage=graph,
-                        downstream=result, selected=selected, **kw)
+    return Walked(result=result, graph=graph, selected=selected)
 
 
 def _formula_readers(metrics: list[Evidence], entity_id: str, starts: list[str], reached: set[str]) -> list[Evidence]:
@@ -127,7 +142,7 @@ def _formula_readers(metrics: list[Evidence], entity_id: str, starts: list[str],
     return out
 
 
-def _verdict(label: str, items: list[DownstreamItem], asked: str | None, when: str) -> str:
+def verdict(label: str, items: list[DownstreamItem], asked: str | None, when: str) -> str:
     if not items:
         return f"Nothing you can see reads {label} {when}: no downstream lineage is recorded for it."
     groups: dict[str, list[str]] = {}

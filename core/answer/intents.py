@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from core.catalog.envelope import Envelope
-from core.read.intent import LINEAGE_ASKED, MODEL_ASKED
+from core.read.intent import LINEAGE_ASKED, MODEL_ASKED, meaning_asked
 
 Pick = Callable  # run -> (Entity, matches, tokens) | Envelope
 
@@ -37,15 +37,20 @@ def after_when(run, pick: Pick) -> Envelope | None:
         from core.answer import discover
         return discover.answer(run)
     if kind == "owner":
-        if ("freshness_status" in run.intent.aspects or LINEAGE_ASKED.search(run.q.text)
-                or MODEL_ASKED.search(run.q.text)):
-            # "where does it come from, and who owns it?", "which model feeds it and who owns it?": the definition flow
-            # answers both (its verdict names the owner when asked, and the backing model, lineage and freshness); the
-            # owner's answer alone would drop the other part unsaid.
+        if ("freshness_status" in run.intent.aspects or "downstream" in run.intent.aspects
+                or LINEAGE_ASKED.search(run.q.text) or MODEL_ASKED.search(run.q.text) or meaning_asked(run.q.text)):
+            # "where does it come from, and who owns it?", "which model feeds it and who owns it?", "what is it and who
+            # owns it?", "who owns it and what uses it?": the definition flow answers both (its verdict names the owner
+            # when asked, and the definition, backing model, lineage, freshness and what reads it); the owner's answer
+            # alone would drop the other part unsaid.
             return None
         from core.answer import ownership
         return ownership.answer(run, pick)
     if kind == "downstream":
+        if "upstream" in run.intent.aspects:
+            # "which raw tables feed it and what uses it?": both halves, in the definition flow, which lists what reads
+            # it beside its own lineage as it names the owner beside its definition.
+            return None
         from core.answer import downstream
         return downstream.answer(run, pick)
     if kind == "document":

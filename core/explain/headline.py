@@ -141,7 +141,12 @@ def _answer(env: Envelope) -> str:
         raw = ", ".join(_source_name(s) for s in env.lineage.raw_sources[:3])
         more = f" and {len(env.lineage.raw_sources) - 3} more" if len(env.lineage.raw_sources) > 3 else ""
         via = f" via {_short(model.title, 4)}" if model else ""
-        return f"{name} comes from {raw}{more}{via} {when}".strip()
+        read = ""
+        if env.downstream:  # "which raw tables feed it and what uses it?": both halves, each in a few words
+            n = len(env.downstream.items)
+            read = (f"; {n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} it" if n
+                    else "; nothing you can see reads it")
+        return f"{name} comes from {raw}{more}{via} {when}".strip() + read
     if env.reporting_date:
         plain = f"{name} applies {when}"
     elif env.period_start:
@@ -196,7 +201,7 @@ def _intent(env: Envelope) -> str | None:
                 return f"None of the {li.checked} {one if li.checked == 1 else many}{about} you can see {li.condition}"
             return f"{len(li.items)} of the {li.checked} {many}{about} you can see: {li.condition}"
         return f"You can see {len(li.items)} {one if len(li.items) == 1 else many}{about}"
-    if env.downstream:
+    if env.downstream and env.intent == "downstream":  # else the downstream half of a definition answer (below)
         n = len(env.downstream.items)
         asked = env.downstream.asked
         if asked:  # "which dashboard uses net revenue?": about dashboards, even when other things read it

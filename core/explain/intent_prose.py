@@ -75,7 +75,7 @@ def _owner(env: Envelope) -> list[Cited]:
     return out
 
 
-def _downstream(env: Envelope) -> list[Cited]:
+def downstream_sentences(env: Envelope) -> list[Cited]:
     d = env.downstream
     out = []
     for i in d.items[:25]:
@@ -110,8 +110,8 @@ def intent_sentences(env: Envelope) -> list[Cited] | None:
         return _compare(env)
     if env.ownership:
         return _owner(env)
-    if env.downstream:
-        return _downstream(env)
+    if env.downstream and env.intent == "downstream":  # else the downstream half of a definition answer (prose.py)
+        return downstream_sentences(env)
     if env.documents:
         return _documents(env)
     return None

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
 from core.catalog.explanation import Cited
-from core.explain.intent_prose import intent_sentences  # discover, compare, owner, downstream, document
+from core.explain.intent_prose import downstream_sentences, intent_sentences  # discover, compare, owner, ...
 from core.explain.wording import _count, _interval, _join, _name
 
 
@@ -177,6 +177,8 @@ def explain_deterministic(env: Envelope) -> list[Cited]:
         out += _lineage(env)
         out += _columns(env)
         out += [_freshness(f) for f in env.freshness]
+        if env.downstream:  # a question that also asks what reads it ("...and what uses it?")
+            out += downstream_sentences(env)
     elif env.behavior is Behavior.clarify and env.clarify:
         cites = [o.evidence_id for o in env.clarify.options if o.evidence_id]
         if cites:

@@ -26,6 +26,61 @@ ASPECTS: dict[str, re.Pattern] = {
 # Where something comes from, asked in so many words: the lineage aspect also reads "the orders source", which names
 # a thing and asks no lineage (an owner question asking lineage too is answered by the definition flow).
 LINEAGE_ASKED = re.compile(r"\b(lineage|upstream|comes? from|derived from|depends? on|fed by|feeds? (?:it|into))\b", re.I)
+# Who owns something, however it is worded: "who looks after X?", "whose metric is X?", "who do I ask about X?".
+OWNER_ASKED = re.compile(
+    r"\b(who (?:owns|owned|maintains|is responsible for|is accountable for|looks after|is the owner of)|"
+    r"who(?:'s| is) (?:the )?owner|owner of|owners? (?:for|is)|owned by whom|whose (?:metric|model|table) is|"
+    r"who (?:should|do|can) i (?:ask|contact|talk to) about)\b", re.I)
+# What reads something, asked in so many words: "which dashboards use X", "what depends on X", "what is built on top
+# of X", "what breaks if X changes". Word order decides the direction: "what is built on X" reads X, "what is X built
+# on" is read by X (no name follows "on"), and "which models does X use" is X's own reading ("do/does/did").
+DOWNSTREAM_ASKED = re.compile(
+    r"\b((?:which|what) (?:dashboards?|reports?|exposures?|models?|metrics?|assets?|things|objects|consumers?|"
+    r"downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b(?:use|uses|using|read|reads|reading|depend|depends|consume|consumes|"
+    r"(?:built on|build on|rel(?:y|ies) on|fed by|feed off|sit on)(?=\s+\w)|downstream)|downstream of|"
+    r"what (?:uses|reads|depends on|consumes|rel(?:y|ies) on)|"
+    r"(?:what|anything|everything|things|stuff)(?:'s|\s+is|\s+are|\s+gets?|\s+that(?:'s|\s+is|\s+are|\s+gets?)?)?"
+    r"\s+built\s+on(?:\s+top\s+of)?(?=\s+\w)|who uses|impact of changing|"
+    r"what (?:would |will )?breaks?|what (?:is|gets|would be) (?:affected|impacted)|impact of)\b", re.I)
+# What something reads, asked in so many words: "what feeds X", "which raw tables feed X", "the sources of X",
+# "what is X built from", "where does X come from". Read only in a clause DOWNSTREAM_ASKED does not ask ("what does X
+# feed" is rare; "what depends on X" is not X's dependency).
+UPSTREAM_ASKED = re.compile(
+    LINEAGE_ASKED.pattern + r"|\b(?:feeds?|sources? (?:of|for|behind)|raw (?:sources?|tables?)|"
+    r"(?:built|made) from|built on(?:\s+top\s+of)?(?!\s*\w))", re.I)
+# The explicit words: they win over any phrase that leans the other way ("what feeds X downstream?").
+DIRECTION_WORDS = {"upstream": re.compile(r"\bupstream\b", re.I), "downstream": re.compile(r"\bdownstream\b", re.I)}
+# One part of a two-part question: "which raw tables feed X and what uses X?" asks each way in its own clause.
+_CLAUSE = re.compile(r"[,;]|\b(?:and|but|also|plus|then)\b", re.I)
+
+
+def lineage_directions(question: str) -> set[str]:
+    """Which ways the question asks lineage: upstream (what feeds it), downstream (what reads it), both or neither,
+    read clause by clause. In a clause an explicit "upstream"/"downstream" decides; else a phrase that asks what
+    reads it ("built on top of X", "what uses X"), else one that asks what feeds it."""
+    out: set[str] = set()
+    for clause in _CLAUSE.split(question):
+        said = {d for d, word in DIRECTION_WORDS.items() if word.search(clause)}
+        if said:
+            out |= said
+        elif DOWNSTREAM_ASKED.search(clause):
+            out.add("downstream")
+        elif UPSTREAM_ASKED.search(clause):
+            out.add("upstream")
+    return out
+
+
+def _directed(kind: str | None, directions: set[str]) -> str | None:
+    """The downstream intent as the direction words have it: "what gets built on top of X downstream?" asks what
+    reads X though no downstream cue matched the whole sentence; "what uses X upstream?" asks what X reads (the
+    definition flow's lineage). Other intents (owner, compare, ...) keep their kind."""
+    if kind == "downstream" and directions == {"upstream"}:
+        return None
+    if kind is None and "downstream" in directions:
+        return "downstream"
+    return kind
+
+
 # Which model backs something, asked in so many words: "which model feeds active customers", "what model is behind
 # it", "what's its backing model", "what table does it read", "what backs it". The model aspect alone also reads "who
 # owns the orders model", which names a thing and asks for no model; "which models use X" asks what reads X.
@@ -35,6 +90,19 @@ MODEL_ASKED = re.compile(
     + r"\b(?!\s+(?:use|uses|using|read|reads|reading|depend|depends|consume|consumes|downstream)\b)|"
     r"\bwhat(?:'s|\s+is)?\s+(?:backs|backing|behind|powers|feeds|implements|underlies|sits behind)\b|\bbacked by\b",
     re.I)
+# What something is, asked in a clause of its own: "what is net revenue and who owns it", "who owns X, and how is it
+# calculated?", "define X and name its owner". A clause that asks the owner ("what is the owner of X", "what's X's
+# owner", "who owns the X definition") asks no definition: the owner's answer is the whole answer.
+_MEANING = re.compile(r"\bwhat(?:'s|\s+is|\s+are|\s+was|\s+were)\s+\w|\b(?:define|explain|describe)\b|"
+                      r"\b(?:defin\w*|mean(?:s|ing|t)?|formula|calculat\w*|comput\w*)\b", re.I)
+
+
+def meaning_asked(question: str) -> bool:
+    """Whether some clause asks what the subject is (its definition) without asking who owns it."""
+    return any(_MEANING.search(c) and not ASPECTS["owner"].search(c) and not OWNER_ASKED.search(c)
+               for c in _CLAUSE.split(question))
+
+
 # A named conflicting source: "the old wiki says", "according to the draft", "the note says".
 DOC_NOUNS = re.compile(r"\b(wiki|draft|memo|note|page|handbook|proposal|slack|thread|email|deck)s?\b", re.I)
 CONFLICT_CUES = re.compile(r"\b(says?|said|claims?|states?|according to|per the|mentions?|is that (still )?(current|right|true|correct))\b", re.I)
@@ -126,6 +194,11 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     if inc:
         aspects.add("inclusion")
     kind, listing, cue = _intent_match(question)
+    directions = lineage_directions(question)
+    kind = _directed(kind, directions)
+    # "upstream"/"downstream": which ways lineage is asked. Upstream is the lineage aspect's answer (the definition
+    # flow's); downstream with upstream asks for both halves (core/answer/intents.py).
+    aspects |= directions | ({"lineage"} if "upstream" in directions else set())
     if kind == "owner":
         # "who looks after X?", "whose metric is X?": an owner question asks the owner, however it is worded (the
         # definition flow, which answers one that asks more, names the owner when this aspect is read).
@@ -208,16 +281,8 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         r"(?:\d{4}|[qh]\d\s*\d{4})\s+(?:vs\.?|versus|against)\s+(?:\d{4}|[qh]\d\s*\d{4})|"
         r"what did .{1,40} change|how (?:did|has|does) .{1,60} change|changes? (?:between|from)|"
         r"(?:v|version\s*)\d+\s+(?:vs\.?|versus|against)\s+(?:v|version\s*)\d+)\b", re.I)),
-    ("owner", re.compile(
-        r"\b(who (?:owns|owned|maintains|is responsible for|is accountable for|looks after|is the owner of)|"
-        r"who(?:'s| is) (?:the )?owner|owner of|owners? (?:for|is)|owned by whom|whose (?:metric|model|table) is|"
-        r"who (?:should|do|can) i (?:ask|contact|talk to) about)\b", re.I)),
-    ("downstream", re.compile(
-        r"\b((?:which|what) (?:dashboards?|reports?|exposures?|models?|metrics?|assets?|things|objects|consumers?|"
-        r"downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b(?:use|uses|using|read|reads|reading|depend|depends|consume|consumes|"
-        r"(?:built on|build on|rel(?:y|ies) on|fed by|feed off|sit on)(?=\s+\w)|downstream)|downstream of|"
-        r"what (?:uses|reads|depends on|consumes|is built on)|who uses|impact of changing|"
-        r"what (?:would |will )?breaks?|what (?:is|gets|would be) (?:affected|impacted)|impact of)\b", re.I)),
+    ("owner", OWNER_ASKED),
+    ("downstream", DOWNSTREAM_ASKED),
     ("document", re.compile(
         r"\b(what (?:does|did|do) (?:the |our |this |that )?[\w\s'-]{0,40}?\b" + _DOC_WORD
         + r"\s+(?:say|says|state|mention|propose|cover|tell)|"
@@ -253,7 +318,7 @@ CUE_WORDS = set("""contrast different who whose owns owned owner owners maintain
 talk which what dashboard dashboards report reports exposure exposures model models metric metrics asset assets things
 objects consumer consumers use uses using read reads reading depend depends consume consumes built build rely relies
 fed feed sit downstream uses break impact changing compare comparison diff difference differences differ changed
-change changes""".split())
+change changes top gets anything everything""".split())
 _LISTING = {"dashboard": "exposure", "exposure": "exposure", "report": "exposure",
             "metric": "metric", "kpi": "metric", "measure": "metric", "model": "model", "source": "source",
             "table": "source", "dataset": "source", "document": "document", "doc": "document", "page": "document"}

@@ -454,3 +454,15 @@ def test_a_link_with_an_unknown_role_or_an_impossible_date_says_so():
     assert any("'2025-02-30' is not a real date" in w for w in warnings), warnings
     env = json.loads(at.session_state["envelope_json"])
     assert env["role"] == "analyst" and env["today_by_default"]  # no date silently made up from the bad one
+
+
+def test_a_question_asking_both_ways_draws_both_halves():
+    """'which raw tables feed X and what uses X?': the definition's lineage and freshness, and what reads it, on one page."""
+    at = ask_page("which raw tables feed net revenue and what uses net revenue?")
+    heads = [h.value for h in at.subheader]
+    assert "Downstream (1)" in heads, heads
+    drawn = dump(at._tree)  # the page itself, not the envelope: the lineage graph and the freshness of its sources
+    assert "raw_shop.orders" in drawn and "raw_payments.payment_events" in drawn
+    env = json.loads(at.session_state["envelope_json"])
+    assert "source.raw_shop.orders" in env["lineage"]["raw_sources"]
+    assert [i["id"] for i in env["downstream"]["items"]] == ["metric.average_order_value"]

@@ -4,7 +4,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from core.catalog.dates import find_dates
-from core.read.intent import MODEL_ASKED, parse_intent
+from core.read.intent import MODEL_ASKED, meaning_asked, parse_intent
 
 
 @pytest.mark.parametrize("text,kind,start,end", [
@@ -143,3 +143,50 @@ def test_an_owner_question_naming_a_model_asks_for_no_model(text):
                                   "who should I ask about bookings?"])
 def test_an_owner_question_asks_the_owner_however_worded(text):
     assert "owner" in parse_intent(text).aspects
+
+
+# ---- which way lineage is asked: an explicit direction word wins; "built on top of X" reads X -------------------
+
+@pytest.mark.parametrize("text", [
+    "what gets built on top of fct_orders downstream?", "what is built on top of stg_visits?",
+    "what's built on top of fct_bookings?", "what gets built on fct_bookings?", "anything built on top of stg_visits?",
+    "what relies on fct_bookings?", "fct_bookings downstream", "show the downstream lineage of stg_visits",
+    # an explicit "downstream" wins over a phrase leaning upstream
+    "what feeds fct_bookings downstream?", "where does stg_visits go downstream?",
+])
+def test_a_question_asking_what_reads_it_is_downstream(text):
+    intent = parse_intent(text)
+    assert intent.kind == "downstream" and "upstream" not in intent.aspects, (text, intent.kind, intent.aspects)
+
+
+@pytest.mark.parametrize("text", [
+    "what is fct_bookings built from?", "what feeds fct_bookings?", "where does stg_visits come from?",
+    "what's upstream of fct_bookings?", "what are the sources of stg_visits?", "what does fct_bookings depend on?",
+    "what is stg_visits built on top of?", "which raw tables feed bookings?",
+    # an explicit "upstream" wins over a phrase leaning downstream
+    "which models use fct_bookings upstream?", "what does stg_visits depend on upstream?",
+])
+def test_a_question_asking_what_feeds_it_is_upstream(text):
+    intent = parse_intent(text)
+    assert intent.kind is None and {"upstream", "lineage"} <= intent.aspects, (text, intent.kind, intent.aspects)
+    assert "downstream" not in intent.aspects
+
+
+@pytest.mark.parametrize("text", [
+    "which raw tables feed net revenue and what uses net revenue?", "where does stg_visits come from and what depends on it?",
+    "what feeds fct_bookings, and what reads it?", "upstream and downstream of fct_bookings",
+    "what uses bookings and where does it come from?", "show me upstream and downstream lineage for stg_visits",
+])
+def test_a_question_asking_both_ways_reads_both(text):
+    assert {"upstream", "downstream"} <= parse_intent(text).aspects, text
+
+
+@pytest.mark.parametrize("text, asks", [
+    ("what is net revenue and who owns it", True), ("who owns bookings, and how is it calculated?", True),
+    ("what does bookings mean and who maintains it?", True), ("define bookings and tell me who owns it", True),
+    ("who owns bookings and what is it?", True),
+    ("who owns bookings?", False), ("what is the owner of bookings?", False), ("what's the bookings owner?", False),
+    ("who owns the bookings definition?", False), ("whose metric is bookings?", False),
+])
+def test_a_clause_asking_what_it_is_beside_the_owner(text, asks):
+    assert meaning_asked(text) is asks, text
