@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from core.answer import intents, values
 from core.catalog import budget, history
-from core.catalog.access import Visible, visible
+from core.catalog.access import Visible, seen_text, visible
 from core.catalog.entities import Entity, Match, match_entities
 from core.catalog.envelope import (
     NOT_FOUND,
@@ -232,8 +232,8 @@ def _authorize(store: Store, q: Question, now: datetime | None, searcher: Search
                searcher=searcher if searcher and searcher.available else None)
     if run.searcher:
         run.searcher.prepare(q.text)
-    run.step("authorization", f"{view.count} objects visible to role {q.role}"
-             + (f", {len(q.grants)} of them granted by id (the steward's review queue)" if q.grants else ""))
+    # Counted as the sidebar counts (access.seen_text): the role's own objects, then what its review queue adds.
+    run.step("authorization", f"role {q.role}: {seen_text(view)}")
     return run
 
 
