@@ -464,8 +464,9 @@ def _freshness_tables(run: _Run, choice):
     if len(found.sources) == 1 and not _rival_tables(run, found, choice.options):
         source = found.sources[0]
         others = [ents[i].label for i in dict.fromkeys(choice.options + found.models) if i != source]
+        said = " ".join(dict.fromkeys(run.q.text[t.start:t.end] for t in tokenize(run.q.text) if t.norm in found.said))
         run.notes.append(f"Answered with {ents[source].label}, the one source you can see whose name or description "
-                         f"says what you asked about (“{' '.join(found.said)}”): freshness is a source's loads."
+                         f"says what you asked about (“{said or ' '.join(found.said)}”): freshness is a source's loads."
                          + (f" Also matching: {', '.join(others)}." if others else ""))
         run.step("freshness source", f"{source} is the one visible source holding {', '.join(found.said)}; "
                  f"the ranker's options were {', '.join(choice.options)}")
