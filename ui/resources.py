@@ -8,8 +8,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from core.answer.steward import steward_view
 from core.answer.warm import warm_quietly
-from core.catalog.access import visible
+from core.catalog.access import seen_text
 from core.catalog.auth import startup_notice
 from core.catalog.config import Settings, apply_offline_env
 from core.catalog.dates import parse_period
@@ -170,8 +171,9 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
     st.sidebar.caption(clock_text(at, s.clock), help="Freshness (is the data fresh, stale or failing?) is computed "
                        "at this time. A demo catalog names its own evaluation time; real catalogs use the real clock.")
-    meta, view = s.meta(), visible(s, role)
-    # Revision and count as this role sees them: hidden objects change neither.
-    st.sidebar.caption(f"Catalog revision `{view.revision}` · {view.count} object{'' if view.count == 1 else 's'} you can see · "
-                       f"ingested {meta['ingested_at']}")
+    from ui.steward import scope_for  # here: ui.steward reads this module's store()
+    # Revision and count of the view answers read (a steward's widened by its review queue), so they are the
+    # answer's own: hidden objects change neither, and the queue's objects are counted apart (access.seen_text).
+    meta, view = s.meta(), steward_view(s, role, scope_for(role))
+    st.sidebar.caption(f"Catalog revision `{view.revision}` · {seen_text(view)} · ingested {meta['ingested_at']}")
     return {"role": role, "principal": ident.principal, "day": day, "period": period, "at": at}

@@ -4,12 +4,13 @@ Each step appends to the trace what it decided and by which rule.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
 from core.answer import intents, values
 from core.catalog import budget, history
-from core.catalog.access import Visible, visible
+from core.catalog.access import Visible, seen_text, visible
 from core.catalog.entities import Entity, Match, match_entities
 from core.catalog.envelope import (
     NOT_FOUND,
@@ -32,13 +33,14 @@ from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, tokenize, words
 from core.compute.engine import ValueEngine
 from core.read import when
+from core.read.described import names_hold, subject_tables
 from core.read.intent import Intent, parse_intent
-from core.read.ranker import named_objects, rank_question
+from core.read.ranker import MAX_OPTIONS, named_objects, rank_question
 from core.read.subject import names_nothing_visible
 from core.read.when import dates_read
 from core.resolve import lineage as lineage_mod
 from core.resolve import upcoming
-from core.resolve.chain import chain_head
+from core.resolve.chain import chain_head, reads
 from core.resolve.columns import trace_column
 from core.resolve.freshness import source_freshness
 from core.resolve.inclusion import inclusion
@@ -232,8 +234,8 @@ def _authorize(store: Store, q: Question, now: datetime | None, searcher: Search
                searcher=searcher if searcher and searcher.available else None)
     if run.searcher:
         run.searcher.prepare(q.text)
-    run.step("authorization", f"{view.count} objects visible to role {q.role}"
-             + (f", {len(q.grants)} of them granted by id (the steward's review queue)" if q.grants else ""))
+    # Counted as the sidebar counts (access.seen_text): the role's own objects, then what its review queue adds.
+    run.step("authorization", f"role {q.role}: {seen_text(view)}")
     return run
 
 
@@ -394,6 +396,8 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
     if choice.decision == "clarify":
         choice = _freshness_chain(run, choice)
     if choice.decision == "clarify":
+        choice = _freshness_tables(run, choice)
+    if choice.decision == "clarify":
         options = [ClarifyOption(label=f"{entities[i].label} ({i})", entity_id=i) for i in choice.options]
         question = ("Your question matches several things. Which one do you mean?" if choice.note is None
                     and "spelling" not in choice.rule and "close to" not in choice.rule
@@ -438,6 +442,54 @@ def _freshness_chain(run: _Run, choice):
     choice.decision, choice.entity_id = "answer", head
     choice.rule = f"{head}: the candidates are one lineage chain and the question asks for freshness"
     return choice
+
+
+# A question that says it is about data or a table ("is the cost of goods data up to date?") means what is loaded.
+DATA_WORDING = re.compile(r"\b(?:data|datasets?|tables?|feeds?|extracts?|loads?)\b", re.I)
+
+
+def _freshness_tables(run: _Run, choice):
+    """"Is the cost of goods data up to date?" matching two metrics and a model by one word ("cost"): freshness is a
+    source's (its loads), so the visible sources and models whose names, descriptions or columns hold the question's
+    subject (core/read/described.py subject_tables) are what it may mean. One such source answers it; otherwise they
+    are offered beside the other matches, sources first when the question says "data" or "table". Only the role's
+    view is read: a source the role cannot see is never offered, never hinted at, and moves nothing."""
+    if "freshness_status" not in run.intent.aspects or run.intent.kind is not None:
+        return choice
+    found = subject_tables(run.q.text, run.view, run.intent.excluded_spans)
+    tables = found.sources + found.models
+    if not tables:
+        return choice
+    ents = run.view.entities
+    if len(found.sources) == 1 and not _rival_tables(run, found, choice.options):
+        source = found.sources[0]
+        others = [ents[i].label for i in dict.fromkeys(choice.options + found.models) if i != source]
+        said = " ".join(dict.fromkeys(run.q.text[t.start:t.end] for t in tokenize(run.q.text) if t.norm in found.said))
+        run.notes.append(f"Answered with {ents[source].label}, the one source you can see whose name or description "
+                         f"says what you asked about (“{said or ' '.join(found.said)}”): freshness is a source's loads."
+                         + (f" Also matching: {', '.join(others)}." if others else ""))
+        run.step("freshness source", f"{source} is the one visible source holding {', '.join(found.said)}; "
+                 f"the ranker's options were {', '.join(choice.options)}")
+        choice.decision, choice.entity_id = "answer", source
+        choice.rule = f"{source}: the one visible source whose words hold the subject of a freshness question"
+        return choice
+    rest = [o for o in choice.options if o not in tables]
+    if DATA_WORDING.search(run.q.text):
+        options = tables + rest
+    else:  # the ranker's matches first, with room kept for the tables
+        options = rest[:max(MAX_OPTIONS - len(tables), 0)] + tables
+    choice.options = options[:MAX_OPTIONS]
+    choice.rule += f"; freshness asked: visible sources and models holding {', '.join(found.said)} offered too"
+    return choice
+
+
+def _rival_tables(run: _Run, found, options: list[str]) -> list[str]:
+    """Models named by the question's subject that do not read its one source ("the clicks data": an ad platform's
+    raw_ads.clicks, and fct_clicks built from site visits): the data asked about may be either, so it is asked back.
+    A metric named so is answered through its tables; a model that reads the source is part of the same data."""
+    source, day = found.sources[0], run.day or run.at.date()
+    return [m for m in dict.fromkeys(options + found.models) if run.view.entities[m].role == "model"
+            and names_hold(run.view, m, found.said) and not reads(run.view, m, source, day)]
 
 
 def _intent_entity(run: _Run):

@@ -140,6 +140,11 @@ class Visible:
         return self.con.execute(f"SELECT count(*) FROM evidence WHERE {acl_sql()}", self._acl).fetchone()[0]
 
     @per_view
+    def queued_count(self) -> int:
+        """Objects this view reads only through its grants (a steward's review queue), beyond the role's own ACL."""
+        return self.count - visible(self.store, self.role).count if self.grants else 0
+
+    @per_view
     def entities(self) -> dict[str, Entity]:
         rows = self.con.execute(
             f"""SELECT e.evidence_id, e.entity_id, e.kind, e.title, e.authority, e.lifecycle,
@@ -392,6 +397,15 @@ class Visible:
     def hidden_ids(self, ids: set[str]) -> set[str]:
         # Hidden and absent alike (Store.unseen_ids): where a chain stops must not say which it was.
         return self.store.unseen_ids(self.role, ids, self.grants, self._carriers(ids))
+
+
+def seen_text(view: Visible) -> str:
+    """How many objects a view reads, said the same wherever it is said (the sidebar, an answer's authorization step):
+    what the role's own ACL shows, and apart from it what a steward's review queue adds. One number for both read as
+    "what you can see" beside an answer that counts the queue too, and the two seemed to disagree (1 against 12)."""
+    own, queued = view.count - view.queued_count, view.queued_count
+    text = f"{own} object{'' if own == 1 else 's'} you can see"
+    return text + (f", {queued} more in your review queue (read-only)" if queued else "")
 
 
 def visible(store: Store, role: str, grants: frozenset[str] = frozenset()) -> Visible:

@@ -196,3 +196,44 @@ def described_entity(question: str, view, excluded: list[tuple[int, int]] = ()) 
     # is_food_order), so a column or a metric of that name is asked about, not the table that has it.
     column = any(_inside(tuple(asked), ident) for ident in b.columns.get(eid, set()))
     return Described(eid, best, nxt[1], nxt[0], asked, column)
+
+
+# ---- what a freshness question is about ------------------------------------------------------------------------------
+# Words that ask whether data is up to date, or name the kind of thing loaded, never what it holds: "is the cost of
+# goods data up to date?" is about cost of goods.
+NOT_THE_SUBJECT = {_stem(normalize(w)) for w in """
+fresh freshness stale staleness up date late latest last newest recent recently current currently today yesterday
+old load loads loaded loading reload reloaded update updated refresh refreshed refreshing arrive arrived arriving
+land landed ingest ingested sync synced extract extracted ok okay healthy in
+source sources raw feed feeds seed pipeline pipelines snapshot
+""".split()}
+
+
+@dataclass
+class SubjectTables:
+    """The visible sources and models whose words hold every word of a question's subject."""
+    said: list[str]  # the subject's words, as the bags hold them
+    sources: list[str]
+    models: list[str]
+
+
+def subject_tables(question: str, view, excluded: list[tuple[int, int]] = ()) -> SubjectTables:
+    """For a question about freshness: the subject's words (what is left once the words asking about loads are set
+    aside), and the visible sources and models whose names, description or columns hold all of them, those whose
+    names hold them first. A source's loads are what "up to date" is about, and a source is often named in the
+    catalog's own shorthand ("raw_finance.cogs") while its description says what a question says ("cost of goods").
+    Only the role's view is read: a hidden table is never one of them and never moves the others."""
+    said = [w for w in question_words(question, excluded) if w not in NOT_THE_SUBJECT]
+    if not said:
+        return SubjectTables(said, [], [])
+    b = _bags(view)
+    entities = view.entities
+    holding = [e for e in sorted(b.tables) if set(said) <= b.bags.get(e, set())]
+    holding.sort(key=lambda e: not names_hold(view, e, said))
+    return SubjectTables(said, [e for e in holding if entities[e].role == "source"],
+                         [e for e in holding if entities[e].role == "model"])
+
+
+def names_hold(view, entity_id: str, said: list[str]) -> bool:
+    """Does the entity's own name (not only its description) say every one of the words?"""
+    return set(said) <= {_stem(w) for n in view.entities[entity_id].names for w in n}

@@ -18,7 +18,9 @@ ASPECTS: dict[str, re.Pattern] = {
     # "is the sessions data ok right now?": data said to be fine now asks whether it is loaded, as "fresh" does.
     "freshness_status": re.compile(r"\b(is [\w. ]{0,60} (fresh|stale|up to date|late)|fresh\b|stale|up[- ]to[- ]date|last (loaded|load|updated|refresh\w*)|how old|loaded|"
                                    r"(?:data|tables?|feeds?|loads?|pipelines?)\s+(?:is\s+|are\s+)?(?:ok|okay|alright|all right|healthy|current|in good shape)|"
-                                   r"(?:ok|okay|alright|all right|healthy|current|in good shape)\s+(?:right\s+)?now)\b", re.I),
+                                   r"(?:ok|okay|alright|all right|healthy|current|in good shape)\s+(?:right\s+)?now|"
+                                   # "is the latest cost of goods data in?": the newest load is asked about
+                                   r"(?:latest|newest|most recent)\s+(?:[\w.]+\s+){0,4}?(?:data|loads?|extracts?))\b", re.I),
     "freshness_policy": re.compile(r"\b(freshness (expectation|policy|threshold|sla)s?|expectations?|thresholds?|sla|warn after|error after)\b", re.I),
     "owner": re.compile(r"\b(who owns|owners?|owned by|ownership|who is responsible|maintain(s|er|ers|ed)?)\b", re.I),
     "history": re.compile(r"\b(history|historical|changed?|changes|previous|prior|over time|timeline)\b", re.I),

@@ -16,7 +16,19 @@ ASKED = {
                                          r"|\bprompt injections?\b", re.I),
     "superseded_surfaced": re.compile(r"\b(superseded|legacy|old|outdated|still)\b.*\b(retrievable|surfac\w*|"
                                       r"searchable|findable|found by search|in search)\b", re.I),
-    "empty_acl": re.compile(r"\bempty acls?\b|\bnobody (can|may) see\b|\bno roles? (can|may) see\b", re.I),
+    # An object no role may read, however a reviewer puts it: "an empty ACL", "nobody can see", "no roles assigned",
+    # "not shared with any role", "which docs are unassigned" (a page, never an owner: "unassigned owner" is not this).
+    "empty_acl": re.compile(
+        r"\bempty (?:acls?|access(?: control)? lists?|permissions?|role lists?)\b"
+        r"|\b(?:nobody|no[- ]?one|no roles?)\s+(?:can|may|could|is allowed to)\s+(?:see|read|open|access)\b"
+        r"|\b(?:nobody|no[- ]?one|no roles?)\s+(?:has|have|is given|was given|has been given)\s+access\b"
+        r"|\b(?:no|without(?: any)?|zero)\s+(?:roles?|acls?|acl entries|readers)(?:\s+(?:assigned|set|granted|attached|"
+        r"given|at all))?\b"
+        r"|\b(?:not|never)\s+(?:shared|visible|assigned|granted)\s+(?:to|with)\s+(?:any|a single|one)\s+roles?\b"
+        r"|\b(?:invisible|hidden)\s+(?:to|from)\s+(?:everyone|everybody|all roles|every role)\b"
+        r"|\bunassigned\s+(?:docs?|documents?|pages?|objects?|files?|items?|entries)\b"
+        r"|\b(?:docs?|documents?|pages?|objects?|files?|items?|entries)\s+(?:that\s+)?(?:is|are|were|remain|left)\s+"
+        r"unassigned\b(?!\s+(?:an?\s+)?owners?)", re.I),
     "stale_index": re.compile(r"\bstale (search )?index\b|\bindex (is )?(stale|out of date)\b", re.I),
 }
 # Words a reviewer's question uses for the kind itself: what is left names which items (a page, a metric).
@@ -25,7 +37,8 @@ KIND_WORDS = set(
     "contradict contradicts conflict conflicts conflicting disagree disagrees clash governing governs untrusted note "
     "notes instruction instructions injection injections prompt command commands contain contains superseded "
     "outdated page pages still retrievable surfaced surface surfacing searchable search found empty acl "
-    "acls nobody see role roles stale index date out metric metrics the".split())
+    "acls nobody see role roles stale index date out metric metrics the assigned unassigned access readers shared "
+    "visible invisible everyone everybody zero".split())
 
 
 # The queue itself, no kind named ("what's in my review queue?", "show me the open review items"): every kind.

@@ -31,11 +31,21 @@ def chain_head(view: Visible, entity_ids: list[str], day: date) -> str | None:
     if len(entity_ids) < 2:
         return None
     for head in entity_ids:
-        starts = _starts(view, head, day)
-        if not starts:
-            continue
-        ids = {n.id for n in lineage_mod.upstream(view, starts, day).nodes}
-        reached = {e.entity_id for e in view.by_ids(sorted(ids))} | (ids & set(view.entities))
-        if all(other in reached for other in entity_ids if other != head):
+        reached = _upstream(view, head, day)
+        if reached and all(other in reached for other in entity_ids if other != head):
             return head
     return None
+
+
+def reads(view: Visible, entity_id: str, source: str, day: date) -> bool:
+    """Whether `entity_id`'s lineage on `day` reaches `source` (through the model behind a metric)."""
+    return source in _upstream(view, entity_id, day)
+
+
+def _upstream(view: Visible, entity_id: str, day: date) -> set[str]:
+    """The entities upstream of `entity_id` on `day`, as the role's view draws its lineage."""
+    starts = _starts(view, entity_id, day)
+    if not starts:
+        return set()
+    ids = {n.id for n in lineage_mod.upstream(view, starts, day).nodes}
+    return {e.entity_id for e in view.by_ids(sorted(ids))} | (ids & set(view.entities))

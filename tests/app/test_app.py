@@ -466,3 +466,18 @@ def test_a_question_asking_both_ways_draws_both_halves():
     env = json.loads(at.session_state["envelope_json"])
     assert "source.raw_shop.orders" in env["lineage"]["raw_sources"]
     assert [i["id"] for i in env["downstream"]["items"]] == ["metric.average_order_value"]
+
+
+def test_steward_sidebar_counts_what_the_answer_counts():
+    """The governance sidebar said "1 object you can see" while the answer's trace counted 12 (11 from the review
+    queue): both now say the role's own objects and, apart, what its queue adds (core/catalog/access.py seen_text),
+    with the revision of the view the answer reads."""
+    at = ask_page("which pages have no roles assigned?", "governance", day=None, mode="No date")
+    env = json.loads(at.session_state["envelope_json"])
+    assert [i["evidence_ids"] for i in env["review"]["items"]] == [["doc.kpi_glossary.2022"]]
+    said = env["trace"][0]["detail"].removeprefix("role governance: ")
+    assert re.fullmatch(r"1 object you can see, \d+ more in your review queue \(read-only\)", said), said
+    captions = [unescape(c.value) for c in at.sidebar.caption if "you can see" in c.value]
+    assert captions and f"`{env['catalog_revision']}` · {said} ·" in captions[0], (captions, said)
+    analyst = [unescape(c.value) for c in page("app.py", "analyst").sidebar.caption if "you can see" in c.value]
+    assert analyst and "review queue" not in analyst[0]

@@ -28,3 +28,22 @@ def test_the_words_that_name_the_items(text, subject):
 ])
 def test_a_question_about_the_queue_or_a_kind_alone_names_no_subject(text):
     assert subject_words(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "which pages have no roles assigned?", "any documents nobody can see?", "what has an empty ACL",
+    "which docs are unassigned", "are there unassigned documents?", "objects with no roles?", "pages without any roles",
+    "documents no one can see", "docs not shared with any role", "anything invisible to everyone?",
+    "which pages have no ACL?", "which files have zero roles?", "is there any page no one has access to?",
+])
+def test_objects_no_role_may_see_are_asked_for_in_many_words(text):
+    """The empty-ACL kind, however a reviewer says it; the words that say it name no subject."""
+    from core.read.review_question import asked_categories
+    assert asked_categories(text) == ["empty_acl"] and subject_words(text) == []
+
+
+@pytest.mark.parametrize("text", ["which metrics have an unassigned owner?", "who can see net revenue?",
+                                  "what roles can see churn?", "is net revenue shared with finance?"])
+def test_questions_about_owners_or_access_to_a_subject_are_not_that_kind(text):
+    from core.read.review_question import asked_categories
+    assert "empty_acl" not in asked_categories(text)
