@@ -87,6 +87,18 @@ def write_yaml_catalog(folder: Path, roles: list[str], evidence: list[dict], at)
     return folder
 
 
+def catalog_store(folder: Path, roles: dict, evidence: list[dict]):
+    """`roles` (a 00_roles.yaml document: settings, roles with their steward flag, principals) and `evidence` written
+    as YAML in `folder` (created), then ingested into a DuckDB catalog beside them: its Store."""
+    from core.catalog.store import Store, write_catalog
+    from core.ingest.load import load_catalog
+    folder.mkdir(parents=True)
+    (folder / "00_roles.yaml").write_text(yaml.safe_dump(roles))
+    (folder / "10_evidence.yaml").write_text(yaml.safe_dump({"evidence": evidence}, sort_keys=False))
+    write_catalog(load_catalog(folder), folder / "catalog.duckdb")
+    return Store(folder / "catalog.duckdb")
+
+
 def write(folder: Path) -> Path:
     """This catalog as YAML files in `folder`."""
     return write_yaml_catalog(folder, ROLES, EVIDENCE, AT)

@@ -6,12 +6,12 @@ a catalog without the hidden objects, and a reviewer's own questions are answere
 from datetime import datetime, timezone
 
 import pytest
-import yaml
+from visits_catalog import catalog_store
 
 from core.answer.ask import Question
 from core.answer.review import review_queue
 from core.answer.steward import steward_answer
-from core.catalog.store import Store, write_catalog
+from core.catalog.store import Store
 from core.explain.render import render_text
 from core.ingest.load import load_catalog
 
@@ -66,24 +66,15 @@ ROLES = {"roles": [{"name": "dispatch"}, {"name": "treasury"}, {"name": "steward
 AROUND = ("demurrage", "Demurrage", "tidewater", "Tidewater", "quay_pricing", "Quay pricing", "7.25")
 
 
-def _write(folder, evidence) -> Store:
-    folder.mkdir()
-    (folder / "00_roles.yaml").write_text(yaml.safe_dump(ROLES))
-    (folder / "10_evidence.yaml").write_text(yaml.safe_dump({"evidence": evidence}, sort_keys=False))
-    db = folder / "catalog.duckdb"
-    write_catalog(load_catalog(folder), db)
-    return Store(db)
-
-
 @pytest.fixture(scope="module")
 def port(tmp_path_factory) -> tuple[Store, Store]:
     """The port catalog, and the same catalog holding only the steward's own objects and its queue."""
     root = tmp_path_factory.mktemp("port")
-    full = _write(root / "full", EVIDENCE)
+    full = catalog_store(root / "full", ROLES, EVIDENCE)
     catalog = load_catalog(root / "full")
     queue = {i for item in review_queue(catalog.evidence, TODAY) for i in item.evidence_ids}
     world = [e for e in EVIDENCE if "stewardship" in e["acl"] or e["evidence_id"] in queue]
-    return full, _write(root / "world", world)
+    return full, catalog_store(root / "world", ROLES, world)
 
 
 def _ask(store: Store, text: str, role: str = "stewardship"):

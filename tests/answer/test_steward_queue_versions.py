@@ -9,13 +9,13 @@ On a catalog the tests write (a greenhouse grower: other names, roles and dates 
 from datetime import datetime, timezone
 
 import pytest
-import yaml
 from conftest import DEMO_AT
+from visits_catalog import catalog_store
 
 from core.answer.ask import Question, ask
 from core.answer.review import review_queue
 from core.answer.steward import steward_answer
-from core.catalog.store import Store, write_catalog
+from core.catalog.store import Store
 from core.explain.render import render_text
 from core.ingest.load import load_catalog
 
@@ -69,22 +69,14 @@ ROLES = {"settings": {"evaluation_time": AT.isoformat().replace("+00:00", "Z")},
 HIDDEN = ("crop_yield.r2", "Crop yield r2", "marketable", "glass_m2", "glasshouse_harvest")
 
 
-def _write(folder, evidence) -> Store:
-    folder.mkdir()
-    (folder / "00_roles.yaml").write_text(yaml.safe_dump(ROLES))
-    (folder / "10_evidence.yaml").write_text(yaml.safe_dump({"evidence": evidence}, sort_keys=False))
-    write_catalog(load_catalog(folder), folder / "catalog.duckdb")
-    return Store(folder / "catalog.duckdb")
-
-
 @pytest.fixture(scope="module")
 def greenhouse(tmp_path_factory) -> tuple[Store, Store]:
     """The catalog, and the same catalog holding only the steward's own objects and its queue."""
     root = tmp_path_factory.mktemp("greenhouse")
-    full = _write(root / "full", EVIDENCE)
+    full = catalog_store(root / "full", ROLES, EVIDENCE)
     queue = {i for item in review_queue(load_catalog(root / "full").evidence, TODAY) for i in item.evidence_ids}
     assert {"kpi.crop_yield.r1", "kpi.water_use.r1"} <= queue and "kpi.crop_yield.r2" not in queue
-    return full, _write(root / "world", [e for e in EVIDENCE if STEWARD in e["acl"] or e["evidence_id"] in queue])
+    return full, catalog_store(root / "world", ROLES, [e for e in EVIDENCE if STEWARD in e["acl"] or e["evidence_id"] in queue])
 
 
 def _ask(store: Store, text: str, role: str = STEWARD):

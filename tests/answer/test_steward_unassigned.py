@@ -9,16 +9,15 @@ On a catalog the tests write (a museum: other names, roles and dates than the de
 from datetime import datetime, timezone
 
 import pytest
-import yaml
 from conftest import DEMO_AT
+from visits_catalog import catalog_store
 
 from core.answer.ask import Question
 from core.answer.review import review_queue, steward_scope
 from core.answer.steward import steward_answer, steward_view
 from core.catalog.access import seen_text, visible
-from core.catalog.store import Store, write_catalog
+from core.catalog.store import Store
 from core.explain.render import render_text
-from core.ingest.load import load_catalog
 
 AT = datetime(2029, 2, 7, 10, 0, tzinfo=timezone.utc)
 TODAY = AT.date()
@@ -55,19 +54,11 @@ SAID = ["which pages have no roles assigned?", "any documents nobody can see?", 
         "anything not shared with any role?", "which files are invisible to everyone?"]
 
 
-def _write(folder, evidence) -> Store:
-    folder.mkdir()
-    (folder / "00_roles.yaml").write_text(yaml.safe_dump(ROLES))
-    (folder / "10_evidence.yaml").write_text(yaml.safe_dump({"evidence": evidence}, sort_keys=False))
-    write_catalog(load_catalog(folder), folder / "catalog.duckdb")
-    return Store(folder / "catalog.duckdb")
-
-
 @pytest.fixture(scope="module")
 def museum(tmp_path_factory) -> tuple[Store, Store]:
     """The museum catalog, and the same catalog without the two objects nobody may see."""
     root = tmp_path_factory.mktemp("museum")
-    return _write(root / "full", EVIDENCE + UNASSIGNED), _write(root / "without", EVIDENCE)
+    return catalog_store(root / "full", ROLES, EVIDENCE + UNASSIGNED), catalog_store(root / "without", ROLES, EVIDENCE)
 
 
 def _ask(store: Store, text: str, role: str = STEWARD):
