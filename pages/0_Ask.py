@@ -123,7 +123,7 @@ s = store()
 form = sidebar(s)
 for problem in st.session_state.pop("link_problems", []):
     st.warning(problem)
-scope = scope_for(form["role"])
+scope = scope_for(s, form["role"])
 view_of_role = steward_view(s, form["role"], scope)  # a steward's own objects plus its review queue; else the role's
 with st.sidebar:
     history = st.session_state.get(_history_key(form["role"]), [])

@@ -21,7 +21,7 @@ from ui.steward import badge, scope_for  # noqa: E402
 s = store()
 form = sidebar(s)
 role = form["role"]
-scope = scope_for(role)
+scope = scope_for(s, role)
 view = steward_view(s, role, scope)  # a steward's own objects plus its review queue, read-only; else the role's
 st.title("Catalog")
 entities = {e: ent.label for e, ent in sorted(view.entities.items()) if ent.is_topic}

@@ -18,7 +18,7 @@ from ui.steward import badge, scope_for  # noqa: E402
 s = store()
 form = sidebar(s)
 role = form["role"]
-scope = scope_for(role)
+scope = scope_for(s, role)
 ev_view = steward_view(s, role, scope)  # a steward's own objects plus its review queue, read-only
 st.title("Lineage")
 badge(scope)

@@ -17,7 +17,7 @@ from ui.steward import scope_for  # noqa: E402
 s = store()
 form = sidebar(s, dates=False)
 role = next(r for r in s.roles() if r.name == form["role"])
-scope = scope_for(role.name)
+scope = scope_for(s, role.name)
 st.title("Governance review")
 if role.steward:
     evidence = s.all_evidence_for_review()

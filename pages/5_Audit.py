@@ -26,7 +26,7 @@ db = cfg.db_path
 reader = form.get("principal")
 # Every id, entity and formula below is read through the steward's own view (its role's objects and its
 # review queue); other principals' questions only where the deployment allows it (core/serve/audit_view.py).
-view = steward_view(s, role.name, scope_for(role.name))
+view = steward_view(s, role.name, scope_for(s, role.name))
 others = cfg.audit_show_questions
 st.caption(f"Append-only log beside the catalog: `{audit_path(db)}`. Each record holds ids and hashes, never "
            "evidence text. Ids outside your steward view are left out; other principals' questions are "

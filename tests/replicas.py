@@ -236,17 +236,19 @@ def expectations(catalogs: dict, dbs: dict) -> tuple[dict, dict]:
     from concurrency import foreign_ids
 
     from core.answer.review import steward_scope
-    from core.catalog.access import visible
+    from core.answer.steward import steward_view
     from core.catalog.store import Store
     views, foreign = {}, {}
     for name, db in dbs.items():
         store = Store(db)
         views[name] = {}
         for role in catalogs[name].role_names:
-            view = visible(store, role)
-            views[name][role] = (view.revision, view.count)
-            hidden = foreign_ids(catalogs[name], role)
             scope = steward_scope(store, role, date.today())
+            # What the sidebar states: the revision of the view answers read (a steward's widened by its queue) and
+            # the objects of the role's own ACL (access.seen_text counts the queue's apart).
+            view = steward_view(store, role, scope)
+            views[name][role] = (view.revision, view.count - view.queued_count)
+            hidden = foreign_ids(catalogs[name], role)
             hidden -= scope.evidence_ids if scope else set()
             foreign[role] = foreign[role] & hidden if role in foreign else hidden
     return views, foreign

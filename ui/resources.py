@@ -25,6 +25,7 @@ from core.serve.live import Live
 from ui.identity import allowed_roles
 from ui.navigation import ensure_app_navigation
 from ui.safe import md
+from ui.steward import scope_for
 
 apply_offline_env()
 
@@ -171,9 +172,8 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
     st.sidebar.caption(clock_text(at, s.clock), help="Freshness (is the data fresh, stale or failing?) is computed "
                        "at this time. A demo catalog names its own evaluation time; real catalogs use the real clock.")
-    from ui.steward import scope_for  # here: ui.steward reads this module's store()
     # Revision and count of the view answers read (a steward's widened by its review queue), so they are the
     # answer's own: hidden objects change neither, and the queue's objects are counted apart (access.seen_text).
-    meta, view = s.meta(), steward_view(s, role, scope_for(role))
+    meta, view = s.meta(), steward_view(s, role, scope_for(s, role))
     st.sidebar.caption(f"Catalog revision `{view.revision}` · {seen_text(view)} · ingested {meta['ingested_at']}")
     return {"role": role, "principal": ident.principal, "day": day, "period": period, "at": at}

@@ -6,17 +6,18 @@ from datetime import date
 import streamlit as st
 
 from core.answer.review import StewardScope, steward_scope
-from ui.resources import store
+from core.catalog.store import Store
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _scope(path: str, mtime: float, role: str, today: date) -> StewardScope | None:
-    return steward_scope(store(), role, today)
+def _scope(path: str, mtime: float, role: str, today: date, _s: Store) -> StewardScope | None:
+    return steward_scope(_s, role, today)
 
 
-def scope_for(role: str) -> StewardScope | None:
-    path = store().path  # the revision's own file (a replica's downloaded one): a new revision is a new key
-    return _scope(str(path), path.stat().st_mtime, role, date.today())
+def scope_for(s: Store, role: str) -> StewardScope | None:
+    """The queue of the revision this page run reads (`s`), never of a newer one published meanwhile: a page that
+    took its Store before a publish and its queue after would show one revision's objects through the other's grants."""
+    return _scope(str(s.path), s.path.stat().st_mtime, role, date.today(), s)  # a new revision is a new file: a new key
 
 
 def badge(scope: StewardScope | None) -> None:
