@@ -34,6 +34,7 @@ from core.catalog.text import STOPWORDS, tokenize, words
 from core.compute.engine import ValueEngine
 from core.read import when
 from core.read.described import names_hold, subject_tables
+from core.read.disagreement import asked_kinds
 from core.read.intent import Intent, parse_intent
 from core.read.ranker import MAX_OPTIONS, named_objects, rank_question
 from core.read.subject import names_nothing_visible
@@ -42,6 +43,7 @@ from core.resolve import lineage as lineage_mod
 from core.resolve import upcoming
 from core.resolve.chain import chain_head, reads
 from core.resolve.columns import trace_column
+from core.resolve.disagreement import disagreement
 from core.resolve.freshness import source_freshness
 from core.resolve.inclusion import inclusion
 from core.resolve.versions import (
@@ -642,6 +644,8 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
         if inc:
             kw["inclusion"] = inc
             run.step("inclusion", f"{inc.term!r}: {inc.verdict}" + (f" ({inc.where})" if inc.where else ""))
+    if "disagreement" in run.intent.aspects:  # "are there drafts that contradict how X is defined?": yes or no
+        kw["disagreement"] = _disagreement(run, found, chosen)
     behavior = Behavior.answer
     if missing:
         behavior = Behavior.abstain
@@ -649,6 +653,17 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
                    else f"{verdict} But {missing}, so that part can't be answered.")
     return _finish(run, behavior, verdict, selected=selected, lineage=lineage, freshness=fresh,
                    conflicts=found, supporting=supporting, **kw)
+
+
+def _disagreement(run: _Run, found: list[Conflict], chosen: Evidence):
+    """Which of the answer's conflicts disagree, of the kinds the question names (core/resolve/disagreement.py)."""
+    asked = asked_kinds(run.q.text)
+    evidence = {e.evidence_id: e for e in run.view.by_ids(sorted({c.evidence_id for c in found}))}
+    dis = disagreement(found, evidence, asked, chosen.evidence_id)
+    run.step("disagreement", f"asked whether {' or '.join(asked) or 'anything'} disagrees with {chosen.evidence_id}: "
+             f"{dis.verdict}" + (f" ({', '.join(dis.evidence_ids)})" if dis.evidence_ids else "")
+             + (f"; other kinds that disagree: {', '.join(dis.others)}" if dis.others else ""))
+    return dis
 
 
 # Approved evidence, in SQL over index rows and in Python over one row: the answer pass's part of the search.

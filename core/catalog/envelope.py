@@ -314,6 +314,17 @@ class Inclusion(BaseModel):
     evidence_id: str  # the governing definition the verdict reads
 
 
+class Disagreement(BaseModel):
+    """A question whether drafts, pages or other documents disagree with the definition ("are there drafts or wiki
+    pages that contradict how churn is defined?"), answered from the answer's own conflicts, which are the role's
+    (core/resolve/disagreement.py): yes when one of the kinds asked disagrees, else no."""
+    asked: list[str] = Field(default_factory=list)  # kinds the question names (draft, wiki, note ...); empty: any
+    verdict: str  # yes | no
+    evidence_ids: list[str] = Field(default_factory=list)  # the conflicts of the kinds asked, in the answer's order
+    others: list[str] = Field(default_factory=list)  # conflicts of other kinds, which disagree too
+    governing: str  # the version that governs, whatever disagrees with it
+
+
 class Downstream(BaseModel):
     starts: list[str]
     as_of: date
@@ -366,6 +377,7 @@ class Envelope(BaseModel):
     today_by_default: bool = False
     other_versions: list[ClarifyOption] = Field(default_factory=list)
     inclusion: Inclusion | None = None
+    disagreement: Disagreement | None = None
     splits: list[SubPeriod] = Field(default_factory=list)
     supporting: list[SearchHit] = Field(default_factory=list)
     index: IndexStatus | None = None

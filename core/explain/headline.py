@@ -69,6 +69,17 @@ def _short(text: str, words: int) -> str:
     return text if len(parts) <= words else " ".join(parts[:words]) + "…"
 
 
+def _title(text: str, words: int) -> str:
+    """A title cut to `words` words as _short does, never ending on a dash ("Slack export -…")."""
+    parts = text.split()
+    if len(parts) <= words:
+        return text
+    kept = parts[:words]
+    while len(kept) > 1 and not any(ch.isalnum() for ch in kept[-1]):
+        kept.pop()
+    return " ".join(kept) + "…"
+
+
 def _cap(text: str) -> str:
     """Never more than MAX_WORDS words: a headline that needs more is a paragraph."""
     text = " ".join(text.split())
@@ -123,6 +134,8 @@ def _answer(env: Envelope) -> str:
         if inc.verdict == "yes":
             return f"Yes: {name}'s formula uses {_short(inc.term, 6)} ({_short(inc.where or '', 4)}) {when}".strip()
         return f"Not stated: {name}'s definition does not mention {_short(inc.term, 8)} {when}".strip()
+    if env.disagreement is not None and env.disagreement.governing == definition.evidence_id:
+        return _disagreement(env, name, when)
     # "is it fresh?" gets the freshness verdict, "where does it come from?" the lineage; a question that also
     # asks what the metric means keeps the definition first (freshness then leads the status line).
     if "freshness_status" in env.asked and env.freshness and "definition" not in env.asked:
@@ -164,6 +177,60 @@ def _answer(env: Envelope) -> str:
                 return with_excl
         return no
     return plain
+
+
+# How the headline names the kinds a disagreement question asks about (core/read/disagreement.py KINDS).
+_KIND_NOUN = {"draft": ("draft", "drafts"), "wiki": ("wiki page", "wiki pages"), "memo": ("memo", "memos"),
+              "note": ("note", "notes"), "handbook": ("handbook", "handbooks"), "glossary": ("glossary", "glossaries"),
+              "slack": ("Slack note", "Slack notes"), "thread": ("thread", "threads"), "email": ("email", "emails"),
+              "deck": ("deck", "decks")}
+
+
+def _disagreement(env: Envelope, name: str, when: str) -> str:
+    """"are there drafts or wiki pages that contradict how churn is defined?" asks whether anything disagrees: Yes,
+    with how many and which (of the kinds asked, that the role can see), or No; then which version governs. Never
+    "No: the draft is unapproved", which answers whether the draft governs."""
+    d = env.disagreement
+    governs = f"{name} governs {when}" if when else f"{name} is the approved definition"
+    titles = {c.evidence_id: c.title for c in env.conflicts}
+    kind = {c.evidence_id: "draft" if c.lifecycle == "draft" else "note" if c.kind == "note" else "document"
+            for c in env.conflicts}
+
+    def noun(ids: list[str], kinds: list[str]) -> tuple[str, str]:
+        if len(kinds) == 1:
+            return _KIND_NOUN[kinds[0]]
+        same = {kind.get(i, "document") for i in ids}
+        return _KIND_NOUN[same.pop()] if len(same) == 1 and "document" not in same else ("document", "documents")
+
+    def named(ids: list[str], lead: str, tail: str) -> str:
+        """`lead`, as many of the items' titles as the headline has words for (each cut short), then `tail`."""
+        room = MAX_WORDS - len(lead.split()) - len(tail.split())
+        shown: list[str] = []
+        for k, i in enumerate(ids):
+            fits = min(8, room - (3 if k < len(ids) - 1 else 0))  # room kept for "and N more"
+            if fits < 3:
+                break
+            shown.append(_title(titles.get(i, i), fits))
+            room -= len(shown[-1].split())
+        if not shown:
+            return f"{lead.rstrip(':')}{tail}"
+        rest = len(ids) - len(shown)
+        return f"{lead} {', '.join(shown)}" + (f" and {rest} more" if rest else "") + tail
+
+    if d.verdict == "yes":
+        one, many = noun(d.evidence_ids, d.asked)
+        n = len(d.evidence_ids)
+        return named(d.evidence_ids, f"Yes, {n} {one if n == 1 else many} disagree{'s' if n == 1 else ''}:",
+                     f"; {governs}")
+    if not d.asked:
+        return f"No: nothing you can see disagrees; {governs}"
+    asked = " or ".join(_KIND_NOUN[k][0] for k in d.asked)
+    if not d.others:
+        return f"No: no {asked} you can see disagrees; {governs}"
+    one, many = noun(d.others, [])
+    n = len(d.others)
+    return named(d.others, f"No: no {asked} you can see disagrees, but {n} {one if n == 1 else many} "
+                           f"{'does' if n == 1 else 'do'}:", f"; {governs}")
 
 
 _DOWNSTREAM_NOUN = {"exposure": ("dashboard or report", "dashboards or reports"), "model": ("model", "models"),
@@ -328,11 +395,22 @@ def date_source(env: Envelope, form_day: date | None, form_period: tuple[date, d
                 f"{len(env.other_versions)} other version{'' if len(env.other_versions) == 1 else 's'} below")
     if env.reporting_date and now:  # "is the handbook still right?": no date written, the question asks about now
         return f"using today, {day_text(env.reporting_date)}: your question asks about now ('{now.text}')"
+    if not any(_reporting(d) for d in env.dates_read):
+        # The date was set by a rule, not written: "what's upcoming?" (after today), a version held for review (as of
+        # today). Never "from your question" for a date the question does not hold.
+        return (f"no reporting date given: answered as of today, {day_text(env.reporting_date)} (the evaluation date)"
+                if env.reporting_date else None)
     if env.reporting_date:
         return f"using {day_text(env.reporting_date)} from your question"
     if env.period_start and env.period_end:
         return f"using {period_text(env.period_start, env.period_end)} from your question"
     return None
+
+
+def _reporting(d) -> bool:
+    """A date the question wrote that was read as the reporting date (not an evaluation time, nor a date inside a
+    document's name, a quotation or a change's start)."""
+    return not d.read_as.startswith("evaluation time") and "not the reporting date" not in d.read_as
 
 
 def markdown(env: Envelope, escape) -> str:

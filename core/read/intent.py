@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.catalog.dates import DateMention, find_dates
+from core.read.disagreement import asks_disagreement
 from core.read.listing_filter import CONDITION_WORDS
 
 ASPECTS: dict[str, re.Pattern] = {
@@ -195,6 +196,9 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     inc = INCLUDES.search(question)
     if inc:
         aspects.add("inclusion")
+    if asks_disagreement(question):
+        # "are there drafts that contradict how churn is defined?": yes or no, from the answer's conflicts.
+        aspects.add("disagreement")
     kind, listing, cue = _intent_match(question)
     directions = lineage_directions(question)
     kind = _directed(kind, directions)
@@ -276,6 +280,14 @@ _LIST_NOUN = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents
 _NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report)s\b",
                    re.I)
 _DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide|export|faq|readme|spec|post|message)s?"
+# "any drafts about revenue?": drafts are what is about to change, so asking for them asks what is coming. Words that
+# name documents, not a time: in a question whether they disagree ("are there any drafts that contradict how churn is
+# defined?") they name what disagrees, and the question is not read as upcoming (which would answer as of today, with
+# notes about "upcoming" nobody asked for).
+DRAFTS_ASKED = re.compile(r"\b(proposals?|any drafts?|drafts? (?:about|for|on|of|to))\b", re.I)
+# A comparison asked only by "differ"/"different" ("do any pages differ from how churn is defined?"): with a question
+# whether anything disagrees, it asks that, not for two versions side by side.
+_DIFFER_CUE = re.compile(r"\s*(?:diff|differ|differs|difference|differences|different)\s*", re.I)
 INTENTS: list[tuple[str, re.Pattern]] = [
     ("compare", re.compile(
         r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|vs\.?|versus|"
@@ -313,8 +325,9 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         + CONDITION_WORDS + r"))\b",
         re.I)),
     ("upcoming", re.compile(
-        r"\b(upcoming|planned|pending|proposed|proposals?|coming|future|next version|will .{1,40} change|"
-        r"going to change|about to change|not yet in effect|any drafts?|drafts? (?:about|for|on|of|to))\b", re.I)),
+        r"\b(upcoming|planned|pending|proposed|coming|future|next version|will .{1,40} change|"
+        r"going to change|about to change|not yet in effect)\b", re.I)),
+    ("upcoming", DRAFTS_ASKED),
 ]
 CUE_WORDS = set("""contrast different who whose owns owned owner owners maintains maintain responsible accountable looks after ask contact
 talk which what dashboard dashboards report reports exposure exposures model models metric metrics asset assets things
@@ -327,12 +340,24 @@ _LISTING = {"dashboard": "exposure", "exposure": "exposure", "report": "exposure
 
 
 def _intent_match(question: str) -> tuple[str | None, str | None, tuple[int, int] | None]:
+    disagreement = asks_disagreement(question)
     for kind, pattern in INTENTS:
         m = pattern.search(question)
+        if m and disagreement and _not_with_disagreement(kind, pattern, m):
+            continue
         if m:
             noun = _NOUN.search(m.group(0)) if kind == "discover" else None
             return kind, (_LISTING[noun.group(1).lower()] if noun else None), m.span()
     return None, None, None
+
+
+def _not_with_disagreement(kind: str, pattern: re.Pattern, m: re.Match) -> bool:
+    """A question whether drafts or pages disagree (core/read/disagreement.py) is answered by the definition flow,
+    whose conflicts are what disagrees: the words that name those documents do not make it a listing ("are there wiki
+    pages that contradict ...", "any conflicting docs about X?"), an upcoming-changes question ("are there any drafts
+    that ...") or, by "differ" alone, a comparison ("do any pages differ from ...")."""
+    return (kind == "discover" or pattern is DRAFTS_ASKED
+            or (kind == "compare" and bool(_DIFFER_CUE.fullmatch(m.group(0)))))
 
 
 def intent_kind(question: str) -> tuple[str | None, str | None]:

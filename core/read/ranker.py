@@ -515,7 +515,10 @@ _NO_MATCH_UNEXPLAINED = "the question names an identifier that matches no visibl
 DOC_TYPE_WORDS = {"draft", "wiki", "handbook", "memo", "page", "note", "thread", "export", "proposal", "glossary",
                   "deck", "doc", "document", "slack"}
 DOC_STATUS_WORDS = {"old", "legacy", "superseded", "previous", "prior", "latest", "new", "current", "outdated",
-                    "deprecated", "approved", "unapproved", "working", "finance", "board"}
+                    "deprecated", "approved", "unapproved", "working", "finance", "board",
+                    # "any conflicting docs about churn?": documents said to disagree, not a document's name
+                    "conflicting", "contradicting", "contradictory", "disagreeing", "clashing", "inconsistent",
+                    "competing", "mismatching"}
 
 
 def _names_over_dates(question: str, intent, view):

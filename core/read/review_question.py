@@ -6,12 +6,14 @@ from __future__ import annotations
 import re
 
 from core.catalog.text import ASKING_WORDS, GENERIC, MONTH_WORDS, Token, in_spans, normalize, tokenize
+from core.read.disagreement import DISAGREE, DISAGREEING
 
 # A reviewer's question names a kind of queue item: each family by the words that name it, not by one phrasing.
 ASKED = {
     "overlap": re.compile(r"\boverlap\w*\b.*\b(versions?|definitions?)\b|\b(versions?|definitions?)\b.*\boverlap\w*"
                           r"|\btwo (approved|authoritative) (versions|definitions)\b", re.I),
-    "draft_conflict": re.compile(r"\bdrafts?\b.*\b(contradict|conflict|disagree|clash)\w*", re.I),
+    # A question whether drafts disagree (core/read/disagreement.py reads the same words for the definition flow).
+    "draft_conflict": re.compile(r"\bdrafts?\b.*\b" + DISAGREE + r"|\b" + DISAGREEING + r"\s+drafts?\b", re.I),
     "untrusted_instructions": re.compile(r"\b(untrusted|slack|notes?)\b.*\b(instructions?|injections?|commands?)\b"
                                          r"|\bprompt injections?\b", re.I),
     "superseded_surfaced": re.compile(r"\b(superseded|legacy|old|outdated|still)\b.*\b(retrievable|surfac\w*|"
@@ -38,7 +40,8 @@ KIND_WORDS = set(
     "notes instruction instructions injection injections prompt command commands contain contains superseded "
     "outdated page pages still retrievable surfaced surface surfacing searchable search found empty acl "
     "acls nobody see role roles stale index date out metric metrics the assigned unassigned access readers shared "
-    "visible invisible everyone everybody zero".split())
+    "visible invisible everyone everybody zero contradicted contradicting contradictory clashes clashed clashing "
+    "disagreed disagreeing conflicted inconsistent odds contrary against mismatch mismatching".split())
 
 
 # The queue itself, no kind named ("what's in my review queue?", "show me the open review items"): every kind.

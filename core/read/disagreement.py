@@ -1,0 +1,66 @@
+"""Whether a question asks if drafts, pages or other documents disagree with a definition: "are there drafts or wiki
+pages that contradict how churn is defined?", "is there a wiki page that contradicts the definition of X?", "any
+conflicting docs about X?", "does anything contradict how X is defined?", "do any pages differ from X's definition?".
+
+One reading, used by both flows that answer such a question (core/answer/intents.py: before_when decides which):
+  - the review queue (core/read/review_question.py: its `draft_conflict` kind is a disagreement question that names
+    drafts) when the question asks about the queue and no definition;
+  - otherwise the definition flow, whose conflicts are what disagrees (core/resolve/disagreement.py); the headline
+    then answers yes or no (core/explain/headline.py), never "does the draft govern?".
+
+The words that name what disagrees ("drafts", "wiki pages", "proposals") are the things asked about, never a time: a
+disagreement question is not read as an upcoming-changes question, a listing or a comparison (core/read/intent.py).
+Pure over the text.
+"""
+from __future__ import annotations
+
+import re
+
+# Saying that two things disagree, in every form ("contradict", "contradicts", "contradictory", "in conflict",
+# "conflicting", "disagreeing", "clashes", "inconsistent with", "at odds with").
+DISAGREE = (r"(?:contradict\w*|conflict\w*|disagree\w*|clash\w*|inconsisten\w*|at\s+odds|mismatch\w*|"
+            r"contrary\s+to|goes\s+against|go\s+against)")
+# The same as an adjective before what disagrees ("conflicting drafts", "contradictory pages").
+DISAGREEING = r"(?:conflicting|contradicting|contradictory|disagreeing|clashing|inconsistent|competing|mismatching)"
+# "differ" says so too, but "how does v2 differ from v1?" asks for a comparison: only with a word that asks whether
+# anything does ("do any pages differ from ...", "is there anything different from ...").
+DIFFER = r"(?:differ(?:s|ed|ing)?\s+(?:from|with)|different\s+(?:from|to|than))"
+# What may disagree with a definition: a document of some kind, or anything at all.
+THINGS = (r"(?:drafts?|wikis?|pages?|docs?|documents?|documentation|memos?|notes?|handbooks?|proposals?|"
+          r"glossar(?:y|ies)|threads?|emails?|decks?|slack|exports?|definitions?)")
+WHETHER = r"(?:any|anything|anyone|anybody|something|somebody|anywhere|somewhere|there)"
+
+_DISAGREE = re.compile(r"\b" + DISAGREE, re.I)
+_DIFFER = re.compile(r"\b" + DIFFER + r"\b", re.I)
+_THING = re.compile(r"\b" + THINGS + r"\b", re.I)
+_WHETHER = re.compile(r"\b" + WHETHER + r"\b", re.I)
+
+
+def asks_disagreement(text: str) -> bool:
+    """The question asks whether something disagrees with a definition: a word saying so, and either a kind of document
+    or a word asking whether there is any ("does anything contradict ..."). "differ" counts only with the latter."""
+    if _DISAGREE.search(text):
+        return bool(_THING.search(text) or _WHETHER.search(text))
+    return bool(_DIFFER.search(text) and _WHETHER.search(text))
+
+
+# The kinds of document a disagreement question names, as the answer's conflicts are matched against them
+# (core/resolve/disagreement.py). "page", "doc", "document" name any document: a question naming only those asks about
+# every kind.
+KINDS = {"draft": "draft", "proposal": "draft", "wiki": "wiki", "memo": "memo", "note": "note", "handbook": "handbook",
+         "glossary": "glossary", "slack": "slack", "thread": "thread", "email": "email", "deck": "deck"}
+_KIND = re.compile(r"\b(drafts?|proposals?|wikis?|memos?|notes?|handbooks?|glossar(?:y|ies)|slack|threads?|emails?|"
+                   r"decks?)\b", re.I)
+
+
+def asked_kinds(text: str) -> list[str]:
+    """The kinds of document the question asks about, in the order written ("drafts or wiki pages": draft, wiki); none
+    when it names only documents in general ("pages", "docs") or anything at all."""
+    out: list[str] = []
+    for m in _KIND.finditer(text):
+        word = m.group(1).lower()
+        word = "glossary" if word.startswith("glossar") else word.rstrip("s") if word != "slack" else word
+        kind = KINDS[word]
+        if kind not in out:
+            out.append(kind)
+    return out
