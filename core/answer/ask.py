@@ -581,7 +581,17 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
         for i in [i for i, e in pool.items() if documents_not_conflicts(e)]:
             pool.pop(i)
         named = {e.evidence_id for e in named_docs} | {e.evidence_id for e in extra}
-        return [conflict_for(e, run.day, governing, e.evidence_id in named) for e in pool.values()]
+        return [_conflict(e, governing, e.evidence_id in named) for e in pool.values()]
+
+    def _conflict(e: Evidence, governing: list[Evidence], named: bool) -> Conflict:
+        # A draft the question names that starts after the date is a change to come, as the upcoming rule says of
+        # every later draft: not one that disagrees on the date ("do drafts contradict X?" asked for mid-2025).
+        after = upcoming.last_day(run, run.day)
+        if after is not None and named and upcoming.starts_after(e, after):
+            c = upcoming.not_yet(e, after, governing)
+            c.named_in_question = True
+            return c
+        return conflict_for(e, run.day, governing, named)
 
     if not versions:
         run.step("authority", f"{primary.entity_id} has no authoritative evidence visible to you; only "

@@ -16,8 +16,12 @@ ASKED = {
     "draft_conflict": re.compile(r"\bdrafts?\b.*\b" + DISAGREE + r"|\b" + DISAGREEING + r"\s+drafts?\b", re.I),
     "untrusted_instructions": re.compile(r"\b(untrusted|slack|notes?)\b.*\b(instructions?|injections?|commands?)\b"
                                          r"|\bprompt injections?\b", re.I),
+    # A replaced page still in circulation: found by search, or still cited, linked or used ("are superseded wiki pages
+    # still being cited?"); only a page said to be replaced is in use this way, never "is X still used?".
     "superseded_surfaced": re.compile(r"\b(superseded|legacy|old|outdated|still)\b.*\b(retrievable|surfac\w*|"
-                                      r"searchable|findable|found by search|in search)\b", re.I),
+                                      r"searchable|findable|found by search|in search)\b"
+                                      r"|\b(superseded|legacy|outdated|replaced)\b.*\b(cited|referenced|linked|used|"
+                                      r"in use|circulating|around|live)\b", re.I),
     # An object no role may read, however a reviewer puts it: "an empty ACL", "nobody can see", "no roles assigned",
     # "not shared with any role", "which docs are unassigned" (a page, never an owner: "unassigned owner" is not this).
     "empty_acl": re.compile(

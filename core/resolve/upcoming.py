@@ -35,14 +35,25 @@ def not_yet(ev: Evidence, after: date, governing: list[Evidence]) -> Conflict:
     return c
 
 
+def last_day(run, day: date | None) -> date | None:
+    """The day after which something is "later": the reporting date, or a period's last day (only what starts after
+    the whole period is)."""
+    if run.period:
+        return run.period[1] - timedelta(days=1)
+    return day
+
+
+def starts_after(ev: Evidence, after: date) -> bool:
+    """A draft that starts after `after`: a change to come then, not one in play."""
+    return ev.lifecycle is Lifecycle.draft and ev.valid_from is not None and ev.valid_from > after
+
+
 def later_conflicts(run, objs: list[Evidence], versions: list[Evidence], chosen: Evidence,
                     found: list[Conflict], day: date | None) -> list[Conflict]:
     """NOT YET IN EFFECT conflicts for a definition answer on `day` (or the period's last day)."""
-    after = run.period[1] if run.period else day
+    after = last_day(run, day)
     if after is None:
         return []
-    if run.period:  # a period's last day: only what starts after the whole period is "later"
-        after = after - timedelta(days=1)
     known = {c.evidence_id for c in found} | {chosen.evidence_id}
     later = [o for o in later_objects(objs, versions, after, run.intent.kind == "upcoming")
              if o.evidence_id not in known]

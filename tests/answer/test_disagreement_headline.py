@@ -74,12 +74,19 @@ def test_nothing_disagrees(ask_demo):
     assert headline(env) == "No: nothing you can see disagrees; Contribution margin v2 governs on 29 Nov 2026"
 
 
-def test_a_draft_that_starts_later_is_no_disagreement_on_the_date(ask_demo):
+@pytest.mark.parametrize("question, no", [
+    ("is there a conflict in how churn is defined on 2025-06-30?", "nothing you can see disagrees"),
+    # Naming drafts makes the draft one the question names: it is still a change to come on that date.
+    ("are there drafts or wiki pages that contradict how churn is defined on 2025-06-30?",
+     "no draft or wiki page you can see disagrees"),
+    ("do any drafts disagree with the churn definition as of 2025-06-30?", "no draft you can see disagrees"),
+])
+def test_a_draft_that_starts_later_is_no_disagreement_on_the_date(ask_demo, question, no):
     """The churn draft starts on 1 Jan 2026: on 30 Jun 2025 it is a change to come (listed as not yet in effect), and
     the headline says no, as the status line does."""
-    env = ask_demo("is there a conflict in how churn is defined on 2025-06-30?")
+    env = ask_demo(question)
     assert "draft.churn_rate.2026-q1" in {c.evidence_id for c in env.conflicts if c.label == "NOT YET IN EFFECT"}
-    assert headline(env) == "No: nothing you can see disagrees; Churn rate v1 governs on 30 Jun 2025"
+    assert headline(env) == f"No: {no}; Churn rate v1 governs on 30 Jun 2025"
     assert "No draft disagrees" in [s.text for s in status_line(env)]
 
 

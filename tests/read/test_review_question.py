@@ -2,7 +2,7 @@
 about, and which only ask about the queue or a kind of item. Pure over the text."""
 import pytest
 
-from core.read.review_question import subject_words
+from core.read.review_question import asked_categories, subject_words
 
 
 @pytest.mark.parametrize("text, subject", [
@@ -47,3 +47,15 @@ def test_objects_no_role_may_see_are_asked_for_in_many_words(text):
 def test_questions_about_owners_or_access_to_a_subject_are_not_that_kind(text):
     from core.read.review_question import asked_categories
     assert "empty_acl" not in asked_categories(text)
+
+
+@pytest.mark.parametrize("text, asked", [
+    ("are there superseded wiki pages still being cited?", True),
+    ("which legacy pages are still linked?", True),
+    ("any outdated docs still in use?", True),
+    ("superseded pages that are still referenced", True),
+    ("is fct_orders still used?", False),
+    ("which dashboards still use net revenue?", False),
+])
+def test_superseded_pages_still_in_circulation(text, asked):
+    assert ("superseded_surfaced" in asked_categories(text)) is asked
