@@ -4,7 +4,6 @@ Each step appends to the trace what it decided and by which rule.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
@@ -33,7 +32,7 @@ from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, tokenize, words
 from core.compute.engine import ValueEngine
 from core.read import when
-from core.read.described import names_hold, subject_tables
+from core.read.described import names_hold, says_data, subject_tables
 from core.read.disagreement import asked_kinds
 from core.read.intent import Intent, parse_intent
 from core.read.ranker import MAX_OPTIONS, named_objects, rank_question
@@ -446,10 +445,6 @@ def _freshness_chain(run: _Run, choice):
     return choice
 
 
-# A question that says it is about data or a table ("is the cost of goods data up to date?") means what is loaded.
-DATA_WORDING = re.compile(r"\b(?:data|datasets?|tables?|feeds?|extracts?|loads?)\b", re.I)
-
-
 def _freshness_tables(run: _Run, choice):
     """"Is the cost of goods data up to date?" matching two metrics and a model by one word ("cost"): freshness is a
     source's (its loads), so the visible sources and models whose names, descriptions or columns hold the question's
@@ -476,7 +471,7 @@ def _freshness_tables(run: _Run, choice):
         choice.rule = f"{source}: the one visible source whose words hold the subject of a freshness question"
         return choice
     rest = [o for o in choice.options if o not in tables]
-    if DATA_WORDING.search(run.q.text):
+    if says_data(run.q.text):
         options = tables + rest
     else:  # the ranker's matches first, with room kept for the tables
         options = rest[:max(MAX_OPTIONS - len(tables), 0)] + tables
@@ -676,7 +671,7 @@ def _disagreement(run: _Run, found: list[Conflict], chosen: Evidence):
     return dis
 
 
-# Approved evidence, in SQL over index rows and in Python over one row: the answer pass's part of the search.
+# Approved evidence, in SQL over index rows: the answer pass's part of the search.
 _APPROVED = "authority = 'authoritative' AND lifecycle NOT IN ('draft', 'superseded', 'deprecated')"
 
 

@@ -209,6 +209,15 @@ source sources raw feed feeds seed pipeline pipelines snapshot
 """.split()}
 
 
+# A question that says it is about data or a table ("is the cost of goods data up to date?") means what is loaded.
+DATA_WORDING = re.compile(r"\b(?:data|datasets?|tables?|feeds?|extracts?|loads?)\b", re.I)
+
+
+def says_data(question: str) -> bool:
+    """Whether the question says it is about data or a table: then sources and models come first among its options."""
+    return bool(DATA_WORDING.search(question))
+
+
 @dataclass
 class SubjectTables:
     """The visible sources and models whose words hold every word of a question's subject."""
