@@ -200,7 +200,7 @@ def encoder_texts(target: Path, overlay: Path, workdir: Path, sample: int) -> li
     """A spread sample of the texts an ingest of this project embeds."""
     from core.ingest.ingest import read_inputs
     catalog, _ = read_inputs(workdir / "throughput.duckdb", dbt=target, overlay=overlay)
-    texts = [embedded_text(t, ev.kind) for ev in catalog.evidence for _, _, t in chunks_of(ev)]
+    texts = [embedded_text(t, ev.kind, part) for ev in catalog.evidence for _, part, t in chunks_of(ev)]
     return texts[:: max(1, len(texts) // sample)][:sample]
 
 

@@ -34,9 +34,11 @@ SPLIT_KINDS = (Kind.documentation, Kind.note, Kind.policy)
 # sentences of a dbt model. Every body of the demo and research catalogs is shorter (longest 504), so their
 # vectors are what they were; an encoder's cost grows with tokens, so a long body costs what a short one does.
 HEAD_CHARS = 512
-# A name row is the title, the name, aliases and the first sentence; its vector is for what a question calls the
-# object, which the first words say. A long first sentence repeats the body's head and cost a name row more
-# tokens than its body (the synthetic 100k catalog: 92 against 81). The demo's longest name row is 216.
+# A name row is the title, the name and aliases, then on its own line the first sentence. Full text reads all of
+# it; its vector is for what a question calls the object, so it is computed from the first line alone (cut at
+# NAME_HEAD_CHARS). The first sentence is in the body row's vector already: embedding it twice was 0.65 of the
+# 6.76 million tokens the synthetic 100k catalog's first ingest encoded, and the question bank and retrieval
+# suites answer no worse without it (docs/scale.md, "Name rows embedded from the name").
 NAME_HEAD_CHARS = 256
 # Lineage generated from dbt's parent_map and OpenLineage jobs is read as edges, never searched: its text
 # only says which node it leads into. Not embedding it halves a dbt project's first ingest.
@@ -152,8 +154,10 @@ def _split(text: str) -> list[str]:
 
 def embedded_text(text: str, kind: str | Kind = Kind.model, part: str = "body") -> str:
     """What a row's vector is computed from: a piece of split prose whole (at most MAX_CHUNK_CHARS, the
-    encoder reads 256 tokens, ~1,100 characters, anyway), a name row's first NAME_HEAD_CHARS characters, any
-    other row's first HEAD_CHARS characters, cut at a word."""
+    encoder reads 256 tokens, ~1,100 characters, anyway), a name row's first line up to NAME_HEAD_CHARS
+    characters, any other row's first HEAD_CHARS characters, cut at a word."""
+    if part == "name":
+        text = text.split("\n", 1)[0]
     limit = NAME_HEAD_CHARS if part == "name" else MAX_CHUNK_CHARS if Kind(kind) in SPLIT_KINDS else HEAD_CHARS
     if len(text) <= limit:
         return text
@@ -170,7 +174,7 @@ def chunks_of(ev: Evidence) -> list[tuple[str, str, str]]:
     first = re.split(r"(?<=[.!?])\s+", ev.text.strip())[0] if ev.text else ""
     # Lineage objects and load observations are never what a question names: no name row.
     out = [] if ev.kind in (Kind.lineage, Kind.freshness_observation) else [
-        (f"{ev.evidence_id}#name", "name", f"{ev.title}. {name}.{also} {first}".strip())]
+        (f"{ev.evidence_id}#name", "name", " ".join(f"{ev.title}. {name}.{also}".split()) + f"\n{first}".rstrip())]
     body = _body(ev)
     pieces = _split(body) if ev.kind in SPLIT_KINDS else [body]
     out += [(f"{ev.evidence_id}#{i}", "body", text) for i, text in enumerate(pieces)]
@@ -209,7 +213,7 @@ def check_index_path(db_path: str | Path) -> None:
                                 f"move it away or choose another --db")
 
 
-def _existing(path: Path, precision: str) -> tuple[dict[str, tuple[str, np.ndarray]], str | None]:
+def _existing(path: Path, precision: str) -> tuple[dict[str, tuple[str, str, np.ndarray]], str | None]:
     """Vectors already computed at `precision`, by chunk_id; an unreadable index contributes nothing and is
     rebuilt, and one of another precision is re-embedded whole (question and rows must share an encoder)."""
     table, problem = open_table(path, None)  # the same probe readers run: a half-broken index is rebuilt
@@ -218,10 +222,10 @@ def _existing(path: Path, precision: str) -> tuple[dict[str, tuple[str, np.ndarr
     try:
         if index_precision(table) != precision:
             return {}, None
-        old = table.search().select(["chunk_id", "content_hash", "vector"]).limit(None).to_arrow()
+        old = table.search().select(["chunk_id", "content_hash", "text", "vector"]).limit(None).to_arrow()
         vectors = _matrix(old["vector"])
-        return {cid: (h, vectors[i]) for i, (cid, h) in enumerate(zip(old["chunk_id"].to_pylist(),
-                                                                      old["content_hash"].to_pylist()))}, None
+        return {cid: (h, text, vectors[i]) for i, (cid, h, text) in enumerate(zip(
+            old["chunk_id"].to_pylist(), old["content_hash"].to_pylist(), old["text"].to_pylist()))}, None
     except Exception as exc:  # noqa: BLE001 (Lance raises many kinds on a corrupted folder)
         return {}, f"search index {path} cannot be read ({type(exc).__name__}: {str(exc)[:200]})"
 
@@ -253,9 +257,10 @@ def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, qui
                             ("valid_to", ev.valid_to), ("acl", ev.acl), ("content_hash", ev.content_hash),
                             ("acl_revision", ev.acl_revision), ("text", text), ("precision", encoder.precision)):
             columns[name].append(value)
+        # A row's text changes without its object's content when the chunking does (a new release): re-embedded.
         prior = existing.get(chunk_id)
-        if prior and prior[0] == ev.content_hash:
-            vectors[i] = prior[1]
+        if prior and prior[:2] == (ev.content_hash, text):
+            vectors[i] = prior[2]
         else:
             to_embed.append(i)
     long_run = len(to_embed) > 500 and not quiet
