@@ -2,8 +2,8 @@
 
 Names come from entity ids, aliases and titles. rank-bm25 orders candidates; a candidate is
 accepted only when one of its names appears as a phrase in the question (or, for a metric, its
-head noun stands bare with no qualifier before it). Anything looser is a guess, and guesses
-become clarification questions instead.
+head noun stands bare, with no qualifier before it nor "of" phrase after it). Anything looser is
+a guess, and guesses become clarification questions instead.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 
 from core.catalog.evidence import DOCUMENT_KINDS, GOVERNING_KINDS, Kind
-from core.catalog.text import STOPWORDS, Token, in_spans, is_qualifier, tokenize, words
+from core.catalog.text import STOPWORDS, Token, in_spans, is_object_qualifier, is_qualifier, tokenize, words
 
 KIND_PREFIXES = {"metric", "model", "source", "lineage", "doc", "docs", "policy", "freshness", "note", "notes",
                  "draft", "wiki", "finance", "dashboard", "exposure"}
@@ -168,16 +168,44 @@ NOUN_AFTER = {"table", "data", "dataset", "source", "feed", "model", "pipeline",
 
 
 def _qualified(norms: list[str], i: int, ent: Entity) -> bool:
-    before = norms[i - 1] if i > 0 else None
-    if before is None or not is_qualifier(before):
-        return False
+    """The head noun at `i` is qualified by words that are not `ent`'s: one before it ("board revenue") or an "of"
+    phrase after it ("cost of goods" is not Customer acquisition cost, "rate of churn" is Churn rate)."""
     name_words = {w for n in ent.names for w in n}
-    # A misspelt name word ("acitve customers") is not a different qualifier.
-    return before not in name_words and not get_close_matches(before, name_words, n=1, cutoff=0.75)
+
+    def own(w: str) -> bool:  # a misspelt name word ("acitve customers") is not a different qualifier
+        return w in name_words or bool(get_close_matches(w, name_words, n=1, cutoff=0.75))
+    before = norms[i - 1] if i > 0 else None
+    if before is not None and is_qualifier(before) and not own(before):
+        return True
+    after = _of_phrase(norms, i)
+    # One word of the metric's own name anywhere in the phrase ("rate of monthly churn") makes it the metric's.
+    # Only right after "of" is a word saying how a thing is part of a name ("cost of goods"); later it says how the
+    # thing is ("is revenue of March final?").
+    return not any(own(w) for w in after) and any(
+        (is_object_qualifier if k == 0 else is_qualifier)(w) for k, w in enumerate(after))
+
+
+# Words an "of" phrase may hold without ending ("the cost of [all the] goods", "cost of acquiring [a] customer").
+_ARTICLES = {"a", "an", "the", "our", "their", "your", "my", "its", "this", "these", "those", "that", "all", "any",
+             "each", "some", "every"}
+
+
+def _of_phrase(norms: list[str], i: int) -> list[str]:
+    """The words of an "of" phrase right after the noun at `i` ("cost of goods data" -> goods), without articles. Any
+    other stop word ends it ("rate of churn for ..."), as does a word saying the question is about data ("data")."""
+    if i + 1 >= len(norms) or norms[i + 1] != "of":
+        return []
+    out: list[str] = []
+    for w in norms[i + 2:]:
+        if w in NOUN_AFTER or (w in STOPWORDS and w not in _ARTICLES):
+            break
+        if w not in _ARTICLES:
+            out.append(w)
+    return out
 
 
 def bare_head_matches(toks: list[Token], heads: dict[str, list[Entity]], used: list[Match]) -> list[Match]:
-    """A metric's head noun standing alone ("the wiki says revenue is ..."), with no qualifier before it."""
+    """A metric's head noun standing alone ("the wiki says revenue is ..."), with no qualifier before or after it."""
     out: list[Match] = []
     norms = [t.norm for t in toks]
     for i, word in enumerate(norms):

@@ -106,11 +106,16 @@ hit hits hurt hurts boost boosts drive drives count counts move moves drop drops
 shrinks decrease decreases distort distorts skew skews matter matters subtract subtracts deduct deducts add
 adds remove removes contain contains cover covers capture captures reflect reflects
 """.split()}
+# Words that say how a thing is ("is revenue final?", "is the churn data good?"), generic where they follow a name.
+# Where a noun is expected (after "of") they are part of a name instead: "cost of goods", "value of live bookings".
+STATE_WORDS = {normalize(w) for w in """
+live ready final available stable accurate reliable trustworthy broken ok okay good bad wrong
+""".split()}
 # ... and verbs of time and change that follow a name ("is any change to churn coming?").
-GENERIC |= {normalize(w) for w in """
+GENERIC |= STATE_WORDS | {normalize(w) for w in """
 coming going changing shifting switching moving happening getting becoming starting beginning ending planned
 scheduled expected due soon next upcoming pending proposed work works working mean differ differs
-live yet ready final done available stable accurate reliable trustworthy broken ok okay good bad wrong
+yet done
 owner owners ownership owned steward maintainer maintainers contact responsible data numbers figures stats
 def defn defs calc calcs pls plz thx info
 """.split()}
@@ -129,6 +134,12 @@ MONTH_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "apri
 def is_qualifier(word: str) -> bool:
     """A content word that, placed before a noun, names a different thing (see GENERIC)."""
     return not (word in GENERIC or word in MONTH_WORDS or word.isdigit() or re.fullmatch(r"(fy|q[1-4]|h[12]|v)\d*", word))
+
+
+def is_object_qualifier(word: str) -> bool:
+    """A content word that, inside an "of" phrase after a noun ("cost of goods"), names a different thing: as before
+    a noun, except that a word saying how a thing is names a thing there (STATE_WORDS)."""
+    return word in STATE_WORDS or is_qualifier(word)
 
 
 # Words that say what is asked, not what it is about.
