@@ -17,17 +17,13 @@ Pick = Callable  # run -> (Entity, matches, tokens) | Envelope
 
 def before_when(run, pick: Pick) -> Envelope | None:
     """Intents that read dates their own way (compare: two dates or two versions; a reviewer's question about
-    the review queue, which is today's).
-
-    The one rule for a question whether drafts disagree (core/read/disagreement.py reads it, for both flows): the
-    queue answers it when it asks about the queue's kinds and no definition ("do any drafts disagree with churn?");
-    one that asks what something means or names a reporting date ("are there drafts that contradict how churn is
-    defined?"), or names no kind the queue holds ("is there a wiki page that contradicts ..."), is a definition
-    question, whose conflicts are what disagrees and whose headline says yes or no (core/resolve/disagreement.py)."""
+    the review queue, which is today's). Whether the queue or the definition flow answers a question about the
+    queue's kinds is one rule, `review.queue_answers`: a question whether anything disagrees with a metric the role
+    can see, however worded, is that metric's definition question (yes or no, then what governs)."""
     if run.intent.overrides:
         return None
     from core.answer import review
-    if review.asked_categories(run.q.text) and not review.asks_a_definition(run):
+    if review.queue_answers(run):
         return review.answer(run)
     if run.intent.kind != "compare":
         return None

@@ -142,6 +142,28 @@ def steward_scope(store, role: str, today: date) -> StewardScope | None:
                                                  for i in item.evidence_ids})
 
 
+def queue_answers(run) -> bool:
+    """Whether the review queue answers a question about its kinds, or the definition flow does: the one rule
+    (core/answer/intents.py asks it). The definition flow answers
+      - a question whether anything disagrees (core/read/disagreement.py) that names a metric, model or source the
+        role can see, however worded ("which drafts disagree with churn?", "any drafts that disagree about net
+        revenue?", "churn drafts in conflict?"): yes or no for it on the date, naming what the role can see that
+        disagrees and the version that governs (core/resolve/disagreement.py), which the queue, today's and over
+        every entity, would not say;
+      - a question that asks what something means or names a reporting date (`asks_a_definition`).
+    The queue answers the rest: no subject ("which drafts contradict a governing version?", "what's in my review
+    queue?"), or words no visible name is called ("any drafts that disagree about gross margin?"), which it answers
+    "None for ..." in the words a made-up name gets. Those stay here because the definition flow, finding no name,
+    would search on "drafts that disagree" and could answer about some other metric that has a draft."""
+    text = run.q.text
+    if not asked_categories(text) or asks_a_definition(run):
+        return False
+    if "disagreement" not in run.intent.aspects:
+        return True
+    said = subject_words(text, run.intent.excluded_spans)
+    return not named_subjects(text, run.view, run.intent.excluded_spans, near=bool(said))
+
+
 def asks_a_definition(run) -> bool:
     """"what does net revenue mean on 2025-03-31 and are there drafts disagreeing?": outside the words that ask about
     the queue, the question asks for a definition (a reporting date, or what something means) and names its subject.
@@ -174,8 +196,8 @@ def answer(run) -> Envelope:
     said = subject_words(run.q.text, run.intent.excluded_spans)
     subjects = named_subjects(run.q.text, run.view, run.intent.excluded_spans, near=bool(said))
     if subjects:
-        # "is there any draft for net revenue that disagrees?": that metric's items only, none when it has none (never
-        # another metric's draft as a "Yes").
+        # "what's in my review queue about net revenue?": that metric's items only, none when it has none (never
+        # another metric's item as a "Yes"). Whether its drafts disagree is never asked here (`queue_answers`).
         items = [i for i in items if i.entity_id in subjects]
     elif said:
         # "any drafts that disagree about gross margin?": words that name no visible metric, model or source name items

@@ -2,11 +2,13 @@
 pages that contradict how churn is defined?", "is there a wiki page that contradicts the definition of X?", "any
 conflicting docs about X?", "does anything contradict how X is defined?", "do any pages differ from X's definition?".
 
-One reading, used by both flows that answer such a question (core/answer/intents.py: before_when decides which):
-  - the review queue (core/read/review_question.py: its `draft_conflict` kind is a disagreement question that names
-    drafts) when the question asks about the queue and no definition;
-  - otherwise the definition flow, whose conflicts are what disagrees (core/resolve/disagreement.py); the headline
-    then answers yes or no (core/explain/headline.py), never "does the draft govern?".
+One reading, used by both flows that answer such a question (core/answer/review.py `queue_answers` decides which):
+  - the definition flow when the question names a metric, model or source the role can see ("which drafts disagree
+    with churn?", "any drafts that disagree about net revenue?", "do any pages differ from how X is defined?"): its
+    conflicts are what disagrees (core/resolve/disagreement.py), and the headline answers yes or no, then which version
+    governs (core/explain/headline.py), never "does the draft govern?";
+  - otherwise the review queue (core/read/review_question.py: its `draft_conflict` kind is a disagreement question
+    that names drafts): "which drafts contradict a governing version?", "any drafts that disagree?".
 
 The words that name what disagrees ("drafts", "wiki pages", "proposals") are the things asked about, never a time: a
 disagreement question is not read as an upcoming-changes question, a listing or a comparison (core/read/intent.py).
@@ -20,8 +22,11 @@ import re
 # "conflicting", "disagreeing", "clashes", "inconsistent with", "at odds with").
 DISAGREE = (r"(?:contradict\w*|conflict\w*|disagree\w*|clash\w*|inconsisten\w*|at\s+odds|mismatch\w*|"
             r"contrary\s+to|goes\s+against|go\s+against)")
-# The same as an adjective before what disagrees ("conflicting drafts", "contradictory pages").
-DISAGREEING = r"(?:conflicting|contradicting|contradictory|disagreeing|clashing|inconsistent|competing|mismatching)"
+# The same as an adjective before what disagrees ("conflicting drafts", "contradictory pages"). A list, so the question
+# reader can skip these words before a document's type from here rather than from a copy of its own.
+DISAGREEING_WORDS = ("conflicting", "contradicting", "contradictory", "disagreeing", "clashing", "inconsistent",
+                     "competing", "mismatching")
+DISAGREEING = r"(?:" + "|".join(DISAGREEING_WORDS) + r")"
 # "differ" says so too, but "how does v2 differ from v1?" asks for a comparison: only with a word that asks whether
 # anything does ("do any pages differ from ...", "is there anything different from ...").
 DIFFER = r"(?:differ(?:s|ed|ing)?\s+(?:from|with)|different\s+(?:from|to|than))"

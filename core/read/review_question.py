@@ -12,7 +12,8 @@ from core.read.disagreement import DISAGREE, DISAGREEING
 ASKED = {
     "overlap": re.compile(r"\boverlap\w*\b.*\b(versions?|definitions?)\b|\b(versions?|definitions?)\b.*\boverlap\w*"
                           r"|\btwo (approved|authoritative) (versions|definitions)\b", re.I),
-    # A question whether drafts disagree (core/read/disagreement.py reads the same words for the definition flow).
+    # A question whether drafts disagree (core/read/disagreement.py reads the same words): the queue's only when it
+    # names no metric the role can see (core/answer/review.py `queue_answers`).
     "draft_conflict": re.compile(r"\bdrafts?\b.*\b" + DISAGREE + r"|\b" + DISAGREEING + r"\s+drafts?\b", re.I),
     "untrusted_instructions": re.compile(r"\b(untrusted|slack|notes?)\b.*\b(instructions?|injections?|commands?)\b"
                                          r"|\bprompt injections?\b", re.I),

@@ -64,20 +64,20 @@ def test_demo_net_revenue_and_drafts(ask_demo, role, draft_seen):
     assert ("draft.net_revenue.2025-02" in shown(env)) is draft_seen and "Churn rate" not in render_text(env)
 
 
-# ---- a review question that names a metric is about that metric's items only -----------------------------------
+# ---- a question whether drafts disagree that names a metric is about that metric only ---------------------------
 
 @pytest.mark.parametrize("question", [
     "is there any draft proposal for fare revenue that disagrees with the registry?",
     "are there drafts of fare revenue that contradict the registry?",
 ])
-def test_a_review_question_naming_a_metric_lists_that_metrics_items_only(ask_ferry, question):
+def test_a_drafts_question_naming_a_metric_is_about_that_metric_only(ask_ferry, question):
     purser = ask_ferry(question, "purser")
-    assert purser.intent == "review", purser.verdict
-    assert purser.review.items and all("draft.fare_revenue.2025" in i.evidence_ids for i in purser.review.items)
-    # The dispatcher may not see fare revenue's draft: "None" for fare revenue, never the seated passengers draft as
-    # a "Yes", and the same words as for a metric with no draft at all.
+    assert purser.entity_id == "metric.fare_revenue", (purser.intent, purser.verdict)
+    assert purser.disagreement.evidence_ids == ["draft.fare_revenue.2025"]
+    # The dispatcher may not see fare revenue's draft: no for fare revenue, never the seated passengers draft as a
+    # "Yes", and the same words as for a metric with no draft at all.
     dispatcher = ask_ferry(question, "dispatcher")
-    assert dispatcher.review.items == [] and dispatcher.verdict.startswith("None:"), dispatcher.verdict
+    assert dispatcher.entity_id == "metric.fare_revenue" and dispatcher.disagreement.verdict == "no"
     assert "Seated passengers" not in render_text(dispatcher) and "port taxes" not in shown(dispatcher)
 
 

@@ -1,7 +1,8 @@
 """A review question about a subject nothing visible is called ("any drafts that disagree about gross margin?") is
 answered "None" for that subject, never with the rest of the queue as a "Yes" about other metrics; a hidden name reads
-exactly as a made-up one. A review question naming a visible metric keeps to that metric's items, and one that names
-no subject keeps the whole queue of the kinds asked. On the ferry catalog (tests/ferry_catalog.py), whose dispatcher
+exactly as a made-up one. A question whether drafts disagree with a visible metric is that metric's definition
+question (yes or no, then what governs: tests/answer/test_disagreement_wordings.py), and one that names no subject
+keeps the whole queue of the kinds asked. On the ferry catalog (tests/ferry_catalog.py), whose dispatcher
 sees one draft that disagrees (about seated passengers) and may not see the passenger boarding fee; then on the demo."""
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from ferry_catalog import ROLES, ask_ferry, shown  # noqa: F401  (ask_ferry is the fixture)
 
 from core.catalog.envelope import Behavior
+from core.explain.headline import headline
 from core.explain.render import render_text
 
 SEATED_DRAFT = "Seated passengers: draft 'Draft - seated passengers incl. standby'"
@@ -49,20 +51,21 @@ def test_a_hidden_subject_reads_as_a_made_up_one(ask_ferry, wording):
     assert hidden.replace("boarding", "zorvex") == made_up
 
 
-def test_the_role_that_sees_the_subject_gets_its_own_items(ask_ferry):
-    # The purser sees the boarding fee, which has no draft: None for that metric, by its name.
+def test_the_role_that_sees_the_subject_is_answered_about_it(ask_ferry):
+    # The purser sees the boarding fee, which has no draft: no, for that metric, by its name.
     env = ask_ferry("any drafts that disagree about passenger boarding fee?", "purser")
-    assert env.review.items == [] and "Passenger boarding fee" in env.verdict
+    assert env.disagreement.verdict == "no" and "Passenger boarding fee" in headline(env)
     env = ask_ferry("any drafts that disagree about fare revenue?", "purser")
-    assert [i.evidence_ids[0] for i in env.review.items] == ["draft.fare_revenue.2025"]
+    assert env.entity_id == "metric.fare_revenue" and env.disagreement.evidence_ids == ["draft.fare_revenue.2025"]
 
 
 @pytest.mark.parametrize("question", ["any drafts that disagree about fare revnue?",
                                       "any drafts that disagree about fare revenue?"])
 def test_a_misspelt_visible_name_is_still_that_metric(ask_ferry, question):
-    """The purser's queue holds two drafts: a slip in the name narrows to its metric's, as the name itself does."""
+    """The purser sees two drafts: a slip in the name is read as the name itself, and only its metric's is named."""
     env = ask_ferry(question, "purser")
-    assert [i.evidence_ids[0] for i in env.review.items] == ["draft.fare_revenue.2025"], env.verdict
+    assert env.entity_id == "metric.fare_revenue", env.verdict
+    assert env.disagreement.evidence_ids == ["draft.fare_revenue.2025"], env.verdict
 
 
 # ---- no subject at all: the queue, as before -----------------------------------------------------------------
@@ -92,9 +95,9 @@ def test_demo_hidden_metric_reads_as_made_up(ask_demo):
     made_up = ask_demo("any drafts that disagree about zorblax margin?", role="analyst")
     assert hidden.review.items == made_up.review.items == []
     assert shown(hidden).replace("contribution", "zorblax") == shown(made_up)
-    # Finance sees it (no draft disagrees with it): None for that metric, by its name.
-    assert "for Contribution margin" in ask_demo("any drafts that disagree about contribution margin?",
-                                                 role="finance").verdict
+    # Finance sees it (no draft disagrees with it): no, for that metric, by its name.
+    env = ask_demo("any drafts that disagree about contribution margin?", role="finance")
+    assert env.disagreement.verdict == "no" and "Contribution margin" in headline(env)
 
 
 def test_demo_queue_without_a_subject_is_unchanged(ask_demo):
