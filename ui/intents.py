@@ -39,13 +39,21 @@ def _discover(env: Envelope) -> None:
     about = f" about {' '.join(li.topic)}" if li.topic else ""
     st.subheader(f"{li.kind.capitalize()}s you can see{about} ({len(li.items)})")
     st.caption(f"Status as of {day_text(li.as_of)}. Only what your role may see is listed or counted.")
-    if not li.items:
+    if li.items:
+        table([_row(it) for it in li.items])
+    else:
         st.info("Nothing to list.")
-        return
-    table([{"name": it.label, "id": it.entity_id, "owner": it.owner or "—", "status": it.status,
-                   "versions": "; ".join(f"{'v' + v.version if v.version else '(unversioned)'} {_interval(v)} "
-                                         f"({_plain(v.lifecycle, LIFE)})" for v in it.versions),
-                   "evidence": it.evidence_id} for it in li.items])
+    if li.not_known:  # freshness asked: sources with no recorded load are neither stale nor fresh, and shown
+        st.caption("Not known: no load recorded, so neither stale nor fresh.")
+        table([_row(it) for it in li.not_known])
+
+
+def _row(it) -> dict:
+    """One listed thing; its status says its freshness when the question asked it."""
+    return {"name": it.label, "id": it.entity_id, "owner": it.owner or "—", "status": it.status,
+            "versions": "; ".join(f"{'v' + v.version if v.version else '(unversioned)'} {_interval(v)} "
+                                  f"({_plain(v.lifecycle, LIFE)})" for v in it.versions),
+            "evidence": it.evidence_id}
 
 
 def _compare(env: Envelope) -> None:

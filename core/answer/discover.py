@@ -13,7 +13,8 @@ from core.answer.run import as_of
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
 from core.catalog.evidence import Evidence, Kind
 from core.catalog.text import content_words, normalize, words
-from core.read.listing_filter import Condition, listing_condition
+from core.read.listing_filter import Condition, listing_condition, yes_no
+from core.resolve.stale import catalog_freshness, freshness_text, short_text, standing
 from core.resolve.versions import governing_versions, in_effect, retrievable, version_name
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source, Kind.freshness_policy],
@@ -24,7 +25,8 @@ NOUNS = {"exposure": ("dashboard or report", "dashboards or reports"),
 # Words naming what is listed, not what it is about.
 KIND_WORDS = set(words("metric metrics kpi kpis measure measures model models source sources table tables "
                        "dataset datasets document documents doc docs page pages dashboard dashboards exposure "
-                       "exposures report reports"))
+                       "exposures report reports data feed feeds load loads pipeline pipelines extract extracts "
+                       "anything everything something"))
 MAX_ITEMS = 200
 WHO_SEES = re.compile(r"\b(?:can|could|may|does|do|is|are)\s+(?:the\s+)?([\w-]+)\s+(?:team\s+|role\s+)?(?:see|access|view|read|have)\b",
                       re.I)
@@ -83,6 +85,12 @@ def answer(run) -> Envelope:
     kind = run.intent.listing or "metric"
     day = as_of(run)
     cond = listing_condition(run.q.text)
+    if cond and cond.field == "freshness" and kind != "source":
+        # Freshness is a source's loads: "what data is late?" and "is anything stale?" are about the sources.
+        if run.intent.listing:
+            run.notes.append(f"Freshness is recorded for sources (their loads), not for {NOUNS[kind][1]}: "
+                             "the sources you can see were checked.")
+        kind = "source"
     # A role named in the question ("what models can marketing see?") is who is asking, not a topic. Only
     # the asker's own view is ever listed; naming another role does not show its view.
     # "list the finance metrics" is about finance; "can finance see" names who asks.
@@ -132,7 +140,7 @@ def answer(run) -> Envelope:
     if not rows:
         verdict = f"You can see no {many}{about}."
     else:
-        names = ", ".join(r.label for r in rows[:12]) + (f" and {total - 12} more" if total > 12 else "")
+        names = _names(rows)
         verdict = f"You can see {total} {noun}{about}: {names}."
     if total > MAX_ITEMS:
         run.notes.append(f"Only the first {MAX_ITEMS} are listed; add a topic to narrow the list.")
@@ -142,25 +150,62 @@ def answer(run) -> Envelope:
 def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows: list[ListedEntity],
               members: dict[str, list[Evidence]]) -> Envelope:
     """A whole-catalog question with a condition: the visible rows that meet it, and how many were checked.
-    "None" is an answer that says what was checked; every count is of the asker's view only."""
+    "None" is an answer that says what was checked; every count is of the asker's view only. A yes/no question
+    ("is anything stale?", "are all sources fresh?") is answered yes or no first."""
     checked = len(rows)
-    hits = [r for r in rows if _meets(cond, r, members[r.evidence_id])]
     one, many = NOUNS[kind]
     about = f" about {' '.join(topic)}" if topic else ""
-    what = ("the owner recorded on every version" if cond.field == "owner"
-            else "the lifecycle of every version; retired ones are never listed")
+    unknown: list[ListedEntity] = []
+    others: list[ListedEntity] = []  # freshness: the known ones on the other side, named so none goes unsaid
+    if cond.field == "freshness":
+        rows = _with_freshness(run, rows, day)
+        unknown = [r for r in rows if standing(r.freshness) == "not known"]
+        hits = [r for r in rows if standing(r.freshness) == cond.value]
+        others = [r for r in rows if standing(r.freshness) not in (cond.value, "not known")]
+        what = f"each source's latest load against its thresholds at {run.at:%Y-%m-%d %H:%M} UTC"
+    else:
+        hits = [r for r in rows if _meets(cond, r, members[r.evidence_id])]
+        what = ("the owner recorded on every version" if cond.field == "owner"
+                else "the lifecycle of every version; retired ones are never listed") + f", as of {day}"
+    asked = yes_no(run.q.text)
+    verdict_word = None if asked is None else (
+        "yes" if checked and (len(hits) == checked if asked == "every" else hits) else "no")
     listing = Listing(kind=kind, topic=topic, as_of=day, items=hits[:MAX_ITEMS], condition=cond.phrase(False),
-                      checked=checked)
-    run.step("discover", f"{len(hits)} of {checked} visible {many}{about} {cond.phrase(True)} as of {day}; "
-                         f"checked {what}")
+                      condition_many=cond.phrase(True), checked=checked, answer=verdict_word,
+                      not_known=unknown[:MAX_ITEMS])
+    run.step("discover", f"{len(hits)} of {checked} visible {many}{about} {cond.phrase(True)} as of {day}"
+                         + (f"; {len(unknown)} not known (no load recorded)" if unknown else "") + f"; checked {what}")
     seen = f"the {checked} {one if checked == 1 else many}{about} you can see"
     if not checked:
         verdict = f"You can see no {many}{about}, so none {cond.phrase(False)}."
     elif not hits:
-        verdict = f"None of {seen} {cond.phrase(False)} (checked {what}, as of {day})."
+        verdict = f"None of {seen} {cond.phrase(False)} (checked {what})."
+    elif asked == "every" and len(hits) == checked:
+        every = f"the one {one}" if checked == 1 else f"all {checked} {many}"
+        verdict = f"{every[0].upper()}{every[1:]}{about} you can see {cond.phrase(checked != 1)} (checked {what})."
     else:
-        names = ", ".join(r.label for r in hits[:12]) + (f" and {len(hits) - 12} more" if len(hits) > 12 else "")
-        verdict = (f"{len(hits)} of {seen} {cond.phrase(len(hits) != 1)}: {names} (checked {what}, as of {day}).")
+        verdict = f"{len(hits)} of {seen} {cond.phrase(len(hits) != 1)}: {_names(hits, cond)} (checked {what})."
+    if others and cond.value == "fresh":
+        verdict += f" Stale: {_names(others, cond)}."
+    if unknown:
+        verdict += (f" Not known for {_names(unknown)}: no load is recorded by then, so "
+                    f"{'it is' if len(unknown) == 1 else 'they are'} neither stale nor fresh.")
+    if verdict_word:
+        verdict = f"{verdict_word.capitalize()}: {verdict[0].lower()}{verdict[1:]}"
     if len(hits) > MAX_ITEMS:
         run.notes.append(f"Only the first {MAX_ITEMS} are listed; add a topic to narrow the list.")
     return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)
+
+
+def _with_freshness(run, rows: list[ListedEntity], day: date) -> list[ListedEntity]:
+    """Each source row with its freshness, as a question about that source alone reads it, said in its status."""
+    found = catalog_freshness(run.view, [r.entity_id for r in rows], run.at, day)
+    return [r.model_copy(update={"freshness": found[r.entity_id], "status": freshness_text(found[r.entity_id])})
+            for r in rows]
+
+
+def _names(rows: list[ListedEntity], cond: Condition | None = None) -> str:
+    """The first dozen labels (a source with its status and age when freshness was asked), and how many more."""
+    said = [f"{r.label} ({short_text(r.freshness)})" if cond and cond.field == "freshness" else r.label
+            for r in rows[:12]]
+    return ", ".join(said) + (f" and {len(rows) - 12} more" if len(rows) > 12 else "")

@@ -224,6 +224,9 @@ class ListedEntity(BaseModel):
     title: str
     description: str = ""
     versions: list[VersionSummary] = Field(default_factory=list)
+    # A whole-catalog freshness question ("which sources are stale?"): the source's freshness as a question about it
+    # alone reads it (status, hours since the last load, thresholds); `status` then says it in words.
+    freshness: FreshnessEntry | None = None
 
 
 class ReviewFinding(BaseModel):
@@ -253,7 +256,12 @@ class Listing(BaseModel):
     # A whole-catalog question's condition ("is deprecated", "has no owner"): items are the visible ones that
     # meet it, out of `checked` visible ones (never a count of anything hidden).
     condition: str | None = None
+    condition_many: str | None = None  # the same said of several ("are stale", "have no owner")
     checked: int | None = None
+    # A yes/no question ("is anything stale?", "are all sources fresh?"): yes | no, from the visible ones only.
+    answer: str | None = None
+    # Freshness: the visible sources with no recorded load, neither stale nor fresh (never among `items`).
+    not_known: list[ListedEntity] = Field(default_factory=list)
 
 
 class FieldChange(BaseModel):
@@ -430,9 +438,13 @@ def intent_facts(env: "Envelope") -> dict[str, list[str]]:
         return [v.valid_from, v.valid_to, v.valid_to and (v.valid_to - timedelta(days=1))]
 
     if env.listing:
-        for it in env.listing.items:
+        for it in env.listing.items + env.listing.not_known:
             add(it.evidence_id, it.entity_id, it.label, it.title, it.owner, it.status, it.description,
                 *(x for v in it.versions for x in (v.version, v.lifecycle, v.authority, *dates(v))))
+            f = it.freshness
+            for eid in (f.evidence_id, f.policy_evidence_id) if f else ():
+                add(eid, it.entity_id, it.label, f.status, f.age_hours, f.warn_after_hours, f.error_after_hours,
+                    f.loaded_at, f.evaluated_at)
     if env.comparison:
         c = env.comparison
         for ref, model in ((c.left, c.left_model), (c.right, c.right_model)):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from core.catalog.dates import DateMention, find_dates
 from core.read.disagreement import asks_disagreement
-from core.read.listing_filter import CONDITION_WORDS
+from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS
 
 ASPECTS: dict[str, re.Pattern] = {
     "definition": re.compile(r"\b(defin\w*|mean(s|ing|t)?|formula|calculat\w*|comput\w*|what (is|was) (the )?\w+ ?(revenue|rate|value|margin)|appl(y|ies|ied)|govern\w*)\b", re.I),
@@ -280,6 +280,16 @@ _LIST_NOUN = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents
 _NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report)s\b",
                    re.I)
 _DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide|export|faq|readme|spec|post|message)s?"
+# Freshness asked of the whole catalog, whatever it calls the loaded things: "is anything stale?", "what data is
+# late?", "are all the feeds up to date?", "any stale tables?". A question naming one thing ("is the churn data
+# stale?") names no quantity and stays the definition flow's (core/answer/ask.py _freshness_tables).
+_LOADED = r"(?:data|datasets?|sources?|tables?|feeds?|loads?|pipelines?|extracts?)"
+_FRESHNESS_LISTING = (
+    r"(?:anything|everything|something|what(?:'s|\s+is|\s+are)|"
+    r"(?:what|which|any|all)\s+(?:of\s+)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?" + _LOADED + r")"
+    r"\s+(?:that(?:'s|\s+is|\s+are)?\s+|(?:is|are|was|were|has|have)\s+)?(?:" + FRESHNESS_WORDS + r")|"
+    r"(?:what|which|any|are there any|are there)\s+(?:stale|late|overdue|out[- ]of[- ]date|fresh|up[- ]to[- ]date)\s+"
+    r"(?:\w+\s+)?" + _LOADED)
 # "any drafts about revenue?": drafts are what is about to change, so asking for them asks what is coming. Words that
 # name documents, not a time: in a question whether they disagree ("are there any drafts that contradict how churn is
 # defined?") they name what disagrees, and the question is not read as upcoming (which would answer as of today, with
@@ -321,8 +331,8 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         r"^\s*any (?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:about|on|for|related to|covering|around)|"
         r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+do (?:we|i|you) (?:track|have|use|report|publish|maintain|own)|"
         # "which models are deprecated?", "are any metrics without an owner?": the whole visible catalog, filtered
-        r"(?:what|which|are any|any|are there any)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:are\s+|is\s+)?(?:"
-        + CONDITION_WORDS + r"))\b",
+        r"(?:what|which|are any|any|are there any)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:(?:are|is|were|was)\s+)?(?:"
+        + CONDITION_WORDS + r")|" + _FRESHNESS_LISTING + r")\b",
         re.I)),
     ("upcoming", re.compile(
         r"\b(upcoming|planned|pending|proposed|coming|future|next version|will .{1,40} change|"

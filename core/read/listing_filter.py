@@ -1,4 +1,5 @@
-"""The condition of a whole-catalog question: "which models are deprecated?", "which metrics have no owner?".
+"""The condition of a whole-catalog question: "which models are deprecated?", "which metrics have no owner?",
+"which sources are stale?".
 
 Read from the question's words alone. The listing it filters (core/answer/discover.py) is the role's view, so a
 "none" answer counts only what the asker may see.
@@ -8,19 +9,36 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# Freshness said of loaded data: late past its thresholds (stale), or within them (fresh). "not fresh" and "failed
+# its freshness check" are the stale side however they are put.
+STALE_WORDS = (r"stale|late|overdue|out[- ]of[- ]date|not\s+(?:fresh|up[- ]to[- ]date|current)|"
+               r"(?:fail(?:ed|ing|s)?|breach(?:ed|ing|es)?)\s+(?:their\s+|its\s+|the\s+)?(?:freshness|sla)"
+               r"(?:\s+(?:checks?|tests?|thresholds?|polic(?:y|ies)))?")
+FRESH_WORDS = (r"fresh|up[- ]to[- ]date|on\s+time|"
+               r"pass(?:ed|ing|es)?\s+(?:their\s+|its\s+|the\s+)?freshness(?:\s+(?:checks?|tests?))?")
+FRESHNESS_WORDS = STALE_WORDS + "|" + FRESH_WORDS  # the stale side first: "not fresh" is read before "fresh"
+_STALE = re.compile(r"(?:" + STALE_WORDS + r")\Z", re.I)
+
 # The words, as a regex fragment: core/read/intent.py reads a listing question ending in one of them as discover.
 CONDITION_WORDS = (r"deprecated|drafts?|superseded|retired|unowned|ownerless|"
                    r"(?:have|has|having|with)\s+no\s+(?:\w+\s+)?owners?|without\s+(?:an?\s+|any\s+)?(?:\w+\s+)?owners?|"
-                   r"(?:lack|lacks|lacking|missing)\s+(?:an?\s+)?(?:\w+\s+)?owners?|no\s+owners?")
+                   r"(?:lack|lacks|lacking|missing)\s+(?:an?\s+)?(?:\w+\s+)?owners?|no\s+owners?|" + FRESHNESS_WORDS)
 CONDITION = re.compile(r"\b(?:" + CONDITION_WORDS + r")\b", re.I)
 LIFECYCLES = {"deprecated": "deprecated", "draft": "draft", "drafts": "draft", "superseded": "superseded",
               "retired": "retired"}
+# A word that makes what follows the question's topic, not its condition: "the metrics about late payments".
+_TOPIC_LEAD = re.compile(r"\b(?:about|on|for|of|to|regarding|concerning|covering|around|re|named|called)\s+\Z", re.I)
+# A yes/no question: it opens with a verb or "any" ("is anything stale?", "are all sources fresh?"). "all", "every",
+# "everything" ask whether every one meets the condition; otherwise whether any does.
+_YES_NO = re.compile(r"^\W*(?:so\s+|and\s+|ok\s+|quick(?:ly)?\s+)?(?:is|are|was|were|has|have|does|do|did|any|anything)\b",
+                     re.I)
+_EVERY = re.compile(r"\b(?:all|every|everything|each)\b", re.I)
 
 
 @dataclass(frozen=True)
 class Condition:
-    field: str  # lifecycle | owner
-    value: str | None  # the lifecycle asked for; None for "no owner"
+    field: str  # lifecycle | owner | freshness
+    value: str | None  # the lifecycle asked for; None for "no owner"; stale | fresh
     span: tuple[int, int]  # where the question says it (not a topic word)
 
     def phrase(self, many: bool) -> str:
@@ -33,10 +51,20 @@ class Condition:
 
 
 def listing_condition(question: str) -> Condition | None:
-    m = CONDITION.search(question)
+    m = next((m for m in CONDITION.finditer(question) if not _TOPIC_LEAD.search(question[:m.start()])), None)
     if m is None:
         return None
     said = m.group().lower()
     if said in LIFECYCLES:
         return Condition("lifecycle", LIFECYCLES[said], m.span())
-    return Condition("owner", None, m.span())
+    if re.search(r"owner|unowned", said):
+        return Condition("owner", None, m.span())
+    return Condition("freshness", "stale" if _STALE.match(said) else "fresh", m.span())
+
+
+def yes_no(question: str) -> str | None:
+    """How a whole-catalog question asks yes or no: "any" (is anything stale?), "every" (is everything up to
+    date?), or None when it asks for the list (which sources are stale?)."""
+    if not _YES_NO.search(question):
+        return None
+    return "every" if _EVERY.search(question) else "any"

@@ -192,12 +192,13 @@ def test_which_models_are_deprecated_counts_only_what_the_role_sees(hotels):
     assert finance.listing.checked == 10
 
 
-@pytest.mark.parametrize("q, condition", [("are any sources deprecated?", "is deprecated"),
-                                          ("which metrics are drafts?", "is a draft")])
-def test_none_is_an_answer_that_says_what_was_checked(hotels, q, condition):
+# A yes/no question ("are any ...?") is answered no first; a listing question ("which ...?") says none.
+@pytest.mark.parametrize("q, condition, opening", [("are any sources deprecated?", "is deprecated", "No: none of the"),
+                                                   ("which metrics are drafts?", "is a draft", "None of the")])
+def test_none_is_an_answer_that_says_what_was_checked(hotels, q, condition, opening):
     env = _ask(hotels[0], q)
     assert env.behavior.value == "answer" and env.listing.items == [] and env.listing.condition == condition
-    assert env.verdict.startswith(f"None of the {env.listing.checked} ") and "checked the lifecycle" in env.verdict
+    assert env.verdict.startswith(f"{opening} {env.listing.checked} ") and "checked the lifecycle" in env.verdict
 
 
 def test_which_metrics_have_no_owner(hotels):
