@@ -264,9 +264,15 @@ def _intent(env: Envelope) -> str | None:
         from core.answer.discover import NOUNS
         one, many = NOUNS.get(li.kind, (li.kind, li.kind + "s"))
         if li.condition is not None:  # a whole-catalog question: how many of what you can see meet it
+            seen = f"{li.checked} {one if li.checked == 1 else many}{about} you can see"
             if not li.items:
-                return f"None of the {li.checked} {one if li.checked == 1 else many}{about} you can see {li.condition}"
-            return f"{len(li.items)} of the {li.checked} {many}{about} you can see: {li.condition}"
+                text = f"None of the {seen} {li.condition}"
+            else:
+                names = ", ".join(i.label for i in li.items[:3]) + (f" and {len(li.items) - 3} more"
+                                                                     if len(li.items) > 3 else "")
+                said = li.condition if len(li.items) == 1 else li.condition_many or li.condition
+                text = f"{len(li.items)} of the {seen} {said}: {names}"
+            return f"{li.answer.capitalize()}: {text[0].lower()}{text[1:]}" if li.answer else text
         return f"You can see {len(li.items)} {one if len(li.items) == 1 else many}{about}"
     if env.downstream and env.intent == "downstream":  # else the downstream half of a definition answer (below)
         n = len(env.downstream.items)

@@ -34,11 +34,9 @@ SPLIT_KINDS = (Kind.documentation, Kind.note, Kind.policy)
 # sentences of a dbt model. Every body of the demo and research catalogs is shorter (longest 504), so their
 # vectors are what they were; an encoder's cost grows with tokens, so a long body costs what a short one does.
 HEAD_CHARS = 512
-# A name row is the title, the name and aliases, then on its own line the first sentence. Full text reads all of
-# it; its vector is for what a question calls the object, so it is computed from the first line alone (cut at
-# NAME_HEAD_CHARS). The first sentence is in the body row's vector already: embedding it twice was 0.65 of the
-# 6.76 million tokens the synthetic 100k catalog's first ingest encoded, and the question bank and retrieval
-# suites answer no worse without it (docs/scale.md, "Name rows embedded from the name").
+# A name row is the title, the name, aliases and the first sentence; its vector is for what a question calls the
+# object, which the first words say. A long first sentence repeats the body's head and cost a name row more
+# tokens than its body (the synthetic 100k catalog: 92 against 81). The demo's longest name row is 216.
 NAME_HEAD_CHARS = 256
 # Lineage generated from dbt's parent_map and OpenLineage jobs is read as edges, never searched: its text
 # only says which node it leads into. Not embedding it halves a dbt project's first ingest.
@@ -154,10 +152,8 @@ def _split(text: str) -> list[str]:
 
 def embedded_text(text: str, kind: str | Kind = Kind.model, part: str = "body") -> str:
     """What a row's vector is computed from: a piece of split prose whole (at most MAX_CHUNK_CHARS, the
-    encoder reads 256 tokens, ~1,100 characters, anyway), a name row's first line up to NAME_HEAD_CHARS
-    characters, any other row's first HEAD_CHARS characters, cut at a word."""
-    if part == "name":
-        text = text.split("\n", 1)[0]
+    encoder reads 256 tokens, ~1,100 characters, anyway), a name row's first NAME_HEAD_CHARS characters, any
+    other row's first HEAD_CHARS characters, cut at a word."""
     limit = NAME_HEAD_CHARS if part == "name" else MAX_CHUNK_CHARS if Kind(kind) in SPLIT_KINDS else HEAD_CHARS
     if len(text) <= limit:
         return text
@@ -174,7 +170,7 @@ def chunks_of(ev: Evidence) -> list[tuple[str, str, str]]:
     first = re.split(r"(?<=[.!?])\s+", ev.text.strip())[0] if ev.text else ""
     # Lineage objects and load observations are never what a question names: no name row.
     out = [] if ev.kind in (Kind.lineage, Kind.freshness_observation) else [
-        (f"{ev.evidence_id}#name", "name", " ".join(f"{ev.title}. {name}.{also}".split()) + f"\n{first}".rstrip())]
+        (f"{ev.evidence_id}#name", "name", f"{ev.title}. {name}.{also} {first}".strip())]
     body = _body(ev)
     pieces = _split(body) if ev.kind in SPLIT_KINDS else [body]
     out += [(f"{ev.evidence_id}#{i}", "body", text) for i, text in enumerate(pieces)]
