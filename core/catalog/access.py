@@ -23,7 +23,9 @@ from core.catalog.text import words
 # Runs of the characters whose lower case holds a word character of text.words: ASCII letters and digits, and
 # the two others Python lower-cases into them ("\u0130" -> "i\u0307", the Kelvin sign -> "k"). Each distinct run
 # is split by words() itself, so the SQL pass finds exactly the words Python would.
-_RAW_WORDS = r"[A-Za-z0-9\x{130}\x{212A}]+"
+# A run takes an "'s" clitic after it (text.words drops it; alone it would be a word "s"), and with it the character
+# that ends the clitic, which words() ignores. The quote is doubled for the SQL string the pattern is put in.
+_RAW_WORDS = r"[A-Za-z0-9\x{130}\x{212A}]+(?:[''\x{2019}][sS](?:[^A-Za-z0-9_\x{130}\x{212A}]|$))?"
 # The fields of `doc` Visible.object_words reads beside the table's columns: single values, then lists.
 _DOC_VALUES = ("description", "source_system", "model.relation", "model.grain", "metric.formula", "metric.grain")
 _DOC_LISTS = ("aliases", "model.columns", "metric.filters", "metric.exclusions")

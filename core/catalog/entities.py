@@ -170,23 +170,32 @@ NOUN_AFTER = {"table", "data", "dataset", "source", "feed", "model", "pipeline",
 def _qualified(norms: list[str], i: int, ent: Entity) -> bool:
     """The head noun at `i` is qualified by words that are not `ent`'s: one before it ("board revenue") or an "of"
     phrase after it ("cost of goods" is not Customer acquisition cost, "rate of churn" is Churn rate)."""
-    name_words = {w for n in ent.names for w in n}
-
-    def own(w: str) -> bool:  # a misspelt name word ("acitve customers") is not a different qualifier
-        return w in name_words or bool(get_close_matches(w, name_words, n=1, cutoff=0.75))
     before = norms[i - 1] if i > 0 else None
-    if before is not None and is_qualifier(before) and not own(before):
+    if before is not None and is_qualifier(before) and not _own_word(before, ent):
         return True
+    return bool(foreign_of_phrase(norms, i, ent))
+
+
+def _own_word(w: str, ent: Entity) -> bool:
+    """A word of the entity's names; a misspelt one ("acitve customers") is not a different qualifier."""
+    name_words = {x for n in ent.names for x in n}
+    return w in name_words or bool(get_close_matches(w, name_words, n=1, cutoff=0.75))
+
+
+def foreign_of_phrase(norms: list[str], i: int, ent: Entity) -> list[str]:
+    """The naming words of an "of" phrase after the noun at `i` when it names something other than `ent` ("is cost of
+    goods stale?" for Customer acquisition cost: ["good"]), else []."""
     after = _of_phrase(norms, i)
     # One word of the metric's own name anywhere in the phrase ("rate of monthly churn") makes it the metric's.
+    if any(_own_word(w, ent) for w in after):
+        return []
     # Only right after "of" is a word saying how a thing is part of a name ("cost of goods"); later it says how the
-    # thing is ("is revenue of March final?").
-    return not any(own(w) for w in after) and any(
-        (is_object_qualifier if k == 0 else is_qualifier)(w) for k, w in enumerate(after))
+    # thing is ("is revenue of March final?", "is cost of goods stale?").
+    return [w for k, w in enumerate(after) if (is_object_qualifier if k == 0 else is_qualifier)(w)]
 
 
 # Words an "of" phrase may hold without ending ("the cost of [all the] goods", "cost of acquiring [a] customer").
-_ARTICLES = {"a", "an", "the", "our", "their", "your", "my", "its", "this", "these", "those", "that", "all", "any",
+ARTICLES = {"a", "an", "the", "our", "their", "your", "my", "its", "this", "these", "those", "that", "all", "any",
              "each", "some", "every"}
 
 
@@ -197,9 +206,9 @@ def _of_phrase(norms: list[str], i: int) -> list[str]:
         return []
     out: list[str] = []
     for w in norms[i + 2:]:
-        if w in NOUN_AFTER or (w in STOPWORDS and w not in _ARTICLES):
+        if w in NOUN_AFTER or (w in STOPWORDS and w not in ARTICLES):
             break
-        if w not in _ARTICLES:
+        if w not in ARTICLES:
             out.append(w)
     return out
 

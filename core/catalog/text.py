@@ -9,6 +9,10 @@ from functools import lru_cache
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _WITHOUT = re.compile(r"/o\b")
+# "churn's owner", "what's churn": an "'s" clitic (either apostrophe) is not a word of its own. Kept as "s" it stood
+# between a name and the noun after it, so "churn's definition" read as a longer name ("churn s") for something else.
+# Replaced by spaces, so token offsets still point into the question. ("customers' owner" already reads "customers".)
+_CLITIC_S = re.compile(r"(?<=[a-z0-9])['\u2019]s(?![a-z0-9_])")  # the same test as catalog/access.py _RAW_WORDS
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,7 @@ def in_spans(spans: Iterable[tuple[int, int]]) -> Callable[[int], bool]:
 
 def tokenize(text: str) -> list[Token]:
     # Identifiers split on '_' and '.', so fct_orders and "fct orders" are the same words.
-    low = text.lower()
+    low = _without_clitics(text.lower())
     return [Token(_shorthand(m, low) or normalize(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(low)]
 
 
@@ -64,9 +68,14 @@ def _shorthand(m: re.Match, low: str) -> str | None:
     return None
 
 
+def _without_clitics(low: str) -> str:
+    return _CLITIC_S.sub("  ", low) if "'" in low or "\u2019" in low else low
+
+
 def words(text: str) -> list[str]:
     # The norms of tokenize(text), without building a Token per word (full-text re-scoring reads ~1,000 rows).
-    return [normalize(w) for w in _TOKEN.findall(text.lower())]
+    # Names are read by this and questions by tokenize: both drop the same clitics, so "Women's wear" still matches.
+    return [normalize(w) for w in _TOKEN.findall(_without_clitics(text.lower()))]
 
 
 STOPWORDS = {normalize(w) for w in """

@@ -21,6 +21,8 @@ Decisions (thresholds in one place, calibrated on the tuning half of tests/quest
                 the one the question is about (metric first), unrelated ones are asked back
   spelling      a near-miss at FUZZY_SURE or better answers with a note ("read 'net reveneu' as
                 Net revenue"); between FUZZY_MIN and FUZZY_SURE, or two close, it is asked back
+  "of" phrase   "the cost of goods" when no visible metric is a cost of goods: the visible object whose name,
+                else description, says it answers; the metrics sharing only "cost" are never offered (_said_of_phrase)
   semantic      dense similarity answers paraphrases only above SEMANTIC_ACCEPT, never when the
                 question names an identifier or a qualified head noun that no visible name matches
   nothing close not_found_or_not_authorized
@@ -35,11 +37,13 @@ from rapidfuzz.distance import OSA
 
 from core.catalog import budget
 from core.catalog.entities import (
+    ARTICLES,
     KIND_PREFIXES,
     ROLE_PRIORITY,
     Entity,
     Match,
     bare_head_matches,
+    foreign_of_phrase,
     id_phrases,
     match_entities,
     qualified_head,
@@ -52,6 +56,8 @@ from core.read.described import (
     coverage,
     described_entity,
     entity_words,
+    names_hold,
+    question_words,
     said_together,
     shared_by_one,
 )
@@ -416,6 +422,10 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         # subject is hidden or was never written; the head noun's metric must not stand in for it.
         heads = []
     head_ids = list(dict.fromkeys(m.entity_id for m in heads))
+    if not heads and not unexplained:
+        said = _said_of_phrase(question, toks, view)
+        if said is not None:
+            return replace(said, **base)
     partial = _partial_identifier(question, intent, view) or _one_shared_word(toks, intent, view)
     if partial is not None:
         return replace(partial, **base)
@@ -698,6 +708,67 @@ def _partial_identifier(question: str, intent, view) -> Choice | None:
             return Choice("clarify", options=found[:MAX_OPTIONS], note=f"'{m.group()}' begins several names",
                           rule=f"'{m.group()}' is no visible name; it begins " + ", ".join(found[:MAX_OPTIONS]))
     return None
+
+
+# Before or after a thing a description names, these make it one item of several or a part added or taken away
+# ("cost of goods, fulfilment and fees", "net revenue less cost of goods"): the object is not that thing itself.
+LIST_BEFORE = re.compile(r"(?:[,;&+/]|\band|\bor)\s*$", re.I)
+LIST_AFTER = re.compile(r"^\s*(?:[,;&+/]|and\b|or\b)", re.I)
+
+
+def _said_of_phrase(question: str, toks: list[Token], view) -> Choice | None:
+    """"what is the cost of goods?" when every visible metric named "... cost" is a cost of something else: the
+    question names the cost of goods, so only visible objects that say that may answer it, never the ones that merely
+    share "cost". Those whose own names hold its words are meant; else those whose description says it as what they
+    are (`_says`); one answers, several are asked back. Objects that only mention it as one item of several or as a
+    part ("net revenue less cost of goods") are asked back, never answered; with nothing saying it, not-found, as
+    for a made-up subject. Only the role's view is read, so a hidden object that says it moves nothing."""
+    norms = [t.norm for t in toks]
+    for i, head in enumerate(norms):
+        things = [foreign_of_phrase(norms, i, ent) for ent in view.heads.get(head, ())]
+        if not things or not all(things):
+            continue
+        thing = things[0]
+        end = max(k for k in range(i, len(norms)) if norms[k] in thing) + 1
+        phrase = question[toks[i].start:toks[end - 1].end]
+        said = question_words(" ".join([head, *thing]))
+        holding = sorted((e for e, ent in view.entities.items() if ent.is_topic and set(said) <= entity_words(view, e)),
+                         key=lambda e: (ROLE_PRIORITY.get(view.entities[e].role, 9), e))
+        named = [e for e in holding if names_hold(view, e, said)]
+        how = {}  # entity -> how its description says the thing: 2 as what it is, 1 in passing
+        if not named and holding:
+            forms = [(head, "of", *thing), (*thing, head)]
+            for ev in view.by_ids(holding):
+                if ev.entity_id in holding:
+                    how[ev.entity_id] = max(how.get(ev.entity_id, 0), _says(ev.title, forms),
+                                            _says(ev.description or ev.text or "", forms))
+        alone = named or [e for e in holding if how.get(e) == 2]
+        if len(alone) == 1:
+            return Choice("answer", alone[0], candidates=[Candidate(alone[0], {"phrase": 0.9}, (i, end))],
+                          rule=f"the question names '{phrase}'; {alone[0]} is the one visible object saying it")
+        found = alone or [e for e in holding if how.get(e)]
+        if found:
+            return Choice("clarify", options=found[:MAX_OPTIONS],
+                          rule=f"the question names '{phrase}'; visible objects saying it: " + ", ".join(found[:MAX_OPTIONS]))
+        return Choice("none", rule=_NO_MATCH)
+    return None
+
+
+def _says(text: str, forms: list[tuple[str, ...]]) -> int:
+    """How `text` says one of the `forms` ("cost of goods", "goods cost"): 2 as the thing it is, 1 only as an item of a
+    list or a part added or taken away (PART_BEFORE), 0 not at all. Articles are skipped, as in the question."""
+    toks = [t for t in tokenize(text) if t.norm not in ARTICLES]
+    norms = [t.norm for t in toks]
+    best = 0
+    for form in forms:
+        k = len(form)
+        for a in range(len(norms) - k + 1):
+            if tuple(norms[a:a + k]) != form:
+                continue
+            before, after = text[:toks[a].start], text[toks[a + k - 1].end:]
+            listed = PART_BEFORE.search(before) or LIST_BEFORE.search(before) or LIST_AFTER.match(after)
+            best = max(best, 1 if listed else 2)
+    return best
 
 
 def _one_shared_word(toks: list[Token], intent, view) -> Choice | None:

@@ -68,8 +68,7 @@ def _not_found(env) -> str:
 def test_a_cost_of_something_else_is_not_the_visible_cost(ask_depot, question, ledger):
     """Dispatch cannot see the freight cost: not-found, read the same as a made-up subject. The ledger can: the
     freight cost (no load is recorded for it here, so a freshness question about it is abstained on). Nobody's cost
-    of goods is written down: no cost metric is the answer (with two visible "cost" names the ledger is asked which
-    it means, the one-shared-word rule)."""
+    of goods is written down: no cost metric is the answer, nor offered (tests/read/test_of_phrase_subject.py)."""
     text = _not_found(ask_depot(question, "dispatch"))
     assert "Order fulfilment cost" not in text
     made_up = question.replace("freight", "zorblax").replace("goods", "zorblax")
