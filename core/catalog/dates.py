@@ -646,3 +646,14 @@ def parse_period(value: str) -> tuple[date, date]:
     if b < a:
         raise ValueError(f"period end {b} is before its start {a}")
     return a, check_day(b, "period end") + timedelta(days=1)
+
+
+def age_text(hours: float | None) -> str:
+    """'27 h ago', '3 days ago': how old a load is, in the words every answer and the app use."""
+    if hours is None:
+        return "never"
+    if hours < 10:  # to the tenth the freshness table shows: a 3.5 h load is not "4 h ago" beside "3.5 h"
+        return f"{hours:.1f}".removesuffix(".0") + " h ago"
+    if hours < 48:
+        return f"{hours:.0f} h ago"
+    return f"{hours / 24:.0f} days ago"

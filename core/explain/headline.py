@@ -12,6 +12,7 @@ from typing import Iterable, Literal
 
 from pydantic import BaseModel
 
+from core.catalog.dates import age_text
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
 
 MAX_WORDS = 25
@@ -90,21 +91,6 @@ def _source_name(source: str) -> str:
     return source.split(".", 1)[1] if source.startswith(("source.", "model.", "node.")) else source
 
 
-def age_text(hours: float | None) -> str:
-    """'27 h ago', '3 days ago': how old a load is, in the words the status line and the app both use."""
-    return _age(hours)
-
-
-def _age(hours: float | None) -> str:
-    if hours is None:
-        return "never"
-    if hours < 10:  # to the tenth the freshness table shows: a 3.5 h load is not "4 h ago" beside "3.5 h"
-        return f"{hours:.1f}".removesuffix(".0") + " h ago"
-    if hours < 48:
-        return f"{hours:.0f} h ago"
-    return f"{hours / 24:.0f} days ago"
-
-
 _SEVERITY = {"pass": 0, "unknown": 1, "warn": 2, "error": 3}
 _FRESH_WORD = {"pass": "fresh", "warn": "stale", "error": "failing", "unknown": "of unknown freshness"}
 _CONFLICT_WORD = {"SUPERSEDED": "superseded", "DRAFT": "an unapproved draft", "UNTRUSTED": "untrusted",
@@ -123,7 +109,7 @@ def _answer(env: Envelope) -> str:
             return f"{label}: no freshness is recorded"
         if f.status == "unknown" or f.age_hours is None:
             return f"{label}: no load is recorded, so its freshness is not known"
-        return f"{label} is {_FRESH_WORD[f.status]}: last loaded {_age(f.age_hours)}"
+        return f"{label} is {_FRESH_WORD[f.status]}: last loaded {age_text(f.age_hours)}"
     v = _version(definition)
     name = f"{label} {v}".strip()
     when = _when(env)
@@ -141,13 +127,13 @@ def _answer(env: Envelope) -> str:
     if "freshness_status" in env.asked and env.freshness and "definition" not in env.asked:
         worst = max(env.freshness, key=lambda f: _SEVERITY[f.status])
         if worst.status == "pass" and len(env.freshness) == 1:
-            return f"Yes, fresh: {_source_name(worst.source)} behind {name} loaded {_age(worst.age_hours)}"
+            return f"Yes, fresh: {_source_name(worst.source)} behind {name} loaded {age_text(worst.age_hours)}"
         if worst.status == "pass":
             return f"Yes, fresh: all {len(env.freshness)} sources behind {name} loaded on time"
         if worst.status == "unknown":  # nothing recorded is not a "No": the catalog cannot tell
             return f"Not known: no load of {_source_name(worst.source)} behind {name} is recorded"
         words = {"warn": "stale", "error": "failing"}[worst.status]
-        what = (f"last loaded {_age(worst.age_hours)}" if worst.age_hours is not None else "no load recorded")
+        what = (f"last loaded {age_text(worst.age_hours)}" if worst.age_hours is not None else "no load recorded")
         return f"No: {_source_name(worst.source)} behind {name} is {words} ({what})"
     if "lineage" in env.asked and env.lineage.raw_sources and "definition" not in env.asked:
         model = next((s for s in env.selected if s.role_in_answer == "model"), None)
@@ -333,15 +319,15 @@ def headline(env: Envelope) -> str:
 def _freshness_status(f: FreshnessEntry) -> Status:
     src = _source_name(f.source)
     if f.status == "error":
-        return Status(level="error", text=f"Failing data: {src} last loaded {_age(f.age_hours)} "
+        return Status(level="error", text=f"Failing data: {src} last loaded {age_text(f.age_hours)} "
                                           f"(error after {f.error_after_hours:g} h)" if f.error_after_hours is not None
-                      else f"Failing data: {src} last loaded {_age(f.age_hours)}")
+                      else f"Failing data: {src} last loaded {age_text(f.age_hours)}")
     if f.status == "warn":
-        return Status(level="warning", text=f"Stale data: {src} last loaded {_age(f.age_hours)}"
+        return Status(level="warning", text=f"Stale data: {src} last loaded {age_text(f.age_hours)}"
                       + (f" (warn after {f.warn_after_hours:g} h)" if f.warn_after_hours is not None else ""))
     if f.status == "unknown":
         return Status(level="warning", text=f"Unknown freshness: no load of {src} is recorded")
-    return Status(level="ok", text=f"{src} fresh (loaded {_age(f.age_hours)})")
+    return Status(level="ok", text=f"{src} fresh (loaded {age_text(f.age_hours)})")
 
 
 def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) -> list[Status]:

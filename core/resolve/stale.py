@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+from core.catalog.dates import age_text
 from core.catalog.envelope import FreshnessEntry
 from core.resolve.freshness import source_freshness
 
@@ -33,12 +34,12 @@ def freshness_text(entry: FreshnessEntry | None) -> str:
     limits = "; ".join(x for x in (f"warn after {entry.warn_after_hours:g} h" if entry.warn_after_hours is not None
                                    else "", f"error after {entry.error_after_hours:g} h"
                                    if entry.error_after_hours is not None else "") if x) or "no thresholds recorded"
-    return (f"{standing(entry)} ({entry.status.upper()}): {entry.age_hours:g} h since the last load at "
+    return (f"{standing(entry)} ({entry.status.upper()}): last loaded {age_text(entry.age_hours)} at "
             f"{entry.evaluated_at:%Y-%m-%d %H:%M} UTC; {limits}")
 
 
 def short_text(entry: FreshnessEntry | None) -> str:
-    """The few words a verdict names a source with: "ERROR, 40 h since the last load"."""
+    """The few words a verdict names a source with: "ERROR, last loaded 40 h ago"."""
     if entry is None or entry.age_hours is None:
         return "no load recorded"
-    return f"{entry.status.upper()}, {entry.age_hours:g} h since the last load"
+    return f"{entry.status.upper()}, last loaded {age_text(entry.age_hours)}"

@@ -84,8 +84,8 @@ def test_stale_lists_the_visible_sources_past_their_thresholds(orchard, text):
     assert (temps.freshness.status, temps.freshness.age_hours) == ("warn", 20.0)
     assert (lanes.freshness.status, lanes.freshness.age_hours, lanes.freshness.warn_after_hours,
             lanes.freshness.error_after_hours) == ("error", 48.0, 12.0, 36.0)
-    assert "48 h since the last load" in lanes.status and "error after 36 h" in lanes.status
-    assert "raw_grader.lanes (ERROR, 48 h since the last load)" in env.verdict, env.verdict
+    assert "last loaded 2 days ago" in lanes.status and "error after 36 h" in lanes.status
+    assert "raw_grader.lanes (ERROR, last loaded 2 days ago)" in env.verdict, env.verdict
     assert "raw_scale.bins" not in env.verdict, env.verdict  # fresh: not stale
 
 
