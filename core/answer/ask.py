@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
 from core.answer import intents, values
+from core.answer.ownership import owned_by
 from core.catalog import budget, history
 from core.catalog.access import Visible, seen_text, visible
 from core.catalog.entities import Entity, Match, match_entities
@@ -949,8 +950,7 @@ def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Eviden
     """One sentence: what governs, for when, and why the alternatives don't; who owns it first when asked."""
     text = _what_governs(run, primary, chosen, versions, selected, fresh, conflicts)
     if "owner" in run.intent.aspects:
-        text = (f"{primary.label} is owned by {chosen.owner} ({chosen.evidence_id}). " if chosen.owner
-                else f"No owner is recorded for {primary.label}. ") + text
+        text = f"{owned_by(primary.label, chosen)} {text}"
     return text
 
 

@@ -11,6 +11,10 @@ version.
 Every field a reader reads is compared: formula, grain, unit, time dimension, filters, exclusions, backing
 model, the description text, owner and effective dates. A description that changed is quoted sentence by
 sentence (FieldChange.removed / added), so "180 days" becoming "120 days" is never "unchanged".
+
+A question that also asks the owner ("who owns X, and what changed in its last version?") gets the owner first, read
+and worded as core/answer/ownership.py reads and words it; with fewer than two versions the role can see, the owner
+is still answered and the verdict says which one version there is, since when.
 """
 from __future__ import annotations
 
@@ -190,6 +194,9 @@ def _entities(run, pair) -> Envelope:
     changed = [c.field for c in comparison.changed if c.field not in ("effective", "owner")]
     verdict = (f"{pair[0].label} and {pair[1].label} on {day} differ in {', '.join(changed)}." if changed else
                f"{pair[0].label} and {pair[1].label} on {day} record the same fields.")
+    if "owner" in run.intent.aspects:  # "compare X and Y: who owns each?": each one's owner, as the version records it
+        from core.answer.ownership import owned_by
+        verdict = " ".join(owned_by(ent.label, v) for ent, v in zip(pair, picks)) + " " + verdict
     return run.envelope(Behavior.answer, verdict, selected=selected, comparison=comparison, **kw)
 
 
@@ -246,10 +253,40 @@ def answer(run, pick) -> Envelope:
     today = run.at.date()
     objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, today)]
     versions = governing_versions(objs, primary.role)
+    env = _versions(run, primary, versions)
+    if "owner" in run.intent.aspects:
+        env = _with_owner(run, env, primary, objs, versions)
+    return env
+
+
+def _with_owner(run, env: Envelope, primary, objs: list[Evidence], versions: list[Evidence]) -> Envelope:
+    """"who owns net revenue, and what changed in its last version?": the owner is the answer's first sentence, read
+    and worded as the owner question reads and words it (core/answer/ownership.py), whatever the comparison said.
+    With fewer than two versions to compare the owner is still an answer, and the verdict says why nothing is
+    compared."""
+    from core.answer.ownership import owned_by, record
+    day = run.q.day or run.at.date()
+    recorded = record(primary, day, objs, versions, f"on {day}")
+    if recorded is None:
+        return env
+    ownership, source, _ = recorded
+    run.step("owner", f"owner of {source.evidence_id}: {source.owner or 'not recorded'}")
+    have = {s.evidence_id for s in env.selected}
+    selected = env.selected + ([EvidenceRef.of(source, "owner")]
+                               if not ownership.from_draft and source.evidence_id not in have else [])
+    behavior = Behavior.answer if len(versions) < 2 and source.owner else env.behavior
+    return env.model_copy(update=dict(verdict=f"{owned_by(primary.label, source, ownership.from_draft)} {env.verdict}",
+                                      ownership=ownership, selected=selected, behavior=behavior, trace=run.trace))
+
+
+def _versions(run, primary, versions: list[Evidence]) -> Envelope:
+    """Two versions of one entity, chosen as the module docstring says."""
+    today = run.at.date()
     kw = dict(intent="compare", entity_id=primary.entity_id, entity_label=primary.label)
     if len(versions) < 2:
         run.step("compare", f"{primary.entity_id} has {len(versions)} authoritative version(s) visible to you")
-        what = "no approved version" if not versions else f"only one approved version ({version_name(versions[0])})"
+        what = ("no approved version you can see" if not versions else
+                f"only one approved version you can see, {version_name(versions[0])}, in effect {interval_text(versions[0])}")
         return run.envelope(Behavior.abstain, f"{primary.label} has {what}, so there is nothing to compare.", **kw)
     labels = [label for label, _ in run.intent.versions]
     dated = [m for m in run.intent.reporting if m.start]

@@ -229,21 +229,14 @@ def _intent(env: Envelope) -> str | None:
     label = _label(env)
     if env.ownership:
         o = env.ownership
-        if not o.owner:
-            return f"No owner is recorded for {label}"
-        return f"{label} is owned by {o.owner}" + (" (recorded on a draft, not an approved version)" if o.from_draft else "")
+        owner = (f"No owner is recorded for {label}" if not o.owner else f"{label} is owned by {o.owner}"
+                 + (" (recorded on a draft, not an approved version)" if o.from_draft else ""))
+        if env.intent != "compare":
+            return owner
+        # "who owns it, and what changed?": both asks, the owner first, then the change without the name again
+        return f"{owner}; {_changed(env, '')}"
     if env.comparison:
-        c = env.comparison
-        if c.left.evidence_id == c.right.evidence_id:  # one version throughout: never "v2 and v2 are the same"
-            return f"{label} {_version(c.left)} is in effect throughout: nothing changed"
-        pair = (f"{label} and {c.right_label}" if c.right_label else
-                f"{label} {_version(c.left)} and {_version(c.right)}")
-        # Two versions always differ in their dates: name what changed in the definition itself.
-        changed = [f.field.replace("_", " ") for f in c.changed if f.field != "effective"
-                   and not (c.right_label and f.field == "owner")]
-        if not changed:
-            return f"{pair} are the same in every field compared"
-        return f"{pair} differ in " + (", ".join(changed[:-1]) + " and " + changed[-1] if len(changed) > 1 else changed[0])
+        return _changed(env, label)
     if env.listing:
         li = env.listing
         about = f" about {' '.join(li.topic)}" if li.topic else ""
@@ -279,6 +272,29 @@ def _intent(env: Envelope) -> str | None:
         d = env.documents[0]
         return f"{_short(d.title, 8)} ({d.label.lower()}) says: “{_short(d.quote, 24)}”"
     return None
+
+
+def _changed(env: Envelope, label: str) -> str:
+    """What changed between the two versions compared (`label` names the entity, or is empty after its owner). With
+    fewer than two versions the role can see, there is no comparison: the one it can see, and since when."""
+    c = env.comparison
+    if c is None:
+        o = env.ownership
+        if o is None or o.from_draft or len(o.history) != 1:
+            return f"{label} has no approved version you can see to compare".strip()
+        v = o.history[0]
+        since = f", in effect from {day_text(v.valid_from)}" if v.valid_from else ""
+        return f"{label} {_version(v)} is the only approved version you can see{since}".strip()
+    if c.left.evidence_id == c.right.evidence_id:  # one version throughout: never "v2 and v2 are the same"
+        return f"{label} {_version(c.left)} is in effect throughout: nothing changed".strip()
+    pair = (f"{label} and {c.right_label}" if c.right_label else
+            f"{label} {_version(c.left)} and {_version(c.right)}".strip())
+    # Two versions always differ in their dates: name what changed in the definition itself.
+    changed = [f.field.replace("_", " ") for f in c.changed if f.field != "effective"
+               and not (c.right_label and f.field == "owner")]
+    if not changed:
+        return f"{pair} are the same in every field compared"
+    return f"{pair} differ in " + (", ".join(changed[:-1]) + " and " + changed[-1] if len(changed) > 1 else changed[0])
 
 
 def headline(env: Envelope) -> str:

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
 from core.catalog.explanation import Cited
+from core.explain.intent_prose import _owner as owner_sentences
 from core.explain.intent_prose import downstream_sentences, intent_sentences  # discover, compare, owner, ...
 from core.explain.wording import _count, _interval, _join, _name
 
@@ -162,6 +163,8 @@ def explain_deterministic(env: Envelope) -> list[Cited]:
     definitions = [s for s in env.selected if s.role_in_answer == "definition"]
     models = [s for s in env.selected if s.role_in_answer == "model"]
     special = intent_sentences(env)
+    if special is not None and env.comparison and env.ownership:  # "who owns it, and what changed?": the owner first
+        special = owner_sentences(env) + special
     # An abstention that still selected a definition (a source whose load time is unknown, a metric without
     # lineage) says why, then cites what it did find: the definition must be cited like any answer's.
     partial = env.behavior in (Behavior.refuse, Behavior.abstain) and definitions
