@@ -61,7 +61,7 @@ def _description(env: Envelope, f) -> str:
     return f"Its description changed: {said}{end(said)}" if said else "Its description changed."
 
 
-def _owner(env: Envelope) -> list[Cited]:
+def owner_sentences(env: Envelope) -> list[Cited]:
     o = env.ownership
     if not o.owner:
         return []
@@ -109,7 +109,7 @@ def intent_sentences(env: Envelope) -> list[Cited] | None:
     if env.comparison:
         return _compare(env)
     if env.ownership:
-        return _owner(env)
+        return owner_sentences(env)
     if env.downstream and env.intent == "downstream":  # else the downstream half of a definition answer (prose.py)
         return downstream_sentences(env)
     if env.documents:

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
 from core.catalog.explanation import Cited
-from core.explain.intent_prose import _owner as owner_sentences
+from core.explain.intent_prose import owner_sentences
 from core.explain.intent_prose import downstream_sentences, intent_sentences  # discover, compare, owner, ...
 from core.explain.wording import _count, _interval, _join, _name
 
