@@ -41,6 +41,17 @@ _THING = re.compile(r"\b" + THINGS + r"\b", re.I)
 _WHETHER = re.compile(r"\b" + WHETHER + r"\b", re.I)
 
 
+# One word of either ("at odds", "contrary to" are phrases: their words alone say nothing).
+_DISAGREE_WORD = re.compile(rf"{DISAGREE}|{DISAGREEING}|differ(?:s|ed|ing|ent)?", re.I)
+
+
+def is_review_word(word: str) -> bool:
+    """One word of how a review question says what it asks: that things disagree ("contradicts", "conflicting",
+    "differ") or what may disagree ("drafts", "wiki", "pages", "definitions"). Such a word says what kind of thing is
+    asked about, never which subject: the question reader never matches a subject on it (core/read/ranker.py)."""
+    return bool(_DISAGREE_WORD.fullmatch(word) or _THING.fullmatch(word))
+
+
 def asks_disagreement(text: str) -> bool:
     """The question asks whether something disagrees with a definition: a word saying so, and either a kind of document
     or a word asking whether there is any ("does anything contradict ..."). "differ" counts only with the latter."""

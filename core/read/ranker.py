@@ -25,6 +25,8 @@ Decisions (thresholds in one place, calibrated on the tuning half of tests/quest
                 else description, says it answers; the metrics sharing only "cost" are never offered (_said_of_phrase)
   semantic      dense similarity answers paraphrases only above SEMANTIC_ACCEPT, never when the
                 question names an identifier or a qualified head noun that no visible name matches
+                or on the words saying what kind of thing or status is asked ("drafts disagreeing",
+                "superseded definition"): those are never a subject's (subject_search_text)
   nothing close not_found_or_not_authorized
 """
 from __future__ import annotations
@@ -61,6 +63,7 @@ from core.read.described import (
     said_together,
     shared_by_one,
 )
+from core.read.disagreement import DISAGREEING_WORDS, is_review_word
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
@@ -524,11 +527,31 @@ _NO_MATCH_UNEXPLAINED = "the question names an identifier that matches no visibl
 # type and the words before it. Words that only describe its status say nothing about its topic.
 DOC_TYPE_WORDS = {"draft", "wiki", "handbook", "memo", "page", "note", "thread", "export", "proposal", "glossary",
                   "deck", "doc", "document", "slack"}
-DOC_STATUS_WORDS = {"old", "legacy", "superseded", "previous", "prior", "latest", "new", "current", "outdated",
-                    "deprecated", "approved", "unapproved", "working", "finance", "board",
-                    # "any conflicting docs about churn?": documents said to disagree, not a document's name
-                    "conflicting", "contradicting", "contradictory", "disagreeing", "clashing", "inconsistent",
-                    "competing", "mismatching"}
+# A definition's or document's standing: how it is asked about, never what it is about. Normalized as question words
+# are ("superseded" reads "supersed"), or they would never meet one.
+STATUS_WORDS = set(words("old legacy superseded previous prior latest new current outdated deprecated obsolete "
+                         "approved unapproved official authoritative governing proposed pending"))
+# "any conflicting docs about churn?": documents said to disagree, not a document's name (core/read/disagreement.py).
+DOC_STATUS_WORDS = STATUS_WORDS | set(words("working finance board " + " ".join(DISAGREEING_WORDS)))
+# What is asked of a subject, not which: its meaning, definition or version.
+ASKED_OF_WORDS = set(words("definition definitions define defined defining mean means meaning meant version versions"))
+
+
+def subject_search_text(question: str, view) -> str:
+    """The question as entity search reads it: without the words that say what KIND of thing or status is asked
+    (drafts, wiki pages, "disagreeing", "superseded", "approved", "definition", "mean"). Those words match documents
+    and drafts of whatever metric has some, so "what does cabin upgrades mean and are there drafts disagreeing?"
+    found the one metric with a draft; a subject is matched on its own words or not at all, so an unknown or hidden
+    one reads as a made-up one. A word a visible metric, model or source is named with ("Page views") stays: there
+    it is a subject's word. Only the role's view is read, so a hidden name never keeps a word."""
+    named = view.topic_names_by_word
+    out, at = [], 0
+    for t in tokenize(question):
+        if t.norm not in named and (t.norm in STATUS_WORDS or t.norm in DOC_TYPE_WORDS or t.norm in ASKED_OF_WORDS
+                                    or is_review_word(question[t.start:t.end])):
+            out.append(question[at:t.start])
+            at = t.end
+    return " ".join("".join(out + [question[at:]]).split())
 
 
 def _names_over_dates(question: str, intent, view):
@@ -946,7 +969,10 @@ def _decide_fuzzy(question, intent, view, fuzzy: list[Candidate], toks, base) ->
 def _semantic(question, view, searcher, role, restrict: list[str], base) -> Choice | None:
     """Dense similarity (with a full-text share) over visible names, aliases and descriptions."""
     entities = view.entities
-    ranked = semantic_entities(searcher, question, searcher.view_filter(view), entities)
+    text = subject_search_text(question, view)
+    if all(t.norm in STOPWORDS or t.norm in ASKING_WORDS for t in tokenize(text)):
+        return None  # only how it is asked is left ("what does it mean, and are there drafts disagreeing?")
+    ranked = semantic_entities(searcher, text, searcher.view_filter(view), entities)
     ratio = bool(RATIO_ASKED.search(question))
     if restrict and ratio and not any(RATIO_ID.search(e) for e in restrict):
         restrict = []  # "share of customers we lost": a count of customers is not the ratio asked for
