@@ -33,7 +33,7 @@ from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, tokenize, words
 from core.compute.engine import ValueEngine
 from core.read import when
-from core.read.described import names_hold, says_data, subject_tables
+from core.read.described import asks_stale, names_hold, says_data, subject_tables
 from core.read.disagreement import asked_kinds
 from core.read.intent import Intent, parse_intent
 from core.read.ranker import MAX_OPTIONS, named_objects, rank_question
@@ -130,7 +130,8 @@ class _Run:
                         ignored_instructions=ignored, trace=self.trace, catalog_revision=self.revision,
                         columns=self.columns, entity_read_as=self.read_as,
                         today_by_default=bool(self.other_versions), other_versions=self.other_versions,
-                        dates_read=self.dates_read, **kw)
+                        dates_read=self.dates_read,
+                        asks_stale="freshness_status" in self.intent.aspects and asks_stale(self.q.text), **kw)
 
 
 def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None,

@@ -373,6 +373,8 @@ class Envelope(BaseModel):
     entity_read_as: str | None = None  # "read 'net reveneu' as Net revenue": a misspelt name was read
     dates_read: list[DateReading] = Field(default_factory=list)
     asked: list[str] = Field(default_factory=list)
+    # A freshness question put the stale way ("is AOV stale?"): its Yes is the bad news (core/read/described.py).
+    asks_stale: bool = False
     verdict: str
     selected: list[EvidenceRef] = Field(default_factory=list)
     conflicts: list[Conflict] = Field(default_factory=list)

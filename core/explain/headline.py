@@ -126,15 +126,17 @@ def _answer(env: Envelope) -> str:
     # asks what the metric means keeps the definition first (freshness then leads the status line).
     if "freshness_status" in env.asked and env.freshness and "definition" not in env.asked:
         worst = max(env.freshness, key=lambda f: _SEVERITY[f.status])
+        # "is it fresh?" is answered Yes when it is; "is it stale?" Yes when it is not fresh.
+        fresh, stale = ("No, fresh", "Yes") if env.asks_stale else ("Yes, fresh", "No")
         if worst.status == "pass" and len(env.freshness) == 1:
-            return f"Yes, fresh: {_source_name(worst.source)} behind {name} loaded {age_text(worst.age_hours)}"
+            return f"{fresh}: {_source_name(worst.source)} behind {name} loaded {age_text(worst.age_hours)}"
         if worst.status == "pass":
-            return f"Yes, fresh: all {len(env.freshness)} sources behind {name} loaded on time"
+            return f"{fresh}: all {len(env.freshness)} sources behind {name} loaded on time"
         if worst.status == "unknown":  # nothing recorded is not a "No": the catalog cannot tell
             return f"Not known: no load of {_source_name(worst.source)} behind {name} is recorded"
         words = {"warn": "stale", "error": "failing"}[worst.status]
         what = (f"last loaded {age_text(worst.age_hours)}" if worst.age_hours is not None else "no load recorded")
-        return f"No: {_source_name(worst.source)} behind {name} is {words} ({what})"
+        return f"{stale}: {_source_name(worst.source)} behind {name} is {words} ({what})"
     if "lineage" in env.asked and env.lineage.raw_sources and "definition" not in env.asked:
         model = next((s for s in env.selected if s.role_in_answer == "model"), None)
         raw = ", ".join(_source_name(s) for s in env.lineage.raw_sources[:3])

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from core.catalog.evidence import Kind
 from core.catalog.text import STOPWORDS, normalize, tokenize, words
+from core.read.listing_filter import FRESH_WORDS, STALE_WORDS
 
 DESCRIBED_MIN = 0.8  # share of the question's (IDF-weighted) words the best entity's words must cover
 DESCRIBED_MARGIN = 0.2  # ... and its lead over the next entity
@@ -246,3 +247,17 @@ def subject_tables(question: str, view, excluded: list[tuple[int, int]] = ()) ->
 def names_hold(view, entity_id: str, said: list[str]) -> bool:
     """Does the entity's own name (not only its description) say every one of the words?"""
     return set(said) <= {_stem(w) for n in view.entities[entity_id].names for w in n}
+
+
+_STALE_ASKED = re.compile(r"\b(?:" + STALE_WORDS + r")\b", re.I)
+_FRESH_ASKED = re.compile(r"\b(?:" + FRESH_WORDS + r")\b", re.I)
+
+
+def asks_stale(question: str) -> bool:
+    """Does a freshness question ask whether the data is stale ("is AOV stale?", "is the data out of date?"),
+    so that "Yes" is the bad news? Not when it also asks whether it is fresh ("fresh or stale?"), where a yes or
+    no would answer one half only. "not fresh" is a stale word, so "is it not fresh?" is asked the stale way."""
+    stale = [m.span() for m in _STALE_ASKED.finditer(question)]
+    fresh = [m for m in _FRESH_ASKED.finditer(question)
+             if not any(a <= m.start() and m.end() <= b for a, b in stale)]
+    return bool(stale) and not fresh

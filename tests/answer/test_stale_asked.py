@@ -1,0 +1,81 @@
+"""A freshness question put the stale way ("is AOV stale?", "is the data out of date?") is answered Yes when the data
+behind the metric is stale and No when it is fresh; put the fresh way ("is it fresh?", "up to date?") the other way
+round. The headline said "No: ... is stale" to "is it stale?", the opposite of the truth to anyone reading one line
+(core/read/described.py asks_stale, core/explain/headline.py). On a bakery catalog the test writes, then the demo."""
+from datetime import datetime, timezone
+
+import pytest
+from conftest import DEMO_AT, asker
+
+from core.catalog.envelope import Behavior
+from core.explain.headline import headline
+
+AT = datetime(2031, 5, 20, 12, 0, tzinfo=timezone.utc)
+ROLES = ["bakers"]
+
+
+def _chain(source: str, loaded_at: str, metric: str, title: str) -> list[dict]:
+    base = {"version": "1", "authority": "authoritative", "lifecycle": "current", "valid_from": "2030-01-01",
+            "acl": ROLES}
+    model = f"model.fct_{metric}"
+    return [
+        {**base, "evidence_id": f"source.{source}.table", "entity_id": f"source.{source}", "kind": "source",
+         "title": f"{source} (source table)", "authority_class": "dbt_manifest", "text": f"Raw {title} rows."},
+        {**base, "evidence_id": f"freshness.{source}.policy", "entity_id": f"source.{source}",
+         "kind": "freshness_policy", "title": f"Freshness policy for {source}", "authority_class": "dbt_source_config",
+         "freshness": {"warn_after_hours": 6, "error_after_hours": 30}, "text": "Warn after 6 h, error after 30 h."},
+        {**base, "evidence_id": f"freshness.{source}.load", "entity_id": f"source.{source}", "version": loaded_at,
+         "kind": "freshness_observation", "title": f"{source} last load", "authority_class": "dbt_run_results",
+         "freshness": {"loaded_at": loaded_at}, "text": "Max loaded_at recorded by dbt source freshness."},
+        {**base, "evidence_id": f"{model}.v1", "entity_id": model, "kind": "model", "title": f"fct_{metric}",
+         "authority_class": "dbt_manifest", "model": {"relation": f"bakery.fct_{metric}", "grain": "one row per day"},
+         "text": f"{title} per day."},
+        {**base, "evidence_id": f"metric.{metric}.v1", "entity_id": f"metric.{metric}", "kind": "metric_definition",
+         "title": f"{title} v1", "authority_class": "semantic_registry", "owner": "Bakery Ops (Ida Holm)",
+         "links": {"implemented_by": [f"{model}.v1"]},
+         "metric": {"formula": "SUM(x) / SUM(y)", "grain": "one row per day", "unit": "ratio"},
+         "text": f"{title} of the bakery."},
+        {**base, "evidence_id": f"lineage.{metric}.v1", "entity_id": f"lineage.{metric}", "kind": "lineage",
+         "title": f"{title} lineage", "authority_class": "dbt_manifest",
+         "edges": [[f"source.{source}", f"{model}.v1"], [f"{model}.v1", f"metric.{metric}.v1"]],
+         "text": f"{source} -> fct_{metric} -> {title}."},
+    ]
+
+
+OVENS = _chain("raw_ovens.bakes", "2031-05-20T10:00:00Z", "burn_share", "Burn share")  # 2 h: PASS
+TILLS = _chain("raw_tills.sales", "2031-05-19T16:00:00Z", "sell_through", "Sell through")  # 20 h: WARN
+
+STALE_WAY = ["is {} stale?", "is the {} data out of date?", "is {} data late?", "is {} not fresh?"]
+FRESH_WAY = ["is {} fresh?", "is the {} data up to date?"]
+
+
+@pytest.fixture(scope="module")
+def bakery(tmp_path_factory, embedder):
+    return asker(tmp_path_factory, embedder, "bakery", ROLES, [*OVENS, *TILLS], AT)
+
+
+def _line(env) -> str:
+    assert env.behavior is Behavior.answer and env.freshness, (env.behavior, env.verdict)
+    return headline(env)
+
+
+@pytest.mark.parametrize("wording", STALE_WAY)
+def test_asked_whether_stale_yes_means_stale(bakery, wording):
+    stale = _line(bakery(wording.format("sell through"), "bakers"))
+    assert stale.startswith("Yes") and "raw_tills.sales" in stale and "stale" in stale, stale
+    fresh = _line(bakery(wording.format("burn share"), "bakers"))
+    assert fresh.startswith("No, fresh") and "raw_ovens.bakes" in fresh, fresh
+
+
+@pytest.mark.parametrize("wording", FRESH_WAY)
+def test_asked_whether_fresh_yes_means_fresh(bakery, wording):
+    assert _line(bakery(wording.format("burn share"), "bakers")).startswith("Yes, fresh")
+    stale = _line(bakery(wording.format("sell through"), "bakers"))
+    assert stale.startswith("No:") and "stale" in stale, stale
+
+
+def test_demo_is_aov_stale_says_yes(ask_demo):
+    line = headline(ask_demo("is AOV stale?", "analyst", at=DEMO_AT))
+    assert line.startswith("Yes") and "raw_payments.payment_events" in line and "stale" in line, line
+    line = headline(ask_demo("what feeds conversion rate and is any of it stale", "analyst", at=DEMO_AT))
+    assert line.startswith("Yes") and "raw_web.sessions" in line, line
