@@ -14,7 +14,8 @@ from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, Ver
 from core.catalog.evidence import Evidence, Kind
 from core.catalog.text import content_words, normalize, words
 from core.read.listing_filter import Condition, listing_condition, yes_no
-from core.resolve.stale import catalog_freshness, freshness_text, short_text, standing
+from core.resolve.stale import (catalog_freshness, freshness_text, lineage_standing, lineage_text, reached_sources,
+                                short_text, standing, walk_starts)
 from core.resolve.versions import governing_versions, in_effect, retrievable, version_name
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source, Kind.freshness_policy],
@@ -26,8 +27,10 @@ NOUNS = {"exposure": ("dashboard or report", "dashboards or reports"),
 KIND_WORDS = set(words("metric metrics kpi kpis measure measures model models source sources table tables "
                        "dataset datasets document documents doc docs page pages dashboard dashboards exposure "
                        "exposures report reports data feed feeds load loads pipeline pipelines extract extracts "
-                       "anything everything something"))
+                       "anything everything something input inputs upstream upstreams"))
 MAX_ITEMS = 200
+# What reads loaded data: asked whether stale, each is answered through its upstream lineage to the sources.
+READERS = ("source", "metric", "model", "exposure")
 WHO_SEES = re.compile(r"\b(?:can|could|may|does|do|is|are)\s+(?:the\s+)?([\w-]+)\s+(?:team\s+|role\s+)?(?:see|access|view|read|have)\b",
                       re.I)
 
@@ -82,11 +85,13 @@ def _meets(cond: Condition, row: ListedEntity, objs: list[Evidence]) -> bool:
 
 
 def answer(run) -> Envelope:
-    kind = run.intent.listing or "metric"
     day = as_of(run)
     cond = listing_condition(run.q.text)
-    if cond and cond.field == "freshness" and kind != "source":
-        # Freshness is a source's loads: "what data is late?" and "is anything stale?" are about the sources.
+    # "is anything stale?" names no kind: the sources; "which metrics ...?" with no freshness: the metrics.
+    kind = run.intent.listing or ("source" if cond and cond.field == "freshness" else "metric")
+    if cond and cond.field == "freshness" and kind not in READERS:
+        # Freshness is a source's loads: "what data is late?" and "is anything stale?" are about the sources. A metric,
+        # model or dashboard is as fresh as the sources it reads (READERS); a document reads none.
         if run.intent.listing:
             run.notes.append(f"Freshness is recorded for sources (their loads), not for {NOUNS[kind][1]}: "
                              "the sources you can see were checked.")
@@ -155,14 +160,22 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
     checked = len(rows)
     one, many = NOUNS[kind]
     about = f" about {' '.join(topic)}" if topic else ""
+    phrase = cond.phrase if cond.field != "freshness" or kind == "source" else _reads_phrase(cond)
     unknown: list[ListedEntity] = []
     others: list[ListedEntity] = []  # freshness: the known ones on the other side, named so none goes unsaid
     if cond.field == "freshness":
-        rows = _with_freshness(run, rows, day)
-        unknown = [r for r in rows if standing(r.freshness) == "not known"]
-        hits = [r for r in rows if standing(r.freshness) == cond.value]
-        others = [r for r in rows if standing(r.freshness) not in (cond.value, "not known")]
+        rows, said = (_with_freshness(run, rows, day) if kind == "source"
+                      else _with_upstream_freshness(run, rows, members, day))
+        unknown = [r for r in rows if said[r.evidence_id] == "not known"]
+        hits = [r for r in rows if said[r.evidence_id] == cond.value]
+        others = [r for r in rows if said[r.evidence_id] not in (cond.value, "not known")]
         what = f"each source's latest load against its thresholds at {run.at:%Y-%m-%d %H:%M} UTC"
+        if kind != "source":
+            what = f"each {one}'s upstream lineage on {day} to the sources you can see, and {what}"
+            cut = [r for r in hits + others if r.lineage_continues]
+            if cut:
+                run.notes.append(f"The lineage of {_names(cut)} continues beyond what your role may see: only the "
+                                 "sources you can see were checked.")
     else:
         hits = [r for r in rows if _meets(cond, r, members[r.evidence_id])]
         what = ("the owner recorded on every version" if cond.field == "owner"
@@ -170,25 +183,28 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
     asked = yes_no(run.q.text)
     verdict_word = None if asked is None else (
         "yes" if checked and (len(hits) == checked if asked == "every" else hits) else "no")
-    listing = Listing(kind=kind, topic=topic, as_of=day, items=hits[:MAX_ITEMS], condition=cond.phrase(False),
-                      condition_many=cond.phrase(True), checked=checked, answer=verdict_word,
+    listing = Listing(kind=kind, topic=topic, as_of=day, items=hits[:MAX_ITEMS], condition=phrase(False),
+                      condition_many=phrase(True), checked=checked, answer=verdict_word,
                       not_known=unknown[:MAX_ITEMS])
-    run.step("discover", f"{len(hits)} of {checked} visible {many}{about} {cond.phrase(True)} as of {day}"
+    run.step("discover", f"{len(hits)} of {checked} visible {many}{about} {phrase(True)} as of {day}"
                          + (f"; {len(unknown)} not known (no load recorded)" if unknown else "") + f"; checked {what}")
     seen = f"the {checked} {one if checked == 1 else many}{about} you can see"
     if not checked:
-        verdict = f"You can see no {many}{about}, so none {cond.phrase(False)}."
+        verdict = f"You can see no {many}{about}, so none {phrase(False)}."
     elif not hits:
-        verdict = f"None of {seen} {cond.phrase(False)} (checked {what})."
+        verdict = f"None of {seen} {phrase(False)} (checked {what})."
     elif asked == "every" and len(hits) == checked:
         every = f"the one {one}" if checked == 1 else f"all {checked} {many}"
-        verdict = f"{every[0].upper()}{every[1:]}{about} you can see {cond.phrase(checked != 1)} (checked {what})."
+        verdict = f"{every[0].upper()}{every[1:]}{about} you can see {phrase(checked != 1)} (checked {what})."
     else:
-        verdict = f"{len(hits)} of {seen} {cond.phrase(len(hits) != 1)}: {_names(hits, cond)} (checked {what})."
+        verdict = f"{len(hits)} of {seen} {phrase(len(hits) != 1)}: {_names(hits, cond)} (checked {what})."
     if others and cond.value == "fresh":
         verdict += f" Stale: {_names(others, cond)}."
     if unknown:
-        verdict += (f" Not known for {_names(unknown)}: no load is recorded by then, so "
+        why = ("no load is recorded by then" if kind == "source" else
+               f"no source {'it reads' if len(unknown) == 1 else 'they read'} that you can see is stale, but not every "
+               "one has a load recorded by then (or its lineage is not recorded or continues beyond your view)")
+        verdict += (f" Not known for {_names(unknown)}: {why}, so "
                     f"{'it is' if len(unknown) == 1 else 'they are'} neither stale nor fresh.")
     if verdict_word:
         verdict = f"{verdict_word.capitalize()}: {verdict[0].lower()}{verdict[1:]}"
@@ -197,15 +213,61 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
     return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)
 
 
-def _with_freshness(run, rows: list[ListedEntity], day: date) -> list[ListedEntity]:
-    """Each source row with its freshness, as a question about that source alone reads it, said in its status."""
+def _with_freshness(run, rows: list[ListedEntity], day: date) -> tuple[list[ListedEntity], dict[str, str]]:
+    """Each source row with its freshness, as a question about that source alone reads it, said in its status; and
+    each row's standing."""
     found = catalog_freshness(run.view, [r.entity_id for r in rows], run.at, day)
-    return [r.model_copy(update={"freshness": found[r.entity_id], "status": freshness_text(found[r.entity_id])})
+    rows = [r.model_copy(update={"freshness": found[r.entity_id], "status": freshness_text(found[r.entity_id])})
             for r in rows]
+    return rows, {r.evidence_id: standing(r.freshness) for r in rows}
+
+
+def _with_upstream_freshness(run, rows: list[ListedEntity], members: dict[str, list[Evidence]],
+                             day: date) -> tuple[list[ListedEntity], dict[str, str]]:
+    """Each metric (model, dashboard) row with the freshness of the sources its lineage on the day reaches: one walk
+    for all rows, each source's freshness read once however many rows read it. A row with no version in effect on the
+    day has no lineage that day: not known."""
+    view = run.view
+    current = {r.evidence_id: ev for r in rows for ev in members[r.evidence_id]
+               if ev.evidence_id == r.evidence_id and any(v.in_effect for v in r.versions
+                                                          if v.evidence_id == r.evidence_id)}
+    reach = reached_sources(view, {eid: walk_starts(ev, day, view) for eid, ev in current.items()}, day)
+    found = catalog_freshness(view, sorted({s for r in reach.values() for s in r.sources}), run.at, day)
+    out, said = [], {}
+    for r in rows:
+        if r.evidence_id not in reach:
+            said[r.evidence_id] = "not known"
+            out.append(r.model_copy(update={"status": f"not known: no version in effect on {day}"}))
+            continue
+        sources, beyond = reach[r.evidence_id].sources, reach[r.evidence_id].beyond_view
+        said[r.evidence_id] = lineage_standing([found[s] for s in sources], beyond)
+        named = [(view.entities[s].label if s in view.entities else s.split(".", 1)[-1], found[s]) for s in sources]
+        out.append(r.model_copy(update={
+            "status": lineage_text(said[r.evidence_id], named, beyond, day), "lineage_continues": beyond,
+            "reads_stale": [found[s] for s in sources if standing(found[s]) == "stale"]}))
+    run.step("lineage", f"one upstream walk on {day} from {len(reach)} {'row' if len(reach) == 1 else 'rows'}; "
+                        f"{len(found)} visible raw source(s) reached")
+    return out, said
+
+
+def _reads_phrase(cond: Condition):
+    """The condition said of what reads the sources: "reads stale data", "read only fresh data"."""
+    said = "stale data" if cond.value == "stale" else "only fresh data"
+    return lambda many: f"{'read' if many else 'reads'} {said}"
 
 
 def _names(rows: list[ListedEntity], cond: Condition | None = None) -> str:
     """The first dozen labels (a source with its status and age when freshness was asked), and how many more."""
-    said = [f"{r.label} ({short_text(r.freshness)})" if cond and cond.field == "freshness" else r.label
-            for r in rows[:12]]
+    said = [_named(r) if cond and cond.field == "freshness" else r.label for r in rows[:12]]
     return ", ".join(said) + (f" and {len(rows) - 12} more" if len(rows) > 12 else "")
+
+
+def _named(row: ListedEntity) -> str:
+    """A row in a freshness verdict: a source with its status and age; a metric with the stale sources it reads."""
+    if row.role == "source":
+        return f"{row.label} ({short_text(row.freshness)})"
+    if not row.reads_stale:
+        return row.label
+    reads = [f"{f.source.split('.', 1)[-1]} ({short_text(f)})" for f in row.reads_stale[:3]]
+    more = len(row.reads_stale) - len(reads)
+    return f"{row.label} (reads {', '.join(reads)}{f' and {more} more' if more else ''})"

@@ -106,6 +106,8 @@ class Lineage(BaseModel):
     # True when some shown node has an upstream this role may not see: the chain continues beyond the view.
     # What is beyond is never named or counted.
     continues_beyond_view: bool = False
+    # The shown nodes where it does (visible ones only): which of several walked chains continues. Not serialized.
+    stops: list[str] = Field(default_factory=list, exclude=True)
 
 
 class ColumnHop(BaseModel):
@@ -227,6 +229,10 @@ class ListedEntity(BaseModel):
     # A whole-catalog freshness question ("which sources are stale?"): the source's freshness as a question about it
     # alone reads it (status, hours since the last load, thresholds); `status` then says it in words.
     freshness: FreshnessEntry | None = None
+    # The same question asked of a metric, model or dashboard: the stale sources its upstream lineage on the day reaches
+    # (visible ones only), and whether that lineage continues beyond what the role may see.
+    reads_stale: list[FreshnessEntry] = Field(default_factory=list)
+    lineage_continues: bool = False
 
 
 class ReviewFinding(BaseModel):
@@ -447,6 +453,10 @@ def intent_facts(env: "Envelope") -> dict[str, list[str]]:
             for eid in (f.evidence_id, f.policy_evidence_id) if f else ():
                 add(eid, it.entity_id, it.label, f.status, f.age_hours, f.warn_after_hours, f.error_after_hours,
                     f.loaded_at, f.evaluated_at)
+            for f in it.reads_stale:  # a metric's stale sources: each cited by its own load and policy
+                for eid in (f.evidence_id, f.policy_evidence_id):
+                    add(eid, f.source, f.status, f.age_hours, f.warn_after_hours, f.error_after_hours,
+                        f.loaded_at, f.evaluated_at)
     if env.comparison:
         c = env.comparison
         for ref, model in ((c.left, c.left_model), (c.right, c.right_model)):

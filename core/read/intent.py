@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from core.catalog.dates import DateMention, find_dates
 from core.read.disagreement import asks_disagreement
-from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS
+from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, UPSTREAM_VERBS
 
 ASPECTS: dict[str, re.Pattern] = {
     "definition": re.compile(r"\b(defin\w*|mean(s|ing|t)?|formula|calculat\w*|comput\w*|what (is|was) (the )?\w+ ?(revenue|rate|value|margin)|appl(y|ies|ied)|govern\w*)\b", re.I),
@@ -279,6 +279,8 @@ def value_reading(question: str, dates: list[DateMention]) -> dict:
 _LIST_NOUN = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages|dashboards|exposures|reports)"
 _NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report)s\b",
                    re.I)
+_ONE_NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report)\b",
+                       re.I)
 _DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide|export|faq|readme|spec|post|message)s?"
 # Freshness asked of the whole catalog, whatever it calls the loaded things: "is anything stale?", "what data is
 # late?", "are all the feeds up to date?", "any stale tables?". A question naming one thing ("is the churn data
@@ -290,6 +292,14 @@ _FRESHNESS_LISTING = (
     r"\s+(?:that(?:'s|\s+is|\s+are)?\s+|(?:is|are|was|were|has|have)\s+)?(?:" + FRESHNESS_WORDS + r")|"
     r"(?:what|which|any|are there any|are there)\s+(?:stale|late|overdue|out[- ]of[- ]date|fresh|up[- ]to[- ]date)\s+"
     r"(?:\w+\s+)?" + _LOADED)
+# Freshness asked of what reads the loaded data, one or many: "which metrics are affected by stale data?", "is any
+# model built on late sources?", "which dashboards read stale tables?", "is any metric stale?". Answered through each
+# one's upstream lineage (core/answer/discover.py).
+_READERS = r"(?:metrics?|kpis?|measures?|models?|dashboards?|reports?|exposures?)"
+_STALE_READERS = (
+    r"(?:what|which|any|all|(?:are|is|do|does|has|have)\s+(?:there\s+)?(?:any|all))\s+(?:of\s+)?(?:the\s+|our\s+|my\s+)?"
+    r"(?:\w+\s+)?" + _READERS + r"\s+(?:(?:\w+\s+){0,3}?" + UPSTREAM_VERBS + r"\b.{0,40}?|(?:(?:are|is|were|was)\s+)?)"
+    r"(?:" + FRESHNESS_WORDS + r")")
 # "any drafts about revenue?": drafts are what is about to change, so asking for them asks what is coming. Words that
 # name documents, not a time: in a question whether they disagree ("are there any drafts that contradict how churn is
 # defined?") they name what disagrees, and the question is not read as upcoming (which would answer as of today, with
@@ -299,6 +309,8 @@ DRAFTS_ASKED = re.compile(r"\b(proposals?|any drafts?|drafts? (?:about|for|on|of
 # whether anything disagrees, it asks that, not for two versions side by side.
 _DIFFER_CUE = re.compile(r"\s*(?:diff|differ|differs|difference|differences|different)\s*", re.I)
 INTENTS: list[tuple[str, re.Pattern]] = [
+    # First: "which models depend on stale sources?" lists models, it does not ask what reads a thing called "stale".
+    ("discover", re.compile(r"\b(?:" + _STALE_READERS + r")\b", re.I)),
     ("compare", re.compile(
         r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|vs\.?|versus|"
         r"what(?:'?s| is| was) (?:different|changed)|how (?:is|was|are|were) .{1,40} different|what(?:'?s| is) new (?:in|about|with)|"
@@ -332,7 +344,7 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+do (?:we|i|you) (?:track|have|use|report|publish|maintain|own)|"
         # "which models are deprecated?", "are any metrics without an owner?": the whole visible catalog, filtered
         r"(?:what|which|are any|any|are there any)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:(?:are|is|were|was)\s+)?(?:"
-        + CONDITION_WORDS + r")|" + _FRESHNESS_LISTING + r")\b",
+        + CONDITION_WORDS + r")|" + _FRESHNESS_LISTING + r"|" + _STALE_READERS + r")\b",
         re.I)),
     ("upcoming", re.compile(
         r"\b(upcoming|planned|pending|proposed|coming|future|next version|will .{1,40} change|"
@@ -356,7 +368,8 @@ def _intent_match(question: str) -> tuple[str | None, str | None, tuple[int, int
         if m and disagreement and _not_with_disagreement(kind, pattern, m):
             continue
         if m:
-            noun = _NOUN.search(m.group(0)) if kind == "discover" else None
+            # "is any metric stale?" names one
+            noun = (_NOUN.search(m.group(0)) or _ONE_NOUN.search(m.group(0))) if kind == "discover" else None
             return kind, (_LISTING[noun.group(1).lower()] if noun else None), m.span()
     return None, None, None
 

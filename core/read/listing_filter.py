@@ -28,6 +28,17 @@ LIFECYCLES = {"deprecated": "deprecated", "draft": "draft", "drafts": "draft", "
               "retired": "retired"}
 # A word that makes what follows the question's topic, not its condition: "the metrics about late payments".
 _TOPIC_LEAD = re.compile(r"\b(?:about|on|for|of|to|regarding|concerning|covering|around|re|named|called)\s+\Z", re.I)
+# What a metric, model or dashboard does with the data upstream of it: "affected by", "built on", "reads", "depends
+# on". Before a freshness condition ("which metrics are affected by stale data?", "which models depend on sources
+# that failed their freshness check?") these words are part of the condition, never its topic, and an "on" or "of"
+# among them does not make what follows a topic.
+UPSTREAM_VERBS = (r"(?:affected|impacted|hit|touched|built|based|depend(?:s|ing|ent)?|rel(?:y|ies|ying|iant)|"
+                  r"read(?:s|ing)?|use[sd]?|using|fed|feed(?:s|ing)?|draw(?:s|n|ing)?|pull(?:s|ed|ing)?|"
+                  r"consum(?:e|es|ed|ing)|sourced|derived|computed|calculated|downstream|sit(?:s|ting)?|come|comes|"
+                  r"ha(?:ve|s|ving)|with)")
+_FILLER = r"(?:the|any|some|our|data|sources?|tables?|feeds?|loads?|inputs?|upstream|that|which|are|is|were|was|have|has|been)"
+_UPSTREAM_LEAD = re.compile(r"\b" + UPSTREAM_VERBS + r"(?:\s+(?:by|on|upon|from|off|of|in))?(?:\s+" + _FILLER
+                            + r")*\s*\Z", re.I)
 # A yes/no question: it opens with a verb or "any" ("is anything stale?", "are all sources fresh?"). "all", "every",
 # "everything" ask whether every one meets the condition; otherwise whether any does.
 _YES_NO = re.compile(r"^\W*(?:so\s+|and\s+|ok\s+|quick(?:ly)?\s+)?(?:is|are|was|were|has|have|does|do|did|any|anything)\b",
@@ -51,7 +62,8 @@ class Condition:
 
 
 def listing_condition(question: str) -> Condition | None:
-    m = next((m for m in CONDITION.finditer(question) if not _TOPIC_LEAD.search(question[:m.start()])), None)
+    m = next((m for m in CONDITION.finditer(question) if not _TOPIC_LEAD.search(question[:m.start()])
+              or _upstream_lead(question, m)), None)
     if m is None:
         return None
     said = m.group().lower()
@@ -59,7 +71,16 @@ def listing_condition(question: str) -> Condition | None:
         return Condition("lifecycle", LIFECYCLES[said], m.span())
     if re.search(r"owner|unowned", said):
         return Condition("owner", None, m.span())
-    return Condition("freshness", "stale" if _STALE.match(said) else "fresh", m.span())
+    lead = _upstream_lead(question, m)
+    return Condition("freshness", "stale" if _STALE.match(said) else "fresh", (lead.start() if lead else m.start(),
+                                                                               m.end()))
+
+
+def _upstream_lead(question: str, m: re.Match) -> re.Match | None:
+    """The "affected by" / "built on" words right before a freshness condition, if the question says them."""
+    if not re.fullmatch(FRESHNESS_WORDS, m.group(), re.I):
+        return None  # "which metrics depend on deprecated models?" asks of the models, not the metrics' lifecycle
+    return _UPSTREAM_LEAD.search(question[:m.start()])
 
 
 def yes_no(question: str) -> str | None:

@@ -56,9 +56,9 @@ def upstream(view: Visible, starts: list[str], day: date | None, depth: int = 25
     # recorded by the using metric's own definition (its formula is the evidence). Bounded by `seen`.
     seen, todo = set(starts), [s for s in starts]
     while todo:
-        extra = []
+        extra, asked = [], set(todo)  # a set: a whole-catalog listing walks from thousands of starts at once
         for ev in view.by_ids(todo):
-            if ev.evidence_id not in todo:
+            if ev.evidence_id not in asked:
                 continue
             for dep in metric_inputs(view, ev, day):
                 rows.append((dep.evidence_id, ev.evidence_id, [ev.evidence_id], 1))
@@ -86,6 +86,7 @@ def _graph(view: Visible, starts: list[str], rows: list[tuple], day: date | None
            upstream_rows: list[tuple] | None) -> Lineage:
     """`upstream_rows`: the rows of the upstream walk, whose nodes are checked for a cut (None: no walk)."""
     rows = list({(r[0], r[1]): r for r in rows}.values())
+    first = set(starts)  # membership only: a whole-catalog listing walks from thousands of starts at once
     hidden = view.hidden_ids({n for r in rows for n in r[:2]})
     # An edge into something this role may not see stops there: its id must not reach the output.
     rows = [r for r in rows if r[0] not in hidden and r[1] not in hidden]
@@ -96,11 +97,12 @@ def _graph(view: Visible, starts: list[str], rows: list[tuple], day: date | None
     for e in known:
         if e.governs:
             by_entity.setdefault(e.entity_id, e)
-    node_ids = list(dict.fromkeys([s for s in starts if any(s in r[:2] for r in rows)] +
+    on_edge = {n for r in rows for n in r[:2]}
+    node_ids = list(dict.fromkeys([s for s in starts if s in on_edge] +
                                   [n for r in rows for n in (r[1], r[0])]))
     # The same edge may be recorded by several lineage objects; cite the one that carries the chain's
     # own edges (into the starting nodes), so one answer cites one lineage revision where it can.
-    own = {eid for u, d, eids, _ in rows if d in starts or u in starts for eid in eids}
+    own = {eid for u, d, eids, _ in rows if d in first or u in first for eid in eids}
     edges = [LineageEdge(upstream=u, downstream=d, evidence_id=next((e for e in eids if e in own), eids[0]))
              for u, d, eids, _ in rows]
     downstreams = {e.downstream for e in edges}
@@ -112,9 +114,9 @@ def _graph(view: Visible, starts: list[str], rows: list[tuple], day: date | None
     cut = {d for u, d in view.store.table_edges_into(walked, day, view.role, view.grants) if (u, d) not in shown}
     nodes = [_node(n, by_id, by_entity) for n in node_ids]
     kinds = {n.id: n.kind for n in nodes}
-    ends = [n for n in node_ids if n not in downstreams and n not in starts and n not in cut]
+    ends = [n for n in node_ids if n not in downstreams and n not in first and n not in cut]
     raw = [n for n in ends if kinds.get(n) not in ("model", "metric", "seed")]
     generated = [n for n in ends if kinds.get(n) in ("model", "metric")]
     seeds = [n for n in ends if kinds.get(n) == "seed"]
     return Lineage(nodes=nodes, edges=edges, raw_sources=raw, generated=generated, seeds=seeds,
-                   continues_beyond_view=bool(cut))
+                   continues_beyond_view=bool(cut), stops=sorted(cut))
