@@ -14,8 +14,16 @@ from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, Ver
 from core.catalog.evidence import Evidence, Kind
 from core.catalog.text import content_words, normalize, words
 from core.read.listing_filter import Condition, listing_condition, yes_no
-from core.resolve.stale import (catalog_freshness, freshness_text, lineage_standing, lineage_text, reached_sources,
-                                short_text, standing, walk_starts)
+from core.resolve.stale import (
+    catalog_freshness,
+    freshness_text,
+    lineage_standing,
+    lineage_text,
+    reached_sources,
+    short_text,
+    standing,
+    walk_starts,
+)
 from core.resolve.versions import governing_versions, in_effect, retrievable, version_name
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source, Kind.freshness_policy],
@@ -181,8 +189,9 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
         what = ("the owner recorded on every version" if cond.field == "owner"
                 else "the lifecycle of every version; retired ones are never listed") + f", as of {day}"
     asked = yes_no(run.q.text)
-    verdict_word = None if asked is None else (
-        "yes" if checked and (len(hits) == checked if asked == "every" else hits) else "no")
+    # Nothing visible to check is no "No": the role cannot tell (a steward's view may hold no sources at all).
+    verdict_word = None if asked is None or not checked else (
+        "yes" if (len(hits) == checked if asked == "every" else hits) else "no")
     listing = Listing(kind=kind, topic=topic, as_of=day, items=hits[:MAX_ITEMS], condition=phrase(False),
                       condition_many=phrase(True), checked=checked, answer=verdict_word,
                       not_known=unknown[:MAX_ITEMS])
@@ -190,7 +199,7 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
                          + (f"; {len(unknown)} not known (no load recorded)" if unknown else "") + f"; checked {what}")
     seen = f"the {checked} {one if checked == 1 else many}{about} you can see"
     if not checked:
-        verdict = f"You can see no {many}{about}, so none {phrase(False)}."
+        verdict = f"You can see no {many}{about}: there is nothing to check, so this cannot tell whether any {phrase(False)}."
     elif not hits:
         verdict = f"None of {seen} {phrase(False)} (checked {what})."
     elif asked == "every" and len(hits) == checked:

@@ -246,6 +246,8 @@ def _intent(env: Envelope) -> str | None:
         one, many = NOUNS.get(li.kind, (li.kind, li.kind + "s"))
         if li.condition is not None:  # a whole-catalog question: how many of what you can see meet it
             seen = f"{li.checked} {one if li.checked == 1 else many}{about} you can see"
+            if not li.checked:
+                return f"You can see no {many}{about}: nothing to check"
             if not li.items:
                 text = f"None of the {seen} {li.condition}"
             else:

@@ -11,8 +11,11 @@ from datetime import timedelta
 
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
 from core.catalog.explanation import Cited
-from core.explain.intent_prose import owner_sentences
-from core.explain.intent_prose import downstream_sentences, intent_sentences  # discover, compare, owner, ...
+from core.explain.intent_prose import (  # discover, compare, owner, ...
+    downstream_sentences,
+    intent_sentences,
+    owner_sentences,
+)
 from core.explain.wording import _count, _interval, _join, _name
 
 

@@ -43,8 +43,10 @@ def freshness_text(entry: FreshnessEntry | None) -> str:
     limits = "; ".join(x for x in (f"warn after {entry.warn_after_hours:g} h" if entry.warn_after_hours is not None
                                    else "", f"error after {entry.error_after_hours:g} h"
                                    if entry.error_after_hours is not None else "") if x) or "no thresholds recorded"
-    return (f"{standing(entry)} ({entry.status.upper()}): last loaded {age_text(entry.age_hours)} at "
-            f"{entry.evaluated_at:%Y-%m-%d %H:%M} UTC; {limits}")
+    # The load's own time, then the check's: "3.5 h ago at 12:00" read as a load at 12:00.
+    loaded = f" ({entry.loaded_at:%Y-%m-%d %H:%M} UTC)" if entry.loaded_at else ""
+    return (f"{standing(entry)} ({entry.status.upper()}): last loaded {age_text(entry.age_hours)}{loaded}, "
+            f"checked at {entry.evaluated_at:%Y-%m-%d %H:%M} UTC; {limits}")
 
 
 def short_text(entry: FreshnessEntry | None) -> str:

@@ -12,6 +12,12 @@ from core.explain.headline import headline
 
 AT = datetime(2031, 5, 20, 12, 0, tzinfo=timezone.utc)
 ROLES = ["bakers"]
+# Tasters see one metric and no source: a whole-catalog freshness question has nothing to check for them.
+TASTING = {"evidence_id": "metric.crumb_score.v1", "entity_id": "metric.crumb_score", "kind": "metric_definition",
+           "title": "Crumb score v1", "version": "1", "authority": "authoritative", "lifecycle": "current",
+           "authority_class": "semantic_registry", "valid_from": "2030-01-01", "acl": ["tasters"],
+           "metric": {"formula": "AVG(score)", "grain": "one row per loaf", "unit": "points"},
+           "text": "Average tasting score of a loaf's crumb."}
 
 
 def _chain(source: str, loaded_at: str, metric: str, title: str) -> list[dict]:
@@ -51,7 +57,7 @@ FRESH_WAY = ["is {} fresh?", "is the {} data up to date?"]
 
 @pytest.fixture(scope="module")
 def bakery(tmp_path_factory, embedder):
-    return asker(tmp_path_factory, embedder, "bakery", ROLES, [*OVENS, *TILLS], AT)
+    return asker(tmp_path_factory, embedder, "bakery", [*ROLES, "tasters"], [*OVENS, *TILLS, TASTING], AT)
 
 
 def _line(env) -> str:
@@ -72,6 +78,18 @@ def test_asked_whether_fresh_yes_means_fresh(bakery, wording):
     assert _line(bakery(wording.format("burn share"), "bakers")).startswith("Yes, fresh")
     stale = _line(bakery(wording.format("sell through"), "bakers"))
     assert stale.startswith("No:") and "stale" in stale, stale
+
+
+@pytest.mark.parametrize("text", ["is anything stale?", "which sources are stale?", "are all the feeds up to date?"])
+def test_no_visible_source_is_no_answer_either_way(bakery, text):
+    """A role that sees no source cannot be told "No, nothing is stale": it is told there is nothing to check."""
+    env = bakery(text, "tasters")
+    line = headline(env)
+    assert env.behavior is Behavior.answer and env.listing.checked == 0 and env.listing.answer is None, line
+    assert line == "You can see no sources: nothing to check", line
+    shown = env.model_dump_json()
+    assert "raw_tills" not in shown and "raw_ovens" not in shown
+    assert headline(bakery(text, "bakers")).startswith(("Yes", "No", "1 of", "2 of")), headline(bakery(text, "bakers"))
 
 
 def test_demo_is_aov_stale_says_yes(ask_demo):
