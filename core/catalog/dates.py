@@ -27,7 +27,7 @@ _DOC_NOUNS = r"(?:draft|wiki|memo|page|note|proposal|doc|document|handbook|versi
 
 @dataclass(frozen=True)
 class DateMention:
-    kind: str  # "date" | "period" | "timestamp"
+    kind: str  # "date" | "period" | "timestamp" | "ambiguous" | "invalid" (read as a date, but no day: "feb 30")
     start: date | None = None
     end: date | None = None  # exclusive
     at: datetime | None = None
@@ -37,7 +37,7 @@ class DateMention:
     qualifier: str = ""
     text: str = ""  # the words as written
     rule: str = ""  # how they were read
-    readings: tuple[date, ...] = ()  # kind "ambiguous": the valid readings of a numeric date
+    readings: tuple[date, ...] = ()  # "ambiguous": the valid readings of a numeric date; "invalid": its month's end
     # "now", "right now", "currently", "still" (and "today"): the evaluation time's date, not a date written
     # for the report. With a reporting date on the form it is the evaluation clock, never a clash (core/read/when.py).
     now: bool = False
@@ -499,6 +499,19 @@ def _from_relative(name, m, today, fy_start) -> DateMention:
                        now=name == "rel_day" and m.group("word").lower() == "today")
 
 
+NOT_A_DATE = "not a date in the calendar"
+
+
+def _month_named(g: dict) -> tuple[date, ...]:
+    """The last day of the month a day-too-large date names ("feb 30 2024": 29 Feb 2024), when it names one."""
+    try:
+        year = int(g.get("y") or g.get("y2") or 0) or (2000 + int(g["yy"]) if g.get("yy") else 0)
+        month = int(g["m"]) if g.get("m") else MONTHS.get((g.get("mon") or "").lower(), 0)
+        return (_month_end(year, month),) if year and month else ()
+    except (ValueError, OverflowError, KeyError):
+        return ()
+
+
 def _scan(text, name, pattern, taken, found, build) -> None:
     for m in pattern.finditer(text):
         budget.check()
@@ -510,11 +523,15 @@ def _scan(text, name, pattern, taken, found, build) -> None:
         try:
             mention = build(name, m, (s, e))
             if mention is not None and mention.kind == "date" and mention.start >= date.max:
-                raise ValueError("the calendar's last day has no next day for [day, day + 1)")
-        except (ValueError, OverflowError):
-            # "2025-02-30" is not a date, and its year must not be read as one either.
+                raise OverflowError("the last day the calendar holds has no day after it, which an answer needs")
+        except (ValueError, OverflowError) as exc:
+            # "2025-02-30" is not a date, and its year must not be read as one either; nor is it dropped unsaid,
+            # which answered as of today (core/read/when.py asks which day was meant).
             for i in range(s, e):
                 taken[i] = True
+            found.append(DateMention("invalid", span=(s, e), text=text[s:e], qualifier=NOT_A_DATE,
+                                     rule=str(exc) if isinstance(exc, OverflowError) else "no such day",
+                                     readings=_month_named(m.groupdict())))
             continue
         if mention is None:
             continue

@@ -61,7 +61,7 @@ def recorded_in_text(text: str) -> tuple[datetime | None, str]:
     A date means the end of that day (everything recorded that day); a period, the end of the period."""
     for lead in LEAD_IN.finditer(text):
         mention = next((m for m in find_dates(text) if m.span[0] == lead.end()), None)
-        if mention is None:
+        if mention is None or mention.kind == "invalid":
             continue
         if mention.kind == "timestamp":
             at = mention.at

@@ -57,6 +57,9 @@ def dates_read(mentions: list[DateMention], now: list[DateMention] = (), at: dat
             read = f"evaluation time {at.isoformat()} (not the reporting date: the form's stands)"
         elif m.kind == "ambiguous":
             read = " or ".join(str(d) for d in m.readings)
+        elif m.kind == "invalid":
+            out.append(DateReading(text=m.text, read_as=m.qualifier, rule=m.rule))
+            continue
         else:
             read = _mention(m)
         if m.qualifier:
@@ -108,6 +111,15 @@ def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_
             f"reporting date {form} stands" + ("; freshness is evaluated at that time" if freshness else ""))))
     else:
         now = []
+    bad = [m for m in mentions if m.kind == "invalid"]
+    if bad and not (confirmed_form and (day or period)):
+        m = bad[0]
+        options = [ClarifyOption(label=_long(d), date=d) for d in m.readings]
+        if day or period:
+            options.append(ClarifyOption(label=form, date=day or period[0]))
+        return AskBack(f"{m.text} is not a date I can answer for ({m.rule}). Which day do you mean?"
+                       + ("" if options else " Write the reporting date again."), options,
+                       f"{m.text!r} reads as a date but names no day an answer can use ({m.rule})")
     unsure = [m for m in written if m.kind == "ambiguous"]
     if unsure and not (confirmed_form and (day or period)):
         m = unsure[0]

@@ -303,7 +303,8 @@ def test_question_parser(text):
     intent = parse_intent(text)
     assert isinstance(intent.aspects, set)
     for mention in find_dates(text):
-        assert mention.kind in ("date", "period", "timestamp")
+        assert mention.kind in ("date", "period", "timestamp", "invalid")
+        assert (mention.kind == "invalid") == (mention.start is None and mention.at is None)
     try:
         start, end = parse_period(text)
         assert start < end
