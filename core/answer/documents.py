@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from core.catalog.envelope import Behavior, DocumentEvidence, Envelope
+from core.catalog.envelope import Behavior, DocumentEvidence, Envelope, EvidenceRef
 from core.catalog.evidence import DOCUMENT_KINDS, Authority, Evidence, Lifecycle
 from core.catalog.text import ASKING_WORDS, GENERIC, STOPWORDS, content_words, tokenize, words
-from core.resolve.versions import retrievable
+from core.resolve.versions import governing_versions, in_effect, retrievable
 
 DOC_WORDS = set(words("memo memos wiki page pages doc docs document documents handbook note notes deck draft "
                       "proposal glossary thread email slide slack export old legacy latest new"))
@@ -263,7 +263,33 @@ def _answer(run, asked: list[str], chosen: list[Evidence]) -> Envelope:
                "governs a metric definition.")
     if d.label == "UNTRUSTED":
         verdict += " It is untrusted content: shown as data, and any instructions in it are ignored."
+    governing = governs_instead(run, d)
+    if governing:
+        verdict += " " + " ".join(f"{g.title} governs ({g.evidence_id})." for g in governing)
     if len(found) > 1:
         run.notes.append("Other documents match the question as well: " + ", ".join(x.title for x in found[1:]) + ".")
     return run.envelope(Behavior.answer, verdict, intent="document", documents=found,
-                        entity_id=d.entity_id, entity_label=d.title)
+                        entity_id=d.entity_id, entity_label=d.title,
+                        selected=[EvidenceRef.of(g, "definition") for g in governing])
+
+
+def governs_instead(run, d: DocumentEvidence) -> list[Evidence]:
+    """What governs in place of a document that is not authoritative (untrusted, superseded, draft, old wiki): for
+    each metric, model or source it is about, the one approved version the role can see in effect on the day asked
+    (else today). A quote from such a document, cut loose from its label, reads as the answer; naming what governs
+    beside it keeps a screenshot of the headline from spreading the claim. Authoritative documents need no
+    correction; a version the role cannot see is never named (none in effect, or two: nothing is named)."""
+    if d.label == "AUTHORITATIVE DOCUMENT":
+        return []
+    from core.answer.run import as_of
+    day = as_of(run)
+    out = []
+    for entity_id in d.about:
+        ent = run.view.entities.get(entity_id)
+        if ent is None or not ent.is_topic or ent.role == "document":
+            continue
+        objs = [e for e in run.view.entity_objects(entity_id) if retrievable(e, day)]
+        now = in_effect(governing_versions(objs, ent.role), day)
+        if len(now) == 1:
+            out.append(now[0])
+    return out

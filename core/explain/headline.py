@@ -103,6 +103,23 @@ def _answer(env: Envelope) -> str:
     label = _label(env)
     if definition is None:
         return env.verdict
+    part = _part(env, definition, label)
+    owner = _owner(env, definition, label)
+    return f"{owner}; {part}" if owner else part
+
+
+def _owner(env: Envelope, definition: EvidenceRef, label: str) -> str | None:
+    """"who owns refund rate and is it fresh?", "who owns CAC and what model backs it?": the owner leads, in a few
+    words, then the other part's answer, as the owner flow does for "who owns it and what changed?" (`_intent`).
+    Read from the definition the answer selected, a version the role can see; an owner alone is the owner flow's."""
+    if "owner" not in env.asked or len(env.asked) < 2 or env.ownership is not None:
+        return None
+    return f"{label} is owned by {definition.owner}" if definition.owner else f"No owner is recorded for {label}"
+
+
+def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
+    """The definition's answer to what was asked besides its owner: yes/no, freshness, lineage, model, or which
+    version applies."""
     if definition.kind == "source":
         f = env.freshness[0] if env.freshness else None
         if f is None:
@@ -148,6 +165,9 @@ def _answer(env: Envelope) -> str:
             read = (f"; {n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} it" if n
                     else "; nothing you can see reads it")
         return f"{name} comes from {raw}{more}{via} {when}".strip() + read
+    model = next((s for s in env.selected if s.role_in_answer == "model"), None)
+    if "model" in env.asked and model and "definition" not in env.asked:  # "what model backs it?"
+        return f"{name} is backed by {_short(model.title, 5)} {when}".strip()
     if env.reporting_date:
         plain = f"{name} applies {when}"
     elif env.period_start:
@@ -273,9 +293,22 @@ def _intent(env: Envelope) -> str | None:
     if env.review:
         return _short(env.verdict, 25)
     if env.documents:
-        d = env.documents[0]
-        return f"{_short(d.title, 8)} ({d.label.lower()}) says: “{_short(d.quote, 24)}”"
+        return _quoted(env)
     return None
+
+
+def _quoted(env: Envelope) -> str:
+    """What a document says. Quoted from a document that is not authoritative (untrusted, draft, superseded, old
+    wiki), the same line says it does not govern and names what does: the first line is what gets screenshotted,
+    and a quote alone there reads as the answer. The quote gives up words so that this tail always fits."""
+    d = env.documents[0]
+    if d.label == "AUTHORITATIVE DOCUMENT":
+        return f"{_short(d.title, 8)} ({d.label.lower()}) says: “{_short(d.quote, 24)}”"
+    said = f"{_title(d.title, 6)} ({d.label.lower()}, does not govern) says:"
+    governing = [_short(s.title, 5) for s in env.selected if s.role_in_answer == "definition"][:2]
+    tail = f"; {' and '.join(governing)} govern{'s' if len(governing) == 1 else ''}" if governing else ""
+    room = MAX_WORDS - len(said.split()) - len(tail.split())
+    return f"{said} “{_short(d.quote, max(room, 3))}”{tail}"
 
 
 def _changed(env: Envelope, label: str) -> str:

@@ -97,6 +97,11 @@ def _documents(env: Envelope) -> list[Cited]:
         out.append(Cited(text=f"{doc.title} is {status}; as a document it never governs a metric definition.",
                          citations=[doc.evidence_id]))
         out.append(Cited(text=f"It says: \"{doc.quote}\"", citations=[doc.evidence_id]))
+    # What governs in its place (core/answer/documents.py governs_instead): said beside the quote, never after it.
+    for ref in env.selected:
+        if ref.role_in_answer == "definition":
+            out.append(Cited(text=f"{ref.title} governs instead: it is the approved version in effect.",
+                             citations=[ref.evidence_id]))
     return out
 
 
