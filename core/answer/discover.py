@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from core.answer.run import as_of
+from core.answer.run import as_of, not_found
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
 from core.catalog.evidence import Evidence, Kind
 from core.catalog.text import content_words, normalize, words
-from core.read.listing_filter import Condition, listing_condition, yes_no
+from core.read.listing_filter import Condition, listing_condition, owned_by, yes_no
 from core.resolve.stale import (
     catalog_freshness,
     freshness_text,
@@ -85,10 +85,11 @@ def _about(row: ListedEntity, names: list[tuple[str, ...]], topic: list[str]) ->
 
 
 def _meets(cond: Condition, row: ListedEntity, objs: list[Evidence]) -> bool:
-    """Does a listed entity meet the question's condition? Owner: no owner recorded on any visible version;
+    """Does a listed entity meet the question's condition? Owner: the row's owner (the version in effect on the day,
+    else the latest visible one) is the one named, or no owner is recorded on any visible version when none is named;
     lifecycle: some visible, retrievable version carries it (dbt's passed deprecation date is `deprecated`)."""
     if cond.field == "owner":
-        return not row.owner
+        return owned_by(cond.value, row.owner) if cond.value else not row.owner
     return any(o.lifecycle.value == cond.value for o in objs)
 
 
@@ -142,6 +143,10 @@ def answer(run) -> Envelope:
                 rows.append(row)
                 members[row.evidence_id] = group
     rows.sort(key=lambda r: (r.label.lower(), r.evidence_id))
+    if cond and cond.field == "owner" and cond.value and not _owns_anything_visible(run, cond.value):
+        # An owner the role sees on nothing reads like a made-up name: "none of yours is owned by X" would tell the
+        # role that X exists (on objects it may not see).
+        return not_found(run)
     if cond:
         return _filtered(run, kind, day, topic, cond, rows, members)
     total = len(rows)
@@ -158,6 +163,12 @@ def answer(run) -> Envelope:
     if total > MAX_ITEMS:
         run.notes.append(f"Only the first {MAX_ITEMS} are listed; add a topic to narrow the list.")
     return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)
+
+
+def _owns_anything_visible(run, name: str) -> bool:
+    """Is the named person or team the owner of anything the role can see (a policy too), on any version? Read only
+    when an owner is named, so the whole view is read for that question alone."""
+    return any(owned_by(name, o.owner) for o in run.view.all())
 
 
 def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows: list[ListedEntity],
@@ -186,7 +197,9 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
                                  "sources you can see were checked.")
     else:
         hits = [r for r in rows if _meets(cond, r, members[r.evidence_id])]
-        what = ("the owner recorded on every version" if cond.field == "owner"
+        what = ("the owner of the version in effect, else of the latest version you can see"
+                if cond.field == "owner" and cond.value
+                else "the owner recorded on every version" if cond.field == "owner"
                 else "the lifecycle of every version; retired ones are never listed") + f", as of {day}"
     asked = yes_no(run.q.text)
     # Nothing visible to check is no "No": the role cannot tell (a steward's view may hold no sources at all).

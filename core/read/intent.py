@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from core.catalog.dates import DateMention, find_dates
 from core.read.disagreement import asks_disagreement
-from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, UPSTREAM_VERBS
+from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, OWNER_NAMED, UPSTREAM_VERBS
 
 ASPECTS: dict[str, re.Pattern] = {
     "definition": re.compile(r"\b(defin\w*|mean(s|ing|t)?|formula|calculat\w*|comput\w*|what (is|was) (the )?\w+ ?(revenue|rate|value|margin)|appl(y|ies|ied)|govern\w*)\b", re.I),
@@ -311,6 +311,8 @@ _DIFFER_CUE = re.compile(r"\s*(?:diff|differ|differs|difference|differences|diff
 INTENTS: list[tuple[str, re.Pattern]] = [
     # First: "which models depend on stale sources?" lists models, it does not ask what reads a thing called "stale".
     ("discover", re.compile(r"\b(?:" + _STALE_READERS + r")\b", re.I)),
+    # Before the owner question: "which metrics does Lea Dubois own?" lists what she owns; "who owns churn?" asks who.
+    ("discover", OWNER_NAMED),
     ("compare", re.compile(
         r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|vs\.?|versus|"
         r"what(?:'?s| is| was) (?:different|changed)|how (?:is|was|are|were) .{1,40} different|what(?:'?s| is) new (?:in|about|with)|"

@@ -45,15 +45,74 @@ _YES_NO = re.compile(r"^\W*(?:so\s+|and\s+|ok\s+|quick(?:ly)?\s+)?(?:is|are|was|
                      re.I)
 _EVERY = re.compile(r"\b(?:all|every|everything|each)\b", re.I)
 
+# A person or team named as the owner: "which metrics does Lea Dubois own?", "what does Growth Analytics own?",
+# "list Priya Shah's metrics", "metrics owned by Jonas", "which models are maintained by the data team?". The name is
+# whatever stands where the owner goes: it is never looked up here, only compared with owners the role can see.
+_KINDS = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages|dashboards|exposures|reports)"
+_OWN = r"(?:own|owns|maintain|maintains|manage|manages|look\s+after|looks\s+after|be\s+responsible\s+for)"
+# Words never inside a name: with them the words around "own" are another clause ("what does bookings mean and who
+# maintains it?" asks two things of bookings), and after a name said last, a date or another clause follows
+# ("metrics owned by Jonas as of March").
+_NOT_IN_NAME = (r"(?:and|or|who|whom|what|which|that|how|why|when|where|is|are|was|were|do|does|did|mean|means|"
+                r"include|includes|use|uses|as|on|in|at|for|before|after|during|since|until|with|today|now|currently|"
+                r"please)")
+_NAME = r"[\w.&-]+(?:\s+(?!" + _NOT_IN_NAME + r"\b)[\w.&-]+){0,4}?"
+OWNER_NAMED = re.compile(
+    r"\b(?:which|what)(?:\s+(?:\w+\s+)?" + _KINDS + r")?\s+(?P<a>(?:does|do|did)\s+(?!" + _NOT_IN_NAME
+    + r"\b)(?P<n1>" + _NAME + r")\s+" + _OWN + r")\b|"
+    r"\b" + _KINDS + r"\s+(?:that\s+)?(?:(?:are|is|were|was)\s+)?(?P<b>(?:owned|maintained|managed)\s+by\s+"
+    r"(?!" + _NOT_IN_NAME + r"\b)(?P<n2>" + _NAME + r"))(?=\s*(?:$|[?.,;:!)]|\s" + _NOT_IN_NAME + r"\b))|"
+    r"\b(?:list|show(?:\s+me)?|give\s+me|what\s+are|which\s+are)\s+(?:all\s+(?:of\s+)?)?(?P<c>(?!" + _NOT_IN_NAME
+    + r"\b)(?P<n3>" + _NAME + r")['\u2019]s)\s+(?:\w+\s+)?" + _KINDS + r"\b", re.I)
+# Said where a name goes but naming no one: "which metrics do we own?" lists what the asker sees, "owned by whom"
+# asks who, "list today's metrics" dates the list.
+_NOT_A_NAME = {"i", "we", "you", "they", "us", "me", "my", "our", "your", "their", "whom", "who", "anyone", "someone",
+               "everyone", "nobody", "no", "one", "today", "yesterday", "tomorrow", "this", "that", "it", "the", "a"}
+# A time said where a name goes: "list last year's metrics" dates the list.
+_TIME_WORDS = {"year", "quarter", "month", "week", "day", "today", "yesterday", "tomorrow"}
+# Said around a name but not part of the owner string: "the Growth Analytics team" is "Growth Analytics".
+_NAME_LEAD = {"the", "our", "my"}
+_NAME_TAIL = {"team", "teams", "squad", "group", "department", "dept"}
+
+
+def name_words(text: str) -> list[str]:
+    """A name's words as they are compared: lowercased whole words, so "Lea" meets "Growth Analytics (Lea Dubois)"."""
+    return re.findall(r"\w+", text.casefold())
+
+
+def owned_by(name: str, owner: str | None) -> bool:
+    """Is `owner` (an owner string like "Growth Analytics (Jonas Berg)") the named person or team? Every word of the
+    name, in order and side by side, among the owner's words: "Jonas", "Berg", "Jonas Berg", "Growth Analytics"."""
+    said, whole = name_words(name), name_words(owner or "")
+    return bool(said) and any(whole[i:i + len(said)] == said for i in range(len(whole) - len(said) + 1))
+
+
+def _owner_named(question: str) -> Condition | None:
+    m = OWNER_NAMED.search(question)
+    if m is None:
+        return None
+    group = next(g for g in "abc" if m.group(g) is not None)
+    said = m.group({"a": "n1", "b": "n2", "c": "n3"}[group]).split()
+    while said and said[0].lower() in _NAME_LEAD:
+        said = said[1:]
+    while said and said[-1].lower() in _NAME_TAIL:
+        said = said[:-1]
+    name = " ".join(said).strip(".,;:!?")
+    if not name_words(name) or name.lower() in _NOT_A_NAME or name_words(name)[-1] in _TIME_WORDS:
+        return None
+    return Condition("owner", name, m.span(group))
+
 
 @dataclass(frozen=True)
 class Condition:
     field: str  # lifecycle | owner | freshness
-    value: str | None  # the lifecycle asked for; None for "no owner"; stale | fresh
+    value: str | None  # the lifecycle asked for; owner: the person or team named, None for "no owner"; stale | fresh
     span: tuple[int, int]  # where the question says it (not a topic word)
 
     def phrase(self, many: bool) -> str:
         """The predicate as said of one listed thing, or of several: "is deprecated", "have no owner"."""
+        if self.field == "owner" and self.value:
+            return f"{'are' if many else 'is'} owned by {self.value}"
         if self.field == "owner":
             return "have no owner" if many else "has no owner"
         if self.value == "draft":
@@ -62,6 +121,9 @@ class Condition:
 
 
 def listing_condition(question: str) -> Condition | None:
+    named = _owner_named(question)
+    if named:
+        return named
     m = next((m for m in CONDITION.finditer(question) if not _TOPIC_LEAD.search(question[:m.start()])
               or _upstream_lead(question, m)), None)
     if m is None:
