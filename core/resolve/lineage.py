@@ -4,24 +4,24 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from core.catalog.access import Visible
+from core.catalog.access import Facts, Visible
 from core.catalog.envelope import Lineage, LineageEdge, LineageNode
 from core.catalog.evidence import Evidence, Kind
 
 
-def is_seed(ev: Evidence) -> bool:
+def is_seed(ev: Evidence | Facts) -> bool:
     """A dbt seed: a CSV in the project, loaded by `dbt seed`. Ingest files it as kind `source` (it has no
     upstream in the project), but it is not data arriving from a system, so it is never a raw source."""
     return ev.authority_class == "dbt_seed"
 
 
-def _node(node_id: str, by_id: dict[str, Evidence], by_entity: dict[str, Evidence]) -> LineageNode:
+def _node(node_id: str, by_id: dict[str, Facts], by_entity: dict[str, Facts]) -> LineageNode:
     ev = by_id.get(node_id) or by_entity.get(node_id)
     if ev is not None:
         kind = {Kind.metric_definition: "metric", Kind.model: "model", Kind.source: "source",
                 Kind.freshness_policy: "source", Kind.freshness_observation: "source"}.get(ev.kind, "node")
         kind = "seed" if is_seed(ev) else kind
-        label = ev.entity_id.split(".", 1)[-1] if ev.kind is not Kind.model else (ev.model and ev.model.relation) or ev.entity_id.split(".")[-1]
+        label = ev.entity_id.split(".", 1)[-1] if ev.kind is not Kind.model else ev.relation or ev.entity_id.split(".")[-1]
         return LineageNode(id=node_id, kind=kind, label=label, version=ev.version if node_id == ev.evidence_id else None,
                            evidence_id=ev.evidence_id if node_id == ev.evidence_id else None)
     prefix = node_id.split(".", 1)[0]
@@ -40,14 +40,26 @@ def metric_inputs(view: Visible, metric: Evidence, day: date | None) -> list[Evi
         return []
     names = set(_IDENT.findall(metric.metric.formula))
     out = []
-    for _, entity_id in sorted(hit for name in names for hit in view.by_short_id.get(name, ())):
-        ent = view.entities[entity_id]
-        if ent.role != "metric" or ent.entity_id == metric.entity_id:
-            continue
-        versions = governing_versions(view.entity_objects(ent.entity_id), "metric")
+    for entity_id in _named_metrics(view, names, metric.entity_id):
+        versions = governing_versions(view.entity_objects(entity_id), "metric")
         chosen = in_effect(versions, day) if day else versions[-1:]
         out += chosen[:1]
     return out
+
+
+def _named_metrics(view: Visible, names: set[str], own: str) -> list[str]:
+    """Visible metric entities other than `own` that these formula identifiers name."""
+    hits = sorted(hit for name in names for hit in view.by_short_id.get(name, ()))
+    return [e for _, e in hits if view.entities[e].role == "metric" and e != own]
+
+
+def may_use_metrics(view: Visible, f: Facts) -> bool:
+    """Whether metric_inputs can find anything for this object, from its facts alone: a metric whose formula as written
+    names another visible metric. One that names others (`mentions`) may be read with hidden names replaced
+    (core/catalog/redact.py), whose words are new identifiers: such a metric is always read."""
+    if f.kind is not Kind.metric_definition or f.formula is None:
+        return False
+    return f.names_others or bool(_named_metrics(view, set(_IDENT.findall(f.formula)), f.entity_id))
 
 
 def upstream(view: Visible, starts: list[str], day: date | None, depth: int = 25) -> Lineage:
@@ -56,10 +68,11 @@ def upstream(view: Visible, starts: list[str], day: date | None, depth: int = 25
     # recorded by the using metric's own definition (its formula is the evidence). Bounded by `seen`.
     seen, todo = set(starts), [s for s in starts]
     while todo:
-        extra, asked = [], set(todo)  # a set: a whole-catalog listing walks from thousands of starts at once
-        for ev in view.by_ids(todo):
-            if ev.evidence_id not in asked:
-                continue
+        # Only visible metrics whose formula names another metric are read in full (by their own ids: by_ids then
+        # returns no entity's objects): a whole-catalog listing walks from thousands of starts at once.
+        facts = view.facts
+        extra = []
+        for ev in view.by_ids([i for i in todo if i in facts and may_use_metrics(view, facts[i])]):
             for dep in metric_inputs(view, ev, day):
                 rows.append((dep.evidence_id, ev.evidence_id, [ev.evidence_id], 1))
                 if dep.evidence_id not in seen:
@@ -91,12 +104,9 @@ def _graph(view: Visible, starts: list[str], rows: list[tuple], day: date | None
     # An edge into something this role may not see stops there: its id must not reach the output.
     rows = [r for r in rows if r[0] not in hidden and r[1] not in hidden]
     nodes = {n for r in rows for n in r[:2]} | set(starts)
-    known = view.by_ids(sorted(nodes))
-    by_id = {e.evidence_id: e for e in known}
-    by_entity: dict[str, Evidence] = {}
-    for e in known:
-        if e.governs:
-            by_entity.setdefault(e.entity_id, e)
+    # Kinds and labels from the view's facts, not the parsed objects: a whole-catalog listing has tens of thousands.
+    by_id = {n: f for n in nodes if (f := view.facts.get(n)) is not None}
+    by_entity = {n: f for n in nodes if n not in by_id and (f := view.governing_facts.get(n)) is not None}
     on_edge = {n for r in rows for n in r[:2]}
     node_ids = list(dict.fromkeys([s for s in starts if s in on_edge] +
                                   [n for r in rows for n in (r[1], r[0])]))
