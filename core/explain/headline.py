@@ -126,7 +126,11 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
             return f"{label}: no freshness is recorded"
         if f.status == "unknown" or f.age_hours is None:
             return f"{label}: no load is recorded, so its freshness is not known"
-        return f"{label} is {_FRESH_WORD[f.status]}: last loaded {age_text(f.age_hours)}"
+        said = f"{label} is {_FRESH_WORD[f.status]}: last loaded {age_text(f.age_hours)}"
+        if "freshness_status" not in env.asked:
+            return said
+        # Yes or No to the question as put: "is it fresh?" Yes when it is, "is it stale?" Yes when it is not.
+        return f"{'Yes' if (f.status == 'pass') != env.asks_stale else 'No'}: {said}"
     v = _version(definition)
     name = f"{label} {v}".strip()
     when = _when(env)

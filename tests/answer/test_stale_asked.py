@@ -80,6 +80,17 @@ def test_asked_whether_fresh_yes_means_fresh(bakery, wording):
     assert stale.startswith("No:") and "stale" in stale, stale
 
 
+@pytest.mark.parametrize("wording,source,first", [
+    ("is {} stale?", "raw_tills.sales", "Yes: raw_tills.sales is stale"),
+    ("is {} stale?", "raw_ovens.bakes", "No: raw_ovens.bakes is fresh"),
+    ("is {} fresh?", "raw_ovens.bakes", "Yes: raw_ovens.bakes is fresh"),
+    ("is {} up to date?", "raw_tills.sales", "No: raw_tills.sales is stale"),
+])
+def test_a_source_asked_about_gets_yes_or_no_the_way_it_was_asked(bakery, wording, source, first):
+    env = bakery(wording.format(source), "bakers")
+    assert env.entity_id == f"source.{source}" and headline(env).startswith(first), headline(env)
+
+
 @pytest.mark.parametrize("text", ["is anything stale?", "which sources are stale?", "are all the feeds up to date?"])
 def test_no_visible_source_is_no_answer_either_way(bakery, text):
     """A role that sees no source cannot be told "No, nothing is stale": it is told there is nothing to check."""

@@ -178,7 +178,7 @@ def test_ask_enter_headline_status_and_citations(server, browser):
     assert _headline(page) == "Churn rate is owned by Growth Analytics (Jonas Berg)"
     # A source in ERROR: the status line leads with it.
     _ask(page, "Is raw_web.sessions fresh?")
-    assert _headline(page).startswith("raw_web.sessions is failing")
+    assert _headline(page).startswith("No: raw_web.sessions is failing")
     status = page.locator(".st-key-status_line").inner_text()
     assert "Failing data: raw_web.sessions" in status.splitlines()[0]
     assert not console.errors, console.errors

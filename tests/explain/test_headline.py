@@ -55,7 +55,7 @@ def test_bad_news_comes_first(ask_demo):
 
 def test_a_source_in_error_is_a_warning_not_a_green_answer(ask_demo):
     env = ask_demo("Is raw_web.sessions fresh?")
-    assert headline(env) == "raw_web.sessions is failing: last loaded 40 h ago"
+    assert headline(env) == "No: raw_web.sessions is failing: last loaded 40 h ago"
     first = status_line(env)[0]
     assert first.level == "error" and first.text.startswith("Failing data: raw_web.sessions")
 
