@@ -10,6 +10,7 @@ import re
 from datetime import date
 
 from core.answer.run import as_of, not_found
+from core.catalog.entities import match_entities
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
 from core.catalog.evidence import Evidence, Kind
 from core.catalog.text import content_words, normalize, words
@@ -93,9 +94,27 @@ def _meets(cond: Condition, row: ListedEntity, objs: list[Evidence]) -> bool:
     return any(o.lifecycle.value == cond.value for o in objs)
 
 
-def answer(run) -> Envelope:
+def names_a_subject(run, cond: Condition | None) -> bool:
+    """A freshness question that names a visible metric, model or source by name ("what's stale about net revenue?",
+    "what models does churn rate use, and are they stale?") asks about that one thing's data, which the definition
+    flow answers through its lineage; a listing would read the name as a topic no source holds. Only the role's
+    own names are matched, so a hidden name is a made-up one here too."""
+    if cond is None or cond.field != "freshness":
+        return False
+    spans = [d.span for d in run.intent.dates] + [cond.span]
+    found, _ = match_entities(run.q.text, run.view.entities, run.view.phrases, spans)
+    ents = run.view.entities
+    return any(m.full and ents[m.entity_id].role in ("metric", "model", "source") for m in found
+               if m.entity_id in ents)
+
+
+def answer(run) -> Envelope | None:
+    """The listing, or None for a freshness question about one named thing (`names_a_subject`)."""
     day = as_of(run)
     cond = listing_condition(run.q.text)
+    if names_a_subject(run, cond):
+        run.step("discover", "the freshness question names a visible object: answered about it, not as a listing")
+        return None
     # "is anything stale?" names no kind: the sources; "which metrics ...?" with no freshness: the metrics.
     kind = run.intent.listing or ("source" if cond and cond.field == "freshness" else "metric")
     if cond and cond.field == "freshness" and kind not in READERS:
@@ -203,8 +222,12 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
                 else "the lifecycle of every version; retired ones are never listed") + f", as of {day}"
     asked = yes_no(run.q.text)
     # Nothing visible to check is no "No": the role cannot tell (a steward's view may hold no sources at all).
+    # Nor is it one when what decides is not known: no stale source found but some not known is "not known" to "is
+    # any stale?", as a question about one of them says.
+    met = len(hits) == checked if asked == "every" else bool(hits)
+    undecided = unknown and (len(hits) + len(unknown) == checked if asked == "every" else not hits)
     verdict_word = None if asked is None or not checked else (
-        "yes" if (len(hits) == checked if asked == "every" else hits) else "no")
+        "yes" if met else "not known" if undecided else "no")
     listing = Listing(kind=kind, topic=topic, as_of=day, items=hits[:MAX_ITEMS], condition=phrase(False),
                       condition_many=phrase(True), checked=checked, answer=verdict_word,
                       not_known=unknown[:MAX_ITEMS])

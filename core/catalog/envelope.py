@@ -264,7 +264,7 @@ class Listing(BaseModel):
     condition: str | None = None
     condition_many: str | None = None  # the same said of several ("are stale", "have no owner")
     checked: int | None = None
-    # A yes/no question ("is anything stale?", "are all sources fresh?"): yes | no, from the visible ones only.
+    # A yes/no question ("is anything stale?", "are all sources fresh?"): yes | no | not known, from the visible ones only.
     answer: str | None = None
     # Freshness: the visible sources with no recorded load, neither stale nor fresh (never among `items`).
     not_known: list[ListedEntity] = Field(default_factory=list)

@@ -250,6 +250,7 @@ def names_hold(view, entity_id: str, said: list[str]) -> bool:
 
 
 _STALE_ASKED = re.compile(r"\b(?:" + STALE_WORDS + r")\b", re.I)
+_NOT_STALE = re.compile(r"\bnot\s+(?:stale|late|overdue|out[- ]of[- ]date)\b", re.I)
 _FRESH_ASKED = re.compile(r"\b(?:" + FRESH_WORDS + r")\b", re.I)
 
 
@@ -257,6 +258,8 @@ def asks_stale(question: str) -> bool:
     """Does a freshness question ask whether the data is stale ("is AOV stale?", "is the data out of date?"),
     so that "Yes" is the bad news? Not when it also asks whether it is fresh ("fresh or stale?"), where a yes or
     no would answer one half only. "not fresh" is a stale word, so "is it not fresh?" is asked the stale way."""
+    if _NOT_STALE.search(question):  # "is it not stale?" asks the fresh way
+        return False
     stale = [m.span() for m in _STALE_ASKED.finditer(question)]
     fresh = [m for m in _FRESH_ASKED.finditer(question)
              if not any(a <= m.start() and m.end() <= b for a, b in stale)]

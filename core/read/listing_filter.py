@@ -43,7 +43,6 @@ _UPSTREAM_LEAD = re.compile(r"\b" + UPSTREAM_VERBS + r"(?:\s+(?:by|on|upon|from|
 # "everything" ask whether every one meets the condition; otherwise whether any does.
 _YES_NO = re.compile(r"^\W*(?:so\s+|and\s+|ok\s+|quick(?:ly)?\s+)?(?:is|are|was|were|has|have|does|do|did|any|anything)\b",
                      re.I)
-_EVERY = re.compile(r"\b(?:all|every|everything|each)\b", re.I)
 
 # A person or team named as the owner: "which metrics does Lea Dubois own?", "what does Growth Analytics own?",
 # "list Priya Shah's metrics", "metrics owned by Jonas", "which models are maintained by the data team?". The name is
@@ -148,6 +147,13 @@ def _upstream_lead(question: str, m: re.Match) -> re.Match | None:
 def yes_no(question: str) -> str | None:
     """How a whole-catalog question asks yes or no: "any" (is anything stale?), "every" (is everything up to
     date?), or None when it asks for the list (which sources are stale?)."""
-    if not _YES_NO.search(question):
+    opening = _YES_NO.search(question)
+    if not opening:
         return None
-    return "every" if _EVERY.search(question) else "any"
+    # The quantifier the question opens with decides: "are all sources fresh?" asks of every one, while "is anything
+    # stale across all our sources?" and "are any sources stale at all?" ask whether any is.
+    head = question[opening.end():][:40]
+    said = opening.group().split()[-1].lower()
+    if said in ("any", "anything") or re.match(r"\W*(?:there\s+)?(?:any|anything)\b", head, re.I):
+        return "any"
+    return "every" if re.match(r"\W*(?:(?:the|of|our|my)\s+)*(?:all|every|everything|each)\b", head, re.I) else "any"

@@ -108,3 +108,33 @@ def test_demo_is_aov_stale_says_yes(ask_demo):
     assert line.startswith("Yes") and "raw_payments.payment_events" in line and "stale" in line, line
     line = headline(ask_demo("what feeds conversion rate and is any of it stale", "analyst", at=DEMO_AT))
     assert line.startswith("Yes") and "raw_web.sessions" in line, line
+
+
+@pytest.mark.parametrize("text,entity,first", [
+    ("what's stale about sell through?", "metric.sell_through", "Yes"),
+    ("is anything stale for burn share?", "metric.burn_share", "No, fresh"),
+    ("which models feed sell through and are they up to date?", "metric.sell_through", "No"),
+    ("what metrics use raw_tills.sales and is it late?", "source.raw_tills.sales", "Yes"),
+])
+def test_a_freshness_question_naming_one_thing_is_about_that_thing(bakery, text, entity, first):
+    """Listing words ("what's stale", "anything", "which models ... stale") beside a visible name ask about that
+    thing's data: not a listing that reads the name as a topic and finds "no sources about sell through"."""
+    env = bakery(text, "bakers")
+    assert env.listing is None and env.entity_id == entity, (text, env.verdict)
+    assert headline(env).startswith(first), headline(env)
+
+
+@pytest.mark.parametrize("text,first", [
+    ("is anything stale across all our sources?", "Yes"), ("are any sources stale at all?", "Yes"),
+    ("is everything up to date?", "No"), ("are all the sources fresh?", "No"),
+])
+def test_the_opening_quantifier_decides_any_or_every(bakery, text, first):
+    """"all" later in the question ("across all our sources", "at all") does not make "is anything stale?" ask whether
+    every source is: that read "No: 1 of the 2 sources you can see is stale"."""
+    line = headline(bakery(text, "bakers"))
+    assert line.startswith(first + ":"), line
+
+
+def test_not_stale_is_asked_the_fresh_way(bakery):
+    assert _line(bakery("is sell through not stale?", "bakers")).startswith("No:")
+    assert _line(bakery("is burn share not stale?", "bakers")).startswith("Yes, fresh")
