@@ -21,8 +21,8 @@ def before_when(run, pick: Pick) -> Envelope | None:
     the review queue, which is today's). Whether the queue or the definition flow answers a question about the
     queue's kinds is one rule, `review.queue_answers`: a question whether anything disagrees with a metric the role
     can see, however worded, is that metric's definition question (yes or no, then what governs)."""
-    if run.intent.overrides:
-        return None
+    if run.intent.overrides or any(m.kind == "invalid" for m in run.intent.dates):
+        return None  # a date naming no day is asked back first (core/read/when.py), whoever reads dates next
     from core.answer import review
     if review.queue_answers(run):
         return review.answer(run)

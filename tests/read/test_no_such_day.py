@@ -57,3 +57,11 @@ def test_the_parser_keeps_what_it_cannot_read():
     [m] = find_dates("what applied on 2025-02-30?")
     assert m.kind == "invalid" and m.text == "2025-02-30" and m.start is None and m.readings == (date(2025, 2, 28),)
     assert m.qualifier  # never a reporting date: every reader of dates skips it
+
+
+@pytest.mark.parametrize("text", ["compare yield per blast on 2031-02-30 and 2032-03-31",
+                                  "how did yield per blast change between feb 30 2031 and 2032-03-31?"])
+def test_a_comparison_with_no_such_day_is_asked_back_too(quarry, text):
+    """A comparison reads its own dates before the reporting date is decided: it must not drop one unsaid either."""
+    env = quarry(text, "blasters")
+    assert env.behavior is Behavior.clarify and "not a date" in env.verdict, (env.behavior, env.verdict)
