@@ -37,8 +37,10 @@ def test_document_year_is_a_qualifier():
     assert parse_intent("According to the 2025 draft, is net revenue different?").reporting == []
 
 
-def test_invalid_calendar_dates_are_ignored():
-    assert find_dates("on 2025-02-30") == []
+def test_invalid_calendar_dates_are_never_reporting_dates():
+    # Kept as what they are, so the question is asked back (tests/read/test_no_such_day.py), never dropped unsaid.
+    assert [m.kind for m in find_dates("on 2025-02-30")] == ["invalid"]
+    assert parse_intent("net revenue on 2025-02-30").reporting == []
 
 
 @pytest.mark.parametrize("text,aspects", [
