@@ -531,7 +531,7 @@ def _scan(text, name, pattern, taken, found, build) -> None:
                 taken[i] = True
             found.append(DateMention("invalid", span=(s, e), text=text[s:e], qualifier=NOT_A_DATE,
                                      rule=str(exc) if isinstance(exc, OverflowError) else "no such day",
-                                     readings=_month_named(m.groupdict())))
+                                     readings=() if isinstance(exc, OverflowError) else _month_named(m.groupdict())))
             continue
         if mention is None:
             continue

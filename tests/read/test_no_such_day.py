@@ -65,3 +65,8 @@ def test_a_comparison_with_no_such_day_is_asked_back_too(quarry, text):
     """A comparison reads its own dates before the reporting date is decided: it must not drop one unsaid either."""
     env = quarry(text, "blasters")
     assert env.behavior is Behavior.clarify and "not a date" in env.verdict, (env.behavior, env.verdict)
+
+
+def test_the_last_day_the_calendar_holds_is_not_offered_back():
+    [m] = find_dates("yield per blast on 9999-12-31")
+    assert m.kind == "invalid" and m.readings == ()  # it offered 31 December 9999, the day it had just refused
