@@ -140,3 +140,10 @@ def demo_copy(tmp_path, ingested_demo) -> Path:
     shutil.copy(ingested_demo, db)
     shutil.copytree(ingested_demo.with_suffix(".lance"), db.with_suffix(".lance"))
     return db
+
+
+def listed(env) -> list[str]:
+    """The entity ids a listing answer names, after checking it is one."""
+    from core.catalog.envelope import Behavior
+    assert env.behavior is Behavior.answer and env.listing is not None, (env.behavior, env.verdict)
+    return [it.entity_id for it in env.listing.items]

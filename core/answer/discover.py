@@ -14,7 +14,7 @@ from core.catalog.entities import match_entities
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
 from core.catalog.evidence import Evidence, Kind
 from core.catalog.text import content_words, normalize, words
-from core.read.listing_filter import Condition, listing_condition, owned_by, yes_no
+from core.read.listing_filter import Condition, listing_condition, owner_matches, yes_no
 from core.resolve.stale import (
     catalog_freshness,
     freshness_text,
@@ -90,7 +90,7 @@ def _meets(cond: Condition, row: ListedEntity, objs: list[Evidence]) -> bool:
     else the latest visible one) is the one named, or no owner is recorded on any visible version when none is named;
     lifecycle: some visible, retrievable version carries it (dbt's passed deprecation date is `deprecated`)."""
     if cond.field == "owner":
-        return owned_by(cond.value, row.owner) if cond.value else not row.owner
+        return owner_matches(cond.value, row.owner) if cond.value else not row.owner
     return any(o.lifecycle.value == cond.value for o in objs)
 
 
@@ -187,7 +187,7 @@ def answer(run) -> Envelope | None:
 def _owns_anything_visible(run, name: str) -> bool:
     """Is the named person or team the owner of anything the role can see (a policy too), on any version? Read only
     when an owner is named, so the whole view is read for that question alone."""
-    return any(owned_by(name, o.owner) for o in run.view.all())
+    return any(owner_matches(name, o.owner) for o in run.view.all())
 
 
 def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows: list[ListedEntity],

@@ -79,7 +79,7 @@ def name_words(text: str) -> list[str]:
     return re.findall(r"\w+", text.casefold())
 
 
-def owned_by(name: str, owner: str | None) -> bool:
+def owner_matches(name: str, owner: str | None) -> bool:
     """Is `owner` (an owner string like "Growth Analytics (Jonas Berg)") the named person or team? Every word of the
     name, in order and side by side, among the owner's words: "Jonas", "Berg", "Jonas Berg", "Growth Analytics"."""
     said, whole = name_words(name), name_words(owner or "")

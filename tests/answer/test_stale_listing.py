@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 
 import pytest
 from conftest import DEMO_AT, asker
+from conftest import listed as _listed
 
 from core.catalog.envelope import Behavior
 from core.explain.render import render_text
@@ -68,11 +69,6 @@ def orchard(tmp_path_factory, embedder):
 @pytest.fixture(scope="module")
 def orchard_without_payslips(tmp_path_factory, embedder):
     return asker(tmp_path_factory, embedder, "orchard_nopay", ROLES, VISIBLE, AT)
-
-
-def _listed(env) -> list[str]:
-    assert env.behavior is Behavior.answer and env.listing is not None, (env.behavior, env.verdict)
-    return [it.entity_id for it in env.listing.items]
 
 
 @pytest.mark.parametrize("text", STALE)

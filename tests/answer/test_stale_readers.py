@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 
 import pytest
 from conftest import DEMO_AT, asker
+from conftest import listed as _listed
 
-from core.catalog.envelope import Behavior
 from core.explain.render import render_text
 
 AT = datetime(2030, 6, 2, 7, 0, tzinfo=timezone.utc)
@@ -86,11 +86,6 @@ STALE = ["which metrics are stale?", "which metrics are affected by stale data?"
 @pytest.fixture(scope="module")
 def dairy(tmp_path_factory, embedder):
     return asker(tmp_path_factory, embedder, "dairy", ROLES, DAIRY, AT)
-
-
-def _listed(env) -> list[str]:
-    assert env.behavior is Behavior.answer and env.listing is not None, (env.behavior, env.verdict)
-    return [it.entity_id for it in env.listing.items]
 
 
 @pytest.mark.parametrize("text", STALE)
