@@ -136,6 +136,10 @@ def answer(run) -> Envelope | None:
     if others:
         run.notes.append(f"Listed for your role ({run.q.role}): AsOf shows only what the asking role may see, "
                          f"not what {', '.join(others)} may see.")
+    if cond and cond.field == "owner" and cond.value and not any(owner_matches(cond.value, o) for o in run.view.owners):
+        # An owner the role sees on nothing reads like a made-up name: "none of yours is owned by X" would tell the
+        # role that X exists (on objects it may not see). Decided before anything is listed.
+        return not_found(run)
     entities = run.view.entities
     objs = [o for o in run.view.of_kinds([k.value for k in KINDS[kind]]) if retrievable(o, day)]
     rows: list[ListedEntity] = []
@@ -162,10 +166,6 @@ def answer(run) -> Envelope | None:
                 rows.append(row)
                 members[row.evidence_id] = group
     rows.sort(key=lambda r: (r.label.lower(), r.evidence_id))
-    if cond and cond.field == "owner" and cond.value and not _owns_anything_visible(run, cond.value):
-        # An owner the role sees on nothing reads like a made-up name: "none of yours is owned by X" would tell the
-        # role that X exists (on objects it may not see).
-        return not_found(run)
     if cond:
         return _filtered(run, kind, day, topic, cond, rows, members)
     total = len(rows)
@@ -182,12 +182,6 @@ def answer(run) -> Envelope | None:
     if total > MAX_ITEMS:
         run.notes.append(f"Only the first {MAX_ITEMS} are listed; add a topic to narrow the list.")
     return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)
-
-
-def _owns_anything_visible(run, name: str) -> bool:
-    """Is the named person or team the owner of anything the role can see (a policy too), on any version? Read only
-    when an owner is named, so the whole view is read for that question alone."""
-    return any(owner_matches(name, o.owner) for o in run.view.all())
 
 
 def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows: list[ListedEntity],

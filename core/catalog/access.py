@@ -190,6 +190,13 @@ class Visible:
                             and r[6] not in ("draft", "retired"), r[7], r[8], r[9]) for r in rows}
 
     @per_view
+    def owners(self) -> frozenset[str]:
+        """Every distinct owner recorded on a visible object (owner is a column, never redacted): who a question may
+        name as an owner, read without parsing the view (parsing every object took seconds at 100,000)."""
+        return frozenset(o for (o,) in self.con.execute(
+            f"SELECT DISTINCT owner FROM evidence WHERE {acl_sql()} AND owner IS NOT NULL", self._acl).fetchall())
+
+    @per_view
     def governing_facts(self) -> dict[str, Facts]:
         """The first governing visible object (by evidence id) of each entity: what a lineage node named by its entity
         id stands for."""

@@ -11,10 +11,17 @@ from dataclasses import dataclass
 
 # Freshness said of loaded data: late past its thresholds (stale), or within them (fresh). "not fresh" and "failed
 # its freshness check" are the stale side however they are put.
+# Loading said as a verb, with when it happened: "loaded on time", "did everything load today?", "landed late",
+# "failed to load". A bare "load" is not freshness ("which models load orders?"): only with a time word after it, or
+# failing before it.
+_LOAD = r"(?:(?:been|got|gotten|get)\s+)?(?:load(?:s|ed|ing)?|land(?:s|ed|ing)?|arriv(?:e|es|ed|ing)|refresh(?:es|ed|ing)?|ran|run)"
+_LOAD_WHEN = r"(?:on\s+time|in\s+time|today|tonight|this\s+morning|overnight|recently|as\s+(?:expected|scheduled))"
 STALE_WORDS = (r"stale|late|overdue|out[- ]of[- ]date|not\s+(?:fresh|up[- ]to[- ]date|current)|"
+               r"(?:not|never)\s+" + _LOAD + r"(?:\s+" + _LOAD_WHEN + r")?|" + _LOAD + r"\s+late|"
+               r"fail(?:ed|ing|s)?\s+to\s+" + _LOAD + r"|"
                r"(?:fail(?:ed|ing|s)?|breach(?:ed|ing|es)?)\s+(?:their\s+|its\s+|the\s+)?(?:freshness|sla)"
                r"(?:\s+(?:checks?|tests?|thresholds?|polic(?:y|ies)))?")
-FRESH_WORDS = (r"fresh|up[- ]to[- ]date|on\s+time|"
+FRESH_WORDS = (r"fresh|up[- ]to[- ]date|on\s+time|" + _LOAD + r"\s+" + _LOAD_WHEN + r"|"
                r"pass(?:ed|ing|es)?\s+(?:their\s+|its\s+|the\s+)?freshness(?:\s+(?:checks?|tests?))?")
 FRESHNESS_WORDS = STALE_WORDS + "|" + FRESH_WORDS  # the stale side first: "not fresh" is read before "fresh"
 _STALE = re.compile(r"(?:" + STALE_WORDS + r")\Z", re.I)

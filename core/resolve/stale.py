@@ -18,7 +18,7 @@ from core.catalog.dates import age_text
 from core.catalog.envelope import FreshnessEntry
 from core.catalog.evidence import Evidence, Kind
 from core.resolve.freshness import source_freshness
-from core.resolve.lineage import upstream
+from core.resolve.lineage import upstream_walk
 from core.resolve.versions import backing_model, backing_models
 
 STALE = ("warn", "error")  # past the warning threshold, or the error one
@@ -75,10 +75,10 @@ class Reach:
 def reached_sources(view, starts: dict[str, list[str]], day: date) -> dict[str, Reach]:
     """Each row's raw sources, from ONE upstream walk from every row's starts at once (thousands of metrics: one walk,
     not one each), split per row by following that graph's edges up from the row's own starts."""
-    graph = upstream(view, list(dict.fromkeys(s for ss in starts.values() for s in ss)), day)
+    graph = upstream_walk(view, list(dict.fromkeys(s for ss in starts.values() for s in ss)), day)
     parents: dict[str, list[str]] = {}
-    for e in graph.edges:
-        parents.setdefault(e.downstream, []).append(e.upstream)
+    for up, down, *_ in graph.rows:
+        parents.setdefault(down, []).append(up)
     # A formula naming another listed metric links to that metric's version; the walk started that metric's own
     # models, so no edge says so: continue into them as the metric's own walk would.
     own = {ss[0]: ss[1:] for ss in starts.values()}
