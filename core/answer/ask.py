@@ -37,7 +37,7 @@ from core.read.described import asks_stale, names_hold, says_data, subject_table
 from core.read.disagreement import asked_kinds
 from core.read.intent import Intent, parse_intent
 from core.read.ranker import MAX_OPTIONS, named_objects, rank_question
-from core.read.subject import names_nothing_visible
+from core.read.subject import names_no_subject, names_nothing_visible
 from core.read.when import dates_read
 from core.resolve import lineage as lineage_mod
 from core.resolve import upcoming
@@ -419,12 +419,30 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
                             [ClarifyOption(label=f"{label} ({i})", entity_id=i) for i, label in restated],
                             "a restatement names a version but no metric")
         from core.answer import documents
-        return documents.by_title(run) or run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
+        return documents.by_title(run) or _no_subject(run) or run.envelope(Behavior.not_found_or_not_authorized,
+                                                                           NOT_FOUND)
     run.step("entity", choice.rule)
     if choice.note:
         run.notes.append(choice.note[0].upper() + choice.note[1:] + ".")
         run.read_as = choice.note
     return entities[choice.entity_id], choice.matches, choice.toks
+
+
+NO_SUBJECT = "Which metric, model or source do you mean? Your question doesn't name one."
+
+
+def _no_subject(run: _Run) -> Envelope | None:
+    """"is it current?", "who owns it?": a question naming no subject at all (core/read/subject.py) is asked back,
+    offering the role's own visible metrics (else its other topics), never answered as not found. A role that sees
+    nothing to offer gets not found, as for any question."""
+    if not names_no_subject(run.q.text, run.intent.excluded_spans):
+        return None
+    ents = run.view.entities
+    topics = sorted((e for e in ents.values() if e.is_topic), key=lambda e: (e.role != "metric", e.label.lower()))
+    if not topics:
+        return None
+    options = [ClarifyOption(label=f"{e.label} ({e.entity_id})", entity_id=e.entity_id) for e in topics[:MAX_OPTIONS]]
+    return _clarify(run, NO_SUBJECT, options, "the question names no subject: nothing to look up")
 
 
 def _freshness_chain(run: _Run, choice):

@@ -24,7 +24,7 @@ from datetime import date, timedelta
 
 from core.catalog.dates import DateMention
 from core.catalog.envelope import Behavior, Comparison, Envelope, EvidenceRef, FieldChange
-from core.catalog.evidence import Evidence
+from core.catalog.evidence import Evidence, Lifecycle
 from core.resolve.versions import (
     backing_model,
     by_version,
@@ -105,8 +105,8 @@ def quote_change(change: FieldChange) -> str | None:
     removed, added = change.removed, change.added
     if not removed and not added:
         return None
-    def about(xs):
-        return [x for x in xs if not _ISO_DAY.search(x)] or xs
+    def about(xs):  # not a date, nor a one-word heading ("DRAFT.")
+        return [x for x in xs if not _ISO_DAY.search(x) and len(x.split()) > 2] or xs
     r, a = about(removed), about(added)
     if r and a:
         return f"“{r[0]}” became “{a[0]}”"
@@ -253,10 +253,57 @@ def answer(run, pick) -> Envelope:
     today = run.at.date()
     objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, today)]
     versions = governing_versions(objs, primary.role)
-    env = _versions(run, primary, versions)
+    env = _against_draft(run, primary, versions) or _versions(run, primary, versions)
     if "owner" in run.intent.aspects:
         env = _with_owner(run, env, primary, objs, versions)
     return env
+
+
+# A draft asked about as one side: "diff between the churn draft and the approved one", "how does the proposal for X
+# differ from the current definition?". The other side is the version that governs (on the date asked, else today),
+# or the one version the question names.
+DRAFT_NAMED = re.compile(r"\b(?:drafts?|proposals?|proposed|unapproved)\b", re.I)
+
+
+def _against_draft(run, primary, versions: list[Evidence]) -> Envelope | None:
+    """The draft the question names against the version that governs. Only the role's own drafts are read: with none
+    it can see, the answer says so in the words any role without one gets, whether or not a hidden one exists."""
+    if not DRAFT_NAMED.search(run.q.text) or len(run.intent.versions) > 1:
+        return None
+    from core.catalog.text import content_words
+    today = run.at.date()
+    dated = [m for m in run.intent.reporting if m.start and m.kind == "date"]
+    day = run.q.day or (dated[0].start if len(dated) == 1 else today)
+    kw = dict(intent="compare", entity_id=primary.entity_id, entity_label=primary.label)
+    drafts = [d for d in run.view.documents_about(primary.entity_id)
+              if d.lifecycle is Lifecycle.draft and d.entity_id == primary.entity_id and retrievable(d, today)]
+    if not drafts:
+        run.step("compare", f"the question names a draft; {primary.entity_id} has none you can see")
+        return run.envelope(Behavior.abstain, f"{primary.label} has no draft you can see, so there is no draft to "
+                            "compare with its approved version.", **kw)
+    said = set(content_words(run.q.text))
+    # The draft whose title says most of the question's words ("the 60-day draft"), else the latest.
+    draft = max(drafts, key=lambda d: (len(said & set(content_words(d.title))), d.valid_from or date.min,
+                                       d.evidence_id))
+    named = by_version(versions, run.intent.versions[0][0]) if run.intent.versions else None
+    governing = [named] if named else in_effect(versions, day)
+    if len(governing) != 1:
+        run.step("compare", f"{len(governing)} authoritative versions of {primary.entity_id} in effect on {day}")
+        return run.envelope(Behavior.abstain, f"{primary.label} has no single approved version in effect on {day}, "
+                            f"so the draft “{draft.title}” has nothing to be compared with.", **kw)
+    version = governing[0]
+    model = backing_model(version, day, run.view)[0] if primary.role == "metric" else None
+    which = f"version {version_name(version)}, as named" if named else f"the version in effect on {day}"
+    comparison, selected = _compared(run, version, draft, [model, None],
+                                     f"the draft the question names, {draft.evidence_id}, and {which}")
+    # A draft records prose, not a formula: only what it records is compared, never "formula: (none)".
+    comparison.fields = [f for f in comparison.fields if f.after is not None or f.field == "effective"]
+    changed = [c.field for c in comparison.changed if c.field != "effective"]
+    head = (f"{primary.label}: the draft “{draft.title}” (not approved) and {version_name(version)}, which "
+            + ("you named" if named else f"governs on {day}") + ",")
+    verdict = (f"{head} differ in {', '.join(changed)}." + _quoted(comparison) if changed
+               else f"{head} say the same in every field the draft records.")
+    return run.envelope(Behavior.answer, verdict, selected=selected, comparison=comparison, **kw)
 
 
 def _with_owner(run, env: Envelope, primary, objs: list[Evidence], versions: list[Evidence]) -> Envelope:
@@ -283,7 +330,13 @@ def _versions(run, primary, versions: list[Evidence]) -> Envelope:
     """Two versions of one entity, chosen as the module docstring says."""
     today = run.at.date()
     kw = dict(intent="compare", entity_id=primary.entity_id, entity_label=primary.label)
-    if len(versions) < 2:
+    # "has X changed this year?" of an entity with one approved version: that version against itself over what was
+    # asked, which says No when it governs all of it (and abstains when it does not). Unversioned objects (most dbt
+    # models) record no versions to tell a change by: nothing is compared.
+    # With the owner asked too, the owner's answer says which one version there is, since when (`_with_owner`).
+    alone = (len(versions) == 1 and bool(versions[0].version) and "changed" in run.intent.aspects
+             and "owner" not in run.intent.aspects)
+    if len(versions) < 2 and not alone:
         run.step("compare", f"{primary.entity_id} has {len(versions)} authoritative version(s) visible to you")
         what = ("no approved version you can see" if not versions else
                 f"only one approved version you can see, {version_name(versions[0])}, in effect {interval_text(versions[0])}")
@@ -331,7 +384,7 @@ def _versions(run, primary, versions: list[Evidence]) -> Envelope:
             how = f"version {labels[0]}, as named, and the version in effect on {day}"
         else:
             before = [v for v in versions if (v.valid_from or date.min) < (current.valid_from or date.min)]
-            prior = before[-1] if before else next(v for v in versions if v is not current)
+            prior = before[-1] if before else next((v for v in versions if v is not current), current)
             picks = [(prior, "the previous version"), (current, str(day))]
             how = f"the version in effect on {day} and the one before it (no versions or dates named)"
     missing = [what for ev, what in picks if ev is None]
@@ -351,7 +404,8 @@ def _versions(run, primary, versions: list[Evidence]) -> Envelope:
     if left.evidence_id == right.evidence_id:
         verdict = (f"The same version of {primary.label}, {version_name(left)} ({interval_text(left)}), is in effect "
                    + (f"for the whole period {whole[0]} to {whole[1]}, and no version began in it"
-                      if whole else "on both dates") + ": nothing changed.")
+                      if whole else "on both dates" if len(versions) > 1 else "and is the only approved version you can see")
+                   + ": nothing changed.")
     elif changed:
         verdict = f"{primary.label}: {names} differ in {', '.join(changed)}." + _quoted(comparison)
     else:

@@ -222,6 +222,10 @@ def answer(run) -> Envelope:
         # What was looked for comes first: a headline cut at 25 words still says it.
         verdict = (f"None for “{words}”: no metric, model or source you can see is called that, and no item in the "
                    f"review queue you can see names it ({kinds}) as of {day.isoformat()}.")
+    elif len(categories) == len(ASKED) and not about:
+        # "what's waiting for my review?" of a role whose queue is empty: said of what it can see, nothing more.
+        verdict = (f"Nothing is waiting for your role: the review queue you can see has no open items as of "
+                   f"{day.isoformat()}.")
     else:
         verdict = f"None: the review queue you can see has no {kinds}{about} as of {day.isoformat()}."
     named = ", ".join(sorted(subjects)) or "no visible metric, model or source by that name"

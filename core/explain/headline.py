@@ -262,7 +262,7 @@ def _intent(env: Envelope) -> str | None:
         # "who owns it, and what changed?": both asks, the owner first, then the change without the name again
         return f"{owner}; {_changed(env, '')}"
     if env.comparison:
-        return _changed(env, label)
+        return _changed_yes_no(env, label) if "changed" in env.asked else _changed(env, label)
     if env.listing:
         li = env.listing
         about = f" about {' '.join(li.topic)}" if li.topic else ""
@@ -328,14 +328,28 @@ def _changed(env: Envelope, label: str) -> str:
         return f"{label} {_version(v)} is the only approved version you can see{since}".strip()
     if c.left.evidence_id == c.right.evidence_id:  # one version throughout: never "v2 and v2 are the same"
         return f"{label} {_version(c.left)} is in effect throughout: nothing changed".strip()
-    pair = (f"{label} and {c.right_label}" if c.right_label else
-            f"{label} {_version(c.left)} and {_version(c.right)}".strip())
+    if c.right.lifecycle == "draft":  # a draft against the version that governs (core/answer/compare.py)
+        pair = f"{label} {_version(c.left)} and the draft “{_title(c.right.title, 8)}”".strip()
+    else:
+        pair = (f"{label} and {c.right_label}" if c.right_label else
+                f"{label} {_version(c.left)} and {_version(c.right)}".strip())
     # Two versions always differ in their dates: name what changed in the definition itself.
     changed = [f.field.replace("_", " ") for f in c.changed if f.field != "effective"
                and not (c.right_label and f.field == "owner")]
     if not changed:
         return f"{pair} are the same in every field compared"
     return f"{pair} differ in " + (", ".join(changed[:-1]) + " and " + changed[-1] if len(changed) > 1 else changed[0])
+
+
+def _changed_yes_no(env: Envelope, label: str) -> str:
+    """"has churn changed this year?": Yes, naming when the later version took effect, or No when one version was in
+    effect throughout what was asked (the comparison chose the two versions by the version rules)."""
+    c = env.comparison
+    said = _changed(env, label)
+    if c.left.evidence_id == c.right.evidence_id:
+        return f"No: {said}"
+    since = f" on {day_text(c.right.valid_from)}" if c.right.valid_from else ""
+    return f"Yes: {label} changed{since}, {_version(c.left)} to {_version(c.right)}; {said}"
 
 
 def headline(env: Envelope) -> str:

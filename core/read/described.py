@@ -254,6 +254,18 @@ _NOT_STALE = re.compile(r"\bnot\s+(?:stale|late|overdue|out[- ]of[- ]date)\b", r
 _FRESH_ASKED = re.compile(r"\b(?:" + FRESH_WORDS + r")\b", re.I)
 
 
+# Trouble asked of data in other words: "anything look off with the payments feed?", "is the orders table broken?",
+# "is something wrong with the clicks data?". Of data, trouble is its loads: asked the stale way (Yes is the bad news).
+_TROUBLE = re.compile(r"\b(?:looks?|looking|seems?|seeming|gone|goes|going|went|anything|something|everything|is|are)"
+                      r"\s+(?:\w+\s+)?(?:off|wrong|amiss)\b|\bbroken?\b|\bbroke\b", re.I)
+
+
+def asks_trouble(question: str) -> bool:
+    """Whether the question asks if something is wrong with data it names as data (a feed, table, load): a
+    freshness question, asked the stale way. Of a metric alone ("anything wrong with churn?") it is not."""
+    return bool(_TROUBLE.search(question)) and says_data(question)
+
+
 def asks_stale(question: str) -> bool:
     """Does a freshness question ask whether the data is stale ("is AOV stale?", "is the data out of date?"),
     so that "Yes" is the bad news? Not when it also asks whether it is fresh ("fresh or stale?"), where a yes or
@@ -261,6 +273,8 @@ def asks_stale(question: str) -> bool:
     if _NOT_STALE.search(question):  # "is it not stale?" asks the fresh way
         return False
     stale = [m.span() for m in _STALE_ASKED.finditer(question)]
+    if asks_trouble(question):
+        stale += [m.span() for m in _TROUBLE.finditer(question)]
     fresh = [m for m in _FRESH_ASKED.finditer(question)
              if not any(a <= m.start() and m.end() <= b for a, b in stale)]
     return bool(stale) and not fresh

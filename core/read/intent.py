@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.catalog.dates import DateMention, find_dates
+from core.read.described import asks_trouble
 from core.read.disagreement import asks_disagreement
 from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, OWNER_NAMED, UPSTREAM_VERBS
 
@@ -184,6 +185,8 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     dates = [d for d in dates if not (d.now and any(a <= d.span[0] and d.span[1] <= b for a, b in restating))]
     versions = [(m.group("v"), m.start()) for m in VERSION.finditer(question)]
     aspects = {name for name, pattern in ASPECTS.items() if pattern.search(question)}
+    if asks_trouble(question):
+        aspects.add("freshness_status")  # "anything look off with the payments feed?": its loads, the stale way
     if "freshness_policy" in aspects and not re.search(r"\bis\b.*\b(fresh|stale)\b|\bloaded\b", question, re.I):
         aspects.discard("freshness_status")
     nouns = {m.group(1).lower() for m in DOC_NOUNS.finditer(question)}
@@ -202,6 +205,12 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     kind, listing, cue = _intent_match(question)
     directions = lineage_directions(question)
     kind = _directed(kind, directions)
+    changed = CHANGED_ASKED.search(question)
+    if changed:
+        # "has churn changed this year?": yes or no, from the versions in effect over the period (the comparison's).
+        aspects.add("changed")
+        if kind is None:
+            kind, cue = "compare", changed.span()
     # "upstream"/"downstream": which ways lineage is asked. Upstream is the lineage aspect's answer (the definition
     # flow's); downstream with upstream asks for both halves (core/answer/intents.py).
     aspects |= directions | ({"lineage"} if "upstream" in directions else set())
@@ -353,11 +362,18 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         r"going to change|about to change|not yet in effect)\b", re.I)),
     ("upcoming", DRAFTS_ASKED),
 ]
+# Whether the subject changed, asked yes or no: "has churn changed this year?", "did the definition of X change last
+# quarter?", "has X been redefined since 2024?", "were there any changes to X in 2025?". Only as a clause's opening:
+# "what has changed in X" and "how did X change" ask what, and stay comparisons without a yes or no.
+CHANGED_ASKED = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|or|but|so|also)\s+)(?:(?:has|have|had|did|was|were)\b[^?;,]{1,80}?\b"
+    r"(?:chang(?:e|ed)|redefined|revised)\b|(?:(?:were|are|have)\s+there\s+(?:been\s+)?)?any\s+changes?\s+"
+    r"(?:to|in|for|of)\b)", re.I)
 CUE_WORDS = set("""contrast different who whose owns owned owner owners maintains maintain responsible accountable looks after ask contact
 talk which what dashboard dashboards report reports exposure exposures model models metric metrics asset assets things
 objects consumer consumers use uses using read reads reading depend depends consume consumes built build rely relies
 fed feed sit downstream uses break impact changing compare comparison diff difference differences differ changed
-change changes top gets anything everything""".split())
+change changes top gets anything everything redefined revised been has have had did any""".split())
 _LISTING = {"dashboard": "exposure", "exposure": "exposure", "report": "exposure",
             "metric": "metric", "kpi": "metric", "measure": "metric", "model": "model", "source": "source",
             "table": "source", "dataset": "source", "document": "document", "doc": "document", "page": "document"}

@@ -429,7 +429,7 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         said = _said_of_phrase(question, toks, view)
         if said is not None:
             return replace(said, **base)
-    partial = _partial_identifier(question, intent, view) or _one_shared_word(toks, intent, view)
+    partial = _partial_identifier(question, intent, view) or _one_shared_word(question, toks, intent, view)
     if partial is not None:
         return replace(partial, **base)
     if not unexplained:
@@ -754,7 +754,7 @@ def _said_of_phrase(question: str, toks: list[Token], view) -> Choice | None:
         thing = things[0]
         end = max(k for k in range(i, len(norms)) if norms[k] in thing) + 1
         phrase = question[toks[i].start:toks[end - 1].end]
-        said = question_words(" ".join([head, *thing]))
+        said = question_words(" ".join([head, *thing])) + _acronyms(question, toks[i + 1:end])
         holding = sorted((e for e, ent in view.entities.items() if ent.is_topic and set(said) <= entity_words(view, e)),
                          key=lambda e: (ROLE_PRIORITY.get(view.entities[e].role, 9), e))
         named = [e for e in holding if names_hold(view, e, said)]
@@ -777,6 +777,13 @@ def _said_of_phrase(question: str, toks: list[Token], view) -> Choice | None:
     return None
 
 
+def _acronyms(question: str, toks: list[Token]) -> list[str]:
+    """"the cost of AI", "cost of ML training": a word too short to describe anything by (question_words drops it)
+    is a name when it is written in capitals, and the of-phrase's own word: without it "cost of AI" is only "cost",
+    which every cost metric holds."""
+    return [t.norm for t in toks if len(t.norm) < 3 and t.norm.isalpha() and question[t.start:t.end].isupper()]
+
+
 def _says(text: str, forms: list[tuple[str, ...]]) -> int:
     """How `text` says one of the `forms` ("cost of goods", "goods cost"): 2 as the thing it is, 1 only as an item of a
     list or a part added or taken away (PART_BEFORE), 0 not at all. Articles are skipped, as in the question."""
@@ -794,11 +801,12 @@ def _says(text: str, forms: list[tuple[str, ...]]) -> int:
     return best
 
 
-def _one_shared_word(toks: list[Token], intent, view) -> Choice | None:
+def _one_shared_word(question: str, toks: list[Token], intent, view) -> Choice | None:
     """"rate for 2025-03-31", "drink metric": the question's one content word is a word of several visible
     names and names none of them alone, so which is meant is asked back rather than guessed by similarity."""
     words_ = [t.norm for t in toks if _foreign(t.norm, set()) and t.norm not in KIND_NOUNS and not _excluded(t, intent)]
-    if len(words_) != 1:
+    if len(words_) != 1 or _acronyms(question, toks):  # "the cost of ML": two words, one of them short
+        return None
         return None
     entities = view.entities
     found = sorted(view.topics_by_word.get(words_[0], ()), key=lambda e: (ROLE_PRIORITY.get(entities[e].role, 9), e))

@@ -49,8 +49,17 @@ KIND_WORDS = set(
     "disagreed disagreeing conflicted inconsistent odds contrary against mismatch mismatching".split())
 
 
-# The queue itself, no kind named ("what's in my review queue?", "show me the open review items"): every kind.
-WHOLE_QUEUE = re.compile(r"\breview (queue|items?|list|backlog)\b|\b(my|the|governance) queue\b", re.I)
+# The queue itself, no kind named, however a reviewer asks what is theirs to look at: "what's in my review queue?",
+# "show me the open review items", "what's waiting for my review?", "anything awaiting review?", "what needs my
+# attention?", "anything for me to review?", "what should I review?": every kind.
+WHOLE_QUEUE = re.compile(
+    r"\breview (queue|items?|list|backlog)\b|\b(my|the|governance) queue\b"
+    r"|\b(?:waiting|queued|up|lined up)\s+for\s+(?:my|our|your|a|the)\s+(?:review|approval|sign[- ]?off|attention)\b"
+    r"|\bawaiting\s+(?:my\s+|our\s+|your\s+)?(?:review|approval|sign[- ]?off|attention)\b"
+    r"|\b(?:need|needs|needing|require|requires|requiring)\s+(?:my|our|your)\s+(?:review|approval|sign[- ]?off|attention)\b"
+    r"|\b(?:anything|something|what|things?|stuff)\s+(?:(?:is\s+|are\s+)?(?:there\s+|left\s+|else\s+|for\s+me\s+|"
+    r"for\s+us\s+)){0,3}to\s+review\b"
+    r"|\bwhat\s+(?:should|do|must|can|shall)\s+(?:i|we)\s+review\b|\bpending\s+reviews?\b", re.I)
 
 
 def asked_categories(text: str) -> list[str]:
@@ -82,7 +91,8 @@ _AROUND = ("open outstanding unresolved flagged flag issue problem thing stuff o
            "appear appears appearing turn turning pop popping crop cropping surface surfaces retrieved retrieve "
            "returned return result results searches answer answers app assistant system permission permissions "
            "invisible collide colliding collision duplicate duplicates duplicated twice same interval intervals "
-           "published production prod now object entry export effect force file everything")
+           "published production prod now object entry export effect force file everything waiting wait awaiting pending "
+           "queued lined approval approve sign signoff")
 # Every word that asks about the queue or a kind of its items, as the reader normalizes words (plurals folded).
 NOT_A_SUBJECT = {normalize(w) for w in " ".join([" ".join(KIND_WORDS), " ".join(QUEUE_WORDS), _AROUND]).split()}
 # Inside the words that ask for a kind ("drafts about gross margin that disagree"), a subject follows one of these and

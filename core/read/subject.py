@@ -10,7 +10,7 @@ import re
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from core.catalog.text import GENERIC, MONTH_WORDS, STOPWORDS, tokenize
+from core.catalog.text import ASKING_WORDS, GENERIC, MONTH_WORDS, STOPWORDS, in_spans, tokenize, words
 from core.read.ranker import KIND_NOUNS, named_objects, visible_vocabulary
 
 # Active voice only: in "is tax excluded from net revenue?" and "do guest checkouts count toward active customers?"
@@ -59,3 +59,21 @@ def names_nothing_visible(question: str, view, excluded: list[tuple[int, int]] =
         return False
     vocab = visible_vocabulary(view)
     return any(not _known(w, vocab) for w in head)
+
+
+# Words that point back at something said before ("tell me more", "and the other one?") without naming it.
+POINTING = set(words("more else again other another one ones thing things stuff anything something everything same "
+                     "ok okay hi hello hey thanks"))
+
+
+def names_no_subject(question: str, excluded: list[tuple[int, int]] = ()) -> bool:
+    """True when the question names no subject at all: every word asks (what, is, current, changed, owns), points
+    back (it, that, more) or is a date or version (`excluded`), as in "is it current?" or "who owns it?". Such a
+    question is asked back, not answered as not found: there is nothing to look up. Pure over the text, so it says
+    nothing about what any role can see; a question with one word of its own ("is the zorblax current?") names a
+    subject, and an unknown named subject stays not found."""
+    skip = in_spans(excluded)
+    return not any(not skip(t.start) and t.norm not in STOPWORDS and t.norm not in GENERIC
+                   and t.norm not in ASKING_WORDS and t.norm not in MONTH_WORDS and t.norm not in KIND_NOUNS
+                   and t.norm not in POINTING and not t.norm.isdigit()
+                   for t in tokenize(question))

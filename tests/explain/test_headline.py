@@ -81,7 +81,10 @@ def test_the_page_says_where_the_date_came_from(ask_demo):
     # No date written, but the question asks about now; and a not-found answer uses no date at all.
     still = ask_demo("is the revenue handbook still right?")
     assert date_source(still, None, None) == "using today, 29 Nov 2026: your question asks about now ('still')"
-    assert date_source(ask_demo("eoy 2024"), None, None) is None
+    assert date_source(ask_demo("Project Halyard at eoy 2024"), None, None) is None
+    # A date alone names no subject: asked back which one is meant, the date kept for the answer.
+    bare = ask_demo("eoy 2024")
+    assert bare.behavior.value == "clarify" and date_source(bare, None, None) == "using 31 Dec 2024 from your question"
     # "today" is the evaluation date, said the same way as "right now" (the demo's clock is not the calendar's).
     for words in ("today", "right now"):
         env = ask_demo(f"is net revenue fresh {words}?")
