@@ -66,6 +66,10 @@ POINTING = set(words("more else again other another one ones thing things stuff 
                      "ok okay hi hello hey thanks"))
 
 
+# A word written as an identifier ("int_model_7", "raw.orders") names something, whatever words it is made of.
+_IDENTIFIER = re.compile(r"\b[a-z]\w*(?:_\w+)+|\b[a-z]\w*(?:\.[a-z]\w*)+", re.I)
+
+
 def names_no_subject(question: str, excluded: list[tuple[int, int]] = ()) -> bool:
     """True when the question names no subject at all: every word asks (what, is, current, changed, owns), points
     back (it, that, more) or is a date or version (`excluded`), as in "is it current?" or "who owns it?". Such a
@@ -73,6 +77,8 @@ def names_no_subject(question: str, excluded: list[tuple[int, int]] = ()) -> boo
     nothing about what any role can see; a question with one word of its own ("is the zorblax current?") names a
     subject, and an unknown named subject stays not found."""
     skip = in_spans(excluded)
+    if any(not skip(m.start()) for m in _IDENTIFIER.finditer(question)):
+        return False
     return not any(not skip(t.start) and t.norm not in STOPWORDS and t.norm not in GENERIC
                    and t.norm not in ASKING_WORDS and t.norm not in MONTH_WORDS and t.norm not in KIND_NOUNS
                    and t.norm not in POINTING and not t.norm.isdigit()

@@ -67,6 +67,14 @@ def test_a_question_naming_nothing_is_asked_back_and_a_named_one_stays_not_found
                                                                                                       hidden.verdict)
 
 
+@pytest.mark.parametrize("text", ["int_model_7 for 2027-06-30", "is deck_rota_v9 current?", "who owns raw.zorblax?"])
+def test_an_identifier_made_of_asking_words_still_names_a_subject(ferry, text):
+    # "int_model_7" is made of words that ask nothing of their own ("model", a number), but written as one identifier
+    # it names something: an unknown one is not found, worded like any other, never asked back.
+    env = ferry(text, "dispatcher")
+    assert env.behavior is Behavior.not_found_or_not_authorized and env.verdict == NOT_FOUND, (text, env.verdict)
+
+
 REVIEW_WORDINGS = ["what's waiting for my review?", "what needs my attention?", "anything to review?",
                    "anything for me to review?", "what should I review?", "is anything awaiting my approval?"]
 
