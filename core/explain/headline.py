@@ -141,6 +141,13 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
         if inc.verdict == "yes":
             return f"Yes: {name}'s formula uses {_short(inc.term, 6)} ({_short(inc.where or '', 4)}) {when}".strip()
         return f"Not stated: {name}'s definition does not mention {_short(inc.term, 8)} {when}".strip()
+    if "changed" in env.asked and env.period_start and env.period_end:
+        # "churn for 2026, has the definition changed?": one version governed the whole period asked (a version
+        # taking over inside it splits the answer instead).
+        began = definition.valid_from
+        if began and began >= env.period_start:  # it began with the period: whether it replaced another is not here
+            return f"{name} took effect on {day_text(began)} and is in effect {when}".strip()
+        return f"No: {name} is in effect {when}: nothing changed".strip()
     if env.disagreement is not None and env.disagreement.governing == definition.evidence_id:
         return _disagreement(env, name, when)
     # "is it fresh?" gets the freshness verdict, "where does it come from?" the lineage; a question that also
@@ -364,6 +371,8 @@ def headline(env: Envelope) -> str:
         parts = [f"{_version(d)} {day_text(sp.start)}–{day_text(sp.end - timedelta(days=1))}"
                  for sp in env.splits for d in sp.selected[:1]]
         text = f"{label} changed definition {_when(env)}: " + ", then ".join(parts)
+        if "changed" in env.asked:  # "..., did the definition change mid year?"
+            text = f"Yes: {text}"
     elif b is Behavior.human_review:
         text = f"Two approved versions of {label} overlap {_when(env)}; a governance reviewer must decide".replace("  ", " ")
     elif b is Behavior.not_found_or_not_authorized:

@@ -209,7 +209,10 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     if changed:
         # "has churn changed this year?": yes or no, from the versions in effect over the period (the comparison's).
         aspects.add("changed")
-        if kind is None:
+        # "churn for all of 2025, did the definition change mid year?": a period said before the change is asked is the
+        # period to answer for; the definition flow's answer over it (split where a version took over) says both.
+        period_first = any(d.span[1] <= changed.start() for d in dates if not d.now)
+        if kind is None and not period_first:
             kind, cue = "compare", changed.span()
     # "upstream"/"downstream": which ways lineage is asked. Upstream is the lineage aspect's answer (the definition
     # flow's); downstream with upstream asks for both halves (core/answer/intents.py).

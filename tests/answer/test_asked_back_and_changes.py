@@ -113,6 +113,25 @@ def test_a_change_over_a_period_is_answered_yes_or_no(ferry, text, lead):
     assert headline(env).startswith(lead), (text, headline(env))
 
 
+PERIOD_FIRST = [
+    ("hey, fare revenue from July 2024 to June 2025 pls, did the definition change mid way",
+     Behavior.split, "Yes: Fare revenue changed definition"),
+    ("fare revenue for all of 2025, did the definition change?", Behavior.answer,
+     "Fare revenue v2 took effect on 1 Jan 2025 and is in effect"),
+    ("fare revenue from March 2024 to October 2024, has it changed?", Behavior.answer,
+     "No: Fare revenue v1 is in effect"),
+]
+
+
+@pytest.mark.parametrize("text, behavior, lead", PERIOD_FIRST)
+def test_a_period_asked_before_the_change_is_answered_over_that_period(ferry, text, behavior, lead):
+    # The subject asked over a period, then whether it changed: the answer for that period (split where a version took
+    # over), led by Yes or No.
+    env = ferry(text, "dispatcher")
+    assert env.behavior is behavior, (text, env.behavior, env.verdict)
+    assert headline(env).startswith(lead), (text, headline(env))
+
+
 @pytest.mark.parametrize("text", ["diff between the fare revenue draft and the approved one",
                                   "how does the fare revenue proposal differ from the current definition?",
                                   "compare the fare revenue draft with the official version"])
