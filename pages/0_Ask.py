@@ -23,6 +23,7 @@ from core.resolve.parts import part_details  # noqa: E402
 from ui import answer  # noqa: E402
 from ui import history as history_ui  # noqa: E402
 from ui import values as values_ui  # noqa: E402
+from ui.dates import clock_note, sidebar_date_note  # noqa: E402
 from ui.graph import pick_node_object  # noqa: E402
 from ui.resources import explanation_cache, searcher, settings, sidebar, store, value_engine  # noqa: E402
 from ui.safe import code, inert, md  # noqa: E402
@@ -36,13 +37,11 @@ except ImportError:
 
 
 def _read_link() -> None:
-    """A shared link (?q=&role=&date= or &period=START..END) fills the session once, on arrival."""
+    """A shared link (?q=&date= or &period=START..END) fills the session once, on arrival."""
     if st.session_state.get("link_read"):
         return
     st.session_state["link_read"] = True
-    p = st.query_params
-    if p.get("role"):
-        st.session_state["role"] = p["role"]  # the sidebar keeps it only if it is a role on offer, and says so
+    p = st.query_params  # its ?role= is the sidebar's (ui/resources.py), as on every page
     problems = []
     try:
         if p.get("date"):
@@ -248,11 +247,13 @@ def _is_intent(env: Envelope) -> bool:
 
 
 def _notes(env: Envelope, asked: dict, form_day, form_period) -> list[str]:
-    """Where the date came from, under the headline."""
-    notes = [n for n in (date_source(env, form_day, form_period),) if n]
+    """Where the date came from, and which clock freshness was read at, under the headline."""
     if asked.get("day"):
-        notes.append(f"using {day_text(asked['day'])} for this question (the sidebar is unchanged)")
-    return notes
+        where = f"using {day_text(asked['day'])} for this question (the sidebar is unchanged)"
+    else:
+        # The sidebar's date when the answer took it; else where the question's own date came from.
+        where = sidebar_date_note(env, form_day, form_period) or date_source(env, None, None)
+    return [n for n in (where, clock_note(env, s.clock)) if n]
 
 
 def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
@@ -280,11 +281,11 @@ def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
             st.caption("A version button answers for that version's first day in effect. For another date, "
                        "write it in the question or set it in the sidebar.")
     elif env.behavior is Behavior.not_found_or_not_authorized:
+        # The engine's own words (a question AsOf does not answer reads differently from a missing object); the page
+        # adds only where to go next, never a reason of its own.
+        st.caption(md(env.verdict))
         if scope is not None:  # a steward widens only to its review queue: say where that is
-            st.caption("It may not exist, or it is neither shared with your role nor in your review queue. "
-                       "Every queue item opens from the Governance review page and the Catalog.")
-        else:
-            st.caption("It may not exist, or it may not be shared with your role. Try a metric from the list below.")
+            st.caption("Your review queue is on the Governance review page; each item there opens here read-only.")
         _landing_metrics()
     elif details:
         answer.parts(env, details)

@@ -1,5 +1,5 @@
 """Catalog: search what your role can see, a table of its metrics, and one entity's versions over time."""
-from datetime import date, timedelta
+from datetime import timedelta
 
 import altair as alt
 import streamlit as st
@@ -13,7 +13,7 @@ from core.answer.browse import metric_rows, owner_line, queue_rows, search, time
 from core.answer.steward import steward_view  # noqa: E402
 from core.explain.headline import day_text  # noqa: E402
 from core.resolve.versions import governing_versions, interval_text  # noqa: E402
-from ui.resources import searcher, sidebar, store  # noqa: E402
+from ui.resources import catalog_today, searcher, sidebar, store  # noqa: E402
 from ui.safe import code, dataframe, inert, md  # noqa: E402
 from ui.safe import table as wrapped_table  # noqa: E402 (the page has its own `table` of rows)
 from ui.steward import badge, scope_for  # noqa: E402
@@ -85,7 +85,7 @@ with st.expander(f"Metrics you can {'see or review' if scope is not None else 's
     _open_row("metric_table", picked, table)
 
 if scope is not None:
-    qrows = [r.model_dump() for r in queue_rows(s, scope, date.today())]
+    qrows = [r.model_dump() for r in queue_rows(s, scope, catalog_today(s))]
     with st.expander(f"Objects in your review queue ({len(qrows)}): each opens read-only", expanded=not query.strip()):
         picked = dataframe(qrows, hide_index=True, width="stretch", key="queue_table", on_select="rerun",
                               selection_mode="single-row",
@@ -110,7 +110,7 @@ st.caption("Also called: " + (", ".join(md(a) for a in aliases) or "—"))
 
 st.subheader("Versions over time")
 day = form["day"] or (form["period"][0] if form["period"] else form["at"].date())
-trows = timeline_rows(objs, max(date.today(), day) + timedelta(days=365))
+trows = timeline_rows(objs, max(catalog_today(s), day) + timedelta(days=365))
 if trows:
     palette = {"governs": "#1f6feb", "draft": "#d4a72c", "superseded": "#8c959f", "historical": "#8c959f",
                "deprecated": "#8c959f", "current": "#8c959f"}
@@ -134,7 +134,7 @@ if trows:
     st.altair_chart((bars + rule).properties(height=alt.Step(34)), width="stretch")
     st.caption("Solid: approved versions that govern. Pale and dashed: drafts and pages that never govern. "
                f"Red line: {day_text(day)}, " + ("the reporting date in the sidebar." if form["day"] or form["period"]
-                                                 else "today (no reporting date is set in the sidebar)."))
+                                                 else "today on the sidebar's clock (no reporting date is set in the sidebar)."))
 else:
     st.caption("No effective dates recorded.")
 wrapped_table([{"version": o.evidence_id, "title": o.title, "in effect": interval_text(o),

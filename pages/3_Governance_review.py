@@ -1,7 +1,5 @@
 """Governance review: the queue a reviewer works through. Scoped to your role, or the whole catalog
 for catalog stewards, who may open every item read-only."""
-from datetime import date
-
 import streamlit as st
 
 st.set_page_config(page_title="AsOf · Governance review", page_icon="🧑‍⚖️", layout="wide")
@@ -9,8 +7,8 @@ st.set_page_config(page_title="AsOf · Governance review", page_icon="🧑‍⚖
 from core.answer.review import CATEGORIES, queue_csv, review_queue  # noqa: E402
 from core.answer.steward import grants  # noqa: E402
 from core.catalog.access import visible  # noqa: E402
-from core.explain.headline import day_text  # noqa: E402
-from ui.resources import searcher, sidebar, store  # noqa: E402
+from core.explain.headline import clock_text, day_text  # noqa: E402
+from ui.resources import catalog_today, searcher, sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
 from ui.steward import scope_for  # noqa: E402
 
@@ -28,7 +26,10 @@ else:
     st.caption(f"Limited to what role {md(role.name)} may see.")
 srch = searcher(s)
 index = srch.status_for(role.name, grants(scope)) if srch else None
-items = review_queue(evidence, date.today(), index)
+items = review_queue(evidence, catalog_today(s), index)
+# The queue's "today" (a draft or page past its expiry leaves it) is the catalog's, as in Ask: said, so a demo's own
+# clock is never mistaken for the calendar's.
+st.caption(f"Queue as of {day_text(catalog_today(s))}. {clock_text(s.now(), s.clock)}.")
 
 
 def _open_in_ask(n: int) -> None:

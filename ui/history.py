@@ -19,8 +19,11 @@ def recorded_at_control() -> datetime | None:
                      help="Answer from the catalog as AsOf had recorded it on a past day (what we knew then). "
                           "Permissions are always today's; the search index is not used for past states."):
         return None
+    # Ingests are recorded on the real calendar, so this one day is the calendar's, not the catalog's own clock
+    # (which a demo sets to another day): said beside it, since both can read "today".
     day = st.date_input("Catalog as recorded on", key="recorded_day", value=date.today(),
                         min_value=date(2000, 1, 1), max_value=date.today())
+    st.caption("A day on the real calendar, when AsOf recorded the catalog's ingests (not the catalog's own clock).")
     return end_of(day.isoformat())
 
 
@@ -37,6 +40,13 @@ def record_answer(env: Envelope, q, principal: str | None = None) -> None:
     if st.session_state.get("_audited") == key:
         return
     model = env.explanation.model if env.explanation else None
-    audit.record(settings().db_path, envelope=env, role=env.role, principal=principal, source="app", inputs=inputs,
-                 explanation_model=model)
+    rec_id = audit.record(settings().db_path, envelope=env, role=env.role, principal=principal, source="app",
+                          inputs=inputs, explanation_model=model)
     st.session_state["_audited"] = key
+    st.session_state.setdefault("audit_mine", []).append(rec_id)
+
+
+def asked_here() -> set[str]:
+    """Ids of the audit records this browser session wrote: its own questions, even where nobody signs in (demo
+    mode has no principal to match a record by), so the Audit page can show and search them."""
+    return set(st.session_state.get("audit_mine", []))

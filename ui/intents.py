@@ -37,8 +37,17 @@ def _plain(value: str | None, words: dict[str, str]) -> str | None:
 def _discover(env: Envelope) -> None:
     li = env.listing
     about = f" about {' '.join(li.topic)}" if li.topic else ""
-    st.subheader(f"{li.kind.capitalize()}s you can see{about} ({len(li.items)})")
-    st.caption(f"Status as of {day_text(li.as_of)}. Only what your role may see is listed or counted.")
+    # A condition ("are stale") lists only the ones meeting it: the heading says so and out of how many, so the
+    # table is never read as every source there is.
+    which = f" that {li.condition_many} ({len(li.items)} of {li.checked})" if li.condition_many and li.checked \
+        else f" ({len(li.items)})"
+    st.subheader(md(f"{li.kind.capitalize()}s you can see{about}{which}"))
+    if "freshness_status" in env.asked:  # two dates: which objects (the day) and how fresh (the clock)
+        at = env.evaluated_at
+        st.caption(f"Listed as the catalog stands on {day_text(li.as_of)}; freshness checked at "
+                   f"{day_text(at.date())} {at:%H:%M} UTC. Only what your role may see is listed or counted.")
+    else:
+        st.caption(f"Status as of {day_text(li.as_of)}. Only what your role may see is listed or counted.")
     if li.items:
         table([_row(it) for it in li.items])
     else:

@@ -120,6 +120,29 @@ def searcher(s: Store, wait: bool = False) -> Searcher | None:
     return _live(settings().catalog, settings().embed_model).searcher(s)
 
 
+def catalog_today(s: Store) -> date:
+    """The day every page calls "today": the catalog's own clock when it names one (the demo's), else the real one,
+    so the review queue, the timeline and the answers never show two different todays on one screen."""
+    return s.now().date()
+
+
+def _role_from_link(roles: list[str]) -> None:
+    """A link's ?role= opens the session as that role when it is one on offer, once, on arrival, and says so
+    (a shared link must not switch someone's role unseen); a role not on offer is said, not swapped silently."""
+    if st.session_state.get("role_link_read"):  # later runs: the address holds the role this app wrote there
+        return
+    st.session_state["role_link_read"] = True
+    linked = st.query_params.get("role")
+    if not linked:
+        return
+    if linked in roles:
+        st.session_state["role"] = st.session_state["role_from_link"] = linked
+        return
+    # Same words whether the role exists or not.
+    st.warning(f"The link's role {md(repr(linked))} is not one you can use here, so this page shows role "
+               f"{md(st.session_state['role'] if st.session_state.get('role') in roles else roles[0])}.")
+
+
 def _keep(*keys: str) -> None:
     # Streamlit drops widget state when a page stops rendering the widget; re-assigning keeps
     # role and dates as the user moves between pages.
@@ -142,19 +165,18 @@ def sidebar(s: Store, dates: bool = True) -> dict:
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
     for key, value in defaults.items():
         st.session_state.setdefault(key, value)
-    if "role" not in st.session_state and st.query_params.get("role") in roles:
-        st.session_state["role"] = st.query_params["role"]  # a link to any page (?role=) opens as that role
-    linked = st.query_params.get("role")
-    if linked and linked not in roles and not st.session_state.get("role_link_warned"):
-        # A link's role that is not on offer is said, not silently swapped (same words whether it exists or not).
-        st.session_state["role_link_warned"] = True
-        st.warning(f"The link's role {md(repr(linked))} is not one you can use here, so this page shows role "
-                   f"{md(st.session_state['role'] if st.session_state.get('role') in roles else roles[0])}.")
+    _role_from_link(roles)
     if st.session_state.get("role") not in roles:
         st.session_state["role"] = roles[0]
     role = st.sidebar.selectbox("Role", roles, key="role", help="Everything on every page is limited to what this role may see.")
     if role not in roles:  # a widget value the options never offered (a forged client message)
         st.stop()
+    if st.session_state.get("role_from_link") == role:
+        st.sidebar.caption(f"Role {md(role)} was set by the link you opened.")
+    else:  # chosen here since: the link no longer speaks for it
+        st.session_state.pop("role_from_link", None)
+    if st.query_params.get("role") not in (None, role):  # the address bar never names a role the page is not using
+        st.query_params["role"] = role
     if not dates:
         return {"role": role, "principal": ident.principal, "day": None, "period": None, "at": s.now()}
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)

@@ -17,7 +17,8 @@ def _scope(path: str, mtime: float, role: str, today: date, _s: Store) -> Stewar
 def scope_for(s: Store, role: str) -> StewardScope | None:
     """The queue of the revision this page run reads (`s`), never of a newer one published meanwhile: a page that
     took its Store before a publish and its queue after would show one revision's objects through the other's grants."""
-    return _scope(str(s.path), s.path.stat().st_mtime, role, date.today(), s)  # a new revision is a new file: a new key
+    # A new revision is a new file: a new key. The queue's day is the catalog's (as on Governance review and in Ask).
+    return _scope(str(s.path), s.path.stat().st_mtime, role, s.now().date(), s)
 
 
 def badge(scope: StewardScope | None) -> None:

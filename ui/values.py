@@ -18,7 +18,7 @@ def render(env: Envelope) -> None:
         return
     st.markdown("#### Value")
     if values.status != "computed":
-        st.info(md(values.message))
+        st.info(md(values.message[:1].upper() + values.message[1:]))  # a sentence on its own here
         return
     unit = values.values[0].unit if values.values else None
     if len(values.values) <= MAX_CARDS:

@@ -95,8 +95,10 @@ def metric_values(view: Visible, entity_id: str, start: date, end: date, engine:
     except _Hidden:
         return Values(status="not_found_or_not_authorized", message=NOT_FOUND, start=start, end=end, grain=grain)
     if engine is None:
+        # Said to whoever asked (an analyst): how an operator connects one is in docs/values.md, not here.
         return Values(status="unavailable", start=start, end=end, grain=grain,
-                      message="no warehouse is configured to compute values on (ASOF_WAREHOUSE)")
+                      message="values cannot be computed here: no warehouse is connected to this AsOf to compute them on; "
+                              "whoever runs it can connect one")
     skipped = [p for p in periods if p.version is None]
     if not plan:
         return Values(status="unavailable", start=start, end=end, grain=grain,
