@@ -272,7 +272,7 @@ def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
     answer.top(env, _notes(env, asked, form_day, form_period), [f for d in details for f in d[3]])
     answer.other_versions(env, _choose)
     values_ui.render(env)  # the number under what governed, when the question asked for one
-    if env.behavior is Behavior.clarify and env.clarify:
+    if env.behavior is Behavior.clarify and env.clarify and env.clarify.options:  # no options: the question says it
         cols = st.columns(len(env.clarify.options))
         for i, (col, option) in enumerate(zip(cols, env.clarify.options)):
             col.button(md(option.label), key=f"clarify_{i}", on_click=_choose,
