@@ -10,6 +10,7 @@ import re
 from datetime import date
 
 from core.answer.run import as_of, not_found
+from core.catalog.access import Listed
 from core.catalog.entities import match_entities
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
 from core.catalog.evidence import Evidence, Kind
@@ -40,17 +41,19 @@ KIND_WORDS = set(words("metric metrics kpi kpis measure measures model models so
 MAX_ITEMS = 200
 # What reads loaded data: asked whether stale, each is answered through its upstream lineage to the sources.
 READERS = ("source", "metric", "model", "exposure")
+# A listed object: its columns (Visible.listed), or the object itself where redaction may rewrite its text.
+Obj = Listed | Evidence
 WHO_SEES = re.compile(r"\b(?:can|could|may|does|do|is|are)\s+(?:the\s+)?([\w-]+)\s+(?:team\s+|role\s+)?(?:see|access|view|read|have)\b",
                       re.I)
 
 
-def summary(ev: Evidence, day: date) -> VersionSummary:
+def summary(ev: Obj, day: date) -> VersionSummary:
     return VersionSummary(evidence_id=ev.evidence_id, version=ev.version, valid_from=ev.valid_from,
                           valid_to=ev.valid_to, authority=ev.authority.value, lifecycle=ev.lifecycle.value,
                           in_effect=ev.governs and ev.valid_on(day))
 
 
-def _entity_row(entity, objs: list[Evidence], day: date) -> ListedEntity:
+def _entity_row(entity, objs: list[Obj], day: date) -> ListedEntity:
     versions = governing_versions(objs, entity.role)
     now = in_effect(versions, day)
     if now:
@@ -69,7 +72,7 @@ def _entity_row(entity, objs: list[Evidence], day: date) -> ListedEntity:
                                                                                           o.evidence_id))])
 
 
-def _document_row(ev: Evidence, day: date) -> ListedEntity:
+def _document_row(ev: Obj, day: date) -> ListedEntity:
     status = f"{ev.authority.value.replace('_', '-')}, {ev.lifecycle.value}" + (
         f" ({ev.authority_class})" if ev.authority_class else "")
     return ListedEntity(entity_id=ev.entity_id, label=ev.title, role="document", owner=ev.owner, status=status,
@@ -85,7 +88,7 @@ def _about(row: ListedEntity, names: list[tuple[str, ...]], topic: list[str]) ->
     return set(topic) <= bag or set(topic) <= set(words(row.description))
 
 
-def _meets(cond: Condition, row: ListedEntity, objs: list[Evidence]) -> bool:
+def _meets(cond: Condition, row: ListedEntity, objs: list[Obj]) -> bool:
     """Does a listed entity meet the question's condition? Owner: the row's owner (the version in effect on the day,
     else the latest visible one) is the one named, or no owner is recorded on any visible version when none is named;
     lifecycle: some visible, retrievable version carries it (dbt's passed deprecation date is `deprecated`)."""
@@ -141,9 +144,9 @@ def answer(run) -> Envelope | None:
         # role that X exists (on objects it may not see). Decided before anything is listed.
         return not_found(run)
     entities = run.view.entities
-    objs = [o for o in run.view.of_kinds([k.value for k in KINDS[kind]]) if retrievable(o, day)]
+    objs = [o for o in run.view.listed([k.value for k in KINDS[kind]]) if retrievable(o, day)]
     rows: list[ListedEntity] = []
-    members: dict[str, list[Evidence]] = {}  # row evidence id -> the objects the condition is checked on
+    members: dict[str, list[Obj]] = {}  # row evidence id -> the objects the condition is checked on
     # dbt exposures (the dashboards, notebooks and apps that read the project) are stored as models: they are
     # listed as what they are, never as models.
     objs = [o for o in objs if (o.authority_class == "dbt_exposure") == (kind == "exposure")]
@@ -154,7 +157,7 @@ def answer(run) -> Envelope | None:
                 rows.append(row)
                 members[row.evidence_id] = [o]
     else:
-        grouped: dict[str, list[Evidence]] = {}
+        grouped: dict[str, list[Obj]] = {}
         for o in objs:
             grouped.setdefault(o.entity_id, []).append(o)
         for entity_id, group in grouped.items():
@@ -185,7 +188,7 @@ def answer(run) -> Envelope | None:
 
 
 def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows: list[ListedEntity],
-              members: dict[str, list[Evidence]]) -> Envelope:
+              members: dict[str, list[Obj]]) -> Envelope:
     """A whole-catalog question with a condition: the visible rows that meet it, and how many were checked.
     "None" is an answer that says what was checked; every count is of the asker's view only. A yes/no question
     ("is anything stale?", "are all sources fresh?") is answered yes or no first."""
@@ -261,7 +264,7 @@ def _with_freshness(run, rows: list[ListedEntity], day: date) -> tuple[list[List
     return rows, {r.evidence_id: standing(r.freshness) for r in rows}
 
 
-def _with_upstream_freshness(run, rows: list[ListedEntity], members: dict[str, list[Evidence]],
+def _with_upstream_freshness(run, rows: list[ListedEntity], members: dict[str, list[Obj]],
                              day: date) -> tuple[list[ListedEntity], dict[str, str]]:
     """Each metric (model, dashboard) row with the freshness of the sources its lineage on the day reaches: one walk
     for all rows, each source's freshness read once however many rows read it. A row with no version in effect on the

@@ -15,7 +15,7 @@ from rank_bm25 import BM25Okapi
 
 from core.catalog import budget
 from core.catalog.entities import Entity, build_entity_index, head_index
-from core.catalog.evidence import GOVERNING_KINDS, Evidence, Kind
+from core.catalog.evidence import GOVERNING_KINDS, Authority, Evidence, Freshness, Kind, Lifecycle
 from core.catalog.redact import redact, references
 from core.catalog.rows import acl_sql, in_list
 from core.catalog.store import Store
@@ -57,6 +57,50 @@ class Facts:
     relation: str | None  # a model's model.relation
     formula: str | None  # a metric's metric.formula as written (before redaction)
     names_others: bool  # it has `mentions`: its formula may be redacted for a role
+    valid_from: date | None
+    valid_to: date | None
+    implemented_by: tuple[str, ...]  # a metric's implemented_by links, in order (targets hidden or not)
+
+    valid_on = Evidence.valid_on  # the effective-time rule, read off the same two dates
+
+
+@dataclass(frozen=True, slots=True)
+class FreshnessRecord:
+    """What a source's freshness is computed from (core/resolve/freshness.py source_freshness) of one visible object
+    that records a load or thresholds, without parsing the object: its columns and its `freshness` field, which
+    redaction never touches."""
+    evidence_id: str
+    kind: Kind
+    authority: Authority
+    lifecycle: Lifecycle
+    valid_from: date | None
+    valid_to: date | None
+    freshness: Freshness
+
+    valid_on = Evidence.valid_on
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """What a listing row reads of one visible object (core/answer/discover.py): the evidence table's columns, none of
+    which redaction rewrites except `text` (a formula quoted in it), so an object that names others is read in full
+    instead (Visible.listed). The effective-time and governing rules are the parsed object's own."""
+    evidence_id: str
+    entity_id: str
+    kind: Kind
+    title: str
+    text: str
+    version: str | None
+    authority: Authority
+    lifecycle: Lifecycle
+    authority_class: str | None
+    valid_from: date | None
+    valid_to: date | None
+    expires_at: date | None
+    owner: str | None
+
+    valid_on = Evidence.valid_on
+    governs = Evidence.governs
 
 
 def per_view(build):
@@ -177,17 +221,40 @@ class Visible:
     def facts(self) -> dict[str, Facts]:
         """Facts of every visible object by evidence id: a whole-catalog lineage walk meets tens of thousands of
         objects, and parsing each (~35,000 at 100,000 objects) took seconds a question."""
-        # One parse of the document for the two fields read from it, of models and metrics only.
+        # One parse of the document for the fields read from it, of models and metrics only.
         rows = self.con.execute(
             f"""SELECT evidence_id, entity_id, kind, authority_class, version, authority, lifecycle,
-                      j[1] ->> '$', j[2] ->> '$', coalesce(len(json_keys(j[3])), 0) > 0
+                      j[1] ->> '$', j[2] ->> '$', coalesce(len(json_keys(j[3])), 0) > 0, valid_from, valid_to,
+                      coalesce(CAST(j[4] AS VARCHAR[]), [])
                FROM (SELECT *, CASE WHEN kind IN ('model', 'metric_definition') THEN json_extract(
-                       doc, ['$.model.relation', '$.metric.formula', '$.mentions']) END AS j
+                       doc, ['$.model.relation', '$.metric.formula', '$.mentions', '$.links.implemented_by']) END AS j
                      FROM evidence WHERE {acl_sql()})""", self._acl).fetchall()
         kinds = {k.value: k for k in Kind}
         # Evidence.governs, on the columns it reads.
         return {r[0]: Facts(r[0], r[1], kinds[r[2]], r[3], r[4], r[5] == "authoritative" and kinds[r[2]] in GOVERNING_KINDS
-                            and r[6] not in ("draft", "retired"), r[7], r[8], r[9]) for r in rows}
+                            and r[6] not in ("draft", "retired"), r[7], r[8], r[9], r[10], r[11], tuple(r[12]))
+                for r in rows}
+
+    @per_view
+    def facts_by_entity(self) -> dict[str, list[Facts]]:
+        """Every visible object's facts by entity id, in evidence id order: what `by_ids` finds for an entity id, without
+        parsing (a metric's backing model, for thousands of metrics in a whole-catalog listing)."""
+        out: dict[str, list[Facts]] = {}
+        for evidence_id in sorted(self.facts):
+            out.setdefault(self.facts[evidence_id].entity_id, []).append(self.facts[evidence_id])
+        return out
+
+    @per_view
+    def freshness_records(self) -> dict[str, FreshnessRecord]:
+        """Every visible object that records a freshness (a load, thresholds), by evidence id: each source's freshness
+        read without parsing its objects (a whole-catalog freshness listing reads thousands of sources)."""
+        rows = self.con.execute(
+            f"""SELECT evidence_id, kind, authority, lifecycle, valid_from, valid_to, doc -> '$.freshness'
+               FROM evidence WHERE {acl_sql()} AND evidence_id IN (SELECT evidence_id FROM freshness)""",
+            self._acl).fetchall()
+        # The field parsed by the model that parses the object, so every value (a load's time zone) is the same.
+        return {r[0]: FreshnessRecord(r[0], Kind(r[1]), Authority(r[2]), Lifecycle(r[3]), r[4], r[5],
+                                      Freshness.model_validate_json(r[6])) for r in rows}
 
     @per_view
     def owners(self) -> frozenset[str]:
@@ -322,6 +389,19 @@ class Visible:
             return self._docs("kind = ANY(?::VARCHAR[]) AND authority_class = ?", [list(kinds), authority_class])
         return self._docs("kind = ANY(?::VARCHAR[])", [list(kinds)])
 
+    def listed(self, kinds: list[str]) -> list[Listed | Evidence]:
+        """Every visible object of these kinds as a listing row reads it, by evidence id: its columns, not the parsed
+        object (a whole-catalog listing reads thousands; parsing them took about a second at 100,000 objects). One
+        that names others (`mentions`) may have its text redacted for this role, so it is read in full."""
+        rows = self.con.execute(
+            f"""SELECT evidence_id, entity_id, kind, title, text, version, authority, lifecycle, authority_class,
+                      valid_from, valid_to, expires_at, owner, coalesce(len(json_keys(doc -> '$.mentions')), 0) > 0
+               FROM evidence WHERE {acl_sql()} AND kind = ANY(?::VARCHAR[]) ORDER BY evidence_id""",
+            [*self._acl, list(kinds)]).fetchall()
+        named = {e.evidence_id: e for e in self._by_key("evidence_id", [r[0] for r in rows if r[-1]])}
+        return [named[r[0]] if r[-1] else Listed(r[0], r[1], Kind(r[2]), r[3], r[4] or "", r[5], Authority(r[6]),
+                                                 Lifecycle(r[7]), *r[8:13]) for r in rows]
+
     def entity_objects(self, entity_id: str) -> list[Evidence]:
         """Every visible object of the entity (`entity_id = ?` with a parameter is not answered from the index:
         11 against ~3 ms at 100,000 objects)."""
@@ -434,8 +514,10 @@ class Visible:
         return self._docs(f"""{in_list('evidence_id', [*mine, *linking])}
                AND (authority <> 'authoritative' OR lifecycle IN ('draft', 'superseded', 'deprecated'))""", [])
 
-    def freshness_objects(self, source: str) -> list[Evidence]:
-        return self._by_key("evidence_id", self.store.rows.freshness_ids(source))
+    def freshness_objects(self, source: str) -> list[FreshnessRecord]:
+        """The visible freshness records of a source (named by its entity id or a dbt node id), by evidence id."""
+        records = self.freshness_records
+        return [records[i] for i in self.store.rows.freshness_ids(source) if i in records]
 
     def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
         return self.store.upstream_closure(starts, self.role, day, depth, grants=self.grants)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+from core.catalog.access import FreshnessRecord
 from core.catalog.envelope import FreshnessEntry
 from core.catalog.evidence import Authority, Evidence, Kind, Lifecycle
 
@@ -18,13 +19,15 @@ def status(age_hours: float | None, warn_after: float | None, error_after: float
     return "pass"
 
 
-def _trusted(ev: Evidence) -> bool:
+def _trusted(ev: Evidence | FreshnessRecord) -> bool:
     return ev.authority is not Authority.untrusted and ev.lifecycle not in (Lifecycle.draft, Lifecycle.retired)
 
 
-def source_freshness(source: str, visible: list[Evidence], at: datetime, day: date) -> FreshnessEntry | None:
+def source_freshness(source: str, visible: list[Evidence | FreshnessRecord], at: datetime,
+                     day: date) -> FreshnessEntry | None:
     """Freshness of one source as known at `at`: the policy valid on `day` and the latest load before `at`.
-    `visible` holds the freshness objects recorded for this source (Visible.freshness_objects)."""
+    `visible` holds the freshness records of this source (Visible.freshness_objects: each object's columns and its
+    freshness field, not the parsed object), or the objects themselves."""
     mine = [e for e in visible if e.freshness and _trusted(e)]
     if not mine:
         return None

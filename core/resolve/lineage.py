@@ -95,11 +95,12 @@ def upstream_walk(view: Visible, starts: list[str], day: date | None, depth: int
                 if dep.evidence_id not in seen:
                     seen.add(dep.evidence_id)
                     extra.append(dep.evidence_id)
-                    from core.resolve.versions import backing_model
-                    model, _ = backing_model(dep, day, view)
-                    more = [dep.evidence_id] + ([model.evidence_id] if model else [])
+                    from core.resolve.versions import backing_model_id
+                    model, _ = backing_model_id(dep.evidence_id, dep.links.get("implemented_by", []),
+                                                day or dep.valid_from, view)
+                    more = [dep.evidence_id] + ([model] if model else [])
                     if model:
-                        rows.append((model.evidence_id, dep.evidence_id, [dep.evidence_id], 1))
+                        rows.append((model, dep.evidence_id, [dep.evidence_id], 1))
                     rows += view.upstream(more, day, depth)
         todo = extra
     return _walk(view, starts, rows, day, rows)

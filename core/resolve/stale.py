@@ -14,12 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from core.catalog.access import Listed
 from core.catalog.dates import age_text
 from core.catalog.envelope import FreshnessEntry
 from core.catalog.evidence import Evidence, Kind
 from core.resolve.freshness import source_freshness
 from core.resolve.lineage import upstream_walk
-from core.resolve.versions import backing_model, backing_models
+from core.resolve.versions import backing_model_id, backing_model_ids
 
 STALE = ("warn", "error")  # past the warning threshold, or the error one
 
@@ -56,13 +57,16 @@ def short_text(entry: FreshnessEntry | None) -> str:
     return f"{entry.status.upper()}, last loaded {age_text(entry.age_hours)}"
 
 
-def walk_starts(ev: Evidence, day: date, view) -> list[str]:
-    """Where the upstream walk of a metric version (or a model, a dashboard) starts on the day: the version, and for a
-    metric the model behind it and every input metric's model, as a definition answer starts it (ask.py _expand)."""
+def walk_starts(ev: Evidence | Listed, day: date, view) -> list[str]:
+    """Where the upstream walk of a visible metric version (or a model, a dashboard) starts on the day: the version, and
+    for a metric the model behind it and every input metric's model, as a definition answer starts it (ask.py
+    _expand). Read on the view's facts: a whole-catalog listing starts thousands of walks."""
     starts = [ev.evidence_id]
-    model, _ = backing_model(ev, day, view) if ev.kind is Kind.metric_definition else (None, "")
-    if model:
-        starts += [model.evidence_id] + [m.evidence_id for m in backing_models(ev, day, view)]
+    if ev.kind is Kind.metric_definition:
+        links = view.facts[ev.evidence_id].implemented_by
+        model, _ = backing_model_id(ev.evidence_id, links, day, view)
+        if model:
+            starts += [model] + backing_model_ids(links, day, view)
     return list(dict.fromkeys(starts))
 
 

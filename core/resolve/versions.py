@@ -115,40 +115,60 @@ def by_version(versions: list[Evidence], label: str) -> Evidence | None:
 
 
 def backing_model(metric: Evidence, day: date | None, view) -> tuple[Evidence | None, str]:
+    """The model behind a metric version (`backing_model_id`), read in full."""
+    found, why = backing_model_id(metric.evidence_id, metric.links.get("implemented_by", []),
+                                  day or metric.valid_from, view)
+    return (view.by_ids([found])[0] if found else None), why
+
+
+def backing_model_id(metric_id: str, implemented_by, when: date | None, view) -> tuple[str | None, str]:
     """The model behind a metric version: its explicit link, else a lineage edge into it; never 'latest'.
 
-    A link to a model entity (not a version) takes the model version in effect on the day.
-    """
-    when = day or metric.valid_from
-    for target in metric.links.get("implemented_by", []):
-        found = view.by_ids([target])
-        exact = [e for e in found if e.evidence_id == target and e.governs and e.kind is Kind.model]
-        if exact:
-            return exact[0], f"linked by {metric.evidence_id} implemented_by"
-        models = governing_versions([e for e in found if e.entity_id == target], "model")
-        chosen = in_effect(models, when) if when else models
+    A link to a model entity (not a version) takes the model version in effect on `when` (the day asked, else the
+    metric version's start). Decided on the view's facts (Visible.facts), never on parsed objects: a whole-catalog
+    listing asks this of thousands of metrics. A link to what the role may not see finds nothing, as if unwritten."""
+    for target in implemented_by:
+        exact = view.facts.get(target)
+        if exact is not None and exact.governs and exact.kind is Kind.model:
+            return target, f"linked by {metric_id} implemented_by"
+        chosen = _entity_models(target, when, view)
         if len(chosen) == 1:
-            return chosen[0], f"model entity {target} linked by {metric.evidence_id}; version in effect on {when}"
-    for lineage_id, upstream in view.edge_models_into(metric.evidence_id):
-        up = [e for e in view.by_ids([upstream]) if e.evidence_id == upstream and e.kind is Kind.model and e.governs]
-        if up:
-            return up[0], f"lineage edge {upstream} -> {metric.evidence_id} in {lineage_id}"
+            return chosen[0].evidence_id, f"model entity {target} linked by {metric_id}; version in effect on {when}"
+    for lineage_id, upstream in view.edge_models_into(metric_id):
+        up = view.facts.get(upstream)
+        if up is not None and up.kind is Kind.model and up.governs:
+            return upstream, f"lineage edge {upstream} -> {metric_id} in {lineage_id}"
     return None, "no implemented_by link or lineage edge names a visible model version"
 
 
+def _entity_models(target: str, when: date | None, view) -> list:
+    """The governing model versions of the entity a link names, in effect on `when` (all without a date). A target
+    that is a visible object's own id names that object, not an entity (Visible.by_ids reads it so)."""
+    objs = [view.facts[target]] if target in view.facts else view.facts_by_entity.get(target, [])
+    models = governing_versions([f for f in objs if f.entity_id == target], "model")
+    return in_effect(models, when) if when else models
+
+
 def backing_models(metric: Evidence, day: date | None, view) -> list[Evidence]:
+    """Every visible model version a metric's implemented_by links name, read in full (`backing_model_ids`)."""
+    ids = backing_model_ids(metric.links.get("implemented_by", []), day or metric.valid_from, view)
+    found = {e.evidence_id: e for e in view.by_ids(ids)}
+    return [found[i] for i in ids if i in found]
+
+
+def backing_model_ids(implemented_by, when: date | None, view) -> list[str]:
     """Every visible model version a metric's implemented_by links name (derived and ratio metrics read the
-    models of all their inputs), the version in effect on the day for a model entity."""
-    when = day or metric.valid_from
-    out: dict[str, Evidence] = {}
-    for target in metric.links.get("implemented_by", []):
-        found = view.by_ids([target])
-        exact = [e for e in found if e.evidence_id == target and e.governs and e.kind is Kind.model]
-        models = exact or governing_versions([e for e in found if e.entity_id == target], "model")
-        chosen = models if exact else (in_effect(models, when) if when else models)
-        if len(chosen) == 1:
-            out.setdefault(chosen[0].evidence_id, chosen[0])
-    return list(out.values())
+    models of all their inputs), the version in effect on `when` for a model entity; in link order."""
+    out: list[str] = []
+    for target in implemented_by:
+        exact = view.facts.get(target)
+        if exact is not None and exact.governs and exact.kind is Kind.model:
+            chosen = [target]
+        else:
+            chosen = [f.evidence_id for f in _entity_models(target, when, view)]
+        if len(chosen) == 1 and chosen[0] not in out:
+            out.append(chosen[0])
+    return out
 
 
 # dbt objects that document nodes (semantic models, doc blocks): authoritative descriptions, never rivals.
