@@ -9,6 +9,7 @@ import json
 import unicodedata
 from datetime import date, datetime, timedelta, timezone
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -69,8 +70,11 @@ def input_problems(obj: "Evidence | Role | Principal") -> list[tuple[str, str]]:
         problem = id_problem(value) if value is not None else None
         if problem:
             out.append((field, f"not a valid id: {problem}"))
-    for key, value in obj.__dict__.items():
-        _too_long(value, key, out)
+    # A field can only be too long when the whole object's JSON is (each character is at least one byte of
+    # it): the walk that names the field runs only then, not over every value of a 100k catalog.
+    if len(obj.__pydantic_serializer__.to_json(obj)) > MAX_TEXT_CHARS:
+        for key, value in obj.__dict__.items():
+            _too_long(value, key, out)
     return out
 
 
@@ -173,6 +177,9 @@ class Freshness(BaseModel):
         return self
 
 
+# What json.dumps(body, sort_keys=True) builds on every call, built once: the same text, so the same hashes.
+_HASH_JSON = json.JSONEncoder(sort_keys=True)
+
 LINK_TYPES = ("implemented_by", "lineage", "conflicts_with", "documents", "supersedes", "superseded_by")
 
 
@@ -255,11 +262,11 @@ class Evidence(BaseModel):
 
     def compute_hash(self) -> str:
         body = self.model_dump(mode="json", exclude={"content_hash", "acl", "recorded_at"})
-        return "sha256:" + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:32]
+        return "sha256:" + hashlib.sha256(_HASH_JSON.encode(body).encode()).hexdigest()[:32]
 
     @property
     def acl_revision(self) -> str:
-        return hashlib.sha256(json.dumps(sorted(self.acl)).encode()).hexdigest()[:16]
+        return _acl_revision(tuple(self.acl))
 
     def valid_on(self, day: date) -> bool:
         """The effective-time rule: valid_from <= day < valid_to, open ends unbounded."""
@@ -284,6 +291,13 @@ class Evidence(BaseModel):
         if self.superseded_by:
             out.append(("superseded_by", self.superseded_by))
         return out
+
+
+@lru_cache(maxsize=4096)
+def _acl_revision(acl: tuple[str, ...]) -> str:
+    # A catalog has few distinct ACLs and every object's is read several times per ingest (index rows, catalog
+    # rows, the revision): each is hashed once.
+    return hashlib.sha256(json.dumps(sorted(acl)).encode()).hexdigest()[:16]
 
 
 class Role(BaseModel):

@@ -20,9 +20,11 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from core.catalog.bulk import collector_paused
 from core.catalog.evidence import Catalog, CatalogSettings, Evidence, Kind, Principal, Role, id_problem, input_problems
 from core.ingest import sql_check
 
@@ -176,7 +178,10 @@ class _DuplicateJSONKey(ValueError):
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
     """json.loads keeps the last of two equal keys silently; a catalog must say which one it means."""
-    seen: dict = {}
+    seen = dict(pairs)  # built in C; a shorter dict than the pairs means a key came twice
+    if len(seen) == len(pairs):
+        return seen
+    seen.clear()
     for key, value in pairs:
         if key in seen:
             raise _DuplicateJSONKey(key, pairs)
@@ -197,25 +202,31 @@ def _depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
     return True
 
 
-_JSON_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?')
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = np.zeros(256, dtype=np.int8)
+_STEP[list(b"[{")], _STEP[list(b"]}")] = 1, -1
 
 
 def _nesting(text: str) -> int:
-    """Upper bound of bracket nesting in JSON text, checked before the parser recurses into it. Strings are
-    skipped by one regular expression (a 50 MB string is one match, not 50 million loop turns)."""
-    depth = best = 0
-    for m in _JSON_STRING_OR_BRACKET.finditer(text):
-        ch = m.group()
-        if ch in "[{":
-            depth += 1
-            best = max(best, depth)
-        elif ch in "]}":
-            depth -= 1
-    return best
+    """Bracket nesting of JSON text (its depth once parsed), checked before the parser recurses into it.
+    Strings are cut out by one regular expression and the brackets left are counted by numpy: a 50 MB catalog
+    in well under a second, where a Python turn per bracket took seconds."""
+    # Without a backslash no quote is escaped: strings are every other piece between quotes.
+    outside = "".join(text.split('"')[::2]) if "\\" not in text else _JSON_STRING.sub("", text)
+    brackets = outside.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKET)
+    if not brackets:
+        return 0
+    return max(0, int(np.cumsum(_STEP[np.frombuffer(brackets, dtype=np.uint8)], dtype=np.int64).max()))
 
 
 def parse_text(text: str, path: Path | str, as_json: bool) -> Any:
     """Parse JSON or YAML text into plain Python values, or CatalogError with file, line and column."""
+    with collector_paused():
+        return _parse_text(text, path, as_json)
+
+
+def _parse_text(text: str, path: Path | str, as_json: bool) -> Any:
     try:
         if as_json:
             if _nesting(text) > MAX_DEPTH:
@@ -241,7 +252,8 @@ def parse_text(text: str, path: Path | str, as_json: bool) -> Any:
         raise _fail(path, f"nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:  # e.g. an integer longer than Python converts (4,300 digits)
         raise _fail(path, f"unreadable value: {exc}") from None
-    if not _depth_ok(data):
+    # JSON's depth is its bracket nesting, already checked; YAML's is known only once it is built.
+    if not as_json and not _depth_ok(data):
         raise _fail(path, f"nested deeper than {MAX_DEPTH} levels")
     return data
 
@@ -331,6 +343,11 @@ def load_catalog(path: str | Path) -> Catalog:
 def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Problem] | None = None) -> Catalog:
     """Validate catalog documents (each named by the file it came from) into one Catalog, or raise
     CatalogError with every problem. The dbt and OpenLineage readers produce documents too."""
+    with collector_paused():
+        return _build_catalog(docs, where, problems)
+
+
+def _build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Problem] | None) -> Catalog:
     problems = list(problems or [])
     warnings: list[str] = []
     roles: dict[str, Role] = {}

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from core.catalog.bulk import collector_paused
 from core.catalog.entities import id_phrases
 from core.catalog.evidence import Catalog, Evidence, Kind
 from core.catalog.objects import RemoteIndex
@@ -234,38 +235,48 @@ def _matrix(column) -> np.ndarray:
     return column.flatten().to_numpy(zero_copy_only=False).reshape(len(column), column.type.list_size)
 
 
+def _columns(chunks: list[tuple[Evidence, tuple[str, str, str]]], precision: str) -> dict[str, list]:
+    """Every column of the index rows but the vector, one list each (a column at a time: 178k rows at 100k
+    objects)."""
+    objects = [ev for ev, _ in chunks]
+    return {"chunk_id": [c[0] for _, c in chunks], "evidence_id": [ev.evidence_id for ev in objects],
+            "entity_id": [ev.entity_id for ev in objects], "part": [c[1] for _, c in chunks],
+            "kind": [ev.kind.value for ev in objects], "authority": [ev.authority.value for ev in objects],
+            "lifecycle": [ev.lifecycle.value for ev in objects], "valid_from": [ev.valid_from for ev in objects],
+            "valid_to": [ev.valid_to for ev in objects], "acl": [ev.acl for ev in objects],
+            "content_hash": [ev.content_hash for ev in objects],
+            "acl_revision": [ev.acl_revision for ev in objects], "text": [c[2] for _, c in chunks],
+            "precision": [precision] * len(chunks)}
+
+
 def prepare_index(catalog: Catalog, db_path: str | Path, embedder: Embedder, quiet: bool = False) -> PreparedIndex:
     """Rows for the whole catalog, embedding only chunks whose object's content_hash changed."""
     path = index_path(db_path)
     check_index_path(db_path)
-    chunks = [(ev, chunk) for ev in catalog.evidence for chunk in chunks_of(ev)]
-    encoder = embedder.for_rows(len(chunks))
-    existing, broken = _existing(path, encoder.precision)
-    if broken and not quiet:
-        print(f"warning: {broken.split('; answers use')[0]}; rebuilding it now", file=sys.stderr)
-    columns: dict[str, list] = {name: [] for name in schema(encoder.dim).names if name != "vector"}
-    vectors = np.zeros((len(chunks), encoder.dim), dtype=np.float32)
-    to_embed: list[int] = []
-    for i, (ev, (chunk_id, part, text)) in enumerate(chunks):
-        for name, value in (("chunk_id", chunk_id), ("evidence_id", ev.evidence_id), ("entity_id", ev.entity_id),
-                            ("part", part), ("kind", ev.kind.value), ("authority", ev.authority.value),
-                            ("lifecycle", ev.lifecycle.value), ("valid_from", ev.valid_from),
-                            ("valid_to", ev.valid_to), ("acl", ev.acl), ("content_hash", ev.content_hash),
-                            ("acl_revision", ev.acl_revision), ("text", text), ("precision", encoder.precision)):
-            columns[name].append(value)
-        # A row's text changes without its object's content when the chunking does (a new release): re-embedded.
-        prior = existing.get(chunk_id)
-        if prior and prior[:2] == (ev.content_hash, text):
-            vectors[i] = prior[2]
-        else:
-            to_embed.append(i)
-    long_run = len(to_embed) > 500 and not quiet
-    if long_run:
-        print(f"indexing: {len(to_embed)} chunks to embed ({encoder.precision}), {len(chunks) - len(to_embed)} "
-              "reused", file=sys.stderr)
-    # Each distinct text is encoded once (sources and policies of one system often read alike).
-    heads = [embedded_text(columns["text"][i], columns["kind"][i], columns["part"][i]) for i in to_embed]
-    texts = list(dict.fromkeys(heads))
+    # Every chunk's row is built here (see core/catalog/bulk.py); encoding, minutes long, runs collected as usual.
+    with collector_paused():
+        chunks = [(ev, chunk) for ev in catalog.evidence for chunk in chunks_of(ev)]
+        encoder = embedder.for_rows(len(chunks))
+        existing, broken = _existing(path, encoder.precision)
+        if broken and not quiet:
+            print(f"warning: {broken.split('; answers use')[0]}; rebuilding it now", file=sys.stderr)
+        columns = _columns(chunks, encoder.precision)
+        vectors = np.zeros((len(chunks), encoder.dim), dtype=np.float32)
+        to_embed: list[int] = []
+        for i, (ev, (chunk_id, _, text)) in enumerate(chunks):
+            # A row's text changes without its object's content when the chunking does (a new release): re-embedded.
+            prior = existing.get(chunk_id)
+            if prior and prior[:2] == (ev.content_hash, text):
+                vectors[i] = prior[2]
+            else:
+                to_embed.append(i)
+        long_run = len(to_embed) > 500 and not quiet
+        if long_run:
+            print(f"indexing: {len(to_embed)} chunks to embed ({encoder.precision}), {len(chunks) - len(to_embed)} "
+                  "reused", file=sys.stderr)
+        # Each distinct text is encoded once (sources and policies of one system often read alike).
+        heads = [embedded_text(columns["text"][i], columns["kind"][i], columns["part"][i]) for i in to_embed]
+        texts = list(dict.fromkeys(heads))
     encoded = encoder.encode(texts, progress=_progress if long_run else None)
     position = {text: n for n, text in enumerate(texts)}
     for i, head in zip(to_embed, heads):

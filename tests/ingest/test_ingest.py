@@ -231,6 +231,37 @@ def test_a_text_field_over_the_limit_is_refused_naming_it(tmp_path, demo_copy):
     assert load_catalog(write(tmp_path, [{**GOOD, "text": "x" * MAX_TEXT_CHARS}], name="ok.json")).evidence
 
 
+@pytest.mark.parametrize("quoted", ["[[[{{{ " * 100, 'a \\"quoted\\" [[[{{{ ' * 100])
+def test_json_depth_is_counted_outside_strings_up_to_the_limit(tmp_path, quoted):
+    """Brackets a text quotes (with escaped quotes or without) are no nesting; the file's own count up to MAX_DEPTH
+    levels and one more is refused, naming the file."""
+    from core.ingest.load import MAX_DEPTH
+
+    def catalog(levels=None):  # the top-level mapping is level 1; "x" nests lists below it
+        nested = f', "x": {"[" * (levels - 1)}{"]" * (levels - 1)}' if levels else ""
+        return '{"roles": ["analyst"], "evidence": [' + json.dumps({**GOOD, "text": quoted}) + "]" + nested + "}"
+    path = tmp_path / "c.json"
+    path.write_text(catalog())
+    assert load_catalog(path).evidence[0].text == quoted
+    path.write_text(catalog(MAX_DEPTH))
+    with pytest.raises(CatalogError) as kept:
+        load_catalog(path)
+    assert "unknown top-level key" in str(kept.value) and "nested" not in str(kept.value)
+    path.write_text(catalog(MAX_DEPTH + 1))
+    with pytest.raises(CatalogError, match=f"c.json: JSON nested deeper than {MAX_DEPTH} levels"):
+        load_catalog(path)
+
+
+def test_a_refused_catalog_leaves_garbage_collection_running(tmp_path):
+    """Validation pauses Python's collector (core/catalog/bulk.py); a catalog refused part-way must not leave it
+    off in a process that goes on serving (the app ingests uploads)."""
+    import gc
+    assert gc.isenabled()
+    with pytest.raises(CatalogError, match="field kind"):
+        load_catalog(write(tmp_path, [{**GOOD, "kind": "spreadsheet"}]))
+    assert gc.isenabled()
+
+
 @pytest.mark.parametrize("bad,needle", [
     ("metric.a\u200b.v1", "U+200B"),                     # zero-width space
     ("metric.a\x1b[2J.v1", "U+001B"),                    # a terminal escape (clears the screen)
