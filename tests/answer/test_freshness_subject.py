@@ -10,6 +10,7 @@ On a catalog the tests write (a brewery: other names, roles and dates than the d
 from datetime import datetime, timezone
 
 import pytest
+from builders import watched_source
 from conftest import DEMO_AT, asker
 
 from core.catalog.envelope import Behavior
@@ -21,20 +22,8 @@ EVERYONE = ROLES
 
 
 def _source(name: str, text: str, loaded_at: str, acl: list[str]) -> list[dict]:
-    entity = f"source.{name}"
-    return [
-        {"evidence_id": f"{entity}.table", "entity_id": entity, "kind": "source", "title": f"{name} (source table)",
-         "version": "1", "authority": "authoritative", "lifecycle": "current", "authority_class": "dbt_manifest",
-         "valid_from": "2026-01-01", "acl": acl, "owner": "Brewhouse IT (Pia Lund)", "text": text},
-        {"evidence_id": f"freshness.{name}.policy", "entity_id": entity, "kind": "freshness_policy",
-         "title": f"Freshness policy for {name}", "version": "1", "authority": "authoritative", "lifecycle": "current",
-         "authority_class": "dbt_source_config", "valid_from": "2026-01-01", "acl": acl,
-         "freshness": {"warn_after_hours": 12, "error_after_hours": 36}, "text": "Warn after 12 h, error after 36 h."},
-        {"evidence_id": f"freshness.{name}.load", "entity_id": entity, "kind": "freshness_observation",
-         "title": f"{name} last load", "version": loaded_at, "authority": "authoritative", "lifecycle": "current",
-         "authority_class": "dbt_run_results", "acl": acl, "freshness": {"loaded_at": loaded_at},
-         "text": "Max loaded_at recorded by dbt source freshness."},
-    ]
+    return watched_source(name, acl, loaded_at, owner="Brewhouse IT (Pia Lund)", since="2026-01-01", text=text,
+                          warn=12, error=36)
 
 
 def _metric(name: str, title: str, formula: str, text: str, links: dict | None = None) -> dict:

@@ -12,6 +12,7 @@ On a catalog the tests write (a harbour: other names, roles and dates than the d
 from datetime import datetime, timezone
 
 import pytest
+from builders import watched_source
 from conftest import asker
 
 from core.catalog.envelope import Behavior
@@ -21,20 +22,8 @@ ROLES = ["dock", "pilots", "tolls", "clerks"]
 
 
 def _source(name: str, loaded_at: str, acl: list[str], owner: str) -> list[dict]:
-    entity = f"source.{name}"
-    return [
-        {"evidence_id": f"{entity}.table", "entity_id": entity, "kind": "source", "title": f"{name} (source table)",
-         "version": "1", "authority": "authoritative", "lifecycle": "current", "authority_class": "dbt_manifest",
-         "valid_from": "2027-01-01", "acl": acl, "owner": owner, "text": f"{name} exported by the harbour system."},
-        {"evidence_id": f"freshness.{name}.policy", "entity_id": entity, "kind": "freshness_policy",
-         "title": f"Freshness policy for {name}", "version": "1", "authority": "authoritative", "lifecycle": "current",
-         "authority_class": "dbt_source_config", "valid_from": "2027-01-01", "acl": acl,
-         "freshness": {"warn_after_hours": 6, "error_after_hours": 24}, "text": "Warn after 6 h, error after 24 h."},
-        {"evidence_id": f"freshness.{name}.load", "entity_id": entity, "kind": "freshness_observation",
-         "title": f"{name} last load", "version": loaded_at, "authority": "authoritative", "lifecycle": "current",
-         "authority_class": "dbt_run_results", "acl": acl, "freshness": {"loaded_at": loaded_at},
-         "text": "Max loaded_at recorded by dbt source freshness."},
-    ]
+    return watched_source(name, acl, loaded_at, owner=owner, since="2027-01-01",
+                          text=f"{name} exported by the harbour system.")
 
 
 def _metric(name: str, title: str, acl: list[str], owner: str) -> dict:

@@ -10,6 +10,7 @@ demo."""
 from datetime import datetime, timezone
 
 import pytest
+from builders import watched_source
 from conftest import DEMO_AT, asker
 from conftest import listed as _listed
 
@@ -22,22 +23,8 @@ YARD = ["growers", "packhouse"]
 
 
 def _source(name: str, text: str, acl: list[str], loaded_at: str | None) -> list[dict]:
-    entity = f"source.{name}"
-    out = [
-        {"evidence_id": f"{entity}.table", "entity_id": entity, "kind": "source", "title": f"{name} (source table)",
-         "version": "1", "authority": "authoritative", "lifecycle": "current", "authority_class": "dbt_manifest",
-         "valid_from": "2028-01-01", "acl": acl, "owner": "Packhouse Systems (Oda Rye)", "text": text},
-        {"evidence_id": f"freshness.{name}.policy", "entity_id": entity, "kind": "freshness_policy",
-         "title": f"Freshness policy for {name}", "version": "1", "authority": "authoritative", "lifecycle": "current",
-         "authority_class": "dbt_source_config", "valid_from": "2028-01-01", "acl": acl,
-         "freshness": {"warn_after_hours": 12, "error_after_hours": 36}, "text": "Warn after 12 h, error after 36 h."},
-    ]
-    if loaded_at:
-        out.append({"evidence_id": f"freshness.{name}.load", "entity_id": entity, "kind": "freshness_observation",
-                    "title": f"{name} last load", "version": loaded_at, "authority": "authoritative",
-                    "lifecycle": "current", "authority_class": "dbt_run_results", "acl": acl,
-                    "freshness": {"loaded_at": loaded_at}, "text": "Max loaded_at recorded by dbt source freshness."})
-    return out
+    return watched_source(name, acl, loaded_at, owner="Packhouse Systems (Oda Rye)", since="2028-01-01", text=text,
+                          warn=12, error=36)
 
 
 BINS = _source("raw_scale.bins", "Apple bins weighed at the scale.", ROLES, "2029-03-05T06:00:00Z")  # 3 h: PASS

@@ -8,6 +8,7 @@ On a catalog the tests write (a dairy: other names, roles and clock than the dem
 from datetime import datetime, timezone
 
 import pytest
+from builders import watched_source
 from conftest import DEMO_AT, asker
 from conftest import listed as _listed
 
@@ -19,20 +20,7 @@ INSIDE = ["herd", "lab"]
 
 
 def _source(name: str, acl: list[str], loaded_at: str | None) -> list[dict]:
-    entity = f"source.{name}"
-    out = [{"evidence_id": f"{entity}.table", "entity_id": entity, "kind": "source", "title": f"{name} (source table)",
-            "version": "1", "authority": "authoritative", "lifecycle": "current", "authority_class": "dbt_manifest",
-            "valid_from": "2029-01-01", "acl": acl, "owner": "Dairy Systems (Ada Quist)", "text": f"{name} rows."},
-           {"evidence_id": f"freshness.{name}.policy", "entity_id": entity, "kind": "freshness_policy",
-            "title": f"Freshness policy for {name}", "version": "1", "authority": "authoritative",
-            "lifecycle": "current", "authority_class": "dbt_source_config", "valid_from": "2029-01-01", "acl": acl,
-            "freshness": {"warn_after_hours": 6, "error_after_hours": 24}, "text": "Warn after 6 h, error after 24 h."}]
-    if loaded_at:
-        out.append({"evidence_id": f"freshness.{name}.load", "entity_id": entity, "kind": "freshness_observation",
-                    "title": f"{name} last load", "version": loaded_at, "authority": "authoritative",
-                    "lifecycle": "current", "authority_class": "dbt_run_results", "acl": acl,
-                    "freshness": {"loaded_at": loaded_at}, "text": "Max loaded_at recorded by dbt source freshness."})
-    return out
+    return watched_source(name, acl, loaded_at, owner="Dairy Systems (Ada Quist)", since="2029-01-01")
 
 
 def _model(name: str) -> dict:
