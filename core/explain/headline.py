@@ -136,10 +136,12 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     when = _when(env)
     inc = env.inclusion
     if inc and inc.evidence_id == definition.evidence_id:  # a yes/no question gets yes or no first
+        # "does it include X?" is answered Yes when the formula uses X; "does it exclude X?" Yes when it excludes X.
+        yes, no = ("No", "Yes") if "exclusion" in env.asked else ("Yes", "No")
         if inc.verdict == "no":
-            return f"No: {name} excludes {_short(inc.where or inc.term, 10)} {when}".strip()
+            return f"{no}: {name} excludes {_short(inc.where or inc.term, 10)} {when}".strip()
         if inc.verdict == "yes":
-            return f"Yes: {name}'s formula uses {_short(inc.term, 6)} ({_short(inc.where or '', 4)}) {when}".strip()
+            return f"{yes}: {name}'s formula uses {_short(inc.term, 6)} ({_short(inc.where or '', 4)}) {when}".strip()
         return f"Not stated: {name}'s definition does not mention {_short(inc.term, 8)} {when}".strip()
     if "changed" in env.asked and env.period_start and env.period_end:
         # "churn for 2026, has the definition changed?": one version governed the whole period asked (a version

@@ -131,8 +131,21 @@ COLUMN = re.compile(
 # "does CAC include agency fees?", "is tax excluded from net revenue?": a yes/no question about what a
 # definition counts. The term is what follows the verb (to the end of the clause).
 INCLUDES = re.compile(
-    r"\b(?:does|do|did|is|are|was|were|will)\b[^?]{1,80}?\b(?P<verb>includ(?:e|es|ed|ing)|count(?:s|ed)?|cover(?:s|ed)?|"
-    r"contain(?:s|ed)?|exclud(?:e|es|ed|ing)|leaves? out|left out)\b\s+(?P<term>[^?.;,]{2,80})", re.I)
+    r"\b(?:does|do|did|is|are|was|were|will)\b(?P<between>[^?]{1,80}?)\b(?P<verb>includ(?:e|es|ed|ing)|count(?:s|ed)?|"
+    r"cover(?:s|ed)?|contain(?:s|ed)?|exclud(?:e|es|ed|ing)|leaves? out|left out)\b\s+(?P<term>[^?.;,]{2,80})", re.I)
+# "are refunds excluded from net revenue?", "is shipping counted in AOV?": said passively, the term is what stands
+# between the auxiliary and the verb, and what follows the verb is the subject.
+_PASSIVE_TAIL = re.compile(r"(?:from|in|into|within|by|under|of|as\s+part\s+of)\b", re.I)
+_EXCLUDING = re.compile(r"exclud|leaves? out|left out", re.I)
+
+
+def included_term(m: re.Match) -> tuple[str, bool]:
+    """The term an inclusion question asks about, and whether it asks the exclusion way ("does X exclude Y?",
+    "is Y left out of X?"), whose yes is the other side of the include way's."""
+    term, between = m.group("term").strip(), m.group("between").strip()
+    if _PASSIVE_TAIL.match(term) and between:
+        term = between
+    return term, bool(_EXCLUDING.match(m.group("verb")))
 
 VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)
 
@@ -197,8 +210,11 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
         spans.append((col.start(), col.end()))
         aspects.add("lineage")
     inc = INCLUDES.search(question)
-    if inc:
+    included = included_term(inc) if inc else None
+    if included:
         aspects.add("inclusion")
+        if included[1]:
+            aspects.add("exclusion")  # asked the exclusion way: Yes when the definition excludes it
     if asks_disagreement(question):
         # "are there drafts that contradict how churn is defined?": yes or no, from the answer's conflicts.
         aspects.add("disagreement")
@@ -229,7 +245,7 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
-                  kind=kind, listing=listing, includes=inc.group("term").strip() if inc else None,
+                  kind=kind, listing=listing, includes=included[0] if included else None,
                   **value_reading(question, dates))
 
 

@@ -62,6 +62,22 @@ def test_an_inclusion_answer_leads_with_yes_no_or_not_stated(ask_visits, text, l
     assert first.startswith(f"[answer] {lead}")
 
 
+# Asked the exclusion way the yes is the other side ("does it exclude X?" Yes when it does), and said passively the
+# term is what stands before the verb ("are agency fees left out of bookings?" asks about agency fees).
+@pytest.mark.parametrize("text,lead,term", [
+    ("does bookings exclude agency fees?", "Yes: Bookings v1 excludes agency fees", "agency fees"),
+    ("are agency fees excluded from bookings?", "Yes: Bookings v1 excludes agency fees", "agency fees"),
+    ("is travel insurance left out of bookings?", "Yes: Bookings v1 excludes travel insurance", "travel insurance"),
+    ("are cancelled fares excluded from bookings?", "No: Bookings v1's formula uses cancelled fares", "cancelled fares"),
+    ("are agency fees included in bookings?", "No: Bookings v1 excludes agency fees", "agency fees"),
+    ("are gross fares counted in bookings?", "Yes: Bookings v1's formula uses gross fares", "gross fares"),
+])
+def test_an_inclusion_asked_the_exclusion_way_or_passively_answers_the_question_put(ask_visits, text, lead, term):
+    env = ask_visits(text)
+    assert env.inclusion is not None and env.inclusion.term == term, (text, env.inclusion)
+    assert headline(env).startswith(lead), (text, headline(env))
+
+
 # ---- 3. freshness of a chain, not a question back --------------------------------------------------------------
 
 @pytest.mark.parametrize("text", ["is the visits data ok right now?", "is the visits data fresh?",
