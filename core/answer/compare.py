@@ -200,6 +200,11 @@ def _entities(run, pair) -> Envelope:
     return run.envelope(Behavior.answer, verdict, selected=selected, comparison=comparison, **kw)
 
 
+# A side said only by its standing ("the approved one", "the current version", "the draft") is the other side's subject
+# in another version, not a second thing to find.
+STANDING_WORDS = frozenset("approved current official live published governing latest newest new old older previous "
+                           "earlier later one ones version versions definition definitions draft drafts proposal "
+                           "proposals proposed unapproved".split())
 SIDES = re.compile(r"^(?P<a>.+?)\s+(?:vs\.?|versus|against)\s+(?P<b>.+)$|"
                    r"\bcompare\s+(?P<a2>.+?)\s+(?:and|with|to)\s+(?P<b2>.+)$", re.I)
 
@@ -220,8 +225,8 @@ def _sides(run):
     for side in (m.group("a") or m.group("a2"), m.group("b") or m.group("b2")):
         intent = parse_intent(side, run.at.date(), run.view.store.fiscal_year_start_month)
         asking = GENERIC | {normalize(w) for w in CUE_WORDS}
-        if not [w for w in content_words(side, [d.span for d in intent.dates]) if w not in asking]:
-            return None  # "2024 vs 2025": dates compared, not two things
+        if not [w for w in content_words(side, [d.span for d in intent.dates]) if w not in asking | STANDING_WORDS]:
+            return None  # "2024 vs 2025", "the draft with the approved one": dates or standings of one thing
         picks.append((side, rank_question(side, intent, run.view, run.searcher, run.q.role)))
     if any(c.decision == "none" for _, c in picks):
         run.step("compare", "a side of the comparison names nothing visible: "

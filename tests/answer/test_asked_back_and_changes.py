@@ -134,7 +134,9 @@ def test_a_period_asked_before_the_change_is_answered_over_that_period(ferry, te
 
 @pytest.mark.parametrize("text", ["diff between the fare revenue draft and the approved one",
                                   "how does the fare revenue proposal differ from the current definition?",
-                                  "compare the fare revenue draft with the official version"])
+                                  "compare the fare revenue draft with the official version",
+                                  "compare the fare revenue draft with the approved one",
+                                  "compare the draft to the current fare revenue"])
 def test_a_draft_is_compared_with_the_version_that_governs(ferry, text):
     env = ferry(text, "purser")
     assert env.behavior is Behavior.answer and env.comparison is not None, (text, env.verdict)
