@@ -105,8 +105,8 @@ def quote_change(change: FieldChange) -> str | None:
     removed, added = change.removed, change.added
     if not removed and not added:
         return None
-    def about(xs):  # not a date, nor a one-word heading ("DRAFT.")
-        return [x for x in xs if not _ISO_DAY.search(x) and len(x.split()) > 2] or xs
+    def about(xs):  # not a date, nor a heading ("DRAFT.", "DRAFT, NOT APPROVED.": short, or all in capitals)
+        return [x for x in xs if not _ISO_DAY.search(x) and len(x.split()) > 2 and x.upper() != x] or xs
     r, a = about(removed), about(added)
     if r and a:
         return f"“{r[0]}” became “{a[0]}”"
