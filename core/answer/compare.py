@@ -206,7 +206,8 @@ STANDING_WORDS = frozenset("approved current official live published governing l
                            "earlier later one ones version versions definition definitions draft drafts proposal "
                            "proposals proposed unapproved".split())
 SIDES = re.compile(r"^(?P<a>.+?)\s+(?:vs\.?|versus|against)\s+(?P<b>.+)$|"
-                   r"\bcompare\s+(?P<a2>.+?)\s+(?:and|with|to)\s+(?P<b2>.+)$", re.I)
+                   r"\bcompare\s+(?P<a2>.+?)\s+(?:and|with|to)\s+(?P<b2>.+)$|"
+                   r"\bdiffer\w*\s+between\s+(?P<a3>.+?)\s+and\s+(?P<b3>.+)$", re.I)
 
 
 def _sides(run):
@@ -222,7 +223,8 @@ def _sides(run):
     if not m or run.intent.versions:
         return None
     picks = []
-    for side in (m.group("a") or m.group("a2"), m.group("b") or m.group("b2")):
+    a, b = (next(g for g in m.group(*names) if g) for names in (("a", "a2", "a3"), ("b", "b2", "b3")))
+    for side in (a, b):
         intent = parse_intent(side, run.at.date(), run.view.store.fiscal_year_start_month)
         asking = GENERIC | {normalize(w) for w in CUE_WORDS}
         if not [w for w in content_words(side, [d.span for d in intent.dates]) if w not in asking | STANDING_WORDS]:

@@ -198,3 +198,17 @@ def test_a_changed_description_is_quoted_by_its_first_sentence_of_substance(head
     change = FieldChange(field="description", changed=True, removed=["Fares minus refunds, in EUR."],
                          added=[heading, "Proposal to subtract port taxes from fare revenue."])
     assert quote_change(change) == "“Fares minus refunds, in EUR.” became “Proposal to subtract port taxes from fare revenue.”"
+
+
+@pytest.mark.parametrize("text, role", [("what's the difference between hull and fuel cost?", "deckhand"),
+                                        ("the differences between zorblax and fare revenue", "dispatcher")])
+def test_a_difference_between_two_things_one_unknown_is_not_found(ferry, text, role):
+    # "the difference between gross and net revenue" asks about two things; with one of them unknown ("hull") it is
+    # not found, never the other side's versions compared.
+    env = ferry(text, role)
+    assert env.behavior is Behavior.not_found_or_not_authorized and env.verdict == NOT_FOUND, (text, env.verdict)
+
+
+def test_a_difference_between_two_named_things_compares_them(ferry):
+    env = ferry("what's the difference between seated passengers and fare revenue?", "dispatcher")
+    assert env.comparison is not None and env.comparison.right_label == "Fare revenue", env.verdict
