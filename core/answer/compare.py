@@ -246,7 +246,7 @@ def _sides(run):
     return _entities(run, pair)
 
 
-def answer(run, pick) -> Envelope:
+def answer(run, pick) -> Envelope | None:
     pair = _two_entities(run)
     if pair:
         return _entities(run, pair)
@@ -261,9 +261,22 @@ def answer(run, pick) -> Envelope:
     objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, today)]
     versions = governing_versions(objs, primary.role)
     env = _against_draft(run, primary, versions) or _versions(run, primary, versions)
+    if "changed" in run.intent.aspects and env.comparison and _overlap(env.comparison):
+        # Two approved versions in effect at once did not replace one another: "has it changed?" has no yes or no
+        # here, and the definition flow sends the overlap to a governance reviewer.
+        run.step("compare", "the two versions overlap: not a change")
+        return None
     if "owner" in run.intent.aspects:
         env = _with_owner(run, env, primary, objs, versions)
     return env
+
+
+def _overlap(c: Comparison) -> bool:
+    """Whether the two versions compared were in effect on some same day (a draft side is never a version)."""
+    left, right = c.left, c.right
+    if left.evidence_id == right.evidence_id or right.lifecycle == "draft" or not right.valid_from:
+        return False
+    return left.valid_to is None or left.valid_to > right.valid_from
 
 
 # A draft asked about as one side: "diff between the churn draft and the approved one", "how does the proposal for X

@@ -271,7 +271,9 @@ def _intent(env: Envelope) -> str | None:
         # "who owns it, and what changed?": both asks, the owner first, then the change without the name again
         return f"{owner}; {_changed(env, '')}"
     if env.comparison:
-        return _changed_yes_no(env, label) if "changed" in env.asked else _changed(env, label)
+        # A yes or no to "has it changed?" is about two versions of one thing, never two things side by side.
+        return (_changed_yes_no(env, label) if "changed" in env.asked and not env.comparison.right_label
+                else _changed(env, label))
     if env.listing:
         li = env.listing
         about = f" about {' '.join(li.topic)}" if li.topic else ""
@@ -358,6 +360,9 @@ def _changed_yes_no(env: Envelope, label: str) -> str:
     if c.left.evidence_id == c.right.evidence_id:
         return f"No: {said}"
     since = f" on {day_text(c.right.valid_from)}" if c.right.valid_from else ""
+    if c.left.valid_to and c.right.valid_from and c.left.valid_to < c.right.valid_from:
+        # Another version came between the two compared: the first change, then the one that ended with the second.
+        since = f" on {day_text(c.left.valid_to)} and again by {day_text(c.right.valid_from)}"
     return f"Yes: {label} changed{since}, {_version(c.left)} to {_version(c.right)}; {said}"
 
 
@@ -381,7 +386,9 @@ def headline(env: Envelope) -> str:
         text = "Nothing you have access to matches this question"
     elif b is Behavior.refuse:
         text = "Refused: AsOf keeps to the catalog's permissions and ignores instructions found in documents"
-    elif b is Behavior.abstain and env.entity_id is None:  # stopped before an entity was read (time budget)
+    elif b is Behavior.abstain and (env.entity_id is None or env.intent == "compare"):
+        # Stopped before an entity was read (time budget), or a comparison with nothing to compare: its own reason
+        # ("X has no draft you can see", "only one approved version"), worded for every role alike.
         text = env.verdict
     elif b is Behavior.abstain:
         definition = next((s for s in env.selected if s.role_in_answer == "definition"), None)

@@ -256,8 +256,10 @@ _FRESH_ASKED = re.compile(r"\b(?:" + FRESH_WORDS + r")\b", re.I)
 
 # Trouble asked of data in other words: "anything look off with the payments feed?", "is the orders table broken?",
 # "is something wrong with the clicks data?". Of data, trouble is its loads: asked the stale way (Yes is the bad news).
+# Not "broken down by day", "broken out by channel" or "off by one": those ask how the data is cut or counted.
 _TROUBLE = re.compile(r"\b(?:looks?|looking|seems?|seeming|gone|goes|going|went|anything|something|everything|is|are)"
-                      r"\s+(?:\w+\s+)?(?:off|wrong|amiss)\b|\bbroken?\b|\bbroke\b", re.I)
+                      r"\s+(?:\w+\s+)?(?:off(?!\s+by\b)|wrong|amiss)\b|\bbroken?\b(?!\s+(?:down|out|up|into|apart)\b)",
+                      re.I)
 
 
 def asks_trouble(question: str) -> bool:

@@ -221,7 +221,9 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     kind, listing, cue = _intent_match(question)
     directions = lineage_directions(question)
     kind = _directed(kind, directions)
-    changed = CHANGED_ASKED.search(question)
+    # Asked beside lineage or what a definition includes, a change is that question's ("what feeds X, and did they
+    # change?"): the definition flow answers it, with no yes or no of its own.
+    changed = None if directions or included else CHANGED_ASKED.search(question)
     if changed:
         # "has churn changed this year?": yes or no, from the versions in effect over the period (the comparison's).
         aspects.add("changed")
@@ -384,10 +386,14 @@ INTENTS: list[tuple[str, re.Pattern]] = [
 # Whether the subject changed, asked yes or no: "has churn changed this year?", "did the definition of X change last
 # quarter?", "has X been redefined since 2024?", "were there any changes to X in 2025?". Only as a clause's opening:
 # "what has changed in X" and "how did X change" ask what, and stay comparisons without a yes or no.
+# The verb ends its clause or is followed by when: "did the change to churn affect X?", "did the net revenue change
+# break any dashboards?" and "was the formula changed to exclude X?" use the word otherwise, and ask something else.
+_CHANGE_ENDS = (r"(?=\s*(?:$|[?,.;:!)]|(?:in|during|since|between|from|after|before|over|through|this|last|on|at|lately|"
+                r"recently|much|mid|yet|again|ever|when|while|and|or|year|quarter|month|week|today|q[1-4]|\d)\b))")
 CHANGED_ASKED = re.compile(
     r"(?:^|[,;:]\s*|\b(?:and|or|but|so|also)\s+)(?:(?:has|have|had|did|was|were)\b[^?;,]{1,80}?\b"
-    r"(?:chang(?:e|ed)|redefined|revised)\b|(?:(?:were|are|have)\s+there\s+(?:been\s+)?)?any\s+changes?\s+"
-    r"(?:to|in|for|of)\b)", re.I)
+    r"(?:chang(?:e|ed)|redefined|revised)\b" + _CHANGE_ENDS + r"|(?:(?:were|are|have)\s+there\s+(?:been\s+)?)?"
+    r"any\s+changes?\s+(?:to|in|for|of)\b)", re.I)
 CUE_WORDS = set("""contrast different who whose owns owned owner owners maintains maintain responsible accountable looks after ask contact
 talk which what dashboard dashboards report reports exposure exposures model models metric metrics asset assets things
 objects consumer consumers use uses using read reads reading depend depends consume consumes built build rely relies

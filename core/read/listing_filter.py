@@ -17,7 +17,7 @@ from dataclasses import dataclass
 _LOAD = r"(?:(?:been|got|gotten|get)\s+)?(?:load(?:s|ed|ing)?|land(?:s|ed|ing)?|arriv(?:e|es|ed|ing)|refresh(?:es|ed|ing)?|ran|run)"
 _LOAD_WHEN = r"(?:on\s+time|in\s+time|today|tonight|this\s+morning|overnight|recently|as\s+(?:expected|scheduled))"
 STALE_WORDS = (r"stale|late|overdue|out[- ]of[- ]date|not\s+(?:fresh|up[- ]to[- ]date|current)|"
-               r"(?:not|never)\s+" + _LOAD + r"(?:\s+" + _LOAD_WHEN + r")?|" + _LOAD + r"\s+late|"
+               r"(?:not|never)\s+" + _LOAD + r"\s+" + _LOAD_WHEN + r"|" + _LOAD + r"\s+late|"
                r"fail(?:ed|ing|s)?\s+to\s+" + _LOAD + r"|"
                r"(?:fail(?:ed|ing|s)?|breach(?:ed|ing|es)?)\s+(?:their\s+|its\s+|the\s+)?(?:freshness|sla)"
                r"(?:\s+(?:checks?|tests?|thresholds?|polic(?:y|ies)))?")

@@ -781,7 +781,7 @@ def _acronyms(question: str, toks: list[Token]) -> list[str]:
     """"the cost of AI", "cost of ML training": a word too short to describe anything by (question_words drops it)
     is a name when it is written in capitals, and the of-phrase's own word: without it "cost of AI" is only "cost",
     which every cost metric holds."""
-    return [t.norm for t in toks if len(t.norm) < 3 and t.norm.isalpha() and question[t.start:t.end].isupper()]
+    return [t.norm for t in toks if 2 <= len(t.norm) < 3 and t.norm.isalpha() and question[t.start:t.end].isupper()]
 
 
 def _says(text: str, forms: list[tuple[str, ...]]) -> int:
@@ -805,8 +805,9 @@ def _one_shared_word(question: str, toks: list[Token], intent, view) -> Choice |
     """"rate for 2025-03-31", "drink metric": the question's one content word is a word of several visible
     names and names none of them alone, so which is meant is asked back rather than guessed by similarity."""
     words_ = [t.norm for t in toks if _foreign(t.norm, set()) and t.norm not in KIND_NOUNS and not _excluded(t, intent)]
-    if len(words_) != 1 or _acronyms(question, toks):  # "the cost of ML": two words, one of them short
-        return None
+    # "the cost of ML": two words, one of them short; a short word in capitals names nothing visible ("in the UK") is
+    # not one of them.
+    if len(words_) != 1 or any(view.topics_by_word.get(w) for w in _acronyms(question, toks)):
         return None
     entities = view.entities
     found = sorted(view.topics_by_word.get(words_[0], ()), key=lambda e: (ROLE_PRIORITY.get(entities[e].role, 9), e))

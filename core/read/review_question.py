@@ -59,7 +59,9 @@ WHOLE_QUEUE = re.compile(
     r"|\b(?:need|needs|needing|require|requires|requiring)\s+(?:my|our|your)\s+(?:review|approval|sign[- ]?off|attention)\b"
     r"|\b(?:anything|something|what|things?|stuff)\s+(?:(?:is\s+|are\s+)?(?:there\s+|left\s+|else\s+|for\s+me\s+|"
     r"for\s+us\s+)){0,3}to\s+review\b"
-    r"|\bwhat\s+(?:should|do|must|can|shall)\s+(?:i|we)\s+review\b|\bpending\s+reviews?\b", re.I)
+    # "what should I review?", "... first / next / today", not "what should I review to understand X?" (about X).
+    r"|\bwhat\s+(?:should|do|must|can|shall)\s+(?:i|we)\s+review\b(?=\s*(?:$|[?.!,]|first|next|now|today|this))"
+    r"|\bpending\s+reviews?\b", re.I)
 
 
 def asked_categories(text: str) -> list[str]:
@@ -78,7 +80,7 @@ DEFINITION_REFERRED = re.compile(r"\b(?:with|from|against|to)\s+(?:(?:the|its|th
 # Words about the queue and its reviewer, not a subject a definition could be asked of.
 QUEUE_WORDS = set("review reviewer reviewers queue steward stewards governance item items anything something "
                   "disagreeing disagreement disagreements contradicting contradiction contradictions clashing "
-                  "conflict conflicts conflicting".split())
+                  "conflict conflicts conflicting first next".split())
 
 
 # Words reviewers use around the kinds and the queue ("any open issues?", "drafts that openly disagree", "notes carrying

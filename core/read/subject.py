@@ -67,7 +67,8 @@ POINTING = set(words("more else again other another one ones thing things stuff 
 
 
 # A word written as an identifier ("int_model_7", "raw.orders") names something, whatever words it is made of.
-_IDENTIFIER = re.compile(r"\b[a-z]\w*(?:_\w+)+|\b[a-z]\w*(?:\.[a-z]\w*)+", re.I)
+# Not "e.g." or "i.e.": a dotted name's parts are words.
+_IDENTIFIER = re.compile(r"\b[a-z]\w*(?:_\w+)+|\b[a-z]\w+(?:\.[a-z]\w+)+", re.I)
 
 
 def names_no_subject(question: str, excluded: list[tuple[int, int]] = ()) -> bool:
@@ -79,7 +80,9 @@ def names_no_subject(question: str, excluded: list[tuple[int, int]] = ()) -> boo
     skip = in_spans(excluded)
     if any(not skip(m.start()) for m in _IDENTIFIER.finditer(question)):
         return False
+    if any(t.norm in KIND_NOUNS and question[t.start:t.end].lower() != t.norm for t in tokenize(question)):
+        return False  # "which sources are ...?", "have any metrics changed?": a kind, across the catalog, is the subject
     return not any(not skip(t.start) and t.norm not in STOPWORDS and t.norm not in GENERIC
                    and t.norm not in ASKING_WORDS and t.norm not in MONTH_WORDS and t.norm not in KIND_NOUNS
-                   and t.norm not in POINTING and not t.norm.isdigit()
+                   and t.norm not in POINTING and not t.norm.isdigit() and len(t.norm) > 1
                    for t in tokenize(question))
