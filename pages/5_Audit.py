@@ -29,14 +29,7 @@ reader = form.get("principal")
 # review queue); other principals' questions only where the deployment allows it (core/serve/audit_view.py).
 view = steward_view(s, role.name, scope_for(s, role.name))
 others = cfg.audit_show_questions
-mine = asked_here()
-
-
-def _shows(rec) -> bool:
-    """Whether this reader may read the record's question: policy, its principal's own, or asked in this session
-    (with nobody signed in, as in demo mode, no record names a principal, and the session is how it is yours)."""
-    return others or rec.id in mine or audit_view.question_shown(rec, reader, others)
-
+mine = frozenset(asked_here())  # this session's own questions (audit_view.question_shown reads them)
 
 st.caption(f"Append-only log beside the catalog: `{audit_path(db)}`. Each record holds ids and hashes, never "
            "evidence text. Ids outside your steward view are left out; other principals' questions are "
@@ -64,11 +57,13 @@ f_source = cols[3].selectbox("Source", ["", "app", "cli", "mcp"], key="audit_sou
 f_text = cols[4].text_input("Question contains", key="audit_text")
 records = filtered(db, f_role or None, f_principal or None, f_behavior or None, f_source or None)
 if f_text:
-    records = [r for r in records if _shows(r) and f_text.lower() in r.question.lower()]
+    # Only over questions this reader may read, so the filter is no oracle for the others.
+    records = [r for r in records if audit_view.question_shown(r, reader, others, mine)
+               and f_text.lower() in r.question.lower()]
 st.metric("Records", len(records))
 # What a steward reads first (when, who, what was asked, what came back) on the left; the ids and
 # revisions that identify the record for a replay to the right.
-table = [audit_view.rows([r], view, reader, _shows(r))[0].model_dump() for r in records[:500]]
+table = [audit_view.rows([r], view, reader, others, mine)[0].model_dump() for r in records[:500]]
 dataframe(table, hide_index=True, width="stretch",
              column_order=["when", "role", "question", "behavior", "governs", "source", "principal", "id", "ingest",
                            "revision", "as_recorded", "index", "explanation"],
@@ -80,14 +75,14 @@ if records:
                           format_func=lambda i: inert(f"{i} · {shown[i]['role']} · {shown[i]['question'][:80]}"))
     rec = next(r for r in records if r.id == chosen)
     with st.expander("The whole record (JSON)", expanded=False):
-        st.json(audit_view.readable(rec, view, reader, _shows(rec)).model_dump(mode="json"))
+        st.json(audit_view.readable(rec, view, reader, others, mine).model_dump(mode="json"))
     replayable = rec.behavior not in ("refused", "error")
     if not replayable:
-        message = audit_view.readable(rec, view, reader, _shows(rec)).message
+        message = audit_view.readable(rec, view, reader, others, mine).message
         st.info(f"A {rec.behavior} call: {message or 'no message'}. There is no answer to replay.")
     if replayable and st.button("Replay", key="audit_replay", type="primary"):
         result = replay(db, rec.id, searcher=searcher(s, wait=True) if rec.searched else None, store=s)
-        reasons, text = audit_view.report(result, view, reader, _shows(rec))
+        reasons, text = audit_view.report(result, view, reader, others, mine)
         (st.success if result.reproduced and result.verified else st.error)(
             ("Reproduced" if result.reproduced else "Not reproduced") + f" at the recorded revision: {result.how}"
             + ("" if result.verified else f". But this record did not pass audit log verification: "

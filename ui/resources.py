@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.answer.steward import steward_view
+from core.answer.steward import queue_day, steward_view
 from core.answer.warm import warm_quietly
 from core.catalog.access import seen_text
 from core.catalog.auth import startup_notice
@@ -122,8 +122,9 @@ def searcher(s: Store, wait: bool = False) -> Searcher | None:
 
 def catalog_today(s: Store) -> date:
     """The day every page calls "today": the catalog's own clock when it names one (the demo's), else the real one,
-    so the review queue, the timeline and the answers never show two different todays on one screen."""
-    return s.now().date()
+    so the review queue, the timeline and the answers never show two different todays on one screen, nor the app
+    another today than the CLI or an MCP client (the rule lives in core/answer/steward.py)."""
+    return queue_day(s)
 
 
 def _role_from_link(roles: list[str]) -> None:

@@ -6,6 +6,7 @@ from datetime import date
 import streamlit as st
 
 from core.answer.review import StewardScope, steward_scope
+from core.answer.steward import queue_day
 from core.catalog.store import Store
 
 
@@ -17,8 +18,8 @@ def _scope(path: str, mtime: float, role: str, today: date, _s: Store) -> Stewar
 def scope_for(s: Store, role: str) -> StewardScope | None:
     """The queue of the revision this page run reads (`s`), never of a newer one published meanwhile: a page that
     took its Store before a publish and its queue after would show one revision's objects through the other's grants."""
-    # A new revision is a new file: a new key. The queue's day is the catalog's (as on Governance review and in Ask).
-    return _scope(str(s.path), s.path.stat().st_mtime, role, s.now().date(), s)
+    # A new revision is a new file: a new key. The queue's day is the one every surface uses (core/answer/steward.py).
+    return _scope(str(s.path), s.path.stat().st_mtime, role, queue_day(s), s)
 
 
 def badge(scope: StewardScope | None) -> None:

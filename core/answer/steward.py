@@ -10,8 +10,9 @@ says "steward view" when it shows anything the role's ACL leaves out (core/answe
 reproduces it). A queued version governs an answer only on a date it is in effect, never in place of the version
 in effect today (the resolver's rule, core/resolve/versions.py `held_for_review`).
 
-This is the one place the rule lives: the Ask page, `python -m core ask` and the other pages build the
-steward's view through `steward_view` / `ask_as_steward`, so all of them widen the same way.
+This is the one place the rule lives: the Ask page, `python -m core ask`, the MCP tools and the other pages build
+the steward's view through `steward_view` / `ask_as_steward`, and date its queue with `queue_day`, so all of them
+widen the same way on the same day.
 """
 from __future__ import annotations
 
@@ -25,6 +26,18 @@ from core.catalog.envelope import Envelope
 from core.catalog.store import Store
 from core.compute.engine import ValueEngine
 from core.retrieve.search import Searcher
+
+
+def queue_day(store: Store) -> date:
+    """The day a steward's review queue is built for, on every surface: the catalog's own clock when it names one
+    (the demo's), else the real one. A queue item that expires between the two days would otherwise grant a
+    steward an object in the app that the CLI or an MCP client refuses, or the reverse."""
+    return store.now().date()
+
+
+def scope_today(store: Store, role: str) -> StewardScope | None:
+    """`role`'s review scope as of `queue_day` (None for a role that is not a steward)."""
+    return steward_scope(store, role, queue_day(store))
 
 
 def grants(scope: StewardScope | None) -> frozenset[str]:
@@ -50,5 +63,6 @@ def steward_answer(store: Store, q: Question, searcher: Searcher | None = None, 
                    llm: tuple[str, float] | None = None, now: datetime | None = None,
                    engine: ValueEngine | None = None) -> tuple[Envelope, bool]:
     """`ask`, widened to the review queue for a steward role as above; for any other role exactly `ask`.
-    `today` fixes the review queue (default: today, as the Governance review page builds it)."""
-    return ask_as_steward(store, q, steward_scope(store, q.role, today or date.today()), searcher, llm, now, engine)
+    `today` fixes the review queue (default: `queue_day`, as every page builds it)."""
+    scope = steward_scope(store, q.role, today) if today else scope_today(store, q.role)
+    return ask_as_steward(store, q, scope, searcher, llm, now, engine)

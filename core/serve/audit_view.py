@@ -3,7 +3,8 @@
 A record names the ids an answer showed its own role; a steward reading the log sees only the ids its own
 view holds (its role's objects and its review queue), never an id, entity or formula outside it, and another
 principal's question text only where the deployment's policy allows it (`ASOF_AUDIT_SHOW_QUESTIONS=1`; off by
-default). Withheld ids are left out without a count, as a not-found answer says nothing of what it did not show.
+default): `question_shown` is that rule, for every row, record, replay and search of the Audit page. Withheld ids
+are left out without a count, as a not-found answer says nothing of what it did not show.
 """
 from __future__ import annotations
 
@@ -41,15 +42,20 @@ def _seen(view: Visible, ids: set[str]) -> set[str]:
     return {i for e in view.by_ids(sorted(ids)) for i in (e.evidence_id, e.entity_id)} & ids if ids else set()
 
 
-def question_shown(rec: AuditRecord, reader: str | None, show_others: bool) -> bool:
-    return show_others or (reader is not None and rec.principal == reader)
+def question_shown(rec: AuditRecord, reader: str | None, show_others: bool,
+                   mine: frozenset[str] = frozenset()) -> bool:
+    """Whether this reader may read the record's question: policy shows them all, or it is the signed-in
+    principal's own, or one of `mine`, the record ids this session wrote (with nobody signed in, as in demo mode,
+    no record names a principal, and the session is how a question is yours)."""
+    return show_others or rec.id in mine or (reader is not None and rec.principal == reader)
 
 
-def readable(rec: AuditRecord, view: Visible, reader: str | None, show_others: bool) -> AuditRecord:
+def readable(rec: AuditRecord, view: Visible, reader: str | None, show_others: bool,
+             mine: frozenset[str] = frozenset()) -> AuditRecord:
     """The record as this reader may read it: ids outside its view dropped, the question (and the form
-    inputs that repeat it) withheld unless it is the reader's own or policy shows them."""
+    inputs that repeat it) withheld unless `question_shown`."""
     seen = _seen(view, {rec.entity_id or "", *rec.governing_ids, *rec.evidence_ids})
-    shown = question_shown(rec, reader, show_others)
+    shown = question_shown(rec, reader, show_others, mine)
     inputs = {k: v for k, v in rec.inputs.items() if k not in ("grants", "entity")}
     if rec.inputs.get("entity") in seen:
         inputs["entity"] = rec.inputs["entity"]
@@ -64,10 +70,11 @@ def readable(rec: AuditRecord, view: Visible, reader: str | None, show_others: b
         "evidence_ids": [i for i in rec.evidence_ids if i in seen]})
 
 
-def rows(records: list[AuditRecord], view: Visible, reader: str | None, show_others: bool) -> list[AuditRow]:
+def rows(records: list[AuditRecord], view: Visible, reader: str | None, show_others: bool,
+         mine: frozenset[str] = frozenset()) -> list[AuditRow]:
     out = []
     for rec in records:
-        r = readable(rec, view, reader, show_others)
+        r = readable(rec, view, reader, show_others, mine)
         out.append(AuditRow(id=r.id, when=r.at.strftime("%Y-%m-%d %H:%M:%S"), role=r.role, principal=r.principal or "",
                             question=r.question, behavior=r.behavior, entity=r.entity_id or "",
                             governs=", ".join(r.governing_ids), source=r.source, ingest=r.ingest,
@@ -77,13 +84,8 @@ def rows(records: list[AuditRecord], view: Visible, reader: str | None, show_oth
     return out
 
 
-def searchable(records: list[AuditRecord], text: str, reader: str | None, show_others: bool) -> list[AuditRecord]:
-    """"Question contains": only over questions the reader may read, so the filter is no oracle for the others."""
-    text = text.lower()
-    return [r for r in records if question_shown(r, reader, show_others) and text in r.question.lower()]
-
-
-def report(result: Replay, view: Visible, reader: str | None, show_others: bool) -> tuple[list[str], str]:
+def report(result: Replay, view: Visible, reader: str | None, show_others: bool,
+           mine: frozenset[str] = frozenset()) -> tuple[list[str], str]:
     """(the reasons, the report text) of a replay, as this reader may read them. A reason naming anything
     outside the reader's view (an id, and with it a formula or a version) is left out."""
     rec, then, today = result.record, result.then, result.today
@@ -102,5 +104,5 @@ def report(result: Replay, view: Visible, reader: str | None, show_others: bool)
             "selected": [s for s in env.selected if s.evidence_id not in hidden]})
 
     # `then` is used only for its hash, which names nothing.
-    shown = replace(result, record=readable(rec, view, reader, show_others), today=cut(today), reasons=reasons)
+    shown = replace(result, record=readable(rec, view, reader, show_others, mine), today=cut(today), reasons=reasons)
     return reasons, format_report(shown)

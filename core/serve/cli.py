@@ -10,8 +10,7 @@ from pathlib import Path
 
 from core.answer.ask import Question, UnknownRole
 from core.answer.dbt_values import MetricNotVisible, NotRecordedThen, restatement
-from core.answer.review import steward_scope
-from core.answer.steward import ask_as_steward, grants
+from core.answer.steward import ask_as_steward, grants, scope_today
 from core.catalog import audit, budget, history
 from core.catalog.auth import cli_role, cli_roles
 from core.catalog.config import Settings
@@ -221,8 +220,9 @@ def _question(role, text, day, period, at, recorded_at=None) -> Question:
 
 def _answer(store, q: Question, searcher, args):
     settings = Settings.from_env()
-    # A steward role answers as the app does: its own objects plus its review queue (core/answer/steward.py).
-    scope = steward_scope(store, q.role, date.today())
+    # A steward role answers as the app does: its own objects plus its review queue, on the catalog's day
+    # (core/answer/steward.py).
+    scope = scope_today(store, q.role)
     q = replace(q, grants=grants(scope))
     env, _ = ask_as_steward(store, q, scope, searcher=searcher,
                             llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None,

@@ -14,7 +14,7 @@ from typing import Any
 from core.answer.ask import Question, ask
 from core.answer.compare import diff
 from core.answer.review import review_queue, steward_scope
-from core.answer.steward import ask_as_steward, grants, steward_view
+from core.answer.steward import ask_as_steward, grants, queue_day, steward_view
 from core.catalog import budget, history
 from core.catalog.access import Visible
 from core.catalog.config import Settings
@@ -58,8 +58,8 @@ class Catalog:
     engine: ValueEngine | None = None  # computes metric values (metric_value); None: no warehouse configured
 
     def scope(self, who: Identity):
-        """A steward's review scope (None for any other role), built once per role and day."""
-        key = (who.role, datetime.now(timezone.utc).date())
+        """A steward's review scope (None for any other role), built once per role and queue day."""
+        key = (who.role, queue_day(self.store))
         if key not in self.scopes:
             self.scopes[key] = steward_scope(self.store, who.role, key[1])
         return self.scopes[key]
@@ -272,8 +272,9 @@ def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | No
     if not isinstance(found, Entity):
         return found, {}
     question = f"What is the definition of {found.label}?"
+    # The steward's queue, as `_entity` found the name through it: else a queue object is found, then not-found.
     env = ask(cat.store, Question(role=who.role, text=question, day=day, entity=found.entity_id,
-                                  recorded_at=recorded_at), searcher=cat.searcher)
+                                  recorded_at=recorded_at, grants=grants(cat.scope(who))), searcher=cat.searcher)
     body = {"behavior": env.behavior.value, "verdict": env.verdict, "entity_id": env.entity_id,
             "reporting_date": env.reporting_date.isoformat() if env.reporting_date else None,
             "definition": [s.model_dump(mode="json", exclude_none=True) for s in env.selected
@@ -400,7 +401,7 @@ def review_queue_tool(cat: Catalog, who: Identity, category: str | None) -> Answ
         raise NotSteward(f"review_queue is for catalog stewards; principal {who.principal} runs as role "
                          f"{who.role}, which is not a steward role")
     index = cat.searcher.status_for(who.role) if cat.searcher else None
-    items = review_queue(cat.store.all_evidence_for_review(), datetime.now(timezone.utc).date(), index)
+    items = review_queue(cat.store.all_evidence_for_review(), queue_day(cat.store), index)
     if category:
         items = [i for i in items if i.category == category]
     counts: dict[str, int] = {}
