@@ -25,6 +25,8 @@ from datetime import date, timedelta
 from core.catalog.dates import DateMention
 from core.catalog.envelope import Behavior, Comparison, Envelope, EvidenceRef, FieldChange
 from core.catalog.evidence import Evidence, Lifecycle
+from core.catalog.text import words
+from core.read.ranker import ASKED_OF_WORDS, STATUS_WORDS
 from core.resolve.versions import (
     backing_model,
     by_version,
@@ -202,9 +204,9 @@ def _entities(run, pair) -> Envelope:
 
 # A side said only by its standing ("the approved one", "the current version", "the draft") is the other side's subject
 # in another version, not a second thing to find.
-STANDING_WORDS = frozenset("approved current official live published governing latest newest new old older previous "
-                           "earlier later one ones version versions definition definitions draft drafts proposal "
-                           "proposals proposed unapproved".split())
+STANDING_WORDS = frozenset(STATUS_WORDS | ASKED_OF_WORDS
+                           | set(words("live published newest older earlier later one ones draft drafts proposal "
+                                       "proposals")))
 SIDES = re.compile(r"^(?P<a>.+?)\s+(?:vs\.?|versus|against)\s+(?P<b>.+)$|"
                    r"\bcompare\s+(?P<a2>.+?)\s+(?:and|with|to)\s+(?P<b2>.+)$|"
                    r"\bdiffer\w*\s+between\s+(?P<a3>.+?)\s+and\s+(?P<b3>.+)$", re.I)
@@ -261,7 +263,7 @@ def answer(run, pick) -> Envelope | None:
     objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, today)]
     versions = governing_versions(objs, primary.role)
     env = _against_draft(run, primary, versions) or _versions(run, primary, versions)
-    if "changed" in run.intent.aspects and env.comparison and _overlap(env.comparison):
+    if "changed" in run.intent.aspects and env.comparison and _overlap(env.comparison, versions):
         # Two approved versions in effect at once did not replace one another: "has it changed?" has no yes or no
         # here, and the definition flow sends the overlap to a governance reviewer.
         run.step("compare", "the two versions overlap: not a change")
@@ -271,12 +273,11 @@ def answer(run, pick) -> Envelope | None:
     return env
 
 
-def _overlap(c: Comparison) -> bool:
-    """Whether the two versions compared were in effect on some same day (a draft side is never a version)."""
-    left, right = c.left, c.right
-    if left.evidence_id == right.evidence_id or right.lifecycle == "draft" or not right.valid_from:
-        return False
-    return left.valid_to is None or left.valid_to > right.valid_from
+def _overlap(c: Comparison, versions: list[Evidence]) -> bool:
+    """Whether two approved versions compared were in effect on some same day (a draft side is not a version)."""
+    by_id = {v.evidence_id: v for v in versions}
+    left, right = by_id.get(c.left.evidence_id), by_id.get(c.right.evidence_id)
+    return bool(left and right and left is not right and left.overlaps(right.valid_from, right.valid_to))
 
 
 # A draft asked about as one side: "diff between the churn draft and the approved one", "how does the proposal for X
