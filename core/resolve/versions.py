@@ -128,17 +128,25 @@ def backing_model_id(metric_id: str, implemented_by, when: date | None, view) ->
     metric version's start). Decided on the view's facts (Visible.facts), never on parsed objects: a whole-catalog
     listing asks this of thousands of metrics. A link to what the role may not see finds nothing, as if unwritten."""
     for target in implemented_by:
-        exact = view.facts.get(target)
-        if exact is not None and exact.governs and exact.kind is Kind.model:
-            return target, f"linked by {metric_id} implemented_by"
-        chosen = _entity_models(target, when, view)
-        if len(chosen) == 1:
-            return chosen[0].evidence_id, f"model entity {target} linked by {metric_id}; version in effect on {when}"
+        found, exact = _linked_model(target, when, view)
+        if found:
+            return found, (f"linked by {metric_id} implemented_by" if exact else
+                           f"model entity {target} linked by {metric_id}; version in effect on {when}")
     for lineage_id, upstream in view.edge_models_into(metric_id):
         up = view.facts.get(upstream)
         if up is not None and up.kind is Kind.model and up.governs:
             return upstream, f"lineage edge {upstream} -> {metric_id} in {lineage_id}"
     return None, "no implemented_by link or lineage edge names a visible model version"
+
+
+def _linked_model(target: str, when: date | None, view) -> tuple[str | None, bool]:
+    """The model version one implemented_by link names, and whether the link names that version itself: the version,
+    else the one version of the named model entity in effect on `when`; None when the role sees neither."""
+    exact = view.facts.get(target)
+    if exact is not None and exact.governs and exact.kind is Kind.model:
+        return target, True
+    chosen = _entity_models(target, when, view)
+    return (chosen[0].evidence_id if len(chosen) == 1 else None), False
 
 
 def _entity_models(target: str, when: date | None, view) -> list:
@@ -161,13 +169,9 @@ def backing_model_ids(implemented_by, when: date | None, view) -> list[str]:
     models of all their inputs), the version in effect on `when` for a model entity; in link order."""
     out: list[str] = []
     for target in implemented_by:
-        exact = view.facts.get(target)
-        if exact is not None and exact.governs and exact.kind is Kind.model:
-            chosen = [target]
-        else:
-            chosen = [f.evidence_id for f in _entity_models(target, when, view)]
-        if len(chosen) == 1 and chosen[0] not in out:
-            out.append(chosen[0])
+        found, _ = _linked_model(target, when, view)
+        if found and found not in out:
+            out.append(found)
     return out
 
 
