@@ -1,13 +1,15 @@
-"""App replicas behind nginx over one catalog in object storage, driven by real browser sessions with
-mixed principals, while a new revision is published (the set-up of tests/app/test_replicas.py: SeaweedFS,
-nginx, Streamlit in header mode, Playwright + Debian's Chromium; all on 127.0.0.1).
+"""App replicas behind nginx over one catalog in object storage, driven by sessions with mixed principals
+while a new revision is published (the set-up of tests/app/test_replicas.py: SeaweedFS, nginx, Streamlit in
+header mode; all on 127.0.0.1). Two kinds of client: websocket sessions speaking Streamlit's own protocol
+(tests/streamlit_ws.py), which measure what the replicas serve, and real browsers (Playwright + Debian's
+Chromium), whose rendering on the same 2 CPUs is most of their cost.
 
-    .venv/bin/python benchmarks/replicas.py                                # 1 and 3 replicas, 36 sessions each
-    .venv/bin/python benchmarks/replicas.py --replicas 2 --sessions 60 --concurrency 8
+    .venv/bin/python benchmarks/replicas.py                          # both drivers, 1 and 3 replicas
+    .venv/bin/python benchmarks/replicas.py --drivers websocket --replicas 1,2 --ws-sessions 300
 
-For each replica count: answers per second (all, and per replica: the answers each replica served over
-the measured wall time), end-to-end latency p50/p95 (in the browser: navigation start to the answer's
-headline on screen), and the answers that mixed revisions, crossed principals or failed (must be 0).
+For each driver and replica count: answers per second (all, and per replica: the answers each replica served
+over the measured wall time), end-to-end latency p50/p95 (request to the answer's headline), and the answers
+that mixed revisions, crossed principals or failed (must be 0).
 Replicas are warmed first (one answer each, the embedding model loaded). Writes
 benchmarks/results/replicas.md and .json.
 """
@@ -22,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,8 +44,10 @@ from replicas import (  # noqa: E402
     open_session,
     read_answer,
     restated,
+    sso_token,
 )
 from streamlit_server import chromium  # noqa: E402
+from streamlit_ws import ask as ws_ask  # noqa: E402
 
 from core.ingest.load import load_catalog  # noqa: E402
 from core.ingest.publish import publish  # noqa: E402
@@ -55,55 +60,84 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def run(n: int, args, s3, dbs, catalogs, folder: Path) -> dict:
-    principals = {p.name: list(p.roles) for p in catalogs["A"].principals}
-    views, foreign = expectations(catalogs, dbs)
-    url = f"s3://asof-test/bench-{n}"
-    publish_to(url, dbs["A"], s3)
-    rng = random.Random(n)
-    with cluster(folder / f"cluster-{n}", s3, url, list(principals), replicas=n, poll_s=0.5) as lb, \
-            chromium() as browser:
-        # Warm-up: sessions until every replica has answered once with its model loaded.
+def _browser_waves(lb, args, sessions: list[Session], publish_at) -> list[tuple[Session, dict]]:
+    """Chromium pages, `args.concurrency` open at once, wave after wave."""
+    out = []
+    with chromium() as browser:
         warm = [open_session(browser, lb.url, Session("alice", "analyst", "net revenue", "2025-03-31"))
-                for _ in range(3 * n)]
+                for _ in range(3 * len(lb.replicas))]  # until every replica has answered once, model loaded
         for s in warm:
             read_answer(s)
             close_session(s)
         time.sleep(2)
-        results, latencies, publisher = [], [], None
-        total = args.sessions
-        t0 = time.perf_counter()
-        done = 0
-        while done < total:
-            phase = "before" if done < total // 3 else "during" if done < 2 * total // 3 else "after"
-            if phase == "during" and publisher is None:
-                publisher = threading.Thread(target=publish_to, args=(url, dbs["B"], s3))
-                publisher.start()
-            if phase == "after" and publisher.is_alive():
-                publisher.join()
-                time.sleep(1.5)
-            wave = []
-            for _ in range(min(args.concurrency, total - done)):
-                principal = rng.choice(sorted(principals))
-                question, day = rng.choice(QUESTIONS)
-                wave.append(open_session(browser, lb.url, Session(principal, rng.choice(principals[principal]),
-                                                                   question, day)))
-            for s in wave:
-                got = read_answer(s)
-                results.append((phase, s, got))
-                latencies.append(got["ms"])
+        for start in range(0, len(sessions), args.concurrency):
+            publish_at(start)
+            wave = [open_session(browser, lb.url, s) for s in sessions[start:start + args.concurrency]]
+            out += [(s, read_answer(s)) for s in wave]
             for s in wave:
                 close_session(s)
-            done += len(wave)
+    return out
+
+
+def _websocket_sessions(lb, args, sessions: list[Session], publish_at) -> list[tuple[Session, dict]]:
+    """Streamlit's own websocket protocol (tests/streamlit_ws.py), `args.concurrency` sessions at a time: the
+    replicas' work without a browser's rendering."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(s: Session) -> dict:
+        return ws_ask(lb.url, {"q": s.question, "role": s.role, "date": s.day},
+                      {"asof_sso": sso_token(s.principal), "asof_lb": s.lb_cookie})
+
+    for i in range(3 * len(lb.replicas)):  # every replica answers once, model loaded
+        one(Session("alice", "analyst", "net revenue", "2025-03-31", lb_cookie=f"warm-{i}"))
+    out = []
+    with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        for start in range(0, len(sessions), args.concurrency):
+            publish_at(start)
+            wave = sessions[start:start + args.concurrency]
+            out += list(zip(wave, pool.map(one, wave)))
+    return out
+
+
+def run(n: int, driver: str, args, s3, dbs, catalogs, folder: Path) -> dict:
+    principals = {p.name: list(p.roles) for p in catalogs["A"].principals}
+    views, foreign = expectations(catalogs, dbs)
+    url = f"s3://asof-test/bench-{driver}-{n}"
+    publish_to(url, dbs["A"], s3)
+    rng = random.Random(n)
+    sessions = []
+    for _ in range(args.sessions):
+        principal = rng.choice(sorted(principals))
+        question, day = rng.choice(QUESTIONS)
+        sessions.append(Session(principal, rng.choice(principals[principal]), question, day,
+                                lb_cookie=uuid.uuid4().hex))
+    publisher: list[threading.Thread] = []
+    first, second = args.sessions // 3, 2 * args.sessions // 3
+
+    def publish_at(done: int) -> None:
+        """Revision B is published while the middle third of the sessions ask; the last third ask after."""
+        if done >= first and not publisher:
+            publisher.append(threading.Thread(target=publish_to, args=(url, dbs["B"], s3)))
+            publisher[0].start()
+        if done >= second and publisher[0].is_alive():
+            publisher[0].join()
+            time.sleep(1.5)
+
+    with cluster(folder / f"cluster-{driver}-{n}", s3, url, list(principals), replicas=n, poll_s=0.5) as lb:
+        t0 = time.perf_counter()
+        answered = (_browser_waves if driver == "browser" else _websocket_sessions)(lb, args, sessions, publish_at)
         wall = time.perf_counter() - t0
         routes = lb.routes()
+    results = [("before" if i < first else "during" if i < second else "after", s, got)
+               for i, (s, got) in enumerate(answered)]
+    latencies = [got["ms"] for _, _, got in results]
     verdict = judge(results, views, foreign, principals)
     served: dict[str, int] = {}
     for _, s, _ in results:
         for upstream in routes.get(s.lb_cookie, ()):
             served[upstream] = served.get(upstream, 0) + 1
-    return {"replicas": n, "sessions": len(results), "concurrency": args.concurrency, "wall_s": round(wall, 1),
-            "answers_per_s": round(len(results) / wall, 2),
+    return {"driver": driver, "replicas": n, "sessions": len(results), "concurrency": args.concurrency,
+            "wall_s": round(wall, 1), "answers_per_s": round(len(results) / wall, 2),
             "answers_per_s_per_replica": {k: round(v / wall, 2) for k, v in sorted(served.items())},
             "p50_ms": round(statistics.median(latencies)), "p95_ms": round(pct(latencies, 95)),
             "mixed": len(verdict["mixed"]), "cross_principal": len(verdict["cross"]), "errors": len(verdict["errors"]),
@@ -157,8 +191,12 @@ def publish_figures(s3, dbs, embedder, tmp: Path, repeats: int = 3) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--replicas", default="1,3", help="comma-separated replica counts to measure")
-    p.add_argument("--sessions", type=int, default=36)
+    p.add_argument("--drivers", default="websocket,browser",
+                   help="websocket: Streamlit's protocol without a browser (the replicas' capacity); browser: Chromium")
+    p.add_argument("--sessions", type=int, default=36, help="browser sessions per replica count")
     p.add_argument("--concurrency", type=int, default=6, help="browser sessions open at once")
+    p.add_argument("--ws-sessions", type=int, default=180, help="websocket sessions per replica count")
+    p.add_argument("--ws-concurrency", type=int, default=12, help="websocket sessions at once")
     args = p.parse_args()
     load = os.getloadavg()
     catalogs = {"A": load_catalog(ROOT / "data" / "demo")}
@@ -173,18 +211,25 @@ def main() -> None:
             publish(cat, dbs[name], embedder, quiet=True)
         pub = publish_figures(s3, dbs, embedder, Path(tmp))
         print(json.dumps(pub), flush=True)
-        for n in [int(x) for x in args.replicas.split(",") if x]:
-            rows.append(run(n, args, s3, dbs, catalogs, Path(tmp)))
-            print(json.dumps(rows[-1]), flush=True)
+        for driver in [d for d in args.drivers.split(",") if d]:
+            sized = argparse.Namespace(**{**vars(args), **({"sessions": args.ws_sessions,
+                                                            "concurrency": args.ws_concurrency}
+                                                           if driver == "websocket" else {})})
+            for n in [int(x) for x in args.replicas.split(",") if x]:
+                rows.append(run(n, driver, sized, s3, dbs, catalogs, Path(tmp)))
+                print(json.dumps(rows[-1]), flush=True)
     out = ROOT / "benchmarks" / "results"
     out.mkdir(exist_ok=True)
     (out / "replicas.json").write_text(json.dumps({"load_average_at_start": load, "cpus": os.cpu_count(),
                                                    "publish": pub, "runs": rows}, indent=2))
     lines = ["# Replicas behind nginx, one catalog in object storage (benchmarks/replicas.py)", "",
-             f"{os.cpu_count()} CPUs, load average at start {load[0]:.1f}; SeaweedFS, nginx, the replicas and "
-             "Chromium all on this machine. A new revision is published a third of the way in.", "",
-             "| replicas | sessions (at once) | answers/s | answers/s per replica | p50 ms | p95 ms | mixed | "
-             "cross-principal | errors |", "|---|---|---|---|---|---|---|---|---|"]
+             f"{os.cpu_count()} CPUs, load average at start {load[0]:.1f}; SeaweedFS, nginx, the replicas and the "
+             "clients all on this machine. A new revision is published while the middle third of the sessions ask. "
+             "websocket: sessions speak Streamlit's protocol through nginx (no browser), latency from the request "
+             "to the headline's arrival; browser: Chromium pages, latency from navigation start to the headline on "
+             "screen.", "",
+             "| driver | replicas | sessions (at once) | answers/s | answers/s per replica | p50 ms | p95 ms | mixed | "
+             "cross-principal | errors |", "|---|---|---|---|---|---|---|---|---|---|"]
     lines[4:4] = [f"Publishing the demo revision (DuckDB {pub['db_mb']} MB, index folder {pub['index_mb']} MB): "
                   f"{pub['publish_s']} s (median of 3); a replica's switch, from CURRENT moved to its first answer on "
                   f"the new revision (download included): {pub['switch_to_first_answer_s']} s. In process (no browser), "
@@ -193,7 +238,7 @@ def main() -> None:
                   "from s3://.", ""]
     for r in rows:
         per = ", ".join(f"{v}" for v in r["answers_per_s_per_replica"].values())
-        lines.append(f"| {r['replicas']} | {r['sessions']} ({r['concurrency']}) | {r['answers_per_s']} | {per} | "
+        lines.append(f"| {r['driver']} | {r['replicas']} | {r['sessions']} ({r['concurrency']}) | {r['answers_per_s']} | {per} | "
                      f"{r['p50_ms']} | {r['p95_ms']} | {r['mixed']} | {r['cross_principal']} | {r['errors']} |")
     (out / "replicas.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

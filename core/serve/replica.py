@@ -1,9 +1,12 @@
 """A replica's side of a catalog published to object storage (core/catalog/objects.py).
 
-CURRENT is read at most once per `poll_s`; each revision's DuckDB file (small) is downloaded once into a
-local cache folder, and its LanceDB index is read in place from object storage. While one request
-downloads a new revision, the others keep answering from the one they had: a slow download never
-stalls answers, and no request sees a half-downloaded file (it is renamed into place when complete).
+CURRENT is read every `poll_s` on a background thread, and by a request that finds the last look older than
+that; each revision's DuckDB file (small) is downloaded once into a local cache folder, and its LanceDB index
+is read in place from object storage. While a new revision downloads, requests keep answering from the one
+they had: a slow download never stalls answers, and no request sees a half-downloaded file (it is renamed
+into place when complete). The background look is what keeps an idle replica current: looked for only by
+requests, the first ones after a quiet spell answered from the revision before, however long ago the new one
+was published, while one of them downloaded it.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import shutil
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 
 from core.catalog.objects import (
@@ -35,6 +39,26 @@ class Revision:
         self.pointer, self.db_path, self.index = pointer, db_path, index
 
 
+def _watch(replica: "Replica") -> None:
+    """Look at CURRENT every `poll_s` for as long as the replica is in use (the thread holds it weakly, and ends
+    once it is gone). A failed look is the request path's to report: `problem` says why, the last revision stays."""
+    ref, poll = weakref.ref(replica), replica.poll_s
+
+    def run() -> None:
+        while True:
+            time.sleep(poll)
+            live = ref()
+            if live is None:
+                return
+            try:
+                live.current()
+            except (ObjectStoreError, OSError):
+                pass  # nothing published yet, or its revision unreadable: the next request raises it, named
+            del live
+
+    threading.Thread(target=run, daemon=True, name="asof-replica-watch").start()
+
+
 class Replica:
     def __init__(self, url: str, cache_dir: str | Path, settings: ObjectStoreSettings | None = None,
                  poll_s: float = 1.0):
@@ -47,6 +71,8 @@ class Replica:
         self._checked = 0.0
         self._refreshing = threading.Lock()
         self.problem: str | None = None  # why CURRENT could not be read at the last look, if it could not
+        if poll_s > 0:
+            _watch(self)
 
     def current(self) -> Revision:
         """The revision CURRENT names (as of at most `poll_s` ago)."""

@@ -1,12 +1,15 @@
 """Three app replicas behind nginx, reading one catalog from object storage, while a new revision is
-published: real browsers (Playwright + Debian's Chromium) as mixed principals, signed in through the
-gateway's cookie (header mode), each asking through a shared link. Every answer must be whole (its
-sidebar revision, object count and formula from one revision), its principal's own (only that principal's
-roles on offer, nothing its role may not see), and error-free; sessions stick to one replica.
-Harness: tests/replicas.py (nginx, replicas, the judging), tests/objectstore.py (SeaweedFS)."""
+published: mixed principals, signed in through the gateway's cookie (header mode), each asking through a
+shared link, as real browsers (Playwright + Debian's Chromium) and, many more at once, as websocket sessions
+speaking Streamlit's own protocol (tests/streamlit_ws.py). Every answer must be whole (its sidebar revision,
+object count and formula from one revision), its principal's own (only that principal's roles on offer,
+nothing its role may not see, tables and the lineage graph included), and error-free; sessions stick to one
+replica. Harness: tests/replicas.py (nginx, replicas, the judging), tests/objectstore.py (SeaweedFS)."""
 import random
 import threading
 import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from conftest import DEMO
@@ -21,8 +24,10 @@ from replicas import (
     open_session,
     read_answer,
     restated,
+    sso_token,
 )
 from streamlit_server import chromium, needs_chromium
+from streamlit_ws import ask as ws_ask
 
 from core.ingest.load import load_catalog
 from core.ingest.publish import publish
@@ -34,7 +39,20 @@ URL = "s3://asof-test/replicas"
 CATALOG = load_catalog(DEMO)
 CATALOGS = {"A": CATALOG, "B": restated(CATALOG)}
 PRINCIPALS = {p.name: list(p.roles) for p in CATALOG.principals}
-PHASES, PER_WAVE = ("before", "during", "after"), 6  # 18 browser sessions, 6 at a time
+# Each phase: 2 browser sessions and 14 websocket sessions, 7 at a time, all asking while the browsers load.
+PHASES, BROWSERS, SOCKETS, AT_ONCE = ("before", "during", "after"), 2, 14, 7
+
+
+def _session(rng: random.Random) -> Session:
+    """A principal, one of its roles and a question, with a sticky key of its own (a new browser session)."""
+    principal = rng.choice(sorted(PRINCIPALS))
+    question, day = rng.choice(QUESTIONS)
+    return Session(principal, rng.choice(PRINCIPALS[principal]), question, day, lb_cookie=uuid.uuid4().hex)
+
+
+def _ask_over_websocket(lb_url: str, s: Session) -> dict:
+    return ws_ask(lb_url, {"q": s.question, "role": s.role, "date": s.day},
+                  {"asof_sso": sso_token(s.principal), "asof_lb": s.lb_cookie})
 
 
 @pytest.fixture(scope="module")
@@ -64,24 +82,22 @@ def test_replicas_behind_nginx_answer_whole_revisions_for_the_right_principal(pu
             if phase == "after":
                 publisher.join()
                 time.sleep(1.5)  # three poll intervals: every replica has read the new CURRENT
-            sessions = []
-            for _ in range(PER_WAVE):
-                principal = rng.choice(sorted(PRINCIPALS))
-                question, day = rng.choice(QUESTIONS)
-                sessions.append(open_session(browser, lb.url, Session(principal, rng.choice(PRINCIPALS[principal]),
-                                                                       question, day)))
-            results += [(phase, s, read_answer(s)) for s in sessions]
-            for s in sessions:
+            pages = [open_session(browser, lb.url, _session(rng)) for _ in range(BROWSERS)]
+            sockets = [_session(rng) for _ in range(SOCKETS)]
+            with ThreadPoolExecutor(max_workers=AT_ONCE) as pool:
+                answers = list(pool.map(lambda s: _ask_over_websocket(lb.url, s), sockets))
+            results += [(phase, s, read_answer(s)) for s in pages] + [(phase, s, got) for s, got in zip(sockets, answers)]
+            for s in pages:
                 close_session(s)
         routes = lb.routes()
 
-    assert len(results) == len(PHASES) * PER_WAVE
+    assert len(results) == len(PHASES) * (BROWSERS + SOCKETS)
     verdict = judge(results, views, foreign, PRINCIPALS)
     assert verdict["errors"] == [], verdict["errors"]
     assert verdict["cross"] == [], verdict["cross"]
     assert verdict["mixed"] == [], verdict["mixed"]
     assert verdict["seen"]["A"] and verdict["seen"]["B"], verdict["seen"]
-    # Sticky: each browser session reached one replica only, and the sessions were spread over the replicas
+    # Sticky: each session reached one replica only, and the sessions were spread over the replicas
     # (random session keys on a consistent-hash ring: all three get some almost always, two at the least).
     keys = {s.lb_cookie for _, s, _ in results}
     assert all(len(routes.get(k, ())) == 1 for k in keys), {k: routes.get(k) for k in keys}

@@ -4,6 +4,7 @@ replica answers exactly as the local catalog does (its index read from s3:// by 
 revision without a restart, and no answer mixes two revisions while publishes keep coming."""
 import copy
 import threading
+import time
 from datetime import date
 
 import pytest
@@ -206,3 +207,27 @@ def test_a_replica_keeps_its_revision_while_storage_is_unreachable(s3, revisions
     live.replica._fs = s3.filesystem()
     publish_to(url, revisions["b"][0], s3)
     assert live.store().revision == revisions["b"][1] and live.replica.problem is None
+
+
+def test_an_idle_replica_has_the_new_revision_before_its_next_requests(s3, revisions, tmp_path):
+    """Published while nobody asked: the requests that come after a quiet spell, several at once, all answer
+    from the new revision (looked for only by requests, one of them downloaded it while the rest answered from
+    the revision before, however long ago the publish was)."""
+    url = "s3://asof-test/idle"
+    publish_to(url, revisions["a"][0], s3)
+    live = Live(url, None, cache_dir=tmp_path, objects=s3, poll_s=0.1)
+    assert live.store().revision == revisions["a"][1]
+    publish_to(url, revisions["b"][0], s3)
+    time.sleep(1.5)  # fifteen poll intervals, no request
+    seen, start = [], threading.Barrier(6)
+
+    def request():
+        start.wait()
+        seen.append(live.store().revision)
+
+    threads = [threading.Thread(target=request) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == [revisions["b"][1]] * 6
