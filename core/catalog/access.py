@@ -59,7 +59,7 @@ class Facts:
     names_others: bool  # it has `mentions`: its formula may be redacted for a role
     valid_from: date | None
     valid_to: date | None
-    implemented_by: tuple[str, ...]  # a metric's implemented_by links, in order (targets hidden or not)
+    implemented_by: tuple[str, ...]  # a metric's implemented_by links the role may see, in order (as _redact keeps)
 
     valid_on = Evidence.valid_on  # the effective-time rule, read off the same two dates
 
@@ -230,9 +230,13 @@ class Visible:
                        doc, ['$.model.relation', '$.metric.formula', '$.mentions', '$.links.implemented_by']) END AS j
                      FROM evidence WHERE {acl_sql()})""", self._acl).fetchall()
         kinds = {k.value: k for k in Kind}
+        # A link names what a visible object carries (its evidence or entity id), or nothing: the rule _redact applies
+        # to a parsed object's links, so no reader of these facts can be handed a hidden id.
+        carried = {r[0] for r in rows} | {r[1] for r in rows}
         # Evidence.governs, on the columns it reads.
         return {r[0]: Facts(r[0], r[1], kinds[r[2]], r[3], r[4], r[5] == "authoritative" and kinds[r[2]] in GOVERNING_KINDS
-                            and r[6] not in ("draft", "retired"), r[7], r[8], r[9], r[10], r[11], tuple(r[12]))
+                            and r[6] not in ("draft", "retired"), r[7], r[8], r[9], r[10], r[11],
+                            tuple(t for t in r[12] if t in carried))
                 for r in rows}
 
     @per_view

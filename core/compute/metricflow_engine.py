@@ -99,8 +99,9 @@ class MetricFlowEngine:
         for i, (version, model, start, end) in enumerate(items):
             if dbt_metric_name(version) is None:
                 if self.fallback is None:
-                    raise EngineError(f"{version.evidence_id} is not a dbt metric, and no warehouse is configured "
-                                      "for the catalog's own SQL metrics (ASOF_WAREHOUSE)")
+                    # Said to an analyst (core/answer/values.py): how an operator connects one is in docs/values.md.
+                    raise EngineError(f"{version.evidence_id} is not a dbt metric, and no warehouse is connected to "
+                                      "compute the catalog's own SQL metrics on; whoever runs AsOf can connect one")
                 out[i] = self.fallback.compute(version, model, start, end)
             else:
                 groups.setdefault(version.evidence_id, []).append(i)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from core.catalog.dates import DateMention, find_dates
 from core.read.described import asks_trouble
 from core.read.disagreement import asks_disagreement
-from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, OWNER_NAMED, UPSTREAM_VERBS
+from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, NOT_LOADED, OWNER_NAMED, UPSTREAM_VERBS
 
 ASPECTS: dict[str, re.Pattern] = {
     "definition": re.compile(r"\b(defin\w*|mean(s|ing|t)?|formula|calculat\w*|comput\w*|what (is|was) (the )?\w+ ?(revenue|rate|value|margin)|appl(y|ies|ied)|govern\w*)\b", re.I),
@@ -130,13 +130,24 @@ COLUMN = re.compile(
 
 # "does CAC include agency fees?", "is tax excluded from net revenue?": a yes/no question about what a
 # definition counts. The term is what follows the verb (to the end of the clause).
+# The verbs of an inclusion question, one list for every reader of one (core/read/subject.py too).
+INCLUSION_VERBS = (r"includ(?:e|es|ed|ing)|count(?:s|ed)?|cover(?:s|ed)?|contain(?:s|ed)?|exclud(?:e|es|ed|ing)|"
+                   r"omit(?:s|ted|ting)?|leaves? out|left out")
 INCLUDES = re.compile(
-    r"\b(?:does|do|did|is|are|was|were|will)\b(?P<between>[^?]{1,80}?)\b(?P<verb>includ(?:e|es|ed|ing)|count(?:s|ed)?|"
-    r"cover(?:s|ed)?|contain(?:s|ed)?|exclud(?:e|es|ed|ing)|leaves? out|left out)\b\s+(?P<term>[^?.;,]{2,80})", re.I)
+    r"\b(?:does|do|did|is|are|was|were|will)\b(?P<between>[^?]{1,80}?)\b(?P<verb>" + INCLUSION_VERBS +
+    r")\b\s+(?P<term>[^?.;,]{2,80})", re.I)
+# "does bookings leave agency fees out?": the term stands between the verb and its particle.
+_LEFT_OUT_AROUND = re.compile(
+    r"\b(?:does|do|did|will)\b(?P<between>[^?]{1,80}?)\b(?P<verb>leaves?)\s+(?P<term>[^?.;,]{2,60}?)\s+out\b", re.I)
+
+
+def inclusion_match(question: str) -> re.Match | None:
+    """The inclusion question in `question`, if it asks one (its groups: between, verb, term)."""
+    return INCLUDES.search(question) or _LEFT_OUT_AROUND.search(question)
 # "are refunds excluded from net revenue?", "is shipping counted in AOV?": said passively, the term is what stands
 # between the auxiliary and the verb, and what follows the verb is the subject.
 _PASSIVE_TAIL = re.compile(r"(?:from|in|into|within|by|under|of|as\s+part\s+of)\b", re.I)
-_EXCLUDING = re.compile(r"exclud|leaves? out|left out", re.I)
+_EXCLUDING = re.compile(r"exclud|omit|leaves?\b|left out", re.I)
 
 
 def included_term(m: re.Match) -> tuple[str, bool]:
@@ -209,7 +220,7 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     if col:
         spans.append((col.start(), col.end()))
         aspects.add("lineage")
-    inc = INCLUDES.search(question)
+    inc = inclusion_match(question)
     included = included_term(inc) if inc else None
     if included:
         aspects.add("inclusion")
@@ -275,7 +286,7 @@ DEFINITION_ASKED = re.compile(
     r"\b(?:is|are|was|were|gets?|got)\b[\w\s'-]{0,60}?\b(?:computed|calculated|measured|derived|worked out|made up|"
     r"built|constructed|put together)\b|"
     r"\bwhat (?:does|do|did|will|would)\b[\w\s'-]{1,60}?\b(?:include|exclude|count|cover|contain|consist of|"
-    r"leave out)\b|"
+    r"leave out|omit)\b|"
     r"\bhow (?:" + _MAGNITUDE_ADJ + r"|much of) an?\b", re.I)
 RESTATE = re.compile(
     r"\b(under (?:today'?s|the current|current|the new|new|the latest|latest|the old|old|the previous|previous|"
@@ -295,7 +306,7 @@ def value_reading(question: str, dates: list[DateMention]) -> dict:
     restate = bool(RESTATE.search(question))
     grain = next((g for g, p in GRAIN if p.search(question)), None)
     periods = [d for d in dates if d.kind not in ("timestamp", "ambiguous") and not d.qualifier]
-    asks_about = NOT_A_VALUE.search(question) or DEFINITION_ASKED.search(question) or INCLUDES.search(question)
+    asks_about = NOT_A_VALUE.search(question) or DEFINITION_ASKED.search(question) or inclusion_match(question)
     cued = VALUE_CUES.search(question) or MAGNITUDE.search(question)
     value = (restate or bool(cued and not asks_about)
              or bool(periods and WHAT_WAS.search(question) and not asks_about)
@@ -321,7 +332,9 @@ _FRESHNESS_LISTING = (
     r"(?:what|which|any|all)\s+(?:of\s+)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?" + _LOADED + r")"
     r"\s+(?:that(?:'s|\s+is|\s+are)?\s+|(?:is|are|was|were|has|have)\s+)?(?:" + FRESHNESS_WORDS + r")|"
     r"(?:what|which|any|are there any|are there)\s+(?:stale|late|overdue|out[- ]of[- ]date|fresh|up[- ]to[- ]date)\s+"
-    r"(?:\w+\s+)?" + _LOADED)
+    r"(?:\w+\s+)?" + _LOADED + r"|"
+    # "what didn't load on time?", "what has not been refreshed today?": nothing loaded is named, the negation says it.
+    r"what\s+(?:that\s+)?(?:" + NOT_LOADED + r")")
 # Freshness asked of what reads the loaded data, one or many: "which metrics are affected by stale data?", "is any
 # model built on late sources?", "which dashboards read stale tables?", "is any metric stale?". Answered through each
 # one's upstream lineage (core/answer/discover.py).

@@ -17,8 +17,8 @@ from core.read.ranker import KIND_NOUNS, named_objects, visible_vocabulary
 # the subject is the term, and the metric follows.
 INCLUSION_SUBJECT = re.compile(
     r"\b(?:does|do|did|will|would)\s+(?P<subject>[^?.;,]{1,80}?)\s+(?:includ(?:e|es|ed|ing)|covers?|"
-    r"contains?|exclud(?:e|es|ed|ing)|leaves? out|counts?(?!\s+(?:in|into|toward|towards|as|against|for|to|under|"
-    r"on|within)\b))\b", re.I)
+    r"contains?|exclud(?:e|es|ed|ing)|omits?|leaves?(?=\s+(?:[^?.;,]{1,60}?\s+)?out\b)|"
+    r"counts?(?!\s+(?:in|into|toward|towards|as|against|for|to|under|on|within)\b))\b", re.I)
 DOCUMENT_SUBJECT = re.compile(
     r"\bwhat\s+(?:does|do|did|will|would)\s+(?P<subject>[^?.;,]{1,80}?)\s+(?:say|state|mention|tell us|claim|write)\b",
     re.I)

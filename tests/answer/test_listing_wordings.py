@@ -52,7 +52,11 @@ NAMES = set().union(*SEES.values()) | {"Toll Office", "Per Dahl", "Lock Crew", "
 LOADED_FRESH = ["is everything loaded on time?", "did everything load today?", "has everything been loaded on time?",
                 "did all the data arrive on time?", "did all the feeds land on time?"]
 LOADED_STALE = ["did anything fail to load?", "is anything loaded late?", "did any tables land late?",
-                "did anything not load today?"]
+                "did anything not load today?", "has anything not been refreshed today?"]
+# ... and asked for the list, the negation said any way: the stale ones are listed.
+NOT_LOADED_LISTS = ["which sources did not load today?", "which tables haven't loaded today?",
+                    "what didn't load on time?", "what's not running on time?",
+                    "which feeds weren't refreshed this morning?"]
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +84,14 @@ def test_loaded_late_asks_whether_any_source_is_stale(harbour, text):
     assert env.verdict.startswith("Yes: 1 of the 2 sources you can see is stale"), (text, env.verdict)
 
 
-@pytest.mark.parametrize("text", LOADED_FRESH + LOADED_STALE)
+@pytest.mark.parametrize("text", NOT_LOADED_LISTS)
+def test_what_did_not_load_lists_the_stale_sources(harbour, text):
+    env = harbour(text, "dock")
+    assert _listed(env) == ["raw_lock.gates"] and env.listing.checked == 2, (text, env.verdict)
+    assert env.listing.condition == "is stale", (text, env.listing.condition)
+
+
+@pytest.mark.parametrize("text", LOADED_FRESH + LOADED_STALE + NOT_LOADED_LISTS)
 def test_a_role_with_no_sources_is_told_there_is_nothing_to_check(harbour, text):
     env = harbour(text, "clerks")
     assert _listed(env) == [] and env.listing.checked == 0, (text, env.verdict)
@@ -125,7 +136,7 @@ def test_the_owning_team_sees_its_own(harbour):
 @pytest.mark.parametrize("role", ROLES)
 def test_no_listing_names_what_the_role_cannot_see(harbour, role):
     hidden = NAMES - SEES[role] - OWNERS_SEEN[role] - {"Harbour Analytics", "Siv Aas"}
-    for text in [*LOADED_FRESH, *LOADED_STALE, "is anything stale?", "which metrics are affected by stale data?",
+    for text in [*LOADED_FRESH, *LOADED_STALE, *NOT_LOADED_LISTS, "is anything stale?", "which metrics are affected by stale data?",
                  "list the metrics", "list the sources", "which sources does Per Dahl own?",
                  "which metrics are owned by tolls?", "what does the Lock Crew own?", "which sources does Ida Moe own?"]:
         said = harbour(text, role).model_dump_json()

@@ -71,6 +71,11 @@ def test_an_inclusion_answer_leads_with_yes_no_or_not_stated(ask_visits, text, l
     ("are cancelled fares excluded from bookings?", "No: Bookings v1's formula uses cancelled fares", "cancelled fares"),
     ("are agency fees included in bookings?", "No: Bookings v1 excludes agency fees", "agency fees"),
     ("are gross fares counted in bookings?", "Yes: Bookings v1's formula uses gross fares", "gross fares"),
+    # The verb right after a one-word name ends the name: "bookings leave" is no longer name for something else.
+    ("does bookings leave out agency fees?", "Yes: Bookings v1 excludes agency fees", "agency fees"),
+    ("do bookings omit travel insurance?", "Yes: Bookings v1 excludes travel insurance", "travel insurance"),
+    ("does bookings leave cancelled fares out?", "No: Bookings v1's formula uses cancelled fares", "cancelled fares"),
+    ("is travel insurance omitted from bookings?", "Yes: Bookings v1 excludes travel insurance", "travel insurance"),
 ])
 def test_an_inclusion_asked_the_exclusion_way_or_passively_answers_the_question_put(ask_visits, text, lead, term):
     env = ask_visits(text)

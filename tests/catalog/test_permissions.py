@@ -100,3 +100,42 @@ def test_objects_a_view_remembers_are_its_own(demo_store):
         assert {e.evidence_id for e in remembered} == allowed
         view.__dict__.pop("_objects", None)  # the same read, from the file
         assert [e.model_dump() for e in view.by_ids(ids)] == [e.model_dump() for e in remembered]
+
+
+def test_a_views_facts_name_only_links_its_objects_may_name(demo_store, tmp_path):
+    """The light facts of a view (read in SQL for whole-catalog walks) keep exactly the implemented_by links the
+    parsed object keeps: a link to a model the role may not see is gone from both, so no reader of the facts can be
+    handed a hidden id. Every role of the demo, and a catalog of its own where a shared metric links a
+    treasury-only model beside a shared one."""
+    from visits_catalog import catalog_store
+
+    from core.catalog.access import visible
+
+    def same_links(store, roles):
+        checked = 0
+        for role in roles:
+            view = visible(store, role)
+            for ev in view.by_ids(sorted(view.facts)):
+                if ev.kind.value == "metric_definition":
+                    assert list(view.facts[ev.evidence_id].implemented_by) == ev.links.get("implemented_by", []), \
+                        (role, ev.evidence_id)
+                    checked += 1
+        assert checked
+
+    same_links(demo_store, ROLES)
+    common = {"version": "1", "authority": "authoritative", "lifecycle": "current", "valid_from": "2030-01-01"}
+    store = catalog_store(tmp_path / "mint", {"roles": [{"name": "teller"}, {"name": "treasurer"}]}, [
+        {"evidence_id": "metric.coin_float.v1", "entity_id": "metric.coin_float", "kind": "metric_definition",
+         "title": "Coin float v1", "acl": ["teller", "treasurer"], "metric": {"formula": "SUM(coins_held)"},
+         "links": {"implemented_by": ["model.vault_ledger.v1", "model.till_counts.v1"]}, "text": "Coins held.", **common},
+        {"evidence_id": "model.vault_ledger.v1", "entity_id": "model.vault_ledger", "kind": "model",
+         "title": "vault_ledger", "acl": ["treasurer"], "model": {"relation": "mint.vault_ledger"},
+         "text": "Vault movements.", **common},
+        {"evidence_id": "model.till_counts.v1", "entity_id": "model.till_counts", "kind": "model",
+         "title": "till_counts", "acl": ["teller", "treasurer"], "model": {"relation": "mint.till_counts"},
+         "text": "Till counts.", **common},
+    ])
+    assert visible(store, "teller").facts["metric.coin_float.v1"].implemented_by == ("model.till_counts.v1",)
+    assert visible(store, "treasurer").facts["metric.coin_float.v1"].implemented_by == (
+        "model.vault_ledger.v1", "model.till_counts.v1")
+    same_links(store, ["teller", "treasurer"])

@@ -173,3 +173,19 @@ def test_bad_requests_are_refused_with_what_was_wrong(jaffle, tmp_path):
 def test_the_kept_manifest_is_private_to_the_owner(catalog):
     store, _, _ = catalog
     assert sidecar_path(store.path).stat().st_mode & 0o077 == 0
+
+
+def test_a_catalog_metric_with_no_warehouse_names_no_setting_to_the_person_asking(tmp_path):
+    """A dbt project's engine asked for a metric of the catalog's own (not a dbt metric) with no warehouse behind it:
+    the reason reaches an analyst's answer, so it says what is missing, never a setting's name."""
+    from conftest import DEMO
+
+    from core.compute.engine import EngineError
+    from core.compute.metricflow_engine import MetricFlowEngine
+    from core.ingest.load import load_catalog
+
+    version = next(e for e in load_catalog(DEMO).evidence if e.evidence_id == "metric.net_revenue.v2")
+    engine = MetricFlowEngine(tmp_path, DbtTools(venv=tmp_path / ".venv-dbt"), fallback=None)
+    with pytest.raises(EngineError) as raised:
+        engine.compute(version, None, date(2025, 1, 1), date(2025, 3, 31))
+    assert "no warehouse is connected" in str(raised.value) and "ASOF_" not in str(raised.value)
