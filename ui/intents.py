@@ -67,6 +67,9 @@ def _row(it) -> dict:
 
 def _compare(env: Envelope) -> None:
     c = env.comparison
+    if not c.right_label and c.left.evidence_id == c.right.evidence_id:
+        _one_version(c)
+        return
     # Two versions of one metric read earlier/later; two metrics read by their names.
     two = bool(c.right_label)
     names = (env.entity_label or "first", c.right_label) if two else ("Earlier", "Later")
@@ -99,6 +102,21 @@ def _compare(env: Envelope) -> None:
                     col.markdown(f"“{md(x)}”")
                 if not said:
                     col.markdown("_nothing the other does not_")
+
+
+def _one_version(c) -> None:
+    """"Has churn changed this year?" answered No: one version held throughout, shown once, not set against itself
+    (a table whose every row said "same")."""
+    st.subheader("One version throughout")
+    st.caption(md(f"Checked: {c.how}."))
+    with st.container(border=True):
+        st.markdown(f"**{md(c.left.title)}** :gray-badge[{md(_plain(c.left.lifecycle, LIFE))}]")
+        st.markdown(f"{md_code(c.left.evidence_id)} · {_interval(c.left)}")
+    table([{"field": f.field, "value": f.before or "—"} for f in c.fields if f.field != "formula"])
+    formula = next((f.before for f in c.fields if f.field == "formula" and f.before), None)
+    if formula:  # whole, as in a comparison (a table cell cuts a long formula; st.code is inert)
+        st.markdown("**Formula**")
+        st.code(formula, language="sql", wrap_lines=True)
 
 
 def _owner(env: Envelope) -> None:

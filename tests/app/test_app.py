@@ -481,3 +481,15 @@ def test_steward_sidebar_counts_what_the_answer_counts():
     assert captions and f"`{env['catalog_revision']}` · {said} ·" in captions[0], (captions, said)
     analyst = [unescape(c.value) for c in page("app.py", "analyst").sidebar.caption if "you can see" in c.value]
     assert analyst and "review queue" not in analyst[0]
+
+
+def test_no_change_shows_the_one_version_once_not_set_against_itself():
+    """"has churn changed this year?" is answered No (one version throughout): the page shows that version once, with
+    its fields, instead of a comparison of the version with itself whose every row said "same"."""
+    at = ask_page("has churn changed this year?", mode="No date")
+    assert unescape(at.markdown[0].value).startswith("### No: Churn rate v2 is in effect throughout"), at.markdown[0].value
+    headers = [h.value for h in at.subheader]
+    assert "One version throughout" in headers and "Compare versions" not in headers, headers
+    shown = dump(at._tree)
+    assert "changed" not in {c for df in at.dataframe for c in df.value.columns}, "a compare table was drawn"
+    assert "Churn rate v2" in unescape("\n".join(m.value for m in at.markdown)) and "lapsed_customers" in shown
