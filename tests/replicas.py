@@ -264,6 +264,8 @@ def judge(results: list, views: dict, foreign: dict, principals: dict) -> dict:
             continue
         if got["role"] != s.role or got["role"] not in principals[s.principal]:
             out["cross"].append((s.principal, s.role, got["role"]))
+        if not set(got.get("roles_offered") or ()) <= set(principals[s.principal]):  # read by websocket sessions
+            out["cross"].append((s.principal, "offered", got["roles_offered"]))
         leaked = sorted(i for i in foreign[s.role] if i in got["text"])
         if leaked:
             out["cross"].append((s.principal, s.role, leaked))

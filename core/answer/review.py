@@ -13,6 +13,7 @@ from core.catalog.entities import build_entity_index
 from core.catalog.envelope import Behavior, Envelope, IndexStatus, ReviewAnswer, ReviewFinding
 from core.catalog.evidence import Authority, Evidence, Lifecycle
 from core.catalog.text import normalize
+from core.read.listing_filter import yes_no
 from core.read.review_question import (
     ASKED,
     DEFINITION_REFERRED,
@@ -217,7 +218,10 @@ def answer(run) -> Envelope:
              else f" for “{words}”" if said else "")
     if found:
         first = "; ".join(f.title for f in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
-        verdict = f"Yes: {len(found)} in the review queue you can see ({kinds}{about}): {first}."
+        # Yes leads only an answer to a yes/no question ("anything to review?"); "what's waiting for my review?" asks what.
+        lead = (f"Yes: {len(found)} in" if yes_no(run.q.text) else
+                f"{len(found)} {'item waits' if len(found) == 1 else 'items wait'} in")
+        verdict = f"{lead} the review queue you can see ({kinds}{about}): {first}."
     elif said and not subjects:
         # What was looked for comes first: a headline cut at 25 words still says it.
         verdict = (f"None for “{words}”: no metric, model or source you can see is called that, and no item in the "

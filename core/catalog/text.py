@@ -113,8 +113,7 @@ GENERIC |= {normalize(w) for w in """
 lower lowers reduce reduces increase increases raise raises inflate inflates affect affects impact impacts
 hit hits hurt hurts boost boosts drive drives count counts move moves drop drops cut cuts grow grows shrink
 shrinks decrease decreases distort distorts skew skews matter matters subtract subtracts deduct deducts add
-adds remove removes contain contains cover covers capture captures reflect reflects omit omits omitted leave
-leaves left
+adds remove removes contain contains cover covers capture captures reflect reflects
 """.split()}
 # Words that say how a thing is ("is revenue final?", "is the churn data good?"), generic where they follow a name.
 # Where a noun is expected (after "of") they are part of a name instead: "cost of goods", "value of live bookings".

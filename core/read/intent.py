@@ -137,8 +137,13 @@ INCLUDES = re.compile(
     r"\b(?:does|do|did|is|are|was|were|will)\b(?P<between>[^?]{1,80}?)\b(?P<verb>" + INCLUSION_VERBS +
     r")\b\s+(?P<term>[^?.;,]{2,80})", re.I)
 # "does bookings leave agency fees out?": the term stands between the verb and its particle.
+# The particle ends the clause, and the term is one phrase: "leave draft and roll out", "leave customers who opted
+# out" say other things.
+ONE_PHRASE = r"(?:(?!\b(?:and|or|but|who|whom|that|which|when|where|if)\b)[^?.;,]){2,60}?"
+OUT_ENDS = r"\s+out(?=\s*(?:$|[?.!,;:]))"
 _LEFT_OUT_AROUND = re.compile(
-    r"\b(?:does|do|did|will)\b(?P<between>[^?]{1,80}?)\b(?P<verb>leaves?)\s+(?P<term>[^?.;,]{2,60}?)\s+out\b", re.I)
+    r"\b(?:does|do|did|will)\b(?P<between>[^?]{1,80}?)\b(?P<verb>leaves?)\s+(?P<term>" + ONE_PHRASE + r")" + OUT_ENDS,
+    re.I)
 
 
 def inclusion_match(question: str) -> re.Match | None:

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 # Loading said as a verb, with when it happened: "loaded on time", "did everything load today?", "landed late",
 # "failed to load". A bare "load" is not freshness ("which models load orders?"): only with a time word after it, or
 # failing before it.
-_LOAD = (r"(?:(?:been|got|gotten|get)\s+)?(?:load(?:s|ed|ing)?|land(?:s|ed|ing)?|arriv(?:e|es|ed|ing)|"
-         r"refresh(?:es|ed|ing)?|ran|run(?:s|ning)?)")
+_LOAD = r"(?:(?:been|got|gotten|get)\s+)?(?:load(?:s|ed|ing)?|land(?:s|ed|ing)?|arriv(?:e|es|ed|ing)|refresh(?:es|ed|ing)?|ran|run)"
 _LOAD_WHEN = r"(?:on\s+time|in\s+time|today|tonight|this\s+morning|overnight|recently|as\s+(?:expected|scheduled))"
 # Not loaded, however the negation is said: "did not load today", "haven't loaded today", "what's not running on time".
 _AUX = r"(?:is|are|was|were|has|have|had|did|do|does)"
-NOT_LOADED = (r"(?:(?:" + _AUX + r"\s+)?(?:not|never)|" + _AUX + r"n['\u2019]t)\s+" + _LOAD + r"\s+" + _LOAD_WHEN)
+# "Running" is a load only as a schedule is kept: "not running on time" (never "which models are running today?").
+NOT_LOADED = (r"(?:(?:" + _AUX + r"\s+)?(?:not|never)|" + _AUX + r"n['\u2019]t)\s+(?:" + _LOAD + r"\s+" + _LOAD_WHEN
+              + r"|running\s+(?:on|in)\s+time)")
 STALE_WORDS = (r"stale|late|overdue|out[- ]of[- ]date|not\s+(?:fresh|up[- ]to[- ]date|current)|"
                + NOT_LOADED + r"|" + _LOAD + r"\s+late|"
                r"fail(?:ed|ing|s)?\s+to\s+" + _LOAD + r"|"

@@ -64,6 +64,7 @@ from core.read.described import (
     shared_by_one,
 )
 from core.read.disagreement import DISAGREEING_WORDS, is_review_word
+from core.read.intent import inclusion_match
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
@@ -627,6 +628,9 @@ def _compound(question: str, m: Match, toks: list[Token], norms: list[str], voca
     if m.end >= len(norms) or not (m.end - m.start == 1 or norms[m.start] in DBT_PREFIXES):
         return False
     nxt = norms[m.end]
+    inclusion = inclusion_match(question)
+    if inclusion and inclusion.start("verb") == toks[m.end].start:
+        return False  # "does AOV leave out shipping?", "do bookings omit insurance?": the question's verb ends the name
     if m.end + 1 < len(norms) and norms[m.end + 1] == "of":
         return False  # "revenue net of refunds", "orders regardless of status": a modifier phrase, not a longer name
     if nxt in KIND_NOUNS:

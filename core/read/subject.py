@@ -11,13 +11,14 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from core.catalog.text import ASKING_WORDS, GENERIC, MONTH_WORDS, STOPWORDS, in_spans, tokenize, words
+from core.read.intent import ONE_PHRASE, OUT_ENDS
 from core.read.ranker import KIND_NOUNS, named_objects, visible_vocabulary
 
 # Active voice only: in "is tax excluded from net revenue?" and "do guest checkouts count toward active customers?"
 # the subject is the term, and the metric follows.
 INCLUSION_SUBJECT = re.compile(
     r"\b(?:does|do|did|will|would)\s+(?P<subject>[^?.;,]{1,80}?)\s+(?:includ(?:e|es|ed|ing)|covers?|"
-    r"contains?|exclud(?:e|es|ed|ing)|omits?|leaves?(?=\s+(?:[^?.;,]{1,60}?\s+)?out\b)|"
+    r"contains?|exclud(?:e|es|ed|ing)|omits?|leaves?(?=\s+out\b|\s+" + ONE_PHRASE + OUT_ENDS + r")|"
     r"counts?(?!\s+(?:in|into|toward|towards|as|against|for|to|under|on|within)\b))\b", re.I)
 DOCUMENT_SUBJECT = re.compile(
     r"\bwhat\s+(?:does|do|did|will|would)\s+(?P<subject>[^?.;,]{1,80}?)\s+(?:say|state|mention|tell us|claim|write)\b",

@@ -52,7 +52,7 @@ def _watch(replica: "Replica") -> None:
                 return
             try:
                 live.current()
-            except (ObjectStoreError, OSError):
+            except Exception:  # noqa: BLE001 (pyarrow raises ValueError kinds too): the watch must outlive one bad look
                 pass  # nothing published yet, or its revision unreadable: the next request raises it, named
             del live
 

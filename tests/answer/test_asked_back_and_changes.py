@@ -75,15 +75,17 @@ def test_an_identifier_made_of_asking_words_still_names_a_subject(ferry, text):
     assert env.behavior is Behavior.not_found_or_not_authorized and env.verdict == NOT_FOUND, (text, env.verdict)
 
 
-REVIEW_WORDINGS = ["what's waiting for my review?", "what needs my attention?", "anything to review?",
-                   "anything for me to review?", "what should I review?", "is anything awaiting my approval?"]
+# Asked yes or no, the answer leads with Yes; asked what, with what there is.
+REVIEW_WORDINGS = [("what's waiting for my review?", "1 item waits in"), ("what needs my attention?", "1 item waits in"),
+                   ("anything to review?", "Yes: 1 in"), ("anything for me to review?", "Yes: 1 in"),
+                   ("what should I review?", "1 item waits in"), ("is anything awaiting my approval?", "Yes: 1 in")]
 
 
-@pytest.mark.parametrize("text", REVIEW_WORDINGS)
-def test_what_is_waiting_for_review_is_the_review_queue(ferry, text):
+@pytest.mark.parametrize("text,lead", REVIEW_WORDINGS)
+def test_what_is_waiting_for_review_is_the_review_queue(ferry, text, lead):
     env = ferry(text, "dispatcher")
     assert env.behavior is Behavior.answer and env.intent == "review", (text, env.behavior, env.verdict)
-    assert headline(env).startswith("Yes: 1 in the review queue you can see"), headline(env)
+    assert headline(env).startswith(f"{lead} the review queue you can see"), headline(env)
     assert [f.evidence_ids[0] for f in env.review.items] == ["draft.seated_passengers.2025"]
     purser = ferry(text, "purser")  # the purser's queue holds the fare revenue draft too
     assert {"draft.seated_passengers.2025", "draft.fare_revenue.2025"} <= {i for f in purser.review.items
@@ -172,7 +174,8 @@ def test_trouble_with_data_is_answered_yes_or_no(ferry, text):
 
 DEMO = [
     ("is it current?", "analyst", NO_SUBJECT),
-    ("what's waiting for my review?", "governance", "Yes: 7 in the review queue you can see"),
+    ("what's waiting for my review?", "governance", "7 items wait in the review queue you can see"),
+    ("anything to review?", "governance", "Yes: 7 in the review queue you can see"),
     ("has churn changed this year?", "analyst", "No: Churn rate v2 is in effect throughout"),
     ("did churn change in Q4 2025?", "analyst", "Yes: Churn rate changed on 1 Oct 2025, v1 to v2"),
     ("diff between the churn draft and the approved one", "analyst",

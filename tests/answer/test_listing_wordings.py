@@ -98,7 +98,8 @@ def test_a_role_with_no_sources_is_told_there_is_nothing_to_check(harbour, text)
     assert env.verdict.startswith("You can see no sources: there is nothing to check"), (text, env.verdict)
 
 
-@pytest.mark.parametrize("text", ["did berth turnaround load today?", "which metrics load ship calls?"])
+@pytest.mark.parametrize("text", ["did berth turnaround load today?", "which metrics load ship calls?",
+                                  "which sources are running today?"])
 def test_load_with_a_subject_or_no_time_is_no_catalog_freshness_listing(harbour, text):
     env = harbour(text, "dock")
     assert not (env.intent == "discover" and env.listing and env.listing.kind == "source"), (text, env.verdict)

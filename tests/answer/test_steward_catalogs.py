@@ -132,7 +132,9 @@ def test_a_reviewers_questions_are_answered_from_the_review_queue(port, role):
         assert env.behavior.value == "answer" and env.review is not None, (role, text)
         assert env.review.categories == [category], (role, text)
         assert env.review.items and all(title in i.title for i in env.review.items), (role, text)
-        assert env.verdict.startswith("Yes:") and title in env.verdict, (role, text)
+        # Yes leads only the yes/no question; "which ...?" and "list ..." get what there is.
+        lead = "Yes:" if text.startswith("is ") else f"{len(env.review.items)} item"
+        assert env.verdict.startswith(lead) and title in env.verdict, (role, text, env.verdict)
     env, _ = _ask(full, "which objects have an empty ACL?", role)
     if role == "stewardship":  # the steward's queue holds the crane manual; dispatch may not see it at all
         assert [i.evidence_ids for i in env.review.items] == [["doc.crane_manual.1998"]]

@@ -73,7 +73,9 @@ def test_a_steward_is_shown_the_objects_nobody_may_see(museum, text):
     assert env.review.categories == ["empty_acl"], text
     assert sorted(i.evidence_ids[0] for i in env.review.items) == ["form.condition_report.2019",
                                                                    "scan.loan_ledger.1987"], text
-    assert env.verdict.startswith("Yes: 2 in the review queue") and "Loan ledger (1987 scan)" in env.verdict, text
+    # Yes leads the answer to a yes/no question; "which ...?" and "what ...?" are answered with what there is.
+    lead = "Yes: 2 in" if text.split()[0] in ("any", "are", "is", "anything") else "2 items wait in"
+    assert env.verdict.startswith(f"{lead} the review queue") and "Loan ledger (1987 scan)" in env.verdict, text
 
 
 @pytest.mark.parametrize("role", ["curators", "lenders"])
