@@ -163,6 +163,11 @@ NOYEAR = [
 NOW = re.compile(r"\b(?:still|currently|right now|nowadays|these days|at the moment|at present|as it stands|now)\b", re.I)
 
 
+# A bare quarter or half paired with one that has its year: "Q3 vs Q4 2025", "H1 and H2 2024", "Q1-Q2 2025".
+_PAIRED_PART = re.compile(r"\s*(?:vs\.?|versus|against|and|or|to|through|thru|compared\s+(?:with|to)|[-–—/])\s*"
+                          r"(?:the\s+)?(?P<part>(?:q[1-4]|h[12]))\s*(?:of\s+)?(?P<y>\d{4})\b", re.I)
+
+
 def _no_year(name: str, m: re.Match, today: date) -> DateMention:
     g = m.groupdict()
     if name in ("md", "dm"):
@@ -178,9 +183,14 @@ def _no_year(name: str, m: re.Match, today: date) -> DateMention:
         return DateMention("period", start=date(year, month, 1), end=_next_month(year, month), rule=what)
     if name == "part":
         size, n, label = (3, int(g["q"]), "Q") if g.get("q") else (6, int(g["h"]), "H")
-        a = date(today.year, size * (n - 1) + 1, 1)
+        paired = _PAIRED_PART.match(m.string, m.end())
+        # "Q3 vs Q4 2025", "H1 and H2 2024": the year said once, after the pair, is both parts' year.
+        year = int(paired.group("y")) if paired else today.year
+        a = date(year, size * (n - 1) + 1, 1)
         b = _add_months(a, size)
-        what = f"{label}{n} with no year: {label}{n} {today.year}, the evaluation date's year"
+        what = (f"{label}{n} with no year of its own: {label}{n} {year}, the year of the {paired.group('part')} "
+                "it is paired with" if paired else
+                f"{label}{n} with no year: {label}{n} {today.year}, the evaluation date's year")
         if g.get("edge"):
             d = a if _starts(g["edge"]) else b - timedelta(days=1)
             return DateMention("date", start=d, rule=f"{g['edge'].lower()} of {what}")

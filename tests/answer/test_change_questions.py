@@ -121,3 +121,13 @@ def test_an_abbreviation_names_no_subject_and_a_plural_kind_does(canal):
     assert env.behavior is Behavior.clarify and "doesn't name one" in env.verdict, env.verdict
     env = canal("which sources are not loaded by any model?", "lockkeeper")
     assert "doesn't name one" not in env.verdict, env.verdict
+
+
+@pytest.mark.parametrize("text", ["lock fees H1 vs H2 2024", "compare lock fees Q2 and Q3 2024",
+                                  "lock fees Q2 versus Q3 2024 - what changed?"])
+def test_a_bare_part_compared_with_a_dated_one_is_of_the_same_year(canal, text):
+    # H1 and Q2 alone would be the clock's year (2026, under v3): said beside "H2 2024" they are 2024's.
+    env = canal(text, "lockkeeper")
+    assert env.comparison is not None, (text, env.verdict)
+    assert (env.comparison.left.evidence_id, env.comparison.right.evidence_id) == (
+        "metric.lock_fees.v1", "metric.lock_fees.v2"), (text, env.verdict)

@@ -213,3 +213,16 @@ def test_a_relayed_question_in_quotes_keeps_its_date():
     assert one('pasted from #data-help: "can someone confirm what applies for the Feb 28 2025 close?"') == date(2025, 2, 28)
     # A page's claim in quotes is still not the reporting date.
     assert one("the wiki says 'active in the trailing 90 days' - right for 2025-06-30?") == date(2025, 6, 30)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("churn Q3 vs Q4 2025", [(date(2025, 7, 1), date(2025, 10, 1)), (date(2025, 10, 1), date(2026, 1, 1))]),
+    ("active customers H1 vs H2 2024", [(date(2024, 1, 1), date(2024, 7, 1)), (date(2024, 7, 1), date(2025, 1, 1))]),
+    ("q1 and q2 2023 bookings", [(date(2023, 1, 1), date(2023, 7, 1))]),  # read as one span, both of 2023
+    ("fees Q2 compared with Q3 2024", [(date(2024, 4, 1), date(2024, 7, 1)), (date(2024, 7, 1), date(2024, 10, 1))]),
+    # A bare part with nothing dated beside it stays the evaluation date's year.
+    ("fees in Q2 vs last year", [(date(2026, 4, 1), date(2026, 7, 1)), (date(2025, 1, 1), date(2026, 1, 1))]),
+])
+def test_a_bare_quarter_or_half_takes_the_year_said_after_its_pair(text, expected):
+    got = [(m.start, m.end) for m in find_dates(text, TODAY) if not m.qualifier]
+    assert got == expected, text
