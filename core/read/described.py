@@ -268,6 +268,19 @@ def asks_trouble(question: str) -> bool:
     return bool(_TROUBLE.search(question)) and says_data(question)
 
 
+# Trust asked of numbers or data: "can I trust yesterday's number?", "are the bookings figures reliable today?". Of
+# loaded data, trust is its loads: a freshness question, asked the fresh way (Yes is the good news). Of a page or a
+# definition ("can I trust the wiki page?") it is not.
+_TRUST = re.compile(r"\b(?:(?:can|could|should|may|do)\s+(?:i|we|you)\s+(?:still\s+)?(?:trust|rely\s+on|believe)|"
+                    r"trust(?:worthy)?|reliable|safe\s+to\s+(?:use|report|share|quote))\b", re.I)
+_NUMBERS = re.compile(r"\b(?:numbers?|figures?|values?|stats|counts?|totals?|dashboards?)\b", re.I)
+
+
+def asks_trust(question: str) -> bool:
+    """Whether the question asks if numbers or data can be trusted: their freshness, asked the fresh way."""
+    return bool(_TRUST.search(question)) and (says_data(question) or bool(_NUMBERS.search(question)))
+
+
 def asks_stale(question: str) -> bool:
     """Does a freshness question ask whether the data is stale ("is AOV stale?", "is the data out of date?"),
     so that "Yes" is the bad news? Not when it also asks whether it is fresh ("fresh or stale?"), where a yes or

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.catalog.dates import DateMention, find_dates
-from core.read.described import asks_trouble
+from core.read.described import asks_trouble, asks_trust
 from core.read.disagreement import asks_disagreement
 from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, NOT_LOADED, OWNER_NAMED, UPSTREAM_VERBS
 
@@ -214,8 +214,9 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     dates = [d for d in dates if not (d.now and any(a <= d.span[0] and d.span[1] <= b for a, b in restating))]
     versions = [(m.group("v"), m.start()) for m in VERSION.finditer(question)]
     aspects = {name for name, pattern in ASPECTS.items() if pattern.search(question)}
-    if asks_trouble(question):
-        aspects.add("freshness_status")  # "anything look off with the payments feed?": its loads, the stale way
+    if asks_trouble(question) or asks_trust(question):
+        # "anything look off with the payments feed?" (the stale way), "can I trust yesterday's number?" (the fresh way)
+        aspects.add("freshness_status")
     if "freshness_policy" in aspects and not re.search(r"\bis\b.*\b(fresh|stale)\b|\bloaded\b", question, re.I):
         aspects.discard("freshness_status")
     nouns = {m.group(1).lower() for m in DOC_NOUNS.finditer(question)}

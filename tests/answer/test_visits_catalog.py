@@ -183,3 +183,16 @@ def test_demo_owner_and_backing_model(ask_demo, text):
     assert env.entity_id == "metric.active_customers" and env.intent != "owner", env.verdict
     assert "owned by Growth Analytics (Jonas Berg)" in env.verdict
     assert any(s.role_in_answer == "model" and s.evidence_id.startswith("model.dim_customers") for s in env.selected)
+
+
+# ---- trust asked of numbers is their freshness, asked the fresh way --------------------------------------------
+
+@pytest.mark.parametrize("text,lead", [
+    ("can I trust today's fct_visits numbers?", "No: raw_site.visits"),
+    ("are the fct_visits figures reliable?", "No: raw_site.visits"),
+    ("can we rely on the bookings numbers this morning?", "Yes"),
+])
+def test_trust_in_numbers_is_answered_by_their_loads(ask_visits, text, lead):
+    env = ask_visits(text)
+    assert env.freshness, (text, env.verdict)
+    assert headline(env).startswith(lead), (text, headline(env))
