@@ -143,6 +143,37 @@ def answer(run) -> Envelope | None:
         # An owner the role sees on nothing reads like a made-up name: "none of yours is owned by X" would tell the
         # role that X exists (on objects it may not see). Decided before anything is listed.
         return not_found(run)
+    rows, members = _rows(run, kind, day, topic)
+    if cond and cond.field == "owner" and cond.value and not run.intent.listing \
+            and not any(_meets(cond, r, members[r.evidence_id]) for r in rows):
+        # "what does Sam Okafor own?" names no kind: the first kind in which the role sees something of theirs (a
+        # source's owner owns no metric); metrics still when they own nothing the role sees of any kind.
+        for other in ("model", "source", "document"):
+            found, held = _rows(run, other, day, topic)
+            if any(_meets(cond, r, held[r.evidence_id]) for r in found):
+                kind, rows, members = other, found, held
+                break
+    if cond:
+        return _filtered(run, kind, day, topic, cond, rows, members)
+    total = len(rows)
+    listing = Listing(kind=kind, topic=topic, as_of=day, items=rows[:MAX_ITEMS])
+    one, many = NOUNS[kind]
+    noun = one if total == 1 else many
+    about = f" about {' '.join(topic)}" if topic else ""
+    run.step("discover", f"{total} visible {noun}{about} as of {day}")
+    if not rows:
+        verdict = f"You can see no {many}{about}."
+    else:
+        names = _names(rows)
+        verdict = f"You can see {total} {noun}{about}: {names}."
+    if total > MAX_ITEMS:
+        run.notes.append(f"Only the first {MAX_ITEMS} are listed; add a topic to narrow the list.")
+    return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)
+
+
+def _rows(run, kind: str, day: date, topic: list[str]) -> tuple[list[ListedEntity], dict[str, list[Obj]]]:
+    """The role's visible, retrievable entities (or documents) of one kind about the topic, by label, and per row the
+    objects a condition is checked on."""
     entities = run.view.entities
     objs = [o for o in run.view.listed([k.value for k in KINDS[kind]]) if retrievable(o, day)]
     rows: list[ListedEntity] = []
@@ -169,22 +200,7 @@ def answer(run) -> Envelope | None:
                 rows.append(row)
                 members[row.evidence_id] = group
     rows.sort(key=lambda r: (r.label.lower(), r.evidence_id))
-    if cond:
-        return _filtered(run, kind, day, topic, cond, rows, members)
-    total = len(rows)
-    listing = Listing(kind=kind, topic=topic, as_of=day, items=rows[:MAX_ITEMS])
-    one, many = NOUNS[kind]
-    noun = one if total == 1 else many
-    about = f" about {' '.join(topic)}" if topic else ""
-    run.step("discover", f"{total} visible {noun}{about} as of {day}")
-    if not rows:
-        verdict = f"You can see no {many}{about}."
-    else:
-        names = _names(rows)
-        verdict = f"You can see {total} {noun}{about}: {names}."
-    if total > MAX_ITEMS:
-        run.notes.append(f"Only the first {MAX_ITEMS} are listed; add a topic to narrow the list.")
-    return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)
+    return rows, members
 
 
 def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows: list[ListedEntity],

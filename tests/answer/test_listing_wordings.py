@@ -130,6 +130,17 @@ def test_an_owner_of_only_hidden_objects_reads_as_a_made_up_name(harbour, name, 
     assert got.verdict == made_up.verdict and got.listing is None, (name, role)
 
 
+@pytest.mark.parametrize("text", ["what does Ida Moe own?", "what does the Lock Crew own?"])
+def test_an_owner_asked_of_no_kind_gets_the_kind_they_own(harbour, text):
+    # Ida Moe's crew owns one source and no metric: "None of the 2 metrics" would hide it.
+    env = harbour(text, "dock")
+    assert env.listing.kind == "source" and _listed(env) == ["raw_lock.gates"], (text, env.verdict)
+    # Pilots may not see that source: the name reads as a made-up one.
+    hidden, made_up = harbour(text, "pilots"), harbour("what does Zed Quorn own?", "pilots")
+    assert hidden.behavior is made_up.behavior is Behavior.not_found_or_not_authorized, (text, hidden.verdict)
+    assert hidden.verdict == made_up.verdict
+
+
 def test_the_owning_team_sees_its_own(harbour):
     assert _listed(harbour("which metrics are owned by the Toll Office?", "tolls")) == ["Toll yield"]
 
