@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from core.catalog.dates import DateMention, find_dates
 from core.read.described import asks_trouble, asks_trust
@@ -129,16 +130,15 @@ COLUMN = re.compile(
     r"(?:column\s+)?(?:in|of|from)\b(?!\s+\d)", re.I)
 
 # "does CAC include agency fees?", "is tax excluded from net revenue?": a yes/no question about what a
-# definition counts. The term is what follows the verb (to the end of the clause).
-# The verbs of an inclusion question, one list for every reader of one (core/read/subject.py too).
+# definition counts. The term is what follows the verb (to the end of the clause). The subject said before an active
+# verb is read by core/read/subject.py INCLUSION_SUBJECT, which keeps the same verbs in their active forms.
 INCLUSION_VERBS = (r"includ(?:e|es|ed|ing)|count(?:s|ed)?|cover(?:s|ed)?|contain(?:s|ed)?|exclud(?:e|es|ed|ing)|"
                    r"omit(?:s|ted|ting)?|leaves? out|left out")
 INCLUDES = re.compile(
     r"\b(?:does|do|did|is|are|was|were|will)\b(?P<between>[^?]{1,80}?)\b(?P<verb>" + INCLUSION_VERBS +
     r")\b\s+(?P<term>[^?.;,]{2,80})", re.I)
-# "does bookings leave agency fees out?": the term stands between the verb and its particle.
-# The particle ends the clause, and the term is one phrase: "leave draft and roll out", "leave customers who opted
-# out" say other things.
+# "does bookings leave agency fees out?": the term stands between the verb and its particle. The particle ends the
+# clause, and the term is one phrase: "leave draft and roll out", "leave customers who opted out" say other things.
 ONE_PHRASE = r"(?:(?!\b(?:and|or|but|who|whom|that|which|when|where|if)\b)[^?.;,]){2,60}?"
 OUT_ENDS = r"\s+out(?=\s*(?:$|[?.!,;:]))"
 _LEFT_OUT_AROUND = re.compile(
@@ -146,9 +146,13 @@ _LEFT_OUT_AROUND = re.compile(
     re.I)
 
 
+@lru_cache(maxsize=512)
 def inclusion_match(question: str) -> re.Match | None:
-    """The inclusion question in `question`, if it asks one (its groups: between, verb, term)."""
+    """The inclusion question in `question`, if it asks one (its groups: between, verb, term). Pure, and asked of one
+    question by the intent and by every one-word name the ranker weighs, so read once."""
     return INCLUDES.search(question) or _LEFT_OUT_AROUND.search(question)
+
+
 # "are refunds excluded from net revenue?", "is shipping counted in AOV?": said passively, the term is what stands
 # between the auxiliary and the verb, and what follows the verb is the subject.
 _PASSIVE_TAIL = re.compile(r"(?:from|in|into|within|by|under|of|as\s+part\s+of)\b", re.I)
