@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.ingest.artifacts import artifact_problems
-from core.ingest.load import MAX_FILE_BYTES, CatalogError, Problem, parse_text, read_text
+from core.ingest.load import MAX_FILE_BYTES, CatalogError, Problem, linked_file, parse_text, read_text
 
 NODE_TYPES = ("model", "seed", "snapshot")
 HOURS = {"minute": 1 / 60, "hour": 1, "day": 24}
@@ -51,8 +51,11 @@ def _ts(value: str | None) -> datetime | None:
 
 
 def _artifact(folder: Path, name: str) -> Path | None:
-    """`name.json`, or `name.json.gz` (large projects' artifacts are kept compressed)."""
+    """`name.json`, or `name.json.gz` (large projects' artifacts are kept compressed); a link is refused, named."""
     for path in (folder / f"{name}.json", folder / f"{name}.json.gz"):
+        refused = linked_file(path, folder)
+        if refused:
+            raise refused
         if path.is_file():
             return path
     return None

@@ -258,12 +258,51 @@ def _parse_text(text: str, path: Path | str, as_json: bool) -> Any:
     return data
 
 
+def _link_problem(link: Path, folder: Path) -> Problem:
+    try:
+        target = f" (to {os.readlink(link)})"
+    except OSError:
+        target = ""
+    return Problem(file=str(link), message=f"is a symbolic link{target}; only regular files inside {folder} are "
+                                           "read, so the link is refused: copy the file into the folder instead")
+
+
+def folder_files(folder: Path, suffixes: set[str] | frozenset[str]) -> tuple[list[Path], list[Problem]]:
+    """The files under `folder` whose suffix is one of `suffixes`, and a problem naming each symbolic link that
+    would have been read (a linked file with such a suffix, or a linked folder: anything could lie below it).
+
+    Links are refused, never followed, even when they point inside the folder: what a folder publishes to its
+    roles must be what is in it, and a link can be repointed (to an account or token file) after it was checked.
+    The folder itself may be a link: the person running the ingest named it."""
+    found: list[Path] = []
+    problems: list[Problem] = []
+    for root, dirs, files in os.walk(folder):  # followlinks=False: a linked folder is listed, never entered
+        here = Path(root)
+        problems += [_link_problem(here / d, folder) for d in sorted(dirs) if (here / d).is_symlink()]
+        for name in sorted(files):
+            path = here / name
+            if path.suffix not in suffixes:
+                continue
+            if path.is_symlink():
+                problems.append(_link_problem(path, folder))
+            else:
+                found.append(path)
+    return sorted(found), problems
+
+
+def linked_file(path: Path, folder: Path) -> CatalogError | None:
+    """A refusal when `path`, a file AsOf looks for by name inside `folder` (a dbt artifact), is a symbolic link."""
+    return CatalogError([_link_problem(path, folder)]) if path.is_symlink() else None
+
+
 def catalog_files(path: Path) -> list[Path]:
     if not path.exists():
         raise _fail(path, "no such file or folder" + (" (a symlink whose target is missing)"
                                                       if path.is_symlink() else ""))
     if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and not p.is_dir())
+        found, links = folder_files(path, SUFFIXES)
+        if links:
+            raise CatalogError(links)
         if not found:
             raise _fail(path, "folder holds no .json/.yaml/.yml catalog file")
         return found

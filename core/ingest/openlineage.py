@@ -11,7 +11,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.ingest.load import CatalogError, parse_text, read_text
+from core.ingest.load import CatalogError, folder_files, parse_text, read_text
 
 
 @dataclass
@@ -32,10 +32,12 @@ class OpenLineageRead:
     files: list[str] = field(default_factory=list)
 
 
-def _files(path: Path) -> list[Path]:
+def _files(path: Path) -> tuple[list[Path], list[Skipped]]:
+    """The event files, and each symbolic link among them skipped by name (load.folder_files says why)."""
     if path.is_dir():
-        return sorted(p for p in path.rglob("*.json") if p.is_file())
-    return [path]
+        found, links = folder_files(path, {".json"})
+        return found, [Skipped(p.file, p.message) for p in links]
+    return [path], []
 
 
 def _named(value) -> bool:
@@ -108,7 +110,8 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
         return out
     jobs: dict[str, dict] = {}
     datasets: dict[str, dict] = {}
-    for file in _files(path):
+    files, out.skipped = _files(path)
+    for file in files:
         out.files.append(str(file))
         # Cited as its place inside what was given, so the same events read from another folder hash alike.
         rel = str(file.relative_to(path)) if path.is_dir() else file.name

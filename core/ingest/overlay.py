@@ -11,7 +11,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from core.ingest.load import CatalogError, Problem, parse_file, parse_text, read_text
+from core.ingest.load import CatalogError, Problem, folder_files, parse_file, parse_text, read_text
 
 DEFAULT_ROLE = "analyst"
 OBJECT_FIELDS = {"acl", "aliases", "owner", "authority", "lifecycle", "authority_class", "valid_from",
@@ -234,7 +234,8 @@ def read_documents(folder: str | Path, entities: dict[str, str], default_acl: li
     docs, problems = [], []
     if not folder.is_dir():
         return [], [Problem(file=str(folder), message="documents folder not found")]
-    for path in sorted(p for p in folder.rglob("*.md") if not p.is_dir()):
+    pages, problems = folder_files(folder, {".md"})
+    for path in pages:
         try:
             raw = read_text(path)
         except CatalogError as exc:

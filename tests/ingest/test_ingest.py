@@ -143,7 +143,7 @@ def test_fifo_and_dev_zero_are_refused_without_hanging(tmp_path, demo_copy):
     folder = tmp_path / "folder"
     folder.mkdir()
     (folder / "cat.json").symlink_to("/dev/zero")
-    refused(tmp_path, demo_copy, folder, "cat.json", "device")
+    refused(tmp_path, demo_copy, folder, "cat.json", "symbolic link")
 
 
 def test_huge_file_is_refused_by_size(tmp_path, demo_copy, monkeypatch):

@@ -1,0 +1,131 @@
+"""A symbolic link inside a folder AsOf reads is refused by name, never followed: not to an account file, not to a
+token file, not even to a file inside the same folder (it can be repointed later). Only regular files inside the
+given folder are read, for hand-written catalogs, Markdown documents, dbt target folders and OpenLineage events.
+The path the person names on the command line may itself be a link: they chose it."""
+import json
+import shutil
+
+import duckdb
+from conftest import ROOT, cli
+
+from core.ingest.openlineage import read_openlineage
+
+SECRET = "hunter2-token-7f3a9c"
+REAL = ROOT / "tests" / "fixtures" / "realworld"
+
+
+def _secret(tmp_path):
+    """A token file outside every folder given to the ingest."""
+    token = tmp_path / "outside" / "token.yaml"
+    token.parent.mkdir()
+    # Written as a valid catalog page, so a followed link would load and publish it.
+    token.write_text(json.dumps({"roles": ["clinician"], "evidence": [{
+        "evidence_id": "doc.leak", "entity_id": "doc.leak", "kind": "document", "title": "Leak",
+        "text": SECRET, "authority": "authoritative", "lifecycle": "current", "acl": ["clinician"],
+        "valid_from": "2024-01-01"}]}))
+    return token
+
+
+def _ward_catalog(folder):
+    folder.mkdir(parents=True)
+    (folder / "beds.json").write_text(json.dumps({"roles": ["clinician"], "evidence": [{
+        "evidence_id": "metric.bed_occupancy.v1", "entity_id": "metric.bed_occupancy", "kind": "metric_definition",
+        "title": "Bed occupancy v1", "text": "Occupied beds over staffed beds at midnight.",
+        "authority": "authoritative", "lifecycle": "current", "acl": ["clinician"], "valid_from": "2024-01-01",
+        "metric": {"formula": "SUM(occupied) / SUM(staffed)"}}]}))
+    return folder
+
+
+def _refused(result, db, *needles):
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in result.stderr, result.stderr
+    assert SECRET not in result.stdout + result.stderr
+    assert not db.exists(), "nothing is written when a link is refused"
+
+
+def test_a_linked_file_in_a_catalog_folder_is_refused_by_name(tmp_path):
+    token = _secret(tmp_path)
+    folder = _ward_catalog(tmp_path / "wards")
+    (folder / "notes.yaml").symlink_to(token)
+    db = tmp_path / "wards.duckdb"
+    _refused(cli("ingest", str(folder), "--db", str(db)), db, str(folder / "notes.yaml"), "symbolic link",
+             str(token), "only regular files inside")
+    (folder / "notes.yaml").unlink()
+    # A system account file, and a link that stays inside the folder: both refused, the rule has no exceptions.
+    (folder / "passwd.json").symlink_to("/etc/passwd")
+    _refused(cli("ingest", str(folder), "--db", str(db)), db, "passwd.json", "symbolic link")
+    (folder / "passwd.json").unlink()
+    (folder / "again.json").symlink_to(folder / "beds.json")
+    _refused(cli("ingest", str(folder), "--db", str(db)), db, "again.json", "symbolic link")
+    (folder / "again.json").unlink()
+    # A linked folder is refused too: whatever lies below it is outside.
+    (folder / "more").symlink_to(token.parent, target_is_directory=True)
+    _refused(cli("ingest", str(folder), "--db", str(db)), db, str(folder / "more"), "symbolic link")
+    (folder / "more").unlink()
+    ok = cli("ingest", str(folder), "--db", str(db))
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_the_named_path_may_be_a_link(tmp_path):
+    folder = _ward_catalog(tmp_path / "real")
+    named = tmp_path / "current"
+    named.symlink_to(folder, target_is_directory=True)
+    db = tmp_path / "c.duckdb"
+    ok = cli("ingest", str(named), "--db", str(db))
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_a_linked_markdown_page_in_a_documents_folder_is_refused(tmp_path):
+    token = tmp_path / "outside" / "credentials.md"
+    token.parent.mkdir()
+    token.write_text(f"---\ntitle: Credentials\n---\n{SECRET}\n")
+    folder = _ward_catalog(tmp_path / "wards")
+    docs = tmp_path / "pages"
+    docs.mkdir()
+    (docs / "handover.md").write_text("---\ntitle: Handover notes\nacl: [clinician]\n---\nBeds are counted at midnight.\n")
+    (docs / "creds.md").symlink_to(token)
+    db = tmp_path / "wards.duckdb"
+    _refused(cli("ingest", str(folder), "--docs", str(docs), "--db", str(db)), db, str(docs / "creds.md"),
+             "symbolic link")
+    (docs / "creds.md").unlink()
+    ok = cli("ingest", str(folder), "--docs", str(docs), "--db", str(db))
+    assert ok.returncode == 0, ok.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    texts = " ".join(str(r[0]) for r in con.execute("SELECT text FROM evidence").fetchall())
+    con.close()
+    assert "counted at midnight" in texts and SECRET not in texts
+
+
+def test_a_linked_artifact_in_a_dbt_target_folder_is_refused(tmp_path):
+    target = tmp_path / "target"
+    shutil.copytree(REAL / "jaffle-shop", target)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    db = tmp_path / "js.duckdb"
+    for name in ("manifest.json", "sources.json"):
+        if not (target / name).exists():
+            continue
+        shutil.move(target / name, elsewhere / name)
+        (target / name).symlink_to(elsewhere / name)
+        _refused(cli("ingest", "--dbt", str(target), "--db", str(db)), db, str(target / name), "symbolic link")
+        (target / name).unlink()
+        shutil.move(elsewhere / name, target / name)
+    ok = cli("ingest", "--dbt", str(target), "--db", str(db))
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_a_linked_openlineage_event_is_skipped_by_name(tmp_path):
+    events = tmp_path / "events"
+    events.mkdir()
+    good = (REAL / "openlineage" / "compat__simple_run_event.json").read_text()
+    (events / "a.json").write_text(good)
+    outside = tmp_path / "outside.json"
+    outside.write_text(good.replace("mock-bucket", "leaked-bucket"))
+    (events / "b.json").symlink_to(outside)
+    read = read_openlineage(events)
+    assert read.events == 1
+    skipped = {s.file: s.reason for s in read.skipped}
+    assert "symbolic link" in skipped[str(events / "b.json")]
+    assert "leaked-bucket" not in json.dumps(read.evidence, default=str)
