@@ -121,6 +121,8 @@ class Pointer(BaseModel, frozen=True):
     def _folder(cls, value: str) -> str:
         if not _FOLDER.match(value):
             raise ValueError("must be 1-128 letters, digits, '.', '_' or '-'")
+        if value.startswith("."):  # '..' would name the folder above revisions/ (and above a replica's cache)
+            raise ValueError("must not start with '.'")
         return value
 
 

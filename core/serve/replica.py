@@ -7,6 +7,13 @@ they had: a slow download never stalls answers, and no request sees a half-downl
 into place when complete). The background look is what keeps an idle replica current: looked for only by
 requests, the first ones after a quiet spell answered from the revision before, however long ago the new one
 was published, while one of them downloaded it.
+
+A downloaded revision is checked before any request answers from it (`check_revision`): its DuckDB file opens as
+an AsOf catalog of this schema, holds the catalog revision CURRENT names, and its index is there with that
+revision's tag. A revision that fails is refused: the replica keeps answering from the last good one, says why
+once on stderr (and in `problem`), does not download the same CURRENT again, and switches as soon as CURRENT names
+a good revision. A bad publish (a truncated upload, a hand-edited CURRENT, files copied between folders) must
+never take a fleet of replicas down with it.
 """
 from __future__ import annotations
 
@@ -28,6 +35,9 @@ from core.catalog.objects import (
     RemoteIndex,
     read_pointer,
 )
+from core.catalog.store import DatabaseError, Store
+from core.retrieve.index import revision_tag
+from core.retrieve.reader import dataset_uri
 
 KEEP_REVISIONS = 3  # downloaded revisions kept on disk; requests still on an older one hold its open file
 
@@ -59,6 +69,40 @@ def _watch(replica: "Replica") -> None:
     threading.Thread(target=run, daemon=True, name="asof-replica-watch").start()
 
 
+def check_revision(revision: Revision) -> None:
+    """Raise ObjectStoreError naming what is wrong unless `revision` is one a replica can answer from."""
+    pointer, name = revision.pointer, f"revision {revision.pointer.folder}"
+    try:
+        store = Store(revision.db_path)  # opens the file, and checks it is an AsOf catalog of this schema
+    except (DatabaseError, FileNotFoundError) as exc:
+        why = str(exc).split("; run `")[0]  # the ingest hint is for a local file, not a replica's download
+        raise ObjectStoreError(f"CURRENT names {name}, but its {DB_NAME} is refused: {why}") from None
+    try:
+        held, meta = store.revision, store.meta()
+    except KeyError:
+        held, meta = None, {}
+    finally:
+        store.close()
+    if held != pointer.revision:
+        raise ObjectStoreError(f"CURRENT names {name} as catalog revision {pointer.revision}, but its {DB_NAME} "
+                               f"holds revision {held or '(none)'}")
+    if pointer.index_version is None:
+        return
+    if meta.get("index_version") != str(pointer.index_version):
+        raise ObjectStoreError(f"CURRENT names {name} with index version {pointer.index_version}, but its {DB_NAME} "
+                               f"was written with index version {meta.get('index_version') or '(none)'}")
+    try:
+        import lance
+        uri, options = dataset_uri(revision.index)
+        tags = lance.dataset(uri, storage_options=options or None).tags.list()
+    except Exception as exc:  # noqa: BLE001 (Lance raises many kinds: OSError, ValueError, RuntimeError)
+        raise ObjectStoreError(f"CURRENT names {name}, but its index {INDEX_NAME} cannot be opened "
+                               f"({type(exc).__name__}: {str(exc)[:200]})") from None
+    if revision_tag(pointer.revision) not in tags:
+        raise ObjectStoreError(f"CURRENT names {name}, but its index {INDEX_NAME} has no version for catalog "
+                               f"revision {pointer.revision}")
+
+
 class Replica:
     def __init__(self, url: str, cache_dir: str | Path, settings: ObjectStoreSettings | None = None,
                  poll_s: float = 1.0):
@@ -70,7 +114,8 @@ class Replica:
         self._current: Revision | None = None
         self._checked = 0.0
         self._refreshing = threading.Lock()
-        self.problem: str | None = None  # why CURRENT could not be read at the last look, if it could not
+        self.problem: str | None = None  # why CURRENT could not be read or used at the last look
+        self._refused: tuple[Pointer, str] | None = None  # the last CURRENT refused, and why: not fetched again
         if poll_s > 0:
             _watch(self)
 
@@ -84,26 +129,41 @@ class Replica:
             if self._current is None or time.monotonic() - self._checked >= self.poll_s:
                 try:
                     pointer = read_pointer(self._fs, self.where)
+                    if pointer is None:
+                        raise ObjectStoreError(f"nothing is published at {self.where.url} yet (no CURRENT object); "
+                                               "run `asof publish` or `asof ingest ... --publish URL` first")
+                    if self._current is None or pointer.folder != self._current.pointer.folder:
+                        self._current = self._switch(pointer)
                 except ObjectStoreError as exc:
                     if self._current is None:
                         raise
-                    # Storage unreachable for a moment: keep answering from the revision we have (whole and
-                    # consistent, only not newer), say so once, and look again after the next interval.
-                    if self.problem is None:
+                    # Storage unreachable, or CURRENT naming a revision that is refused: keep answering from the
+                    # revision we have (whole, checked, only not newer), say so once, and look again next interval.
+                    if self.problem != str(exc):
                         print(f"warning: {exc}; answering from revision {self._current.pointer.folder} meanwhile",
                               file=sys.stderr, flush=True)
                     self.problem, self._checked = str(exc), time.monotonic()
                     return self._current
                 self.problem = None
-                if pointer is None:
-                    raise ObjectStoreError(f"nothing is published at {self.where.url} yet (no CURRENT object); "
-                                           "run `asof publish` or `asof ingest ... --publish URL` first")
-                if self._current is None or pointer.folder != self._current.pointer.folder:
-                    self._current = self._fetch(pointer)
                 self._checked = time.monotonic()
             return self._current
         finally:
             self._refreshing.release()
+
+    def _switch(self, pointer: Pointer) -> Revision:
+        """The revision `pointer` names, downloaded and checked; ObjectStoreError when it is refused."""
+        if self._refused is not None and self._refused[0] == pointer:
+            raise ObjectStoreError(self._refused[1])  # the same CURRENT as last time: refused without a download
+        revision = self._fetch(pointer)
+        try:
+            check_revision(revision)
+        except ObjectStoreError as exc:
+            self._refused = (pointer, str(exc))
+            # Downloaded again if a CURRENT written later names the folder with its files mended.
+            shutil.rmtree(revision.db_path.parent, ignore_errors=True)
+            raise
+        self._refused = None
+        return revision
 
     def _fetch(self, pointer: Pointer) -> Revision:
         import pyarrow.fs as pafs
@@ -116,6 +176,7 @@ class Replica:
                 pafs.copy_files(self.where.revision_key(pointer.folder, DB_NAME), str(part),
                                 source_filesystem=self._fs, destination_filesystem=pafs.LocalFileSystem())
             except OSError as exc:
+                shutil.rmtree(folder, ignore_errors=True)
                 raise ObjectStoreError(f"CURRENT at {self.where.url} names revision {pointer.folder}, but its "
                                        f"{DB_NAME} cannot be read ({type(exc).__name__}: {str(exc)[:300]})") from exc
             os.replace(part, local)

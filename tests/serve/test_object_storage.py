@@ -3,10 +3,14 @@ started here on loopback; tests/objectstore.py): revisions are uploaded whole be
 replica answers exactly as the local catalog does (its index read from s3:// by LanceDB), follows a new
 revision without a restart, and no answer mixes two revisions while publishes keep coming."""
 import copy
+import json
+import re
+import shutil
 import threading
 import time
 from datetime import date
 
+import duckdb
 import pytest
 from concurrency import answer, foreign_ids, questions, run_threads
 from conftest import DEMO
@@ -233,3 +237,75 @@ def test_an_idle_replica_has_the_new_revision_before_its_next_requests(s3, revis
     for t in threads:
         t.join()
     assert seen == [revisions["b"][1]] * 6
+
+
+def _put(fs, key: str, data: bytes) -> None:
+    with fs.open_output_stream(key) as f:
+        f.write(data)
+
+
+def _point(fs, url: str, folder: str, revision: str, index_version: int | None = None) -> None:
+    """CURRENT written by hand, as a broken publish script or an operator would."""
+    _put(fs, ObjectLocation.parse(url).key(POINTER), json.dumps(
+        {"folder": folder, "revision": revision, "index_version": index_version,
+         "published_at": f"2026-05-0{1 + len(folder) % 8}T00:00:00Z"}).encode())
+
+
+def _older_schema(db, tmp_path):
+    old = tmp_path / "old.duckdb"
+    shutil.copy(db, old)
+    con = duckdb.connect(str(old))
+    con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    con.close()
+    return old.read_bytes()
+
+
+def test_a_bad_published_revision_is_refused_and_replicas_keep_the_last_good_one(s3, revisions, tmp_path, capsys,
+                                                                                monkeypatch):
+    """CURRENT naming a truncated, empty or missing database, a path with '..', an older schema, files that carry
+    another revision id, or a missing index: every replica keeps answering from the last good revision, says why once
+    on stderr, and moves on when CURRENT names a good revision again. The MCP server's holder, too."""
+    from core.catalog.config import Settings
+    from core.serve.mcp_server import CatalogHolder
+    url = "s3://asof-test/badpublish"
+    (a_db, a_rev, _), (b_db, b_rev, _) = revisions["a"], revisions["b"]
+    publish_to(url, a_db, s3)
+    live = Live(url, None, cache_dir=tmp_path / "cache", objects=s3, poll_s=0)
+    good = live.store()
+    for key, value in {**env_for(s3), "ASOF_DB": url, "ASOF_REPLICA_DIR": str(tmp_path / "mcp"),
+                       "ASOF_POLL_SECONDS": "0"}.items():
+        monkeypatch.setenv(key, value)
+    holder = CatalogHolder(url, Settings.from_env())
+    assert good.revision == holder.current().store.revision == a_rev
+    fs, where = s3.filesystem(), ObjectLocation.parse(url)
+    b_bytes = b_db.read_bytes()
+    b_index = int(Store(b_db).meta()["index_version"])
+    capsys.readouterr()
+
+    def bad(folder, revision, why, db_bytes=None, index_version=None):
+        if db_bytes is not None:
+            _put(fs, where.revision_key(folder, DB_NAME), db_bytes)
+        _point(fs, url, folder, revision, index_version)
+        for _ in range(3):  # each request finds the same CURRENT: refused once, not downloaded again
+            assert live.store() is good and holder.current().store.revision == a_rev
+        assert re.search(why, live.replica.problem), live.replica.problem
+        assert "python -m core ingest" not in live.replica.problem
+        err = capsys.readouterr().err
+        assert err.count("warning:") == 2, err  # once for the app's replica, once for the MCP server's
+        assert f"answering from revision {live.replica.current().pointer.folder} meanwhile" in err
+
+    bad("truncated", b_rev, r"truncated.*catalog\.duckdb is refused: .*(not a readable DuckDB|not an AsOf catalog)",
+        db_bytes=b_bytes[: len(b_bytes) // 2])
+    bad("empty", b_rev, r"catalog\.duckdb is refused: .* is empty", db_bytes=b"")
+    bad("missing", b_rev, r"names revision missing, but its catalog\.duckdb cannot be read")
+    bad("..", b_rev, r"not an AsOf catalog pointer \(field folder: .*must not start with '\.'")
+    bad("older", b_rev, r"written by an older AsOf \(schema 1", db_bytes=_older_schema(b_db, tmp_path))
+    bad("other-id", "0" * 64, rf"as catalog revision 0{{64}}, but its catalog\.duckdb holds revision {b_rev}",
+        db_bytes=b_bytes)
+    bad("no-index", b_rev, r"its index catalog\.lance cannot be opened", db_bytes=b_bytes, index_version=b_index)
+    assert not (tmp_path / "cache" / "truncated").exists(), "a refused download is not kept"
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [live.replica.current().pointer.folder]
+
+    publish_to(url, b_db, s3)  # CURRENT fixed: both follow at once
+    assert live.store().revision == b_rev and live.replica.problem is None
+    assert holder.current().store.revision == b_rev
