@@ -10,6 +10,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 
 import pytest
 from conftest import DEMO
@@ -29,6 +30,8 @@ from replicas import (
 from streamlit_server import chromium, needs_chromium
 from streamlit_ws import ask as ws_ask
 
+from core.catalog.objects import DB_NAME, POINTER, ObjectLocation, Pointer
+from core.catalog.store import Store
 from core.ingest.load import load_catalog
 from core.ingest.publish import publish
 from core.ingest.upload import publish_to
@@ -102,3 +105,41 @@ def test_replicas_behind_nginx_answer_whole_revisions_for_the_right_principal(pu
     keys = {s.lb_cookie for _, s, _ in results}
     assert all(len(routes.get(k, ())) == 1 for k in keys), {k: routes.get(k) for k in keys}
     assert len({next(iter(routes[k])) for k in keys}) >= 2
+
+
+def test_app_replicas_keep_the_last_good_revision_when_current_names_a_bad_one(published):
+    """CURRENT pointed at a truncated upload (a publish script that died half-way and moved CURRENT anyway): both
+    replicas keep answering from revision A, whole and error-free, and move to B once it is published properly."""
+    s3, dbs, root = published
+    url = "s3://asof-test/replicas-bad"
+    publish_to(url, dbs["A"], s3)
+    views, foreign = expectations(CATALOGS, dbs)
+    rng = random.Random(40)
+    fs, where = s3.filesystem(), ObjectLocation.parse(url)
+    results = []
+    with cluster(root / "cluster-bad", s3, url, list(PRINCIPALS), replicas=2, poll_s=0.5) as lb:
+        # Every replica answers once from A first: a replica that has never read a good revision has none to keep.
+        for _ in range(24):
+            s = _session(rng)
+            results.append(("before", s, _ask_over_websocket(lb.url, s)))
+            if len({u for seen in lb.routes().values() for u in seen}) == 2:
+                break
+        assert len({u for seen in lb.routes().values() for u in seen}) == 2, lb.routes()
+        whole = dbs["B"].read_bytes()
+        with fs.open_output_stream(where.revision_key("half-upload", DB_NAME)) as f:
+            f.write(whole[: len(whole) // 3])
+        with fs.open_output_stream(where.key(POINTER)) as f:
+            f.write(Pointer(folder="half-upload", revision=Store(dbs["B"]).revision,
+                            published_at=datetime.now(timezone.utc)).model_dump_json().encode())
+        for phase in ("before", "after"):  # "before": B's publish is broken, so every answer must be A's
+            if phase == "after":
+                publish_to(url, dbs["B"], s3)
+            time.sleep(1.5)  # three poll intervals: every replica has read (and judged) the new CURRENT
+            sockets = [_session(rng) for _ in range(6)]
+            with ThreadPoolExecutor(max_workers=3) as pool:
+                answers = list(pool.map(lambda s: _ask_over_websocket(lb.url, s), sockets))
+            results += [(phase, s, got) for s, got in zip(sockets, answers)]
+    verdict = judge(results, views, foreign, PRINCIPALS)
+    assert verdict["errors"] == [], verdict["errors"]
+    assert verdict["cross"] == [] and verdict["mixed"] == [], verdict
+    assert verdict["seen"]["A"] and verdict["seen"]["B"], verdict["seen"]
