@@ -10,6 +10,7 @@ import streamlit as st
 st.set_page_config(page_title="AsOf · Ask", page_icon="🕰️", layout="wide")
 
 from core.answer.ask import Question  # noqa: E402
+from core.answer.conversation import follow  # noqa: E402
 from core.answer.examples import examples  # noqa: E402
 from core.answer.steward import ask_as_steward, grants, steward_view  # noqa: E402
 from core.catalog.access import visible  # noqa: E402
@@ -88,7 +89,9 @@ def _submit() -> None:
         st.session_state["long_question"] = too_long(q)
         st.session_state.pop("asked", None)
         return
-    st.session_state["asked"] = {"question": q}
+    # The session's last answer at the moment of asking: a follow-up continues from it (core/answer/conversation.py),
+    # the same on every rerun of this answer.
+    st.session_state["asked"] = {"question": q, "last": st.session_state.get("turn")}
     history = st.session_state.setdefault(_history_key(st.session_state.get("role")), [])
     if q not in history:
         history.insert(0, q)
@@ -219,7 +222,9 @@ def _answer(asked: dict) -> None:
     q = Question(role=form["role"], text=asked["question"], day=day, period=period, at=form["at"],
                  entity=asked.get("entity"), date_from_form=asked.get("date_from_form", False),
                  recorded_at=recorded_at, grants=grants(scope))
-    env, _ = ask_as_steward(s, q, scope, searcher(s), engine=value_engine())
+    q, env, turn = follow(q, asked.get("last"), form.get("principal"),
+                          lambda asking: ask_as_steward(s, asking, scope, searcher(s), engine=value_engine())[0])
+    st.session_state["turn"] = turn
     cfg = settings()
     with st.spinner("Writing the explanation…") if cfg.llm_model else contextlib.nullcontext():
         # Citations are checked against the state that answered (a past state when recorded_at is set).

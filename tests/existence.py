@@ -221,7 +221,7 @@ def _mcp_calls(ev: Evidence, asked: list[str]):
         yield "get_freshness", lambda c, w, e=entity: tools.get_freshness_tool(c, w, e, AT), entity
     yield "list_metrics", lambda c, w: tools.list_metrics_tool(c, w, n), n
     for q in asked:
-        yield "ask", lambda c, w, q=q: tools.ask_tool(c, w, q, None, None, AT, None), q
+        yield "ask", lambda c, w, q=q: tools.ask_tool(c, w, q, None, None, AT, None)[0], q
 
 
 def _tool_result(body: dict) -> str:
@@ -373,8 +373,8 @@ def mcp_ask_differential(full: World, world: World, role: str, texts: list[str],
     full_cat = tools.Catalog(full.store, full.searcher, Settings())
     world_cat = tools.Catalog(world.store, world.searcher, Settings())
     for t in texts:
-        h = tools.ask_tool(full_cat, who, t, None, None, AT, None)[0]
-        a = tools.ask_tool(world_cat, who, t, None, None, AT, None)[0]
+        h = tools.ask_tool(full_cat, who, t, None, None, AT, None)[0][0]
+        a = tools.ask_tool(world_cat, who, t, None, None, AT, None)[0][0]
         assert _tool_result(h) == _tool_result(a), (role, t)
         assert not [i for i in foreign if names(json.dumps(h, default=str), i)], (role, t)
     return len(texts)

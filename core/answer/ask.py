@@ -88,6 +88,9 @@ class Question:
     # Evidence ids this question may read beyond the role's ACL: a steward's review queue (core/answer/steward.py)
     # and nothing else. Everything after authorization sees them exactly as it sees the role's own objects.
     grants: frozenset[str] = frozenset()
+    # A follow-up's word on what it carried from the asker's last question (core/answer/conversation.py): said
+    # first in the notes when `entity` resolves, so an answer never rests on a carried subject silently.
+    carried: str | None = None
 
 
 @dataclass
@@ -190,6 +193,8 @@ def _ask_within_budget(store: Store, q: Question, now: datetime | None, searcher
         env.notes.append(f"Search index unavailable: {problem}.")
     env.recorded = state
     env.granted = sorted(q.grants)
+    if q.carried and q.entity and env.entity_id == q.entity:
+        env.notes.insert(0, q.carried)
     if q.grants:
         _say_widened(store, q, env)
     return env

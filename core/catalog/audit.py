@@ -279,6 +279,8 @@ def inputs_of(q) -> dict:
     return _jsonable({"question": q.text, "date": q.day, "period": list(q.period) if q.period else None,
                       "at": q.at, "entity": q.entity, "date_from_form": q.date_from_form,
                       "recorded_at": getattr(q, "recorded_at", None),
+                      # what a follow-up carried (core/answer/conversation.py), so a replay says it again
+                      **({"carried": q.carried} if getattr(q, "carried", None) else {}),
                       # a steward's review queue, so a replay reads exactly what the answer could
                       **({"grants": sorted(q.grants)} if getattr(q, "grants", None) else {})})
 

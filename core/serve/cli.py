@@ -9,12 +9,14 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from core.answer.ask import Question, UnknownRole
+from core.answer.conversation import Turn, follow
 from core.answer.dbt_values import MetricNotVisible, NotRecordedThen, restatement
 from core.answer.steward import ask_as_steward, grants, scope_today
 from core.catalog import audit, budget, history
 from core.catalog.auth import cli_role, cli_roles
 from core.catalog.config import Settings
 from core.catalog.dates import check_day, parse_period
+from core.catalog.envelope import Envelope
 from core.catalog.objects import ObjectLocation, ObjectStoreError
 from core.catalog.store import DatabaseError, Store, check_db_path
 from core.compute.choose import dbt_project, value_engine
@@ -93,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true", help="print the envelope as JSON")
     a.add_argument("--explain", action="store_true",
                    help="add a cited explanation (ASOF_LLM_MODEL if set, else written without an LLM)")
-    a.add_argument("--batch", help="JSONL file of {question, role, date, period, at}; one envelope per line")
+    a.add_argument("--batch", help="JSONL file of {question, role, date, period, at, follows_on}; one envelope per "
+                   "line; a line with \"follows_on\": true continues from the line before (\"and for last year?\")")
     a.add_argument("--warehouse", metavar="FILE",
                    help="DuckDB warehouse metric values are computed on (default: ASOF_WAREHOUSE, else "
                         "data/build/warehouse.duckdb when it exists)")
@@ -218,15 +221,17 @@ def _question(role, text, day, period, at, recorded_at=None) -> Question:
                     recorded_at=recorded_at)
 
 
-def _answer(store, q: Question, searcher, args):
+def _answer(store, q: Question, searcher, args, last: Turn | None = None) -> tuple[Envelope, Turn | None]:
+    """The answer to `q` (a follow-up of `last`, when a batch line says it follows on), audited, and the turn it
+    leaves for the next line."""
     settings = Settings.from_env()
     # A steward role answers as the app does: its own objects plus its review queue, on the catalog's day
     # (core/answer/steward.py).
     scope = scope_today(store, q.role)
     q = replace(q, grants=grants(scope))
-    env, _ = ask_as_steward(store, q, scope, searcher=searcher,
-                            llm=(settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None,
-                            engine=_engine(args, settings, store))
+    llm = (settings.llm_model, settings.llm_timeout_s) if settings.llm_model else None
+    q, env, turn = follow(q, last, args.principal, lambda question: ask_as_steward(
+        store, question, scope, searcher=searcher, llm=llm, engine=_engine(args, settings, store))[0])
     if args.explain:
         settings = Settings.from_env()
         # Citations are checked against the state that answered (a past state for --recorded-at).
@@ -234,7 +239,7 @@ def _answer(store, q: Question, searcher, args):
                                   settings.llm_timeout_s, cache_for(args.db))
     inputs = audit.inputs_of(q)  # the steward's own role, and its queue (`grants`) so the record replays
     audit.record(args.db, envelope=env, role=env.role, principal=args.principal, source="cli", inputs=inputs)
-    return env
+    return env, turn
 
 
 def _engine(args, settings: Settings, store):
@@ -272,7 +277,7 @@ def _ask_store(args, store) -> int:
         if args.question:
             raise ValueError("give either a question or --batch, not both")
         lines = [(n, line) for n, line in enumerate(read_text(args.batch).splitlines(), 1) if line.strip()]
-        out, failed = [], False
+        out, failed, last = [], False, None
         for n, line in lines:
             try:
                 item = json.loads(line)
@@ -281,6 +286,8 @@ def _ask_store(args, store) -> int:
                 for key in ("question", "role", "date", "period", "at", "recorded_at"):
                     if item.get(key) is not None and not isinstance(item[key], str):
                         raise ValueError(f"field {key!r} must be a string, got {type(item[key]).__name__}")
+                if not isinstance(item.get("follows_on", False), bool):
+                    raise ValueError("field 'follows_on' must be true or false")
                 role = cli_role(item.get("role") or args.role, allowed, args.principal)
                 if not role or not item.get("question"):
                     raise ValueError("needs 'question' and 'role' (or --role)")
@@ -292,7 +299,9 @@ def _ask_store(args, store) -> int:
             except (ValueError, TypeError, OverflowError, RecursionError, argparse.ArgumentTypeError) as exc:
                 raise ValueError(f"{args.batch} line {n}: {exc}") from exc
             try:
-                out.append(json_safe(_answer(store, q, searcher, args).model_dump_json()))
+                # A line that says it follows on continues from the line before (core/answer/conversation.py).
+                env, last = _answer(store, q, searcher, args, last if item.get("follows_on") else None)
+                out.append(json_safe(env.model_dump_json()))
             except ValueError:
                 raise  # bad input (an unknown role, a bad date): the whole batch is refused, nothing printed
             except Exception as exc:  # noqa: BLE001 - one failing question must not cost the batch its other answers
@@ -307,7 +316,7 @@ def _ask_store(args, store) -> int:
     if not args.question or not role:
         raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
     q = _question(role, args.question, args.date, args.period, args.at, args.recorded_at)
-    env = _answer(store, q, searcher, args)
+    env, _ = _answer(store, q, searcher, args)
     try:
         restated = _restate_from(store, env, q, args.restate_from, settings) if args.restate_from else None
     except _CannotRestate as exc:

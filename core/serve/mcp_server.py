@@ -25,6 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from core.answer.conversation import Conversations
 from core.answer.review import CATEGORIES
 from core.answer.warm import warm_quietly
 from core.catalog import audit
@@ -130,6 +131,12 @@ class TokenVerifier:
         return AccessToken(token=token, client_id=entry.principal, subject=entry.principal, scopes=[])
 
 
+def _flat(answered: tuple) -> tuple:
+    """((body, envelope), audit inputs) as `call` takes it: body, envelope, audit inputs."""
+    (body, env), inputs = answered
+    return body, env, inputs
+
+
 def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | None = None) -> MCPServer:
     who_text = principal.describe()
     kw: dict[str, Any] = {}
@@ -142,6 +149,8 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
                       "backing model, lineage, data freshness and conflicting documents, as a governed catalog "
                       f"records them. {who_text} {BEHAVIORS}"),
         **kw)
+
+    memory = Conversations()  # each conversation's last answer, per principal (core/answer/conversation.py)
 
     async def call(tool: str, inputs: dict, fn: Callable[[tools.Catalog, Identity], tuple]) -> CallToolResult:
         """Run one tool as the resolved principal, then append its audit record (source "mcp"). A call refused
@@ -194,10 +203,15 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
                   date: DateArg = None,
                   period: Annotated[str | None, Field(description="reporting period START..END, inclusive end, "
                                                                "e.g. 2025-01-01..2025-03-31")] = None,
-                  at: AtArg = None, recorded_at: RecordedAtArg = None) -> CallToolResult:
+                  at: AtArg = None, recorded_at: RecordedAtArg = None,
+                  conversation: Annotated[str | None, Field(description=(
+                      "an id of your choosing for this conversation: a short follow-up that names no subject ('and "
+                      "for last year?', 'is it fresh?') then continues from this conversation's last answer, and "
+                      "the answer's first note says what was carried"))] = None) -> CallToolResult:
         return await call("ask", {"question": question, "date": date, "period": period, "at": at,
-                                  "recorded_at": recorded_at},
-                          lambda cat, who: tools.ask_tool(cat, who, question, date, period, at, recorded_at))
+                                  "recorded_at": recorded_at, "conversation": conversation},
+                          lambda cat, who: _flat(tools.ask_tool(cat, who, question, date, period, at, recorded_at,
+                                                                conversation, memory)))
 
     @tool("List the metrics this principal may see, with their names, aliases and versions' effective "
           "intervals. `topic` keeps metrics whose names share a word with it.")

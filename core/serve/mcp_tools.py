@@ -13,9 +13,10 @@ from typing import Any
 
 from core.answer.ask import Question, ask
 from core.answer.compare import diff
+from core.answer.conversation import Conversations, follow
 from core.answer.review import review_queue, steward_scope
 from core.answer.steward import ask_as_steward, grants, queue_day, steward_view
-from core.catalog import budget, history
+from core.catalog import audit, budget, history
 from core.catalog.access import Visible
 from core.catalog.config import Settings
 from core.catalog.dates import check_day, parse_period
@@ -192,7 +193,11 @@ def _explained(cat: Catalog, who: Identity, env: Envelope, question: str) -> Env
 
 
 def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, period: str | None,
-             at: datetime | None, recorded_at: datetime | None) -> Answer:
+             at: datetime | None, recorded_at: datetime | None, conversation: str | None = None,
+             memory: Conversations | None = None) -> tuple[Answer, dict]:
+    """The answer (with its envelope), and the audit inputs a follow-up adds (what it carried, so a replay asks it again).
+    With a `conversation` id, a question naming no subject continues from that conversation's last answer for the
+    same principal and role (core/answer/conversation.py)."""
     if not question or not question.strip():
         raise ToolInputError("argument 'question': must not be empty")
     if budget.too_long(question):
@@ -201,11 +206,20 @@ def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, perio
         raise ToolInputError("give either 'date' or 'period', not both")
     day = _day(day)
     scope = cat.scope(who)
+    if conversation is not None and not (0 < len(conversation) <= 200):
+        raise ToolInputError("argument 'conversation': 1-200 characters")
     q = Question(role=who.role, text=question, day=day, period=_period(period), at=at, recorded_at=recorded_at,
                  grants=grants(scope))
-    env = _explained(cat, who, ask_as_steward(cat.store, q, scope, searcher=cat.searcher)[0], question)
+    remembers = conversation is not None and memory is not None
+    last = memory.last(who.principal, conversation) if remembers else None
+    q, env, turn = follow(q, last, who.principal,
+                          lambda asked: ask_as_steward(cat.store, asked, scope, searcher=cat.searcher)[0])
+    if remembers:
+        memory.remember(who.principal, conversation, turn)
+    env = _explained(cat, who, env, question)
     # The Ask page's and the CLI's headline, so an assistant relays the same yes / no / verdict a person reads.
-    return result(who, {"headline": headline(env), "envelope": env.model_dump(mode="json", exclude_none=True)}), env
+    body = {"headline": headline(env), "envelope": env.model_dump(mode="json", exclude_none=True)}
+    return (result(who, body), env), (audit.inputs_of(q) if q.carried else {})
 
 
 GRAINS = ("month", "quarter", "year")

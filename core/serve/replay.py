@@ -55,7 +55,7 @@ def question_of(rec: AuditRecord) -> Question:
                     at=history.end_of(i["at"]) if i.get("at") else None, entity=i.get("entity"),
                     date_from_form=bool(i.get("date_from_form")),
                     recorded_at=history.end_of(i["recorded_at"]) if i.get("recorded_at") else None,
-                    grants=frozenset(i.get("grants") or ()))
+                    grants=frozenset(i.get("grants") or ()), carried=i.get("carried"))
 
 
 def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher, engine=None) -> tuple[Envelope | None, str, str]:

@@ -81,10 +81,10 @@ def test_a_batch_line_that_fails_inside_costs_only_itself(db, tmp_path, monkeypa
     import core.serve.cli
     real = core.serve.cli._answer
 
-    def flaky(store, q, searcher, args):
+    def flaky(store, q, searcher, args, last=None):
         if "boom" in q.text:
             raise TypeError("secret catalog words")
-        return real(store, q, searcher, args)
+        return real(store, q, searcher, args, last)
     monkeypatch.setattr(core.serve.cli, "_answer", flaky)
     batch = tmp_path / "q.jsonl"
     batch.write_text("\n".join(json.dumps({"question": q, "role": "analyst"})

@@ -81,7 +81,7 @@ def test_the_mcp_tools_use_the_same_queue_as_the_app(ferry):
     queue, _ = tools.review_queue_tool(cat, who, None)
     assert [i["title"] for i in queue["items"]] == ["'Foot passenger fares (old crew page)' is superseded but "
                                                     "still retrievable"]
-    asked, _ = tools.ask_tool(cat, who, QUESTION, None, None, None, None)
+    (asked, _), _ = tools.ask_tool(cat, who, QUESTION, None, None, None, None)
     assert asked["envelope"]["entity_id"] == FARE, asked["headline"]
 
 

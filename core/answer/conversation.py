@@ -1,0 +1,126 @@
+"""A working session's memory: what a follow-up question carries over from the asker's last answer.
+
+The rule, in one place:
+
+- **What is remembered**: of the last answered question, only its subject (the entity it resolved, by id and
+  the label the asker was shown) and its reporting date or period. Never its text, evidence or values.
+- **When it is carried**: only to a question that names no subject of its own, as the pipeline itself decides
+  (it would otherwise ask back "Which metric, model or source do you mean?"): "and for last year?", "is that
+  fresh?", "where does it come from?". A question that names its own subject, or one the catalog cannot place,
+  starts afresh. The new question's own dates win; without any, the last answer's date or period is kept.
+- **For whom**: the same principal in the same role, within MAX_AGE. Switching role (or signing in as someone
+  else) forgets it, so one role's subject never reaches another role's question.
+- **How it shows**: the carried question says so first in its notes ("Reading 'it' as Gross bookings from your
+  last question"), and the audit log records what was carried (the entity, the dates and the note), so a replay
+  asks exactly the question that was answered. The note is shown only when the subject is still visible.
+
+Each surface keeps its own `Turn`: the Ask page per browser session, `asof ask --batch` for lines that say they
+follow on, the MCP server per conversation id (`Conversations`, bounded).
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
+
+from core.answer.ask import NO_SUBJECT, Question
+from core.catalog.envelope import Behavior, Envelope
+
+MAX_AGE_S = 30 * 60  # a follow-up after half an hour away is more likely a new thought than a continuation
+MAX_CONVERSATIONS = 1000  # per MCP server: the oldest are forgotten first
+
+# Words that point back at the last subject; the first one written is named in the note.
+_BACK = re.compile(r"\b(it|its|it's|that|this|those|these|they|them|the same)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The part of an answer a follow-up may carry: whose it was, its subject and its dates."""
+    principal: str | None
+    role: str
+    entity_id: str
+    label: str
+    day: date | None
+    period: tuple[date, date] | None
+    asked_at: float  # time.monotonic() when answered
+
+
+def turn_of(env: Envelope, q: Question, principal: str | None, clock: Callable[[], float] = time.monotonic
+            ) -> Turn | None:
+    """What `env` leaves for a follow-up: its subject and dates, when it answered about one subject."""
+    if not env.entity_id or env.behavior not in (Behavior.answer, Behavior.abstain):
+        return None
+    period = (env.period_start, env.period_end) if env.period_start and env.period_end else None
+    return Turn(principal=principal, role=q.role, entity_id=env.entity_id, label=env.entity_label or env.entity_id,
+                day=env.reporting_date if period is None else None, period=period, asked_at=clock())
+
+
+def _names_no_subject(env: Envelope) -> bool:
+    return env.clarify is not None and env.clarify.question == NO_SUBJECT and not env.entity_id
+
+
+def _when(turn: Turn) -> str:
+    if turn.period:
+        start, end = turn.period
+        return f" for {start.isoformat()} to {(end - timedelta(days=1)).isoformat()}"
+    return f" on {turn.day.isoformat()}" if turn.day else ""
+
+
+def carried(q: Question, first: Envelope, last: Turn | None, principal: str | None,
+            clock: Callable[[], float] = time.monotonic) -> Question | None:
+    """The question to answer instead of `q`, with the last turn's subject (and its dates unless `q` gives its
+    own), when `q` is a follow-up of it; None when `q` starts afresh. `first` is `q` answered as it stands."""
+    if (last is None or last.principal != principal or last.role != q.role or clock() - last.asked_at > MAX_AGE_S
+            or not _names_no_subject(first)):
+        return None
+    own_dates = bool(first.dates_read) or q.day is not None or q.period is not None
+    back = _BACK.search(q.text)
+    said = f"Reading '{back.group(0)}' as {last.label}" if back else f"Continuing with {last.label}"
+    when = "" if own_dates else _when(last)
+    return replace(q, entity=last.entity_id, day=q.day if own_dates else last.day,
+                   period=q.period if own_dates else last.period, carried=f"{said}{when} from your last question")
+
+
+def follow(q: Question, last: Turn | None, principal: str | None, answer: Callable[[Question], Envelope],
+           clock: Callable[[], float] = time.monotonic) -> tuple[Question, Envelope, Turn | None]:
+    """Answer `q` in a session whose last turn was `last`: (the question answered, its envelope, the new last turn).
+    An answer that resolves no subject keeps the last turn, so "is it fresh?" after "which tables are late?" still
+    means the metric before."""
+    env = answer(q)
+    again = carried(q, env, last, principal, clock)
+    if again is not None:
+        followed = answer(again)
+        if followed.entity_id == last.entity_id:  # still visible to this role: the carry holds
+            q, env = again, followed
+    return q, env, turn_of(env, q, principal, clock) or (last if _names_no_subject(env) else None)
+
+
+class Conversations:
+    """The MCP server's memory of each conversation's last turn, keyed by principal and conversation id (so one
+    principal can never continue another's), bounded and expiring. Thread-safe: tools run on many threads."""
+
+    def __init__(self, max_items: int = MAX_CONVERSATIONS, clock: Callable[[], float] = time.monotonic):
+        self._turns: OrderedDict[tuple[str | None, str], Turn] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_items, self.clock = max_items, clock
+
+    def last(self, principal: str | None, conversation: str) -> Turn | None:
+        with self._lock:
+            turn = self._turns.get((principal, conversation))
+            if turn is not None and self.clock() - turn.asked_at > MAX_AGE_S:
+                del self._turns[(principal, conversation)]
+                return None
+            return turn
+
+    def remember(self, principal: str | None, conversation: str, turn: Turn | None) -> None:
+        with self._lock:
+            key = (principal, conversation)
+            self._turns.pop(key, None)
+            if turn is not None:
+                self._turns[key] = turn
+                while len(self._turns) > self.max_items:
+                    self._turns.popitem(last=False)

@@ -1,0 +1,68 @@
+"""Follow-up questions in a real browser (Playwright, Debian's Chromium) on a catalog the test writes itself (a ferry
+operator, tests/ferry_catalog.py): a short question after an answer continues from its subject and dates and says
+so under the answer; a question naming its own subject starts afresh; switching role in the sidebar never carries one
+role's subject into another's question."""
+import pytest
+from conftest import build
+from ferry_catalog import AT, EVIDENCE, ROLES
+from streamlit_server import chromium, needs_chromium, served
+from visits_catalog import write_yaml_catalog
+
+pytestmark = needs_chromium
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, embedder):
+    root = tmp_path_factory.mktemp("ferry_browser")
+    store, _ = build(root, "ferry", write_yaml_catalog(root / "catalog", ROLES, EVIDENCE, AT), embedder)
+    store.close()
+    with served(store.path) as url:
+        yield url
+
+
+def _settled(page) -> None:
+    page.wait_for_timeout(600)
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60000)
+
+
+def _ask(page, question: str) -> str:
+    """The whole answer's text once the headline has changed."""
+    h = page.locator(".st-key-headline")
+    before = h.inner_text() if h.count() else None
+    box = page.get_by_label("Question", exact=True)
+    box.fill(question)
+    box.press("Enter")
+    page.wait_for_function("""(before) => { const h = document.querySelector('.st-key-headline');
+                                            return h && h.innerText !== before; }""", arg=before, timeout=60000)
+    _settled(page)
+    return page.locator('[data-testid="stMain"]').inner_text()
+
+
+def test_a_follow_up_continues_from_the_last_answer_in_the_browser(server):
+    with chromium() as browser:
+        page = browser.new_context(viewport={"width": 1366, "height": 1000}).new_page()
+        page.goto(f"{server}/?role=dispatcher")
+        page.wait_for_selector("h1", timeout=60000)
+        _settled(page)
+        first = _ask(page, "What was fare revenue in 2024?")
+        assert "Fare revenue" in first and "last question" not in first
+        later = _ask(page, "and for 2025?")
+        assert "Continuing with Fare revenue from your last question" in later
+        assert "SUM(fare_eur) - SUM(refund_eur)" in later  # v2, 2025's definition
+        fresh = _ask(page, "is it fresh?")
+        assert "Reading 'it' as Fare revenue for 2025-01-01 to 2025-12-31 from your last question" in fresh
+        own = _ask(page, "What about seated passengers?")
+        assert "Seated passengers" in own and "last question" not in own
+        # A purser-only answer, then the dispatcher role in the sidebar: nothing of it is carried or named.
+        _role(page, "purser")
+        assert "Passenger boarding fee" in _ask(page, "What is the boarding fee?")
+        _role(page, "dispatcher")
+        switched = _ask(page, "is it fresh?")
+        assert "last question" not in switched and "boarding" not in switched.lower(), switched[:1500]
+
+
+def _role(page, name: str) -> None:
+    page.get_by_role("combobox", name="Role").click()
+    page.get_by_role("option", name=name, exact=True).click()
+    _settled(page)
+    assert page.locator('[data-testid="stSidebar"] input[aria-label="Role"]').input_value() == name
