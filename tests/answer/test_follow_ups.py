@@ -98,6 +98,9 @@ def test_the_cli_batch_continues_lines_that_say_they_follow_on(ferry, tmp_path):
     carried = [r["inputs"] for r in records if r.get("inputs", {}).get("carried")]
     assert len(carried) == 1 and carried[0]["entity"] == "metric.fare_revenue" and carried[0]["question"] == \
         "and for 2025?"
+    record = next(r for r in records if r.get("inputs", {}).get("carried"))
+    replayed = cli("audit", "replay", record["id"], "--db", str(store.path))
+    assert replayed.returncode == 0 and "REPRODUCED" in replayed.stdout, replayed.stdout + replayed.stderr
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"question": "and for 2025?", "role": "dispatcher", "follows_on": "yes"}))
     r = cli("ask", "--db", str(store.path), "--batch", str(bad))
