@@ -13,6 +13,7 @@ The connection comes from the standard AWS variables (`AWS_ENDPOINT_URL`, `AWS_A
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from datetime import datetime
@@ -115,6 +116,10 @@ class Pointer(BaseModel, frozen=True):
     revision: str  # the catalog revision (Store.revision) the folder holds
     index_version: int | None = None  # the LanceDB version tagged for it; None: published without an index
     published_at: datetime
+    # The DuckDB file's size and sha256 as uploaded, so a replica refuses a download that is not that file (a
+    # truncated or corrupted upload can still open, and fail only in the middle of an answer). None: an older publish.
+    db_size: int | None = None
+    db_sha256: str | None = None
 
     @field_validator("folder")
     @classmethod
@@ -124,6 +129,15 @@ class Pointer(BaseModel, frozen=True):
         if value.startswith("."):  # '..' would name the folder above revisions/ (and above a replica's cache)
             raise ValueError("must not start with '.'")
         return value
+
+
+def file_sha256(path) -> str:
+    """The sha256 of a file, read in 1 MB blocks (a 100k-object catalog file is hundreds of MB)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def read_pointer(fs, where: ObjectLocation) -> Pointer | None:

@@ -403,7 +403,12 @@ class Store:
             self._con.close()
             raise FileNotFoundError(f"{self.path} was written by an older AsOf (schema {found}, need "
                                     f"{SCHEMA_VERSION}); run `python -m core ingest CATALOG --db {self.path}` again")
-        self._meta, self._roles = self._read_meta(), self._read_roles()
+        try:
+            self._meta, self._roles = self._read_meta(), self._read_roles()
+        except duckdb.Error as exc:  # a file cut short past its first blocks fails here, not at ATTACH
+            self._con.close()
+            raise DatabaseError(f"{self.path} is not a readable DuckDB catalog database "
+                                f"({str(exc).splitlines()[0][:200]}){again}") from exc
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:

@@ -23,6 +23,7 @@ from core.catalog.objects import (
     ObjectStoreError,
     ObjectStoreSettings,
     Pointer,
+    file_sha256,
 )
 from core.catalog.store import Store
 from core.retrieve.index import index_path
@@ -86,7 +87,8 @@ def publish_to(url: str, db_path: str | Path, settings: ObjectStoreSettings | No
                     raise ObjectStoreError(f"{db_path} was written with a search index, but {index_dir} is "
                                            "missing; ingest again before publishing")
                 _upload(fs, local, str(index_dir), where.revision_key(folder, INDEX_NAME))
-            pointer = Pointer(folder=folder, revision=revision, index_version=index_version, published_at=now)
+            pointer = Pointer(folder=folder, revision=revision, index_version=index_version, published_at=now,
+                              db_size=snap.stat().st_size, db_sha256=file_sha256(snap))
             # Last, one PUT: readers move to the new revision all at once.
             with fs.open_output_stream(where.key(POINTER)) as f:
                 f.write(pointer.model_dump_json().encode())

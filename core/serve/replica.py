@@ -8,12 +8,13 @@ into place when complete). The background look is what keeps an idle replica cur
 requests, the first ones after a quiet spell answered from the revision before, however long ago the new one
 was published, while one of them downloaded it.
 
-A downloaded revision is checked before any request answers from it (`check_revision`): its DuckDB file opens as
-an AsOf catalog of this schema, holds the catalog revision CURRENT names, and its index is there with that
-revision's tag. A revision that fails is refused: the replica keeps answering from the last good one, says why
-once on stderr (and in `problem`), does not download the same CURRENT again, and switches as soon as CURRENT names
-a good revision. A bad publish (a truncated upload, a hand-edited CURRENT, files copied between folders) must
-never take a fleet of replicas down with it.
+A downloaded revision is checked before any request answers from it (`check_revision`): its DuckDB file is the
+size and sha256 CURRENT records, opens as an AsOf catalog of this schema, holds the catalog revision CURRENT names,
+and its index is there with that revision's tag. A revision that fails is refused: the replica keeps answering from
+the last good one, says why once on stderr (and in `problem`), tries the same CURRENT again only after RETRY_S, and
+switches as soon as CURRENT names a good revision. A replica (re)started while CURRENT is bad answers from the
+newest revision in its cache that passed the check. A bad publish (a truncated upload, a hand-edited CURRENT, files
+copied between folders) must never take a fleet of replicas down with it.
 """
 from __future__ import annotations
 
@@ -33,13 +34,16 @@ from core.catalog.objects import (
     ObjectStoreSettings,
     Pointer,
     RemoteIndex,
+    file_sha256,
     read_pointer,
 )
-from core.catalog.store import DatabaseError, Store
+from core.catalog.store import Store
 from core.retrieve.index import revision_tag
 from core.retrieve.reader import dataset_uri
 
 KEEP_REVISIONS = 3  # downloaded revisions kept on disk; requests still on an older one hold its open file
+RETRY_S = 60.0  # a refused CURRENT is downloaded and checked again after this long, if it has not changed
+CHECKED_POINTER = "pointer.json"  # beside a downloaded file that passed the check: what it was checked against
 
 
 class Revision:
@@ -72,9 +76,17 @@ def _watch(replica: "Replica") -> None:
 def check_revision(revision: Revision) -> None:
     """Raise ObjectStoreError naming what is wrong unless `revision` is one a replica can answer from."""
     pointer, name = revision.pointer, f"revision {revision.pointer.folder}"
+    if pointer.db_size is not None or pointer.db_sha256 is not None:
+        size = revision.db_path.stat().st_size
+        if pointer.db_size is not None and size != pointer.db_size:
+            raise ObjectStoreError(f"CURRENT names {name}, but its {DB_NAME} is {size:,} bytes where "
+                                   f"{pointer.db_size:,} were published (a cut-short or replaced upload)")
+        if pointer.db_sha256 is not None and file_sha256(revision.db_path) != pointer.db_sha256:
+            raise ObjectStoreError(f"CURRENT names {name}, but its {DB_NAME} is not the file published "
+                                   "(its sha256 differs): a corrupted or replaced upload")
     try:
         store = Store(revision.db_path)  # opens the file, and checks it is an AsOf catalog of this schema
-    except (DatabaseError, FileNotFoundError) as exc:
+    except Exception as exc:  # noqa: BLE001 (DuckDB raises many kinds on a damaged file; none may escape)
         why = str(exc).split("; run `")[0]  # the ingest hint is for a local file, not a replica's download
         raise ObjectStoreError(f"CURRENT names {name}, but its {DB_NAME} is refused: {why}") from None
     try:
@@ -115,7 +127,9 @@ class Replica:
         self._checked = 0.0
         self._refreshing = threading.Lock()
         self.problem: str | None = None  # why CURRENT could not be read or used at the last look
-        self._refused: tuple[Pointer, str] | None = None  # the last CURRENT refused, and why: not fetched again
+        # The last CURRENT refused, why, and when: the same CURRENT is not downloaded again before RETRY_S (a bad
+        # publish costs one download a minute, and a transient failure or files mended in place are picked up).
+        self._refused: tuple[Pointer, str, float] | None = None
         if poll_s > 0:
             _watch(self)
 
@@ -135,6 +149,9 @@ class Replica:
                     if self._current is None or pointer.folder != self._current.pointer.folder:
                         self._current = self._switch(pointer)
                 except ObjectStoreError as exc:
+                    # A replica started while CURRENT is bad (or storage is down) answers from the newest revision
+                    # it checked before, kept in its cache, rather than not at all.
+                    self._current = self._current or self._cached()
                     if self._current is None:
                         raise
                     # Storage unreachable, or CURRENT naming a revision that is refused: keep answering from the
@@ -152,18 +169,28 @@ class Replica:
 
     def _switch(self, pointer: Pointer) -> Revision:
         """The revision `pointer` names, downloaded and checked; ObjectStoreError when it is refused."""
-        if self._refused is not None and self._refused[0] == pointer:
-            raise ObjectStoreError(self._refused[1])  # the same CURRENT as last time: refused without a download
+        if (self._refused is not None and self._refused[0] == pointer
+                and time.monotonic() - self._refused[2] < RETRY_S):
+            raise ObjectStoreError(self._refused[1])  # the same CURRENT, refused a moment ago: not downloaded again
         revision = self._fetch(pointer)
         try:
             check_revision(revision)
         except ObjectStoreError as exc:
-            self._refused = (pointer, str(exc))
-            # Downloaded again if a CURRENT written later names the folder with its files mended.
-            shutil.rmtree(revision.db_path.parent, ignore_errors=True)
+            self._refused = (pointer, str(exc), time.monotonic())
+            _remove(revision.db_path)  # downloaded again when next tried, in case the files were mended in place
             raise
         self._refused = None
+        # What a restart falls back on while CURRENT is bad: the pointer this file was checked against.
+        (revision.db_path.parent / CHECKED_POINTER).write_text(pointer.model_dump_json())
+        self._prune(keep={pointer.folder, *([self._current.pointer.folder] if self._current else [])})
         return revision
+
+    def _revision(self, pointer: Pointer, local: Path) -> Revision:
+        index = None
+        if pointer.index_version is not None:
+            index = RemoteIndex(uri=f"s3://{self.where.revision_key(pointer.folder, INDEX_NAME)}",
+                                storage_options=self.settings.lance_options())
+        return Revision(pointer, local, index)
 
     def _fetch(self, pointer: Pointer) -> Revision:
         import pyarrow.fs as pafs
@@ -171,25 +198,47 @@ class Replica:
         local = folder / DB_NAME
         if not local.is_file():
             folder.mkdir(parents=True, exist_ok=True)
-            part = folder / f".{DB_NAME}.{os.getpid()}.part"
+            part = folder / f".{DB_NAME}.{os.getpid()}.part"  # per process: a shared cache folder stays whole
             try:
                 pafs.copy_files(self.where.revision_key(pointer.folder, DB_NAME), str(part),
                                 source_filesystem=self._fs, destination_filesystem=pafs.LocalFileSystem())
+                os.replace(part, local)
             except OSError as exc:
-                shutil.rmtree(folder, ignore_errors=True)
+                _remove(part)
                 raise ObjectStoreError(f"CURRENT at {self.where.url} names revision {pointer.folder}, but its "
                                        f"{DB_NAME} cannot be read ({type(exc).__name__}: {str(exc)[:300]})") from exc
-            os.replace(part, local)
-            self._prune(keep=pointer.folder)
-        index = None
-        if pointer.index_version is not None:
-            index = RemoteIndex(uri=f"s3://{self.where.revision_key(pointer.folder, INDEX_NAME)}",
-                                storage_options=self.settings.lance_options())
-        return Revision(pointer, local, index)
+        return self._revision(pointer, local)
 
-    def _prune(self, keep: str) -> None:
-        folders = sorted((p for p in self.cache_dir.iterdir() if p.is_dir()), key=lambda p: p.name)
+    def _cached(self) -> Revision | None:
+        """The newest revision in the cache that was checked when downloaded and still passes the check."""
+        kept = []
+        for folder in (p for p in self.cache_dir.iterdir() if p.is_dir()) if self.cache_dir.is_dir() else ():
+            try:
+                kept.append(Pointer.model_validate_json((folder / CHECKED_POINTER).read_text()))
+            except (OSError, ValueError):
+                continue  # never checked (or being downloaded): not a fallback
+        for pointer in sorted(kept, key=lambda p: p.published_at, reverse=True):
+            revision = self._revision(pointer, self.cache_dir / pointer.folder / DB_NAME)
+            try:
+                check_revision(revision)
+            except (ObjectStoreError, OSError):
+                continue
+            return revision
+        return None
+
+    def _prune(self, keep: set[str]) -> None:
+        """Keep the KEEP_REVISIONS most recently downloaded folders, and always `keep` (the revision answering now
+        and the one replacing it: after a rollback CURRENT may name an older folder than the others)."""
+        folders = sorted((p for p in self.cache_dir.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
         for old in folders[:-KEEP_REVISIONS]:
-            if old.name != keep:
+            if old.name not in keep:
                 # An open DuckDB connection keeps reading an unlinked file on POSIX.
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+        path.parent.rmdir()  # only when nothing else is in it (another process's download, a kept pointer)
+    except OSError:
+        pass

@@ -296,6 +296,9 @@ def test_a_bad_published_revision_is_refused_and_replicas_keep_the_last_good_one
 
     bad("truncated", b_rev, r"truncated.*catalog\.duckdb is refused: .*(not a readable DuckDB|not an AsOf catalog)",
         db_bytes=b_bytes[: len(b_bytes) // 2])
+    # Cut short near its end, the file still attaches and fails only when its tables are read.
+    bad("truncated-late", b_rev, r"catalog\.duckdb is refused: .*not a readable DuckDB",
+        db_bytes=b_bytes[: len(b_bytes) * 19 // 20])
     bad("empty", b_rev, r"catalog\.duckdb is refused: .* is empty", db_bytes=b"")
     bad("missing", b_rev, r"names revision missing, but its catalog\.duckdb cannot be read")
     bad("..", b_rev, r"not an AsOf catalog pointer \(field folder: .*must not start with '\.'")
@@ -309,3 +312,43 @@ def test_a_bad_published_revision_is_refused_and_replicas_keep_the_last_good_one
     publish_to(url, b_db, s3)  # CURRENT fixed: both follow at once
     assert live.store().revision == b_rev and live.replica.problem is None
     assert holder.current().store.revision == b_rev
+
+
+def test_a_corrupted_upload_a_rollback_a_restart_and_files_mended_in_place(s3, revisions, tmp_path, capsys,
+                                                                         monkeypatch):
+    """Damage that opens fine (bytes changed in the middle) is caught by the sha256 CURRENT records; a refused
+    publish after a rollback to an older folder never deletes the file being served; a replica restarted while
+    CURRENT is bad answers from its cache; files mended in place under the same CURRENT are taken on the next try."""
+    import core.serve.replica as replica_mod
+    url = "s3://asof-test/corrupt"
+    (a_db, a_rev, _), (b_db, b_rev, _) = revisions["a"], revisions["b"]
+    fs, where = s3.filesystem(), ObjectLocation.parse(url)
+    first = publish_to(url, a_db, s3)
+    live = Live(url, None, cache_dir=tmp_path / "cache", objects=s3, poll_s=0)
+    for db in (b_db, a_db, b_db):  # a few revisions downloaded, then a rollback to the first (the oldest folder)
+        publish_to(url, db, s3)
+        live.store()
+    _put(fs, where.key(POINTER), first.model_dump_json().encode())
+    serving = live.store()
+    assert serving.revision == a_rev and live.replica.current().pointer == first
+
+    bad = publish_to(url, b_db, s3)  # a whole publish whose upload is then damaged in the middle
+    damaged = bytearray(b_db.read_bytes())
+    at = len(damaged) // 5
+    damaged[at: at + 4096] = bytes(b ^ 0xFF for b in damaged[at: at + 4096])  # same size, other bytes
+    _put(fs, where.revision_key(bad.folder, DB_NAME), bytes(damaged))
+    assert live.store() is serving and "its sha256 differs" in live.replica.problem
+    assert serving.path.is_file(), "the file being served is kept"
+    assert serving.con.execute("SELECT count(*) FROM evidence").fetchall()[0][0] > 0
+
+    # A restart while CURRENT is still bad: the newest cached revision that passes the check answers.
+    restarted = Live(url, None, cache_dir=tmp_path / "cache", objects=s3, poll_s=0)
+    assert restarted.store().revision in (a_rev, b_rev) and "sha256 differs" in restarted.replica.problem
+
+    # The upload mended in place, CURRENT untouched: taken once the refusal's retry time has passed.
+    _put(fs, where.revision_key(bad.folder, DB_NAME), b_db.read_bytes())
+    assert live.store() is serving  # within RETRY_S: not downloaded again
+    monkeypatch.setattr(replica_mod, "RETRY_S", 0.0)
+    assert live.store().revision == b_rev and live.replica.problem is None
+    capsys.readouterr()
+
