@@ -32,7 +32,7 @@ from core.catalog.access import visible
 db, n, shape, uncapped = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
 text = (shape * (n // len(shape) + 1))[:n]
 try:
-    from core.catalog import budget
+    from core.settings import budget
     if uncapped:
         budget.MAX_QUESTION_CHARS, budget.ANSWER_BUDGET_S = 10**9, 10**9
 except ImportError:

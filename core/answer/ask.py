@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from core.answer import intents, values
 from core.answer.ownership import owned_by
-from core.catalog import budget, history
+from core.catalog import history
 from core.catalog.access import Visible, seen_text, visible
 from core.catalog.entities import Entity, Match, match_entities
 from core.catalog.envelope import (
@@ -64,6 +64,7 @@ from core.resolve.versions import (
 )
 from core.retrieve.index import IndexUnavailable
 from core.retrieve.search import Searcher, fuse
+from core.settings import budget
 
 
 class UnknownRole(ValueError):

@@ -22,10 +22,10 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from core.catalog import budget
 from core.catalog.bulk import collector_paused
 from core.catalog.evidence import Catalog, Evidence, Role
 from core.catalog.rows import MemoryRows, acl_sql
+from core.settings import budget
 
 SCHEMA_VERSION = "6"  # bump when the tables change; older files must be re-ingested (their history is converted)
 SCHEMA = """

@@ -14,7 +14,9 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from core.catalog.objects import (
+from core.catalog.store import Store
+from core.retrieve.index import index_path
+from core.settings.objects import (
     DB_NAME,
     INDEX_NAME,
     POINTER,
@@ -24,8 +26,6 @@ from core.catalog.objects import (
     ObjectStoreSettings,
     Pointer,
 )
-from core.catalog.store import Store
-from core.retrieve.index import index_path
 
 
 def _snapshot(db_path: Path, into: Path) -> Path:

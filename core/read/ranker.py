@@ -37,7 +37,6 @@ from dataclasses import dataclass, field, replace
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
-from core.catalog import budget
 from core.catalog.entities import (
     ARTICLES,
     KIND_PREFIXES,
@@ -65,6 +64,7 @@ from core.read.described import (
 )
 from core.read.disagreement import DISAGREEING_WORDS, is_review_word
 from core.read.intent import inclusion_match
+from core.settings import budget
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,

@@ -17,8 +17,8 @@ from functools import cached_property
 
 import numpy as np
 
-from core.catalog import budget
 from core.retrieve.onnx_embed import default_model_path, default_threads
+from core.settings import budget
 
 # Measured in benchmarks/results/dbt.md: same vectors (cosine >= 0.99999), faster encode, no torch import.
 DEFAULT_BACKEND = "onnx"

@@ -19,9 +19,9 @@ import pyarrow as pa
 from core.catalog.bulk import collector_paused
 from core.catalog.entities import id_phrases
 from core.catalog.evidence import Catalog, Evidence, Kind
-from core.catalog.objects import RemoteIndex
 from core.retrieve import ann
 from core.retrieve.embed import Embedder
+from core.settings.objects import RemoteIndex
 
 TABLE = "chunks"
 MAX_CHUNK_CHARS = 800

@@ -11,11 +11,8 @@ from pathlib import Path
 from core.answer.ask import Question, UnknownRole
 from core.answer.dbt_values import MetricNotVisible, NotRecordedThen, restatement
 from core.answer.steward import ask_as_steward, grants, scope_today
-from core.catalog import audit, budget, history
-from core.catalog.auth import cli_role, cli_roles
-from core.catalog.config import Settings
+from core.catalog import history
 from core.catalog.dates import check_day, parse_period
-from core.catalog.objects import ObjectLocation, ObjectStoreError
 from core.catalog.store import DatabaseError, Store, check_db_path
 from core.compute.choose import dbt_project, value_engine
 from core.compute.metricflow_engine import shared_grain
@@ -30,7 +27,11 @@ from core.ingest.upload import publish_to
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
-from core.serve import mcp_cli
+from core.serve import audit, mcp_cli
+from core.settings import budget
+from core.settings.auth import cli_role, cli_roles
+from core.settings.config import Settings
+from core.settings.objects import ObjectLocation, ObjectStoreError
 
 
 def _recorded_at(value: str) -> datetime:

@@ -15,9 +15,8 @@ from core.answer.ask import Question, ask
 from core.answer.compare import diff
 from core.answer.review import review_queue, steward_scope
 from core.answer.steward import ask_as_steward, grants, queue_day, steward_view
-from core.catalog import budget, history
+from core.catalog import history
 from core.catalog.access import Visible
-from core.catalog.config import Settings
 from core.catalog.dates import check_day, parse_period
 from core.catalog.entities import Entity
 from core.catalog.envelope import NOT_FOUND, Behavior, CatalogState, Envelope, EvidenceRef, TraceStep
@@ -32,6 +31,8 @@ from core.resolve.freshness import source_freshness
 from core.resolve.versions import backing_model, by_version, governing_versions, in_effect, interval_text, version_name
 from core.retrieve.search import Searcher
 from core.serve.mcp_auth import Identity
+from core.settings import budget
+from core.settings.config import Settings
 
 MAX_ITEMS = 25     # per list in a tool result
 MAX_TEXT = 2000    # characters per text field

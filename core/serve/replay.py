@@ -16,11 +16,11 @@ from pathlib import Path
 
 from core.answer.ask import Question, ask
 from core.catalog import history
-from core.catalog.audit import NOT_ANSWERED, AuditRecord, envelope_hash, find, governed_hash, verify
 from core.catalog.dates import parse_period
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store
 from core.compute.engine import ValueEngine
+from core.serve.audit import NOT_ANSWERED, AuditRecord, envelope_hash, find, governed_hash, verify
 
 
 @dataclass

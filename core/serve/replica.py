@@ -18,7 +18,7 @@ import time
 import weakref
 from pathlib import Path
 
-from core.catalog.objects import (
+from core.settings.objects import (
     DB_NAME,
     INDEX_NAME,
     ObjectLocation,

@@ -10,14 +10,14 @@ import pytest
 from conftest import DEMO, ROOT, cli
 
 from core.answer.ask import Question, ask
-from core.catalog import budget
-from core.catalog.config import Settings
 from core.catalog.store import Store, write_catalog
 from core.explain.headline import headline
 from core.ingest.load import load_catalog
 from core.read.intent import parse_intent
 from core.serve import mcp_tools as tools
 from core.serve.mcp_auth import Identity
+from core.settings import budget
+from core.settings.config import Settings
 
 AT = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
 CAP = budget.MAX_QUESTION_CHARS

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core.catalog.auth import UVICORN_DEFAULT_FORWARDED, AuthSettings
-from core.catalog.objects import ObjectLocation, is_object_url
+from core.settings.auth import UVICORN_DEFAULT_FORWARDED, AuthSettings
+from core.settings.objects import ObjectLocation, is_object_url
 
 # Offline defaults: without these, library imports stall on network retries or flood stderr.
 OFFLINE_ENV = {
