@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from core.answer import intents, values
 from core.answer.ownership import owned_by
-from core.catalog import history
+from core.catalog import history, recorded
 from core.catalog.access import Visible, seen_text, visible
 from core.catalog.entities import Entity, Match, match_entities
 from core.catalog.envelope import (
@@ -167,7 +167,7 @@ def _over_budget(store: Store, q: Question, now: datetime | None, message: str) 
 def _ask_within_budget(store: Store, q: Question, now: datetime | None, searcher: Searcher | None,
                        llm: tuple[str, float] | None, engine: ValueEngine | None = None) -> Envelope:
     try:
-        store, q, state = history.resolve(store, q)
+        store, q, state = recorded.resolve(store, q)
     except history.NothingRecorded as exc:
         return Envelope(behavior=Behavior.not_found_or_not_authorized, role=q.role, evaluated_at=exc.at,
                         verdict=f"I can't answer as recorded then: {exc}.", catalog_revision="(nothing recorded)",

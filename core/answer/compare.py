@@ -22,7 +22,7 @@ import difflib
 import re
 from datetime import date, timedelta
 
-from core.catalog.dates import DateMention
+from core.catalog.date_mention import DateMention
 from core.catalog.envelope import Behavior, Comparison, Envelope, EvidenceRef, FieldChange
 from core.catalog.evidence import Evidence, Lifecycle
 from core.catalog.text import words

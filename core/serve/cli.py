@@ -35,7 +35,7 @@ from core.settings.objects import ObjectLocation, ObjectStoreError
 
 
 def _recorded_at(value: str) -> datetime:
-    from core.catalog.history import end_of
+    from core.catalog.recorded import end_of
     return end_of(value)
 
 

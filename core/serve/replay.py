@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 
 from core.answer.ask import Question, ask
-from core.catalog import history
+from core.catalog import history, recorded
 from core.catalog.dates import parse_period
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store
@@ -52,9 +52,9 @@ def question_of(rec: AuditRecord) -> Question:
         period = (date.fromisoformat(str(period[0])), date.fromisoformat(str(period[1])))
     return Question(role=rec.role, text=rec.question,
                     day=date.fromisoformat(i["date"]) if i.get("date") else None, period=period,
-                    at=history.end_of(i["at"]) if i.get("at") else None, entity=i.get("entity"),
+                    at=recorded.end_of(i["at"]) if i.get("at") else None, entity=i.get("entity"),
                     date_from_form=bool(i.get("date_from_form")),
-                    recorded_at=history.end_of(i["recorded_at"]) if i.get("recorded_at") else None,
+                    recorded_at=recorded.end_of(i["recorded_at"]) if i.get("recorded_at") else None,
                     grants=frozenset(i.get("grants") or ()))
 
 
