@@ -13,11 +13,11 @@ from core.answer.ask import Question  # noqa: E402
 from core.answer.examples import examples  # noqa: E402
 from core.answer.steward import ask_as_steward, grants, steward_view  # noqa: E402
 from core.catalog.access import visible  # noqa: E402
-from core.catalog.dates import parse_period  # noqa: E402
 from core.catalog.envelope import Behavior, Envelope  # noqa: E402
 from core.catalog.history import view_for  # noqa: E402
 from core.explain.explain import explain  # noqa: E402
 from core.explain.headline import date_source, day_text, markdown  # noqa: E402
+from core.read.dates import parse_period  # noqa: E402
 from core.resolve.parts import part_details  # noqa: E402
 from core.settings.budget import too_long  # noqa: E402
 from ui import answer  # noqa: E402

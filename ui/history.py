@@ -8,7 +8,7 @@ from datetime import date, datetime
 import streamlit as st
 
 from core.catalog.envelope import Envelope
-from core.catalog.recorded import end_of
+from core.read.recorded import end_of
 from core.serve import audit
 from ui.resources import settings
 

@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from core.answer import intents, values
 from core.answer.ownership import owned_by
-from core.catalog import history, recorded
+from core.catalog import history
 from core.catalog.access import Visible, seen_text, visible
 from core.catalog.entities import Entity, Match, match_entities
 from core.catalog.envelope import (
@@ -32,7 +32,7 @@ from core.catalog.evidence import Evidence
 from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, tokenize, words
 from core.compute.engine import ValueEngine
-from core.read import when
+from core.read import recorded, when
 from core.read.described import asks_stale, names_hold, says_data, subject_tables
 from core.read.disagreement import asked_kinds
 from core.read.intent import Intent, parse_intent

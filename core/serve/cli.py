@@ -12,7 +12,6 @@ from core.answer.ask import Question, UnknownRole
 from core.answer.dbt_values import MetricNotVisible, NotRecordedThen, restatement
 from core.answer.steward import ask_as_steward, grants, scope_today
 from core.catalog import history
-from core.catalog.dates import check_day, parse_period
 from core.catalog.store import DatabaseError, Store, check_db_path
 from core.compute.choose import dbt_project, value_engine
 from core.compute.metricflow_engine import shared_grain
@@ -24,6 +23,7 @@ from core.ingest.load import CatalogError, read_text
 from core.ingest.metricflow import DbtTools, MetricFlowError
 from core.ingest.publish import publish
 from core.ingest.upload import publish_to
+from core.read.dates import check_day, parse_period
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
@@ -35,7 +35,7 @@ from core.settings.objects import ObjectLocation, ObjectStoreError
 
 
 def _recorded_at(value: str) -> datetime:
-    from core.catalog.recorded import end_of
+    from core.read.recorded import end_of
     return end_of(value)
 
 

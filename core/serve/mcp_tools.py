@@ -17,7 +17,6 @@ from core.answer.review import review_queue, steward_scope
 from core.answer.steward import ask_as_steward, grants, queue_day, steward_view
 from core.catalog import history
 from core.catalog.access import Visible
-from core.catalog.dates import check_day, parse_period
 from core.catalog.entities import Entity
 from core.catalog.envelope import NOT_FOUND, Behavior, CatalogState, Envelope, EvidenceRef, TraceStep
 from core.catalog.store import Store
@@ -25,6 +24,7 @@ from core.catalog.text import words
 from core.compute.engine import ValueEngine
 from core.explain.explain import cache_for, explain
 from core.explain.headline import headline
+from core.read.dates import check_day, parse_period
 from core.resolve import lineage as lineage_mod
 from core.resolve.columns import trace_column
 from core.resolve.freshness import source_freshness

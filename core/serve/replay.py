@@ -15,11 +15,12 @@ from datetime import date
 from pathlib import Path
 
 from core.answer.ask import Question, ask
-from core.catalog import history, recorded
-from core.catalog.dates import parse_period
+from core.catalog import history
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store
 from core.compute.engine import ValueEngine
+from core.read import recorded
+from core.read.dates import parse_period
 from core.serve.audit import NOT_ANSWERED, AuditRecord, envelope_hash, find, governed_hash, verify
 
 

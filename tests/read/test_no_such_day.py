@@ -7,9 +7,9 @@ from datetime import date, datetime, timezone
 import pytest
 from conftest import asker
 
-from core.catalog.dates import find_dates
 from core.catalog.envelope import Behavior
 from core.explain.headline import headline
+from core.read.dates import find_dates
 
 AT = datetime(2032, 8, 1, 9, 0, tzinfo=timezone.utc)
 ROLES = ["blasters"]

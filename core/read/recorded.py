@@ -10,10 +10,10 @@ from dataclasses import replace
 from datetime import datetime, time, timedelta, timezone
 
 from core.catalog.access import visible
-from core.catalog.dates import find_dates
 from core.catalog.envelope import CatalogState
 from core.catalog.history import PastStore, current_ingest, ingests, past_store, state_at
 from core.catalog.store import Store
+from core.read.dates import find_dates
 
 # "as recorded on 2025-04-30", "as it was recorded at 2026-11-29T10:00Z", "as we knew it on April 30, 2025",
 # "as known on ...": the date that follows is a transaction time, not a reporting date.

@@ -15,7 +15,7 @@ import calendar
 import re
 from datetime import date, datetime, timedelta, timezone
 
-from core.catalog.date_mention import (
+from core.read.date_mention import (
     _EDGE,
     _MON,
     _ORD,
@@ -27,7 +27,7 @@ from core.catalog.date_mention import (
     _starts,
     _unit_start,
 )
-from core.catalog.relative_dates import RELATIVE, _from_relative
+from core.read.relative_dates import RELATIVE, _from_relative
 from core.settings import budget
 
 _DOC_NOUNS = r"(?:draft|wiki|memo|page|note|proposal|doc|document|handbook|version|deck|slide|email|thread|glossary)"

@@ -7,7 +7,7 @@ import calendar
 import re
 from datetime import date, timedelta
 
-from core.catalog.date_mention import _EDGE, _MON, _ORD, MONTHS, DateMention, _add_months, _unit_start
+from core.read.date_mention import _EDGE, _MON, _ORD, MONTHS, DateMention, _add_months, _unit_start
 
 _REL = r"(?P<rel>this|current|last|previous|prior|past|next|coming)"
 _UNIT = r"(?P<unit>week|month|quarter|qtr|half|half[- ]year|year|fy|quater|quartre|qaurter|quarer|mnth|moth|yr|yeat|wk)"
