@@ -33,10 +33,12 @@ from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, tokenize, words
 from core.compute.engine import ValueEngine
 from core.read import recorded, when
+from core.read.candidate import MAX_OPTIONS
 from core.read.described import asks_stale, names_hold, says_data, subject_tables
 from core.read.disagreement import asked_kinds
 from core.read.intent import Intent, parse_intent
-from core.read.ranker import MAX_OPTIONS, named_objects, rank_question
+from core.read.named import named_objects
+from core.read.ranker import rank_question
 from core.read.subject import names_no_subject, names_nothing_visible
 from core.read.when import dates_read
 from core.resolve import lineage as lineage_mod

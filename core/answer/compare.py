@@ -25,8 +25,8 @@ from datetime import date, timedelta
 from core.catalog.envelope import Behavior, Comparison, Envelope, EvidenceRef, FieldChange
 from core.catalog.evidence import Evidence, Lifecycle
 from core.catalog.text import words
+from core.read.asking import ASKED_OF_WORDS, STATUS_WORDS
 from core.read.date_mention import DateMention
-from core.read.ranker import ASKED_OF_WORDS, STATUS_WORDS
 from core.resolve.versions import (
     backing_model,
     by_version,
