@@ -319,7 +319,7 @@ def test_full_text_ranks_every_match_with_the_roles_own_statistics(demo, suites)
     """Searcher.text is BM25 over every row of the role's filtered set that holds a question word, with document
     frequencies, corpus size and lengths from that set alone, at any size: the same list as BM25 written out over
     the rows Lance's filter returns, for every role, pass and question, cut at k (ties by chunk id)."""
-    from core.answer.ask import _APPROVED
+    from core.resolve.search_pass import _APPROVED
     from core.retrieve.search import _query_terms
     checked = 0
     for store, searcher in (demo, *suites.values()):
