@@ -2,7 +2,7 @@
 
     python benchmarks/question_length.py [--sizes 1000,10000,100000] [--uncapped] [--timeout 120]
 
-For each size and shape, `core.answer.ask` as every surface calls it (over core.catalog.budget.MAX_QUESTION_CHARS it is
+For each size and shape, `core.answer.ask` as every surface calls it (over core.settings.budget.MAX_QUESTION_CHARS it is
 refused before anything reads it). With --uncapped, the reading itself is timed past the cap (the cap lifted
 and the time budget off), which shows the reading is linear in the question's length. Each run is a fresh
 subprocess with a timeout, so a quadratic reading shows as "> timeout". Run from the repository root.

@@ -84,7 +84,7 @@ def _submit() -> None:
     if not q:
         st.session_state["empty_question"] = True
         return
-    if too_long(q):  # refused before anything reads it (core/catalog/budget.py), with the same message as the CLI and MCP
+    if too_long(q):  # refused before anything reads it (core/settings/budget.py), with the same message as the CLI and MCP
         st.session_state["long_question"] = too_long(q)
         st.session_state.pop("asked", None)
         return

@@ -70,7 +70,7 @@ class _Run:
     reading: object = None  # the LLM's reading, when one was asked for and could be read
     dates_read: list = field(default_factory=list)  # how each date in the text was read
     now: list = field(default_factory=list)  # "now" words read as the evaluation time (the form's date stood)
-    refs: list = field(default_factory=list)  # visible objects named exactly (ranker.named_objects)
+    refs: list = field(default_factory=list)  # visible objects named exactly (named.named_objects)
     bare: bool = False  # the question is only such names (and words like "what does ... say")
     other_versions: list = field(default_factory=list)  # no date given: the versions not in effect today
     answer_vector: object = None  # the answer pass's vector search, started before the entity is chosen
@@ -123,7 +123,7 @@ def _over_budget(store: Store, q: Question, now: datetime | None, message: str) 
     return Envelope(behavior=Behavior.abstain, role=q.role, evaluated_at=at if at.tzinfo else
                     at.replace(tzinfo=timezone.utc), verdict=message, catalog_revision=revision,
                     trace=[TraceStep(rule="time budget", detail=f"stopped after {budget.ANSWER_BUDGET_S:g} s of work "
-                                                                "(core/catalog/budget.py)")])
+                                                                "(core/settings/budget.py)")])
 
 
 def _ask_within_budget(store: Store, q: Question, now: datetime | None, searcher: Searcher | None,

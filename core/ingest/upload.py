@@ -2,7 +2,7 @@
 
 The local ingest (`publish.py`) stays the one writer of a revision; this copies what it wrote, the DuckDB
 file and the LanceDB folder, to a new folder `revisions/<folder>/` and only then replaces `CURRENT`
-(see core/catalog/objects.py). Nothing under `revisions/` is ever rewritten, so a replica still answering
+(see core/settings/objects.py). Nothing under `revisions/` is ever rewritten, so a replica still answering
 from an older revision keeps reading consistent files, and one that reads the new CURRENT finds every
 file of the new revision already uploaded.
 """

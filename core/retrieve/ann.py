@@ -61,7 +61,7 @@ def nprobes(trained_partitions: int) -> int:
 def trained_partitions(stats: dict) -> int:
     """The IVF partition count of a vector index, from its statistics (pylance `ds.stats.index_stats`, LanceDB
     `table.index_stats`'s raw dict): the largest of its segments (a delta index keeps its parent's layout).
-    Read with LANCE_INCLUDE_VECTOR_CENTROIDS=false (core/catalog/config.py): with the centroids the statistics
+    Read with LANCE_INCLUDE_VECTOR_CENTROIDS=false (core/settings/config.py): with the centroids the statistics
     of the 100k benchmark's index are 7 MB and take half a second, without them 14 kB and 16 ms."""
     parts = [seg.get("num_partitions") or 0 for seg in stats.get("segments") or stats.get("indices") or []]
     return max([p for p in parts if p] or [1])

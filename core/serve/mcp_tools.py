@@ -136,7 +136,7 @@ def _period(value: str | None) -> tuple[date, date] | None:
 
 
 def _day(value: date | None, arg: str = "date") -> date | None:
-    """The CLI's check (core.catalog.dates.check_day): the calendar's last day is refused, not overflowed."""
+    """The CLI's check (core.read.dates.check_day): the calendar's last day is refused, not overflowed."""
     if value is None:
         return None
     try:

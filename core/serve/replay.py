@@ -34,7 +34,7 @@ class Replay:
     how: str  # how the recorded state was rebuilt
     reasons: list[str] = field(default_factory=list)
     problem: str | None = None
-    # The record's place in the log's hash chain (core.catalog.audit.verify): "verified", "unchained" (written
+    # The record's place in the log's hash chain (core.serve.audit.verify): "verified", "unchained" (written
     # before the chain) or why it failed. A replay of a record that failed says so beside REPRODUCED.
     verification: str = "verified"
 

@@ -1,4 +1,4 @@
-"""A replica's side of a catalog published to object storage (core/catalog/objects.py).
+"""A replica's side of a catalog published to object storage (core/settings/objects.py).
 
 CURRENT is read every `poll_s` on a background thread, and by a request that finds the last look older than
 that; each revision's DuckDB file (small) is downloaded once into a local cache folder, and its LanceDB index

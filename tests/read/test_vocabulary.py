@@ -1,4 +1,4 @@
-"""The visible vocabulary (core/read/ranker.visible_vocabulary), the test for a name that matches nothing a role
+"""The visible vocabulary (core/read/vocabulary.visible_vocabulary), the test for a name that matches nothing a role
 can see: read in SQL (Visible.object_words) instead of parsing every visible object, it is the same set of words
 as the parsed objects give, for every role of the demo, a dbt project whose overlay hides a derived metric's
 input from a role, and a catalog written here; and a word only a hidden object uses is not in it, even where a

@@ -1,5 +1,5 @@
 """Bounded work per question (issue 23, item 4): one cap on question length and one time budget per answer
-(core/catalog/budget.py), with the same message on every surface: core.answer.ask, the CLI, the MCP ask tool, the Ask page.
+(core/settings/budget.py), with the same message on every surface: core.answer.ask, the CLI, the MCP ask tool, the Ask page.
 
 Catalog only (no search index): nothing here loads the embedding model.
 """
