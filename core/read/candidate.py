@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from core.catalog.entities import Match
 from core.catalog.text import Token
 
-# ---- the scoring model: every weight and threshold ----------------------------------------------
+# ---- the scoring model's weights (its thresholds: core/read/ranker.py) -----------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
            "kind": 0.35, "aspect": 0.1, "subject": 0.4, "part": 0.4}
 

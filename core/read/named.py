@@ -56,7 +56,7 @@ def _topics_of(ev, view) -> set[str]:
     return out
 
 
-# ---- objects named exactly, and names that match nothing visible -----------------------------------
+# ---- objects named exactly (names that match nothing visible: core/read/made_up.py) ---------------
 # A visible object asked for by its evidence id, its entity id or its full title is found, whatever the
 # made-up-name rules say about the words inside it: those rules are for names the role cannot see.
 OBJECT_ID = re.compile(r"(?<![\w.\-])[a-z0-9][\w\-]*(?:\.[\w\-]+)+|(?<![\w.\-])[a-z][a-z0-9]*(?:_+[a-z0-9]+)+", re.I)
