@@ -305,7 +305,7 @@ def main() -> None:
                         "--keep asks the questions on it without ingesting again (ingest figures then empty)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: run one size in this process
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
-    parser.add_argument("--name", default="latest", help="results file name in --out (.json, .md)")
+    parser.add_argument("--name", default="bench", help="results file name in --out (.json, .md)")
     args = parser.parse_args()
     if args.one:
         print(json.dumps(run_size(args.one, args.questions, args.keep)))

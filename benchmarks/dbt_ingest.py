@@ -2,7 +2,7 @@
 chunks, first-ingest wall and CPU seconds and peak RSS, a re-ingest of the same project read from another folder
 with three edits, and cold (fresh CLI process) and warm (loaded app) `ask` latency p50/p95; beside them, the raw
 encoder's throughput measured in the same run. Results are written by this script to
-benchmarks/results/dbt.{json,md}; never edit those by hand.
+benchmarks/results/dbt_ingest.{json,md}; never edit those by hand.
 
     .venv/bin/python benchmarks/dbt_ingest.py [--projects acme-analytics jaffle-shop ...] [--cold N] [--warm N]
 
@@ -224,7 +224,7 @@ def main() -> None:
     p.add_argument("--cold", type=int, default=5, help="fresh CLI processes per project")
     p.add_argument("--warm", type=int, default=20, help="in-process asks per project")
     p.add_argument("--sample", type=int, default=512, help="chunk texts for the raw encoder measurement")
-    p.add_argument("--out-name", default="dbt", help="results file name under benchmarks/results (.json, .md)")
+    p.add_argument("--out-name", default="dbt_ingest", help="results file name under benchmarks/results (.json, .md)")
     p.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS,
                    help="embedding backends whose raw encoder is measured (the CLI uses ASOF_EMBED_BACKEND)")
     args = p.parse_args()

@@ -20,9 +20,9 @@ sys.path.insert(0, str(ROOT))
 import atheris  # noqa: E402
 
 with atheris.instrument_imports():
-    from core.catalog.dates import find_dates
     from core.ingest.ingest import read_inputs
     from core.ingest.load import CatalogError, load_catalog
+    from core.read.dates import find_dates
     from core.read.intent import parse_intent
 
 WORK = Path(tempfile.mkdtemp(prefix="asof-atheris-"))

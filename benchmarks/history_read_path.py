@@ -12,7 +12,7 @@ cost of carrying the history and the first/repeat latency of an as-recorded answ
 `--as-recorded 10000 100000` measures the as-recorded path alone at those sizes (catalog-only, no index): the
 first ingest, a re-ingest that changes 1% of texts, narrows 1% of ACLs and removes some drafts and notes, the file's
 size, then, in a fresh process per size, the time and peak RSS of the first as-recorded answer (which opens
-the past state) and of a repeat. Results go to benchmarks/results/as_recorded.json and .md:
+the past state) and of a repeat. Results go to benchmarks/results/history_read_path_as_recorded.json and .md:
 
     PYTHONPATH=/work/main .venv/bin/python benchmarks/history_read_path.py --label before --as-recorded 10000 100000
     PYTHONPATH=$PWD       .venv/bin/python benchmarks/history_read_path.py --label after --as-recorded 10000 100000
@@ -214,7 +214,7 @@ def as_recorded(sizes: list[int], label: str) -> None:
                 "open_peak_mb": opened["peak_after_open_mb"]}
             print(json.dumps(run["sizes"][str(n)]), flush=True)
     run["ingest_process_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    results = HERE / "results" / "as_recorded.json"
+    results = HERE / "results" / "history_read_path_as_recorded.json"
     runs = json.loads(results.read_text()) if results.exists() else []
     runs.append(run)
     results.write_text(json.dumps(runs, indent=2) + "\n")
@@ -238,7 +238,7 @@ def as_recorded(sizes: list[int], label: str) -> None:
                          f"{s.get('open_past_state_ms', float('nan')):,} | {s.get('open_peak_mb', float('nan')):,} | "
                          f"{s['first_ms']:,} | {s['behavior']} | {s['repeat_ms']:,} ({s.get('repeat_behavior', 'n/a')}) | {s['rss_before_mb']:,} | {s['peak_after_first_mb']:,} | "
                          f"{s['peak_after_repeat_mb']:,} | {r['when']} |")
-    (HERE / "results" / "as_recorded.md").write_text("\n".join(lines) + "\n")
+    (HERE / "results" / "history_read_path_as_recorded.md").write_text("\n".join(lines) + "\n")
 
 
 def main() -> None:

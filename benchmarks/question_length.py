@@ -2,7 +2,7 @@
 
     python benchmarks/question_length.py [--sizes 1000,10000,100000] [--uncapped] [--timeout 120]
 
-For each size and shape, `core.answer.ask` as every surface calls it (over core.catalog.budget.MAX_QUESTION_CHARS it is
+For each size and shape, `core.answer.ask` as every surface calls it (over core.settings.budget.MAX_QUESTION_CHARS it is
 refused before anything reads it). With --uncapped, the reading itself is timed past the cap (the cap lifted
 and the time budget off), which shows the reading is linear in the question's length. Each run is a fresh
 subprocess with a timeout, so a quadratic reading shows as "> timeout". Run from the repository root.
@@ -32,7 +32,7 @@ from core.catalog.access import visible
 db, n, shape, uncapped = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
 text = (shape * (n // len(shape) + 1))[:n]
 try:
-    from core.catalog import budget
+    from core.settings import budget
     if uncapped:
         budget.MAX_QUESTION_CHARS, budget.ANSWER_BUDGET_S = 10**9, 10**9
 except ImportError:

@@ -5,6 +5,6 @@ Flow of one question (ask.py runs it; file names follow it):
   -> envelope -> render.
 Catalogs come in through load (validation) and store (DuckDB).
 """
-from core.catalog.config import apply_offline_env
+from core.settings.config import apply_offline_env
 
 apply_offline_env()

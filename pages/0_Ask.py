@@ -14,13 +14,13 @@ from core.answer.conversation import follow  # noqa: E402
 from core.answer.examples import examples  # noqa: E402
 from core.answer.steward import ask_as_steward, grants, steward_view  # noqa: E402
 from core.catalog.access import visible  # noqa: E402
-from core.catalog.budget import too_long  # noqa: E402
-from core.catalog.dates import parse_period  # noqa: E402
 from core.catalog.envelope import Behavior, Envelope  # noqa: E402
 from core.catalog.history import view_for  # noqa: E402
 from core.explain.explain import explain  # noqa: E402
 from core.explain.headline import date_source, day_text, markdown  # noqa: E402
+from core.read.dates import parse_period  # noqa: E402
 from core.resolve.parts import part_details  # noqa: E402
+from core.settings.budget import too_long  # noqa: E402
 from ui import answer  # noqa: E402
 from ui import history as history_ui  # noqa: E402
 from ui import values as values_ui  # noqa: E402
@@ -85,7 +85,7 @@ def _submit() -> None:
     if not q:
         st.session_state["empty_question"] = True
         return
-    if too_long(q):  # refused before anything reads it (core/catalog/budget.py), with the same message as the CLI and MCP
+    if too_long(q):  # refused before anything reads it (core/settings/budget.py), with the same message as the CLI and MCP
         st.session_state["long_question"] = too_long(q)
         st.session_state.pop("asked", None)
         return

@@ -5,8 +5,8 @@ import streamlit as st
 st.set_page_config(page_title="AsOf · Audit", page_icon="🧾", layout="wide")
 
 from core.answer.steward import steward_view  # noqa: E402
-from core.catalog.audit import audit_path, read_log, verify  # noqa: E402
 from core.serve import audit_view  # noqa: E402
+from core.serve.audit import audit_path, read_log, verify  # noqa: E402
 from core.serve.audit_cli import filtered  # noqa: E402
 from core.serve.replay import replay  # noqa: E402
 from ui.history import asked_here  # noqa: E402

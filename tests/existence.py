@@ -235,9 +235,9 @@ def mcp_differential(full: World, world: World, role: str, hidden: list[Evidence
     """Each tool call aimed at each hidden object gives the same result from the catalog and from the role's
     absent world, naming no foreign id; where the absent world finds neither the real name nor a made-up
     one of the same shape, the catalog answers both with the same bytes. Returns both counts."""
-    from core.catalog.config import Settings
     from core.serve import mcp_tools as tools
     from core.serve.mcp_auth import Identity
+    from core.settings.config import Settings
     who = Identity(principal="tester", role=role, resolved=f"test runs as {role}")
     full_cat = tools.Catalog(full.store, full.searcher, Settings())
     world_cat = tools.Catalog(world.store, world.searcher, Settings())
@@ -366,9 +366,9 @@ def page_differential(full: World, world: World, role: str, texts: list[str]) ->
 
 def mcp_ask_differential(full: World, world: World, role: str, texts: list[str], foreign: set[str]) -> int:
     """The MCP `ask` tool for each question, from the catalog and from the role's world: the same result."""
-    from core.catalog.config import Settings
     from core.serve import mcp_tools as tools
     from core.serve.mcp_auth import Identity
+    from core.settings.config import Settings
     who = Identity(principal="tester", role=role, resolved=f"test runs as {role}")
     full_cat = tools.Catalog(full.store, full.searcher, Settings())
     world_cat = tools.Catalog(world.store, world.searcher, Settings())

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from core.catalog.objects import ObjectStoreSettings
+from core.settings.objects import ObjectStoreSettings
 
 ACCESS, SECRET = "asof-test-key", "asof-test-secret"
 # One bucket for every test (prefixes keep them apart): SeaweedFS gives each bucket its own volumes, and a

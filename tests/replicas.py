@@ -26,7 +26,7 @@ import pytest
 from objectstore import env_for
 from streamlit_server import free_port, launch, stop, wait_healthy
 
-from core.catalog.objects import ObjectStoreSettings
+from core.settings.objects import ObjectStoreSettings
 
 NGINX = "/usr/sbin/nginx"
 PROXY_SOURCE = "127.0.0.2"

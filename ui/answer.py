@@ -8,10 +8,10 @@ from datetime import timedelta
 
 import streamlit as st
 
-from core.catalog.dates import age_text
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry, Lineage
 from core.catalog.explanation import DETERMINISTIC
 from core.explain.headline import Status, day_text, headline, status_line
+from core.resolve.freshness import age_text
 from core.resolve.graph import graph
 from ui.graph import graph_or_table
 from ui.safe import code, inert, md, prose, table

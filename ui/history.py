@@ -7,9 +7,9 @@ from datetime import date, datetime
 
 import streamlit as st
 
-from core.catalog import audit
 from core.catalog.envelope import Envelope
-from core.catalog.history import end_of
+from core.read.recorded import end_of
+from core.serve import audit
 from ui.resources import settings
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.catalog.auth import AuthMode, AuthSettings, Identity, demo_identity, header_identity, oidc_identity
 from core.catalog.store import Store
 from core.explain.safe_text import md_escape
+from core.settings.auth import AuthMode, AuthSettings, Identity, demo_identity, header_identity, oidc_identity
 
 
 def _peer() -> str | None:

@@ -11,17 +11,17 @@ import streamlit as st
 from core.answer.steward import queue_day, steward_view
 from core.answer.warm import warm_quietly
 from core.catalog.access import seen_text
-from core.catalog.auth import startup_notice
-from core.catalog.config import Settings, apply_offline_env
-from core.catalog.dates import parse_period
-from core.catalog.objects import ObjectStoreError
 from core.catalog.store import Store
 from core.compute import choose
 from core.explain.explain import ExplanationCache, cache_for
 from core.explain.headline import clock_text
+from core.read.dates import parse_period
 from core.retrieve.embed import Embedder
 from core.retrieve.search import Searcher
 from core.serve.live import Live
+from core.settings.auth import startup_notice
+from core.settings.config import Settings, apply_offline_env
+from core.settings.objects import ObjectStoreError
 from ui.identity import allowed_roles
 from ui.navigation import ensure_app_navigation
 from ui.safe import md

@@ -22,11 +22,11 @@ import difflib
 import re
 from datetime import date, timedelta
 
-from core.catalog.dates import DateMention
 from core.catalog.envelope import Behavior, Comparison, Envelope, EvidenceRef, FieldChange
 from core.catalog.evidence import Evidence, Lifecycle
 from core.catalog.text import words
-from core.read.ranker import ASKED_OF_WORDS, STATUS_WORDS
+from core.read.asking import ASKED_OF_WORDS, STATUS_WORDS
+from core.read.date_mention import DateMention
 from core.resolve.versions import (
     backing_model,
     by_version,

@@ -27,7 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
-from core.answer.ask import NO_SUBJECT, Question
+from core.answer.ask import Question
+from core.answer.entity import NO_SUBJECT
 from core.catalog.envelope import Behavior, Envelope
 
 MAX_AGE_S = 30 * 60  # a follow-up after half an hour away is more likely a new thought than a continuation

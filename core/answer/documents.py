@@ -107,7 +107,7 @@ def absent_name(run) -> bool:
     that no visible object uses anywhere (title, id, alias, text, column): no visible document is meant,
     so none is quoted in its place. Only the role's view is read: a hidden document's name reads as a
     made-up one."""
-    from core.read.ranker import _known, visible_vocabulary
+    from core.read.vocabulary import _known, visible_vocabulary
     spans = [d.span for d in run.intent.dates]
     naming = []
     for t in tokenize(run.q.text):

@@ -1,1 +1,1 @@
-"""The catalog: the evidence model, the envelope every surface reads, words and dates, settings and identity, the DuckDB store, one role's view of it (authorization), history and the audit log."""
+"""The catalog: the evidence model and the envelope every surface reads, the DuckDB store, one role's view of it (authorization) and transaction time (history)."""

@@ -13,13 +13,13 @@ from functools import cached_property, wraps
 
 from rank_bm25 import BM25Okapi
 
-from core.catalog import budget
 from core.catalog.entities import Entity, build_entity_index, head_index
 from core.catalog.evidence import GOVERNING_KINDS, Authority, Evidence, Freshness, Kind, Lifecycle
 from core.catalog.redact import redact, references
 from core.catalog.rows import acl_sql, in_list
 from core.catalog.store import Store
 from core.catalog.text import words
+from core.settings import budget
 
 # Runs of the characters whose lower case holds a word character of text.words: ASCII letters and digits, and
 # the two others Python lower-cases into them ("\u0130" -> "i\u0307", the Kelvin sign -> "k"). Each distinct run

@@ -185,7 +185,7 @@ class IndexStatus(BaseModel):
 class CatalogState(BaseModel):
     """Transaction time: which recorded state of the catalog answered, and today's, by ingest number.
 
-    Not part of the answer's hash (see core.catalog.audit): it says when the answer was read, not what it says."""
+    Not part of the answer's hash (see core.serve.audit): it says when the answer was read, not what it says."""
     recorded_at: datetime | None = None  # asked "as recorded at"; None = the current catalog
     ingest: int | None = None  # the ingest whose content answered
     ingested_at: datetime | None = None

@@ -13,12 +13,12 @@ from pathlib import Path
 import yaml
 
 from core.catalog import history
-from core.catalog.config import Settings
 from core.catalog.store import Store
 from core.compute.engine import ValueEngine, open_engine
 from core.compute.metricflow_engine import MetricFlowEngine
 from core.ingest.metricflow import DbtTools, profiles_dir
 from core.ingest.semantic_history import recorded_manifests
+from core.settings.config import Settings
 
 
 def _yaml(path: Path) -> dict:

@@ -12,8 +12,8 @@ from typing import Iterable, Literal
 
 from pydantic import BaseModel
 
-from core.catalog.dates import age_text
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
+from core.resolve.freshness import age_text
 
 MAX_WORDS = 25
 Level = Literal["error", "warning", "info", "ok"]

@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from core.catalog.config import Settings
+from core.settings.config import Settings
 
 Grain = Literal["day", "week", "month", "quarter", "year"]
 GRAINS: tuple[str, ...] = ("day", "week", "month", "quarter", "year")

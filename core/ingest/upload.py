@@ -2,7 +2,7 @@
 
 The local ingest (`publish.py`) stays the one writer of a revision; this copies what it wrote, the DuckDB
 file and the LanceDB folder, to a new folder `revisions/<folder>/` and only then replaces `CURRENT`
-(see core/catalog/objects.py). Nothing under `revisions/` is ever rewritten, so a replica still answering
+(see core/settings/objects.py). Nothing under `revisions/` is ever rewritten, so a replica still answering
 from an older revision keeps reading consistent files, and one that reads the new CURRENT finds every
 file of the new revision already uploaded.
 """
@@ -14,7 +14,9 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from core.catalog.objects import (
+from core.catalog.store import Store
+from core.retrieve.index import index_path
+from core.settings.objects import (
     DB_NAME,
     INDEX_NAME,
     POINTER,
@@ -25,8 +27,6 @@ from core.catalog.objects import (
     Pointer,
     file_sha256,
 )
-from core.catalog.store import Store
-from core.retrieve.index import index_path
 
 
 def _snapshot(db_path: Path, into: Path) -> Path:

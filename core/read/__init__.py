@@ -1,1 +1,1 @@
-"""Reading a question: its intent, its dates (reporting date, period, evaluation time), which entity it names, and the optional checked LLM reading."""
+"""Reading a question: its intent, the dates written in it (`dates.py`, `relative_dates.py`, `date_mention.py`) and its "as recorded on" phrase (`recorded.py`), its reporting date, period and evaluation time (`when.py`), which entity it names, and the optional checked LLM reading."""

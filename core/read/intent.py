@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from core.catalog.dates import DateMention, find_dates
+from core.read.date_mention import DateMention
+from core.read.dates import find_dates
 from core.read.described import asks_trouble, asks_trust
 from core.read.disagreement import asks_disagreement
 from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, NOT_LOADED, OWNER_NAMED, UPSTREAM_VERBS

@@ -10,8 +10,8 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from core.catalog.config import apply_offline_env
 from core.catalog.explanation import Cited
+from core.settings.config import apply_offline_env
 
 
 class ModelFailure(RuntimeError):

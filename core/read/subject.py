@@ -11,8 +11,10 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from core.catalog.text import ASKING_WORDS, GENERIC, MONTH_WORDS, STOPWORDS, in_spans, tokenize, words
+from core.read.asking import KIND_NOUNS
 from core.read.intent import ONE_PHRASE, OUT_ENDS
-from core.read.ranker import KIND_NOUNS, named_objects, visible_vocabulary
+from core.read.named import named_objects
+from core.read.vocabulary import visible_vocabulary
 
 # Active voice only: in "is tax excluded from net revenue?" and "do guest checkouts count toward active customers?"
 # the subject is the term, and the metric follows.

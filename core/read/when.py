@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from core.catalog.dates import DateMention
 from core.catalog.envelope import ClarifyOption, DateReading, TraceStep
+from core.read.date_mention import DateMention
 
 
 @dataclass

@@ -45,3 +45,14 @@ def source_freshness(source: str, visible: list[Evidence | FreshnessRecord], at:
                           loaded_at=load.freshness.loaded_at if load else None, evaluated_at=at,
                           evidence_id=load.evidence_id if load else None,
                           policy_evidence_id=policy.evidence_id if policy else None)
+
+
+def age_text(hours: float | None) -> str:
+    """'27 h ago', '3 days ago': how old a load is, in the words every answer and the app use."""
+    if hours is None:
+        return "never"
+    if hours < 10:  # to the tenth the freshness table shows: a 3.5 h load is not "4 h ago" beside "3.5 h"
+        return f"{hours:.1f}".removesuffix(".0") + " h ago"
+    if hours < 48:
+        return f"{hours:.0f} h ago"
+    return f"{hours / 24:.0f} days ago"

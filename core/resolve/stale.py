@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from core.catalog.access import Listed
-from core.catalog.dates import age_text
 from core.catalog.envelope import FreshnessEntry
 from core.catalog.evidence import Evidence, Kind
-from core.resolve.freshness import source_freshness
+from core.resolve.freshness import age_text, source_freshness
 from core.resolve.lineage import upstream_walk
 from core.resolve.versions import backing_model_id, backing_model_ids
 

@@ -28,9 +28,9 @@ ANN_MIN_ROWS = 10_000
 # 422 partitions, 190 probed: 0.997, and the search as fast). Coarser layouts need a larger share: the catalogs of
 # 10k-65k rows get 39-255 partitions, and there 45% fell short where 60% held: 69 partitions of the 10k catalog's
 # 17,828 rows 0.961 against 0.992, 208 of the 30k catalog's 53,488 rows 0.980 against 0.998, 128 of the 100k's
-# 0.98 against 0.996 (benchmarks/results/ann_sweep_10k.md, ann_sweep_30k.md, ann_sweep.md). 60% is not enough
-# either: k-means differs between builds, and another ingest of the same 10k catalog gave 0.984 at 60%
-# (benchmarks/results/scale_memory.md); 75% gave 0.9995 on both the 10k and the 30k sweeps. A catalog this size
+# 0.98 against 0.996 (benchmarks/results/ann_sweep.md; ann_sweep_10k.md and ann_sweep_30k.md in git at 7f473c9).
+# 60% is not enough either: k-means differs between builds, and another ingest of the same 10k catalog gave 0.984
+# at 60% (benchmarks/results/scale_memory.md in git at 7f473c9); 75% gave 0.9995 on both the 10k and the 30k sweeps. A catalog this size
 # scans at most ~50k rows, so the larger share costs a few ms.
 PROBE_SHARE = 0.45
 COARSE_PARTITIONS = 256
@@ -61,7 +61,7 @@ def nprobes(trained_partitions: int) -> int:
 def trained_partitions(stats: dict) -> int:
     """The IVF partition count of a vector index, from its statistics (pylance `ds.stats.index_stats`, LanceDB
     `table.index_stats`'s raw dict): the largest of its segments (a delta index keeps its parent's layout).
-    Read with LANCE_INCLUDE_VECTOR_CENTROIDS=false (core/catalog/config.py): with the centroids the statistics
+    Read with LANCE_INCLUDE_VECTOR_CENTROIDS=false (core/settings/config.py): with the centroids the statistics
     of the 100k benchmark's index are 7 MB and take half a second, without them 14 kB and 16 ms."""
     parts = [seg.get("num_partitions") or 0 for seg in stats.get("segments") or stats.get("indices") or []]
     return max([p for p in parts if p] or [1])

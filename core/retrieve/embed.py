@@ -17,10 +17,10 @@ from functools import cached_property
 
 import numpy as np
 
-from core.catalog import budget
 from core.retrieve.onnx_embed import default_model_path, default_threads
+from core.settings import budget
 
-# Measured in benchmarks/results/dbt.md: same vectors (cosine >= 0.99999), faster encode, no torch import.
+# Measured in benchmarks/results/dbt_ingest.md: same vectors (cosine >= 0.99999), faster encode, no torch import.
 DEFAULT_BACKEND = "onnx"
 BACKENDS = ("torch", "onnx", "onnx-int8")
 

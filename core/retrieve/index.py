@@ -19,9 +19,9 @@ import pyarrow as pa
 from core.catalog.bulk import collector_paused
 from core.catalog.entities import id_phrases
 from core.catalog.evidence import Catalog, Evidence, Kind
-from core.catalog.objects import RemoteIndex
 from core.retrieve import ann
 from core.retrieve.embed import Embedder
+from core.settings.objects import RemoteIndex
 
 TABLE = "chunks"
 MAX_CHUNK_CHARS = 800
@@ -29,7 +29,7 @@ MAX_CHUNK_CHARS = 800
 # body is structured (name, relation, column names, then the description and described columns): a question
 # names what it holds, which the head carries, so it stays one row, found in full by full text and by the
 # vector of its head (HEAD_CHARS). Real dbt descriptions (500-1,200 characters plus described columns) made two
-# to four rows per model before, most of first-ingest time (benchmarks/results/dbt.md, the long-text project).
+# to four rows per model before, most of first-ingest time (benchmarks/results/dbt_ingest.md, the long-text project).
 SPLIT_KINDS = (Kind.documentation, Kind.note, Kind.policy)
 # The head of an unsplit body that is embedded: the name, relation, column names and the description's first
 # sentences of a dbt model. Every body of the demo and research catalogs is shorter (longest 504), so their

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.catalog.objects import RemoteIndex
 from core.retrieve import ann
 from core.retrieve.index import REBUILD_HINT, TABLE, revision_tag
+from core.settings.objects import RemoteIndex
 
 # Columns every body row carries that the freshness check and a hit read; probed at opening.
 STATE_COLUMNS = ["chunk_id", "evidence_id", "content_hash", "acl_revision", "acl"]

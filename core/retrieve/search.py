@@ -15,13 +15,13 @@ import numpy as np
 import pyarrow.compute as pc
 
 from core.catalog.envelope import IndexStatus
-from core.catalog.objects import RemoteIndex
 from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, words
 from core.retrieve import reader
 from core.retrieve.embed import Embedder
 from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, connect_index, index_path
 from core.retrieve.terms import TermIndex
+from core.settings.objects import RemoteIndex
 
 
 def sql_str(value: str) -> str:

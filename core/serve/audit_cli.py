@@ -6,12 +6,12 @@ import json
 import sys
 
 from core.catalog import history
-from core.catalog.audit import audit_path, find, read_log, verify
-from core.catalog.config import Settings
 from core.catalog.store import Store
 from core.compute.choose import value_engine
 from core.retrieve.search import open_searcher
+from core.serve.audit import audit_path, find, read_log, verify
 from core.serve.replay import format_report, replay
+from core.settings.config import Settings
 
 
 def filtered(db, role=None, principal=None, behavior=None, source=None, contains=None, limit=None):

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pydantic import BaseModel
 
 from core.catalog.access import Visible
-from core.catalog.audit import AuditRecord
+from core.serve.audit import AuditRecord
 from core.serve.replay import Replay, format_report
 
 WITHHELD = "(withheld: another principal's question)"

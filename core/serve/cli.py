@@ -12,12 +12,8 @@ from core.answer.ask import Question, UnknownRole
 from core.answer.conversation import Turn, follow
 from core.answer.dbt_values import MetricNotVisible, NotRecordedThen, restatement
 from core.answer.steward import ask_as_steward, grants, scope_today
-from core.catalog import audit, budget, history
-from core.catalog.auth import cli_role, cli_roles
-from core.catalog.config import Settings
-from core.catalog.dates import check_day, parse_period
+from core.catalog import history
 from core.catalog.envelope import Envelope
-from core.catalog.objects import ObjectLocation, ObjectStoreError
 from core.catalog.store import DatabaseError, Store, check_db_path
 from core.compute.choose import dbt_project, value_engine
 from core.compute.metricflow_engine import shared_grain
@@ -29,14 +25,19 @@ from core.ingest.load import CatalogError, read_text
 from core.ingest.metricflow import DbtTools, MetricFlowError
 from core.ingest.publish import publish
 from core.ingest.upload import publish_to
+from core.read.dates import check_day, parse_period
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
-from core.serve import mcp_cli
+from core.serve import audit, mcp_cli
+from core.settings import budget
+from core.settings.auth import cli_role, cli_roles
+from core.settings.config import Settings
+from core.settings.objects import ObjectLocation, ObjectStoreError
 
 
 def _recorded_at(value: str) -> datetime:
-    from core.catalog.history import end_of
+    from core.read.recorded import end_of
     return end_of(value)
 
 

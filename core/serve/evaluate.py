@@ -22,10 +22,10 @@ from pydantic import BaseModel, Field
 
 from core.answer.ask import Question, ask
 from core.catalog.access import visible
-from core.catalog.dates import find_dates
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
+from core.read.dates import find_dates
 from core.retrieve.embed import Embedder
 from core.retrieve.index import build_index
 from core.retrieve.search import Hit, Searcher

@@ -17,11 +17,11 @@ import threading
 import weakref
 from pathlib import Path
 
-from core.catalog.objects import ObjectStoreSettings, is_object_url
 from core.catalog.store import Store
 from core.retrieve.embed import Embedder
 from core.retrieve.search import Searcher
 from core.serve.replica import Replica
+from core.settings.objects import ObjectStoreSettings, is_object_url
 
 
 def _file_key(path: Path) -> tuple[int, int]:

@@ -8,8 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-from core.catalog.config import Settings
 from core.serve.mcp_auth import AccessDenied, add_token, describe, load_tokens, resolve_identity
+from core.settings.config import Settings
 
 
 def default_tokens(db: Path) -> Path:

@@ -28,14 +28,14 @@ from pydantic import Field
 from core.answer.conversation import Conversations
 from core.answer.review import CATEGORIES
 from core.answer.warm import warm_quietly
-from core.catalog import audit
-from core.catalog.config import Settings
-from core.catalog.objects import is_object_url
 from core.compute.choose import value_engine
 from core.retrieve.embed import Embedder
+from core.serve import audit
 from core.serve import mcp_tools as tools
 from core.serve.live import Live
 from core.serve.mcp_auth import AccessDenied, Identity, find_token, load_tokens, resolve_identity
+from core.settings.config import Settings
+from core.settings.objects import is_object_url
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 

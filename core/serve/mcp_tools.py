@@ -16,10 +16,8 @@ from core.answer.compare import diff
 from core.answer.conversation import Conversations, follow
 from core.answer.review import review_queue, steward_scope
 from core.answer.steward import ask_as_steward, grants, queue_day, steward_view
-from core.catalog import audit, budget, history
+from core.catalog import history
 from core.catalog.access import Visible
-from core.catalog.config import Settings
-from core.catalog.dates import check_day, parse_period
 from core.catalog.entities import Entity
 from core.catalog.envelope import NOT_FOUND, Behavior, CatalogState, Envelope, EvidenceRef, TraceStep
 from core.catalog.store import Store
@@ -27,12 +25,16 @@ from core.catalog.text import words
 from core.compute.engine import ValueEngine
 from core.explain.explain import cache_for, explain
 from core.explain.headline import headline
+from core.read.dates import check_day, parse_period
 from core.resolve import lineage as lineage_mod
 from core.resolve.columns import trace_column
 from core.resolve.freshness import source_freshness
 from core.resolve.versions import backing_model, by_version, governing_versions, in_effect, interval_text, version_name
 from core.retrieve.search import Searcher
+from core.serve import audit
 from core.serve.mcp_auth import Identity
+from core.settings import budget
+from core.settings.config import Settings
 
 MAX_ITEMS = 25     # per list in a tool result
 MAX_TEXT = 2000    # characters per text field
@@ -136,7 +138,7 @@ def _period(value: str | None) -> tuple[date, date] | None:
 
 
 def _day(value: date | None, arg: str = "date") -> date | None:
-    """The CLI's check (core.catalog.dates.check_day): the calendar's last day is refused, not overflowed."""
+    """The CLI's check (core.read.dates.check_day): the calendar's last day is refused, not overflowed."""
     if value is None:
         return None
     try:

@@ -16,11 +16,12 @@ from pathlib import Path
 
 from core.answer.ask import Question, ask
 from core.catalog import history
-from core.catalog.audit import NOT_ANSWERED, AuditRecord, envelope_hash, find, governed_hash, verify
-from core.catalog.dates import parse_period
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store
 from core.compute.engine import ValueEngine
+from core.read import recorded
+from core.read.dates import parse_period
+from core.serve.audit import NOT_ANSWERED, AuditRecord, envelope_hash, find, governed_hash, verify
 
 
 @dataclass
@@ -33,7 +34,7 @@ class Replay:
     how: str  # how the recorded state was rebuilt
     reasons: list[str] = field(default_factory=list)
     problem: str | None = None
-    # The record's place in the log's hash chain (core.catalog.audit.verify): "verified", "unchained" (written
+    # The record's place in the log's hash chain (core.serve.audit.verify): "verified", "unchained" (written
     # before the chain) or why it failed. A replay of a record that failed says so beside REPRODUCED.
     verification: str = "verified"
 
@@ -52,9 +53,9 @@ def question_of(rec: AuditRecord) -> Question:
         period = (date.fromisoformat(str(period[0])), date.fromisoformat(str(period[1])))
     return Question(role=rec.role, text=rec.question,
                     day=date.fromisoformat(i["date"]) if i.get("date") else None, period=period,
-                    at=history.end_of(i["at"]) if i.get("at") else None, entity=i.get("entity"),
+                    at=recorded.end_of(i["at"]) if i.get("at") else None, entity=i.get("entity"),
                     date_from_form=bool(i.get("date_from_form")),
-                    recorded_at=history.end_of(i["recorded_at"]) if i.get("recorded_at") else None,
+                    recorded_at=recorded.end_of(i["recorded_at"]) if i.get("recorded_at") else None,
                     grants=frozenset(i.get("grants") or ()), carried=i.get("carried"))
 
 

@@ -1,4 +1,4 @@
-"""A replica's side of a catalog published to object storage (core/catalog/objects.py).
+"""A replica's side of a catalog published to object storage (core/settings/objects.py).
 
 CURRENT is read every `poll_s` on a background thread, and by a request that finds the last look older than
 that; each revision's DuckDB file (small) is downloaded once into a local cache folder, and its LanceDB index
@@ -26,7 +26,10 @@ import time
 import weakref
 from pathlib import Path
 
-from core.catalog.objects import (
+from core.catalog.store import Store
+from core.retrieve.index import revision_tag
+from core.retrieve.reader import dataset_uri
+from core.settings.objects import (
     DB_NAME,
     INDEX_NAME,
     ObjectLocation,
@@ -37,9 +40,6 @@ from core.catalog.objects import (
     file_sha256,
     read_pointer,
 )
-from core.catalog.store import Store
-from core.retrieve.index import revision_tag
-from core.retrieve.reader import dataset_uri
 
 KEEP_REVISIONS = 3  # downloaded revisions kept on disk; requests still on an older one hold its open file
 RETRY_S = 60.0  # a refused CURRENT is downloaded and checked again after this long, if it has not changed

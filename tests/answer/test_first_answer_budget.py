@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 
 from core.answer.ask import Question, ask
-from core.catalog import access, budget
+from core.catalog import access
 from core.catalog.store import Store
+from core.settings import budget
 
 
 def _spin(seconds: float) -> None:

@@ -12,8 +12,8 @@ from visits_catalog import write_yaml_catalog
 
 from core.answer.ask import Question, ask
 from core.answer.conversation import MAX_AGE_S, Conversations, follow
-from core.catalog.audit import audit_path
 from core.catalog.envelope import Behavior
+from core.serve.audit import audit_path
 
 
 @pytest.fixture(scope="module")
@@ -108,10 +108,10 @@ def test_the_cli_batch_continues_lines_that_say_they_follow_on(ferry, tmp_path):
 
 
 def test_mcp_conversations_are_kept_apart_by_id_and_principal(ferry):
-    from core.catalog.config import Settings
     from core.serve import mcp_tools as tools
     from core.serve.mcp_auth import Identity
     from core.serve.mcp_server import CatalogHolder
+    from core.settings.config import Settings
     store, _ = ferry
     cat = CatalogHolder(store.path, Settings()).current()
     memory = Conversations()

@@ -73,7 +73,7 @@ def test_the_steward_audit_record_names_the_steward(demo_store, tmp_path):
     so a replay reproduces it."""
     import shutil
 
-    from core.catalog import audit
+    from core.serve import audit
     from core.serve.replay import replay
     db = tmp_path / "demo.duckdb"
     shutil.copy(demo_store.path, db)

@@ -15,7 +15,6 @@ from conftest import DEMO, DEMO_AT, cli
 
 from core.answer.ask import Question, ask
 from core.answer.values import metric_values
-from core.catalog import audit
 from core.catalog.access import visible
 from core.catalog.envelope import NOT_FOUND, Behavior
 from core.catalog.store import Store, write_catalog
@@ -25,6 +24,7 @@ from core.ingest.load import CatalogError, load_catalog
 from core.read.intent import parse_intent
 from core.resolve.values import buckets, value_periods
 from core.resolve.versions import backing_model
+from core.serve import audit
 from core.serve.replay import replay
 
 ROLES = ["analyst", "finance", "marketing", "governance"]

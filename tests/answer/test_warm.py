@@ -9,7 +9,7 @@ from core.answer.warm import warm, warm_quietly
 from core.catalog import access
 from core.catalog import store as store_module
 from core.catalog.store import Store
-from core.read import ranker
+from core.read import named
 
 
 def _nothing_may_be_built(monkeypatch):
@@ -17,7 +17,7 @@ def _nothing_may_be_built(monkeypatch):
         raise AssertionError("built on a question after the warm-up")
     monkeypatch.setattr(access, "build_entity_index", refuse)
     monkeypatch.setattr(access.Visible, "object_words", refuse)
-    monkeypatch.setattr(ranker, "_title_index", refuse)
+    monkeypatch.setattr(named, "_title_index", refuse)
     monkeypatch.setattr(store_module, "MemoryRows", refuse)
 
 

@@ -30,11 +30,11 @@ from replicas import (
 from streamlit_server import chromium, needs_chromium
 from streamlit_ws import ask as ws_ask
 
-from core.catalog.objects import DB_NAME, POINTER, ObjectLocation, Pointer
 from core.catalog.store import Store
 from core.ingest.load import load_catalog
 from core.ingest.publish import publish
 from core.ingest.upload import publish_to
+from core.settings.objects import DB_NAME, POINTER, ObjectLocation, Pointer
 
 pytestmark = needs_chromium
 

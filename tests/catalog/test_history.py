@@ -14,6 +14,7 @@ from core.catalog.access import visible
 from core.catalog.store import Store, write_catalog
 from core.explain.render import render_text
 from core.ingest.load import load_catalog
+from core.read.recorded import recorded_in_text
 
 QUESTION = "What is net revenue on 2025-03-31, and is its data fresh?"
 V1_FORMULA = "SUM(captured_payment_usd) - SUM(refund_amount_usd) - SUM(chargeback_amount_usd)"
@@ -174,7 +175,7 @@ def test_an_older_database_without_history_becomes_ingest_one(tmp_path):
     ("Which revenue is recorded on 2025-03-31?", None, "Which revenue is recorded on 2025-03-31?"),
 ])
 def test_recorded_phrase_is_a_transaction_time_not_a_reporting_date(text, recorded, rest):
-    at, left = history.recorded_in_text(text)
+    at, left = recorded_in_text(text)
     assert (at.isoformat() if at else None, left) == (recorded, rest)
 
 

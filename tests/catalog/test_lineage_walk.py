@@ -8,7 +8,7 @@ import random
 import duckdb
 import pytest
 
-from core.catalog.store import walk
+from core.catalog.walk import walk
 
 # The recursive query upstream_closure ran before: every path from the starts, never onto a node already on it.
 RECURSIVE = """

@@ -455,7 +455,7 @@ def test_ask_at_the_calendar_ends_and_bad_batch_lines(tmp_path, demo_copy):
                      "net revenue from 9999-12-30 to 9999-12-31", "What is net revenue? " * 95):
         r = cli("ask", "--db", db, "--role", "analyst", "--json", question)
         assert r.returncode == 0 and json.loads(r.stdout)["role"] == "analyst"
-    # Over the question-length cap (core/catalog/budget.py): refused with a message, not read (issue 23).
+    # Over the question-length cap (core/settings/budget.py): refused with a message, not read (issue 23).
     r = cli("ask", "--db", db, "--role", "analyst", "--json", "What is net revenue? " * 5000)
     assert r.returncode == 2 and "up to 2,000 characters" in r.stderr and r.stdout == ""
     batch = tmp_path / "q.jsonl"

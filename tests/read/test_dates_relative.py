@@ -4,9 +4,9 @@ from datetime import date, datetime, timezone
 import pytest
 from conftest import DEMO
 
-from core.catalog.dates import find_dates
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
+from core.read.dates import find_dates
 from core.read.when import AskBack, decide
 
 TODAY = date(2026, 11, 29)  # a Sunday

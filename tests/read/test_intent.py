@@ -3,7 +3,7 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from core.catalog.dates import find_dates
+from core.read.dates import find_dates
 from core.read.intent import MODEL_ASKED, meaning_asked, parse_intent
 
 

@@ -1,13 +1,13 @@
 """Issue 18 items 2 and 6: a visible object named exactly is always found; a name that is not there is not
 stood in for.
 
-Item 2 (a family rule, core/ranker.named_objects): for every role of every test catalog (the demo, the research
+Item 2 (a family rule, core/read/named.named_objects): for every role of every test catalog (the demo, the research
 suites, the question bank's tidewater catalog, and catalogs built here with other names, roles, dates and id
 shapes), every visible entity's objects asked for by exact title, by evidence id and as "what does <title> say?"
 are answered: never not-found, and about that object's entity. Catalog-only (no search index): one object per
 visible entity and role, rotating which one, keeps it to a few hundred questions.
 
-Item 6 (core/ranker.absent_object_name, core/documents.absent_name): an object asked for by words that match
+Item 6 (core/read/made_up.absent_object_name, core/documents.absent_name): an object asked for by words that match
 nothing the role can see ("the finance-only rebate memo") is not found, never an unrelated visible page; with
 the search index too, and the same answer whether that object is hidden or was never there.
 """

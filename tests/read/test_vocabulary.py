@@ -1,4 +1,4 @@
-"""The visible vocabulary (core/read/ranker.visible_vocabulary), the test for a name that matches nothing a role
+"""The visible vocabulary (core/read/vocabulary.visible_vocabulary), the test for a name that matches nothing a role
 can see: read in SQL (Visible.object_words) instead of parsing every visible object, it is the same set of words
 as the parsed objects give, for every role of the demo, a dbt project whose overlay hides a derived metric's
 input from a role, and a catalog written here; and a word only a hidden object uses is not in it, even where a
@@ -17,7 +17,8 @@ from core.catalog.store import Store, write_catalog
 from core.catalog.text import tokenize, words
 from core.ingest.ingest import read_inputs
 from core.ingest.load import load_catalog
-from core.read.ranker import absent_object_name, visible_vocabulary
+from core.read.made_up import absent_object_name
+from core.read.vocabulary import visible_vocabulary
 
 JAFFLE = ROOT / "tests" / "fixtures" / "realworld" / "jaffle-sl-template"
 JAFFLE_OVERLAY = ROOT / "tests" / "fixtures" / "existence" / "jaffle-sl-template.overlay.yml"

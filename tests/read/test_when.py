@@ -1,7 +1,7 @@
 """Reporting date and evaluation time: form vs text, literal cases."""
 from datetime import date, datetime, timezone
 
-from core.catalog.dates import find_dates
+from core.read.dates import find_dates
 from core.read.when import AskBack, When, decide
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)

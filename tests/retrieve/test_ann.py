@@ -3,7 +3,7 @@
 The catalogs here are small, so the index is forced with a threshold of one row; the same code path then
 serves a 100k catalog. For every role, every question of the paraphrase set and research suites: the ANN
 results are the role's own objects only, the visible sets of ANN and flat search are identical, and the
-top results agree (recall against flat; the 100k figures are in benchmarks/results/scale_100k.md).
+top results agree (recall against flat; the 100k figures are in benchmarks/results/bench.md).
 """
 import pytest
 import yaml

@@ -270,7 +270,7 @@ def test_search_found_conflict_is_labelled(suites):
 
 
 def test_close_semantic_candidates_ask_which(ask_demo, monkeypatch):
-    import core.read.ranker as ask_mod
+    import core.read.paraphrase as ask_mod
     monkeypatch.setattr(ask_mod, "semantic_entities",
                         lambda *a, **k: [("metric.refund_rate", 0.61, 0.5), ("metric.conversion_rate", 0.60, 0.5)])
     env = ask_demo("how often does this happen per order on 2025-03-31?")
@@ -319,7 +319,7 @@ def test_full_text_ranks_every_match_with_the_roles_own_statistics(demo, suites)
     """Searcher.text is BM25 over every row of the role's filtered set that holds a question word, with document
     frequencies, corpus size and lengths from that set alone, at any size: the same list as BM25 written out over
     the rows Lance's filter returns, for every role, pass and question, cut at k (ties by chunk id)."""
-    from core.answer.ask import _APPROVED
+    from core.resolve.search_pass import _APPROVED
     from core.retrieve.search import _query_terms
     checked = 0
     for store, searcher in (demo, *suites.values()):

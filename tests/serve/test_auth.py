@@ -6,7 +6,9 @@ import stat
 import pytest
 from conftest import DEMO, cli
 
-from core.catalog.auth import (
+from core.catalog.store import Store, write_catalog
+from core.ingest.load import load_catalog
+from core.settings.auth import (
     AuthMode,
     AuthSettings,
     cli_role,
@@ -18,9 +20,7 @@ from core.catalog.auth import (
     oidc_identity,
     startup_notice,
 )
-from core.catalog.config import Settings
-from core.catalog.store import Store, write_catalog
-from core.ingest.load import load_catalog
+from core.settings.config import Settings
 
 PRINCIPALS = {"alice": ["analyst"], "farah": ["finance"], "ruth": ["governance"], "dana": ["finance", "analyst"]}
 ROLES = ["analyst", "finance", "governance", "marketing"]

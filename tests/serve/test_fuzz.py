@@ -20,10 +20,10 @@ from conftest import DEMO, cli
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from core.catalog.dates import find_dates, parse_period
 from core.ingest.ingest import read_inputs
 from core.ingest.load import CatalogError, load_catalog
 from core.ingest.openlineage import read_openlineage
+from core.read.dates import find_dates, parse_period
 from core.read.intent import parse_intent
 
 SCALE = float(os.environ.get("ASOF_FUZZ_SCALE", "1"))

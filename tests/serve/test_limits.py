@@ -1,5 +1,5 @@
 """Bounded work per question (issue 23, item 4): one cap on question length and one time budget per answer
-(core/catalog/budget.py), with the same message on every surface: core.answer.ask, the CLI, the MCP ask tool, the Ask page.
+(core/settings/budget.py), with the same message on every surface: core.answer.ask, the CLI, the MCP ask tool, the Ask page.
 
 Catalog only (no search index): nothing here loads the embedding model.
 """
@@ -10,14 +10,14 @@ import pytest
 from conftest import DEMO, ROOT, cli
 
 from core.answer.ask import Question, ask
-from core.catalog import budget
-from core.catalog.config import Settings
 from core.catalog.store import Store, write_catalog
 from core.explain.headline import headline
 from core.ingest.load import load_catalog
 from core.read.intent import parse_intent
 from core.serve import mcp_tools as tools
 from core.serve.mcp_auth import Identity
+from core.settings import budget
+from core.settings.config import Settings
 
 AT = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
 CAP = budget.MAX_QUESTION_CHARS

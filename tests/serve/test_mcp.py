@@ -23,13 +23,13 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from test_permissions import _distinctive
 
-from core.catalog.audit import read_all
-from core.catalog.config import Settings
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
 from core.serve import mcp_tools as tools
+from core.serve.audit import read_all
 from core.serve.mcp_auth import AccessDenied, add_token, load_tokens, resolve_identity
 from core.serve.mcp_server import CatalogHolder
+from core.settings.config import Settings
 
 CATALOG = load_catalog(DEMO)
 TOOLS = {"ask", "list_metrics", "get_definition", "compare_versions", "get_lineage", "get_freshness", "review_queue",

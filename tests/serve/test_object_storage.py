@@ -16,7 +16,14 @@ from concurrency import answer, foreign_ids, questions, run_threads
 from conftest import DEMO
 from objectstore import env_for, seaweedfs
 
-from core.catalog.objects import (
+from core.catalog.store import Store
+from core.ingest.load import load_catalog
+from core.ingest.publish import publish
+from core.ingest.upload import publish_to
+from core.retrieve.search import Searcher
+from core.serve.cli import main
+from core.serve.live import Live
+from core.settings.objects import (
     DB_NAME,
     INDEX_NAME,
     POINTER,
@@ -25,13 +32,6 @@ from core.catalog.objects import (
     RemoteIndex,
     read_pointer,
 )
-from core.catalog.store import Store
-from core.ingest.load import load_catalog
-from core.ingest.publish import publish
-from core.ingest.upload import publish_to
-from core.retrieve.search import Searcher
-from core.serve.cli import main
-from core.serve.live import Live
 
 CATALOG = load_catalog(DEMO)
 QS = questions(CATALOG)[::3]  # every role, common and aimed-at-hidden questions; a third keeps it quick
@@ -179,10 +179,10 @@ def test_object_urls_are_checked(url, problem):
 
 def test_an_mcp_replica_follows_the_published_catalog(s3, revisions, tmp_path, monkeypatch):
     """`ASOF_DB=s3://... asof mcp`: each call answers from the revision CURRENT names as the call starts."""
-    from core.catalog.config import Settings
     from core.serve import mcp_tools as tools
     from core.serve.mcp_auth import resolve_identity
     from core.serve.mcp_server import CatalogHolder
+    from core.settings.config import Settings
     for key, value in {**env_for(s3), "ASOF_DB": "s3://asof-test/mcp/", "ASOF_REPLICA_DIR": str(tmp_path / "r"),
                        "ASOF_POLL_SECONDS": "0"}.items():
         monkeypatch.setenv(key, value)
@@ -265,8 +265,8 @@ def test_a_bad_published_revision_is_refused_and_replicas_keep_the_last_good_one
     """CURRENT naming a truncated, empty or missing database, a path with '..', an older schema, files that carry
     another revision id, or a missing index: every replica keeps answering from the last good revision, says why once
     on stderr, and moves on when CURRENT names a good revision again. The MCP server's holder, too."""
-    from core.catalog.config import Settings
     from core.serve.mcp_server import CatalogHolder
+    from core.settings.config import Settings
     url = "s3://asof-test/badpublish"
     (a_db, a_rev, _), (b_db, b_rev, _) = revisions["a"], revisions["b"]
     publish_to(url, a_db, s3)

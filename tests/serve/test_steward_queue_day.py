@@ -12,10 +12,10 @@ from conftest import build, cli
 
 from core.answer.ask import Question
 from core.answer.steward import steward_answer
-from core.catalog.config import Settings
 from core.catalog.envelope import NOT_FOUND
 from core.serve import mcp_tools as tools
 from core.serve.mcp_auth import Identity
+from core.settings.config import Settings
 
 AT = datetime(2019, 6, 1, 9, 0, tzinfo=timezone.utc)
 STEWARD = "harbourmaster"

@@ -21,15 +21,15 @@ from jaffle_project import catalog, jaffle  # noqa: F401  (fixtures, named as ar
 from test_metricflow import warehouse  # the independently written SQL, over the same built warehouse
 
 from core.answer.ask import Question, ask
-from core.catalog.audit import read_all
-from core.catalog.config import Settings
 from core.compute.choose import value_engine
 from core.explain.value_text import number
 from core.ingest.metricflow import DbtTools, tool_env
 from core.serve import mcp_tools
+from core.serve.audit import read_all
 from core.serve.mcp_auth import Identity
 from core.serve.mcp_server import CatalogHolder
 from core.serve.replay import replay
+from core.settings.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 MONTH = "date_trunc('month', ordered_at)::date"

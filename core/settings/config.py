@@ -6,8 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core.catalog.auth import UVICORN_DEFAULT_FORWARDED, AuthSettings
-from core.catalog.objects import ObjectLocation, is_object_url
+from core.settings.auth import UVICORN_DEFAULT_FORWARDED, AuthSettings
+from core.settings.objects import ObjectLocation, is_object_url
 
 # Offline defaults: without these, library imports stall on network retries or flood stderr.
 OFFLINE_ENV = {
@@ -62,7 +62,7 @@ class Settings(BaseModel):
     # Any litellm model id ("openai/gpt-4o-mini", "ollama/llama3.1", ...); None = deterministic explanations.
     llm_model: str | None = None
     llm_timeout_s: float = 30.0
-    # Who may use which role: demo (chosen freely), header (trusted proxy), oidc (st.login). See core/catalog/auth.py.
+    # Who may use which role: demo (chosen freely), header (trusted proxy), oidc (st.login). See core/settings/auth.py.
     auth: AuthSettings = Field(default_factory=AuthSettings)
     # MCP server (`python -m core mcp`): the principal a stdio server runs as, optionally one of its roles,
     # and the hashed bearer-token file an HTTP server checks.

@@ -9,9 +9,9 @@ import pytest
 from conftest import DEMO, DEMO_AT, SUITES, cli
 
 from core.answer.ask import Question, ask
-from core.catalog import audit
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
+from core.serve import audit
 from core.serve.replay import format_report, replay
 
 NOW = datetime(2026, 11, 29, tzinfo=timezone.utc)
@@ -482,8 +482,8 @@ def test_a_refused_cli_question_is_recorded(tmp_path, demo_db):
 def test_a_refused_mcp_call_is_recorded(tmp_path, demo_db):
     import anyio
 
-    from core.catalog.config import Settings
     from core.serve.mcp_server import CatalogHolder, Principal, build_server
+    from core.settings.config import Settings
 
     db = tmp_path / "demo.duckdb"
     shutil.copy(demo_db, db)

@@ -3,7 +3,7 @@
 Pure decisions, no Streamlit: the app and the CLI hand in what they observed (a header's values and the
 peer address, or the OpenID Connect claims) and get back an `Identity` listing the roles on offer.
 
-Three modes (`ASOF_AUTH`, read in core/catalog/config.py):
+Three modes (`ASOF_AUTH`, read in core/settings/config.py):
   demo   - the bundled demo: any role may be chosen, and the app says so on every page.
   header - a reverse proxy or SSO gateway authenticates people and sets a header (default
            X-Forwarded-Email). The header counts only on requests whose peer address is a configured

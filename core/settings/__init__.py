@@ -1,0 +1,1 @@
+"""Settings and identity: what the deployment is configured with (read from the environment once, `config.py`), who is asking (`auth.py`), how much work one answer may take (`budget.py`) and where a published catalog lives in object storage (`objects.py`)."""
