@@ -15,6 +15,7 @@ from core.answer.steward import ask_as_steward, grants, steward_view  # noqa: E4
 from core.catalog.access import visible  # noqa: E402
 from core.catalog.budget import too_long  # noqa: E402
 from core.catalog.dates import parse_period  # noqa: E402
+from core.catalog.day_range import check_day  # noqa: E402
 from core.catalog.envelope import Behavior, Envelope  # noqa: E402
 from core.catalog.history import view_for  # noqa: E402
 from core.explain.explain import explain  # noqa: E402
@@ -43,16 +44,24 @@ def _read_link() -> None:
     st.session_state["link_read"] = True
     p = st.query_params  # its ?role= is the sidebar's (ui/resources.py), as on every page
     problems = []
+    which = "date" if p.get("date") else "period"
     try:
         if p.get("date"):
-            st.session_state["date_mode"], st.session_state["day"] = "Date", date.fromisoformat(p["date"])
+            day = date.fromisoformat(p["date"])
         elif p.get("period"):
-            start, end = parse_period(p["period"])
-            st.session_state["date_mode"], st.session_state["period"] = "Period", (start, end - timedelta(days=1))
+            start, end = (date.fromisoformat(x.strip()) for x in p["period"].split("..", 1))
     except ValueError:  # said, never silently replaced by another date
-        which = "date" if p.get("date") else "period"
         problems.append(f"The link's {which} {p[which]!r} is not a real {which}, so no reporting date is used. "
                         + ("Write it as YYYY-MM-DD." if which == "date" else "Write it as YYYY-MM-DD..YYYY-MM-DD."))
+    else:
+        try:  # a real day, but maybe not one AsOf answers for: refused in the CLI's and MCP's words
+            if p.get("date"):
+                st.session_state["date_mode"], st.session_state["day"] = "Date", check_day(day)
+            elif p.get("period"):
+                start, end = parse_period(p["period"])
+                st.session_state["date_mode"], st.session_state["period"] = "Period", (start, end - timedelta(days=1))
+        except ValueError as exc:
+            problems.append(f"The link's {which} {p[which]!r}: {exc}, so no reporting date is used.")
     st.session_state["link_problems"] = problems
     if p.get("open"):  # a steward's queue object opened read-only ("Open in Ask" from Governance review)
         st.session_state["asked"] = {"question": p.get("q") or "", "open": p["open"].split(",")}

@@ -14,7 +14,8 @@ from core.answer.steward import ask_as_steward, grants, scope_today
 from core.catalog import audit, budget, history
 from core.catalog.auth import cli_role, cli_roles
 from core.catalog.config import Settings
-from core.catalog.dates import check_day, parse_period
+from core.catalog.dates import parse_period
+from core.catalog.day_range import check_day, check_time
 from core.catalog.objects import ObjectLocation, ObjectStoreError
 from core.catalog.store import DatabaseError, Store, check_db_path
 from core.compute.choose import dbt_project, value_engine
@@ -35,12 +36,19 @@ from core.serve import mcp_cli
 
 def _recorded_at(value: str) -> datetime:
     from core.catalog.history import end_of
-    return end_of(value)
+    try:
+        return check_time(end_of(value), "recorded-at time")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r}: {exc}") from None
 
 
 def _iso_datetime(value: str) -> datetime:
-    ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc)
+    """An evaluation time: ISO 8601, UTC unless it names a zone, inside the days AsOf answers for."""
+    try:
+        ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return check_time(ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r}: {exc}") from None
 
 
 def _day(value: str) -> date:

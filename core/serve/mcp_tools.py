@@ -18,7 +18,8 @@ from core.answer.steward import ask_as_steward, grants, queue_day, steward_view
 from core.catalog import budget, history
 from core.catalog.access import Visible
 from core.catalog.config import Settings
-from core.catalog.dates import check_day, parse_period
+from core.catalog.dates import parse_period
+from core.catalog.day_range import check_day, check_time
 from core.catalog.entities import Entity
 from core.catalog.envelope import NOT_FOUND, Behavior, CatalogState, Envelope, EvidenceRef, TraceStep
 from core.catalog.store import Store
@@ -135,7 +136,7 @@ def _period(value: str | None) -> tuple[date, date] | None:
 
 
 def _day(value: date | None, arg: str = "date") -> date | None:
-    """The CLI's check (core.catalog.dates.check_day): the calendar's last day is refused, not overflowed."""
+    """The CLI's check (core/catalog/day_range.py): a day AsOf does not answer for is refused, not overflowed."""
     if value is None:
         return None
     try:
@@ -147,6 +148,16 @@ def _day(value: date | None, arg: str = "date") -> date | None:
 def _utc(at: datetime | None) -> datetime:
     at = at or datetime.now(timezone.utc)
     return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+
+def _time(value: datetime | None, arg: str = "at") -> datetime | None:
+    """An evaluation or recorded-at time the caller gave, refused as the CLI refuses it when it is out of range."""
+    if value is None:
+        return None
+    try:
+        return check_time(value, "recorded-at time" if arg == "recorded_at" else "evaluation time")
+    except ValueError as exc:
+        raise ToolInputError(f"argument '{arg}': {exc}") from None
 
 
 TOPIC_ROLES = ("metric", "model", "source")
@@ -199,7 +210,7 @@ def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, perio
         raise ToolInputError(f"argument 'question': {budget.too_long(question)}")
     if day and period:
         raise ToolInputError("give either 'date' or 'period', not both")
-    day = _day(day)
+    day, at, recorded_at = _day(day), _time(at), _time(recorded_at, "recorded_at")
     scope = cat.scope(who)
     q = Question(role=who.role, text=question, day=day, period=_period(period), at=at, recorded_at=recorded_at,
                  grants=grants(scope))
@@ -218,7 +229,7 @@ def metric_value_tool(cat: Catalog, who: Identity, entity: str, period: str, gra
     tool = "metric_value"
     if not period or not period.strip():
         raise ToolInputError("argument 'period': give START..END (inclusive end), e.g. 2024-04-01..2024-06-30")
-    span = _period(period)
+    span, at = _period(period), _time(at)
     if grain is not None and grain not in GRAINS:
         raise ToolInputError(f"argument 'grain': one of {', '.join(GRAINS)}, got {grain!r}")
     under = ""
@@ -267,7 +278,7 @@ def list_metrics_tool(cat: Catalog, who: Identity, topic: str | None) -> Answer:
 def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
                         recorded_at: datetime | None) -> tuple[Answer, dict]:
     """Also returns the audit inputs: a definition is an `ask` with the entity fixed, so it replays as one."""
-    day = _day(day)
+    day, recorded_at = _day(day), _time(recorded_at, "recorded_at")
     found = _entity(cat, who, "get_definition", entity)[1]
     if not isinstance(found, Entity):
         return found, {}
@@ -367,6 +378,7 @@ def get_lineage_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
 
 def get_freshness_tool(cat: Catalog, who: Identity, entity: str, at: datetime | None) -> Answer:
     tool = "get_freshness"
+    at = _time(at)  # refused before anything is looked up, as every tool refuses a bad argument
     view, found = _entity(cat, who, tool, entity)
     if not isinstance(found, Entity):
         return found
