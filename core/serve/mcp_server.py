@@ -28,6 +28,7 @@ from pydantic import Field
 from core.answer.review import CATEGORIES
 from core.answer.warm import warm_quietly
 from core.catalog import audit
+from core.catalog.audit_key import audit_key
 from core.catalog.config import Settings
 from core.catalog.objects import is_object_url
 from core.compute.choose import value_engine
@@ -304,6 +305,7 @@ def serve(db_path: Path, settings: Settings, principal: Principal, transport: st
           path: str) -> None:
     if not is_object_url(str(db_path)) and not Path(db_path).exists():
         raise FileNotFoundError(f"no catalog database at {db_path}; run `python -m core ingest` first")
+    audit_key()  # a configured audit key that cannot be used stops the server before it answers anything
     holder = CatalogHolder(db_path, settings)
     cat = holder.current()  # fail before serving: an unknown principal or a missing catalog is a start-up error
     if principal.tokens_path is None:

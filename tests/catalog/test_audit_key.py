@@ -22,7 +22,8 @@ from core.serve.replay import replay
 KEY = "orchard-audit-key-0f9e8d7c6b5a4"
 ROLE = "grower"
 CATALOG = {
-    "roles": [{"name": ROLE, "description": "Orchard growers"}],
+    "roles": [{"name": ROLE, "description": "Orchard growers"},
+              {"name": "steward", "description": "Orchard catalog stewards", "steward": True}],
     "evidence": [{"evidence_id": "metric.fruit_set.v1", "entity_id": "metric.fruit_set", "kind": "metric_definition",
                   "title": "Fruit set v1", "version": "1", "authority": "authoritative", "lifecycle": "current",
                   "authority_class": "semantic_registry", "valid_from": "2021-03-01", "acl": [ROLE],
@@ -155,3 +156,26 @@ def test_without_a_key_a_record_rehashed_in_place_is_not_called_verified(tmp_pat
     assert replay(db, ids[0], store=Store(db)).verified
     edited = replay(db, ids[1], store=Store(db))
     assert not edited.verified and "may have been edited and rehashed" in edited.verification
+
+
+def test_a_loose_key_file_is_said_by_the_app_and_stops_the_mcp_server(tmp_path, monkeypatch):
+    from conftest import ROOT
+    from streamlit.testing.v1 import AppTest
+    db, _ = _log(tmp_path, monkeypatch, key=None)
+    key_file = tmp_path / "audit.key"
+    key_file.write_text(KEY)
+    os.chmod(key_file, 0o640)
+    monkeypatch.setenv("ASOF_AUDIT_KEY_FILE", str(key_file))
+    monkeypatch.setenv("ASOF_DB", str(db))
+    before = audit.audit_path(db).read_bytes()
+    for page, role, link in (("app.py", ROLE, {"q": QUESTIONS[0]}), ("pages/5_Audit.py", "steward", {})):
+        at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+        at.session_state["role"] = role
+        for k, v in link.items():
+            at.query_params[k] = v
+        at.run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        assert any("mode 0640" in e.value and "chmod 600" in e.value for e in at.error), (page, at.error)
+    assert audit.audit_path(db).read_bytes() == before
+    r = cli("mcp", "--db", str(db), "--principal", "nobody")
+    assert r.returncode == 2 and "mode 0640" in r.stderr
