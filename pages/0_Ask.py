@@ -19,6 +19,7 @@ from core.catalog.history import view_for  # noqa: E402
 from core.explain.explain import explain  # noqa: E402
 from core.explain.headline import date_source, day_text, markdown  # noqa: E402
 from core.read.dates import parse_period  # noqa: E402
+from core.read.day_range import check_day  # noqa: E402
 from core.resolve.parts import part_details  # noqa: E402
 from core.settings.budget import too_long  # noqa: E402
 from ui import answer  # noqa: E402
@@ -44,16 +45,24 @@ def _read_link() -> None:
     st.session_state["link_read"] = True
     p = st.query_params  # its ?role= is the sidebar's (ui/resources.py), as on every page
     problems = []
+    which = "date" if p.get("date") else "period"
     try:
         if p.get("date"):
-            st.session_state["date_mode"], st.session_state["day"] = "Date", date.fromisoformat(p["date"])
+            day = date.fromisoformat(p["date"])
         elif p.get("period"):
-            start, end = parse_period(p["period"])
-            st.session_state["date_mode"], st.session_state["period"] = "Period", (start, end - timedelta(days=1))
+            start, end = (date.fromisoformat(x.strip()) for x in p["period"].split("..", 1))
     except ValueError:  # said, never silently replaced by another date
-        which = "date" if p.get("date") else "period"
         problems.append(f"The link's {which} {p[which]!r} is not a real {which}, so no reporting date is used. "
                         + ("Write it as YYYY-MM-DD." if which == "date" else "Write it as YYYY-MM-DD..YYYY-MM-DD."))
+    else:
+        try:  # a real day, but maybe not one AsOf answers for: refused in the CLI's and MCP's words
+            if p.get("date"):
+                st.session_state["date_mode"], st.session_state["day"] = "Date", check_day(day)
+            elif p.get("period"):
+                start, end = parse_period(p["period"])
+                st.session_state["date_mode"], st.session_state["period"] = "Period", (start, end - timedelta(days=1))
+        except ValueError as exc:
+            problems.append(f"The link's {which} {p[which]!r}: {exc}, so no reporting date is used.")
     st.session_state["link_problems"] = problems
     if p.get("open"):  # a steward's queue object opened read-only ("Open in Ask" from Governance review)
         st.session_state["asked"] = {"question": p.get("q") or "", "open": p["open"].split(",")}

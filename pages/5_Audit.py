@@ -7,7 +7,8 @@ st.set_page_config(page_title="AsOf · Audit", page_icon="🧾", layout="wide")
 from core.answer.steward import steward_view  # noqa: E402
 from core.serve import audit_view  # noqa: E402
 from core.serve.audit import audit_path, read_log, verify  # noqa: E402
-from core.serve.audit_cli import filtered  # noqa: E402
+from core.serve.audit_cli import NO_KEY, filtered  # noqa: E402
+from core.serve.audit_key import AuditKeyError  # noqa: E402
 from core.serve.replay import replay  # noqa: E402
 from ui.history import asked_here  # noqa: E402
 from ui.resources import searcher, settings, sidebar, store  # noqa: E402
@@ -41,10 +42,16 @@ skipped = read_log(db).skipped
 if skipped:  # a torn or edited line costs only itself; the others are listed
     st.warning(f"{len(skipped)} line(s) of the log are not audit records and are left out: "
                + "; ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else ""))
-chain = verify(db)
+try:
+    chain = verify(db)
+except AuditKeyError as exc:  # a configured key that cannot be used: said, not a traceback
+    st.error(f"The audit log cannot be verified: {exc}")
+    st.stop()
 if not chain.intact:
     st.error(f"The audit log's hash chain is broken at line {chain.broken_line}: {chain.broken} "
              "Records from that line on are not verified (`python -m core audit verify`).")
+if not chain.key:
+    st.caption(NO_KEY[0].upper() + NO_KEY[1:] + ".")
 # Two rows: five filters side by side cut their own labels at 1024 px.
 cols = st.columns(3) + st.columns(2)
 anyone = {"format_func": lambda v: v or "any"}

@@ -10,6 +10,7 @@ import streamlit as st
 from core.catalog.envelope import Envelope
 from core.read.recorded import end_of
 from core.serve import audit
+from core.serve.audit_key import AuditKeyError
 from ui.resources import settings
 
 
@@ -40,8 +41,12 @@ def record_answer(env: Envelope, q, principal: str | None = None) -> None:
     if st.session_state.get("_audited") == key:
         return
     model = env.explanation.model if env.explanation else None
-    rec_id = audit.record(settings().db_path, envelope=env, role=env.role, principal=principal, source="app",
-                          inputs=inputs, explanation_model=model)
+    try:
+        rec_id = audit.record(settings().db_path, envelope=env, role=env.role, principal=principal, source="app",
+                              inputs=inputs, explanation_model=model)
+    except AuditKeyError as exc:  # an answer that cannot be audited is not shown
+        st.error(f"This answer could not be audited, so it is not shown: {exc}")
+        st.stop()
     st.session_state["_audited"] = key
     st.session_state.setdefault("audit_mine", []).append(rec_id)
 

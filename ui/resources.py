@@ -16,6 +16,7 @@ from core.compute import choose
 from core.explain.explain import ExplanationCache, cache_for
 from core.explain.headline import clock_text
 from core.read.dates import parse_period
+from core.read.day_range import FIRST_DAY, LAST_DAY, check_day
 from core.retrieve.embed import Embedder
 from core.retrieve.search import Searcher
 from core.serve.live import Live
@@ -152,6 +153,31 @@ def _keep(*keys: str) -> None:
             st.session_state[key] = st.session_state[key]
 
 
+def _out_of_range(defaults: dict) -> list[str]:
+    """A form date outside the days AsOf answers for (a value the date pickers never offer: a forged widget
+    message, an old session) is refused in the words the CLI and MCP use, and the field is set back to its
+    default; before, the pickers raised on it, or the answer overflowed the calendar."""
+    said = []
+    for key, what in (("day", "reporting date"), ("at_day", "evaluation time")):
+        value = st.session_state.get(key)
+        if isinstance(value, date):
+            try:
+                check_day(value, what)
+            except ValueError as exc:
+                said.append(f"{exc}; the form's {what} was set back to its default.")
+                st.session_state[key] = defaults[key]
+    period = st.session_state.get("period")
+    ends = [d for d in (period if isinstance(period, (tuple, list)) else ()) if isinstance(d, date)]
+    for end, what in zip(ends, ("period start", "period end")):
+        try:
+            check_day(end, what)
+        except ValueError as exc:
+            said.append(f"{exc}; the form's period was set back to its default.")
+            st.session_state["period"] = defaults["period"]
+            break
+    return said
+
+
 def sidebar(s: Store, dates: bool = True) -> dict:
     """Role, reporting date or period, evaluation time, and the catalog's status. `dates=False` on pages
     where a date changes nothing. The form starts with no date: a date the user did not choose must not
@@ -166,6 +192,8 @@ def sidebar(s: Store, dates: bool = True) -> dict:
                 "at_day": now.date(), "at_time": time(now.hour, now.minute)}
     for key, value in defaults.items():
         st.session_state.setdefault(key, value)
+    for problem in _out_of_range(defaults):
+        st.error(problem)
     _role_from_link(roles)
     if st.session_state.get("role") not in roles:
         st.session_state["role"] = roles[0]
@@ -182,7 +210,7 @@ def sidebar(s: Store, dates: bool = True) -> dict:
         return {"role": role, "principal": ident.principal, "day": None, "period": None, "at": s.now()}
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
     day = period = None
-    bounds = dict(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31))
+    bounds = dict(min_value=FIRST_DAY, max_value=LAST_DAY)  # the days AsOf answers for (core/catalog/dates.py)
     if mode == "Date":
         day = st.sidebar.date_input("Reporting date", key="day", **bounds)
     elif mode == "Period":
@@ -190,7 +218,7 @@ def sidebar(s: Store, dates: bool = True) -> dict:
         if isinstance(value, (tuple, list)) and len(value) == 2:
             period = parse_period(f"{value[0]}..{value[1]}")
     with st.sidebar.expander("Freshness evaluated at", expanded=False):
-        at_day = st.date_input("Day (UTC)", key="at_day")
+        at_day = st.date_input("Day (UTC)", key="at_day", **bounds)
         at_time = st.time_input("Time (UTC)", key="at_time")
     at = datetime.combine(at_day, at_time, tzinfo=timezone.utc)
     st.sidebar.caption(clock_text(at, s.clock), help="Freshness (is the data fresh, stale or failing?) is computed "

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 from datetime import date
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -46,6 +48,21 @@ def _parameters(sql: str) -> frozenset[str]:
         return frozenset(reads(sql).parameters)
     except ValueError as exc:
         raise EngineError(str(exc)) from None
+
+
+def number(raw, where: str) -> float | None:
+    """The SQL's `value` as a float. Text, a date, a boolean, NaN or an infinity is no number to show: the answer
+    then says the value could not be computed (and still gives the definition), instead of the whole question
+    failing on a float() of whatever the SQL returned. The value itself is not quoted: it is warehouse data."""
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, Decimal)):
+        kind = "text" if isinstance(raw, str) else type(raw).__name__
+        raise EngineError(f"{where}: the SQL's column value is {kind}, not a number")
+    value = float(raw)
+    if not math.isfinite(value):
+        raise EngineError(f"{where}: the SQL's column value is {value}, not a finite number")
+    return value
 
 
 def result_hash(columns: list[str], rows: list[tuple]) -> str:
@@ -108,11 +125,11 @@ class DuckDBEngine:
         if "value" not in columns or len(rows) != 1:
             raise EngineError(f"{where}: the SQL must return one row with a column named value; it returned "
                               f"{len(rows)} row(s) with columns {', '.join(columns) or 'none'}")
-        raw = rows[0][columns.index("value")]
+        value = number(rows[0][columns.index("value")], where)
         return MetricValue(
             entity_id=version.entity_id, evidence_id=version.evidence_id, version=version.version,
             title=version.title, model_evidence_id=model.evidence_id if model is not None else None,
-            relation=relation, start=start, end=end, value=None if raw is None else float(raw),
+            relation=relation, start=start, end=end, value=value,
             unit=version.metric.unit, engine=self.name, sql=sql, sql_hash=sql_hash(sql),
             result_hash=result_hash(columns, [list(r) for r in rows]))
 

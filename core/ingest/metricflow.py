@@ -17,6 +17,7 @@ import csv
 import fcntl
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -190,9 +191,17 @@ def _period(text: str) -> date:
     return datetime.fromisoformat(text.strip().replace(" ", "T")).date()
 
 
-def _number(text: str) -> float | None:
+def _number(text: str, metric: str) -> float | None:
     text = text.strip()
-    return None if text in ("", "None", "null", "NULL", "nan") else float(text)
+    if text in ("", "None", "null", "NULL", "nan"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):  # the answer says the value could not be computed, and why; it does not fail
+        raise MetricFlowError(f"mf's value for {metric} is not a number")
+    return value
 
 
 def parse_csv(path: Path, metric: str, grain: str | None) -> list[MetricValue]:
@@ -209,7 +218,7 @@ def parse_csv(path: Path, metric: str, grain: str | None) -> list[MetricValue]:
     if grain and time_col is None:
         raise MetricFlowError(f"{path}: mf's CSV has no metric_time column (columns: {', '.join(header)})")
     out = [MetricValue(metric=metric, grain=grain, period_start=_period(r[time_col]) if grain else None,
-                       value=_number(r[at])) for r in rows[1:] if r]
+                       value=_number(r[at], metric)) for r in rows[1:] if r]
     return sorted(out, key=lambda v: v.period_start or date.min)
 
 

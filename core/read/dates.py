@@ -27,6 +27,7 @@ from core.read.date_mention import (
     _starts,
     _unit_start,
 )
+from core.read.day_range import RANGE, check_day, out_of_range
 from core.read.relative_dates import RELATIVE, _from_relative
 from core.settings import budget
 
@@ -328,6 +329,14 @@ def _month_named(g: dict) -> tuple[date, ...]:
         return ()
 
 
+def _beyond(mention: DateMention) -> bool:
+    """A date written in the question outside the days AsOf answers for: asked back, with the range."""
+    if mention.kind == "timestamp":
+        return mention.at is not None and out_of_range(mention.at.date())
+    last = mention.end - timedelta(days=1) if mention.end else mention.start
+    return any(d is not None and out_of_range(d) for d in (mention.start, last))
+
+
 def _scan(text, name, pattern, taken, found, build) -> None:
     for m in pattern.finditer(text):
         budget.check()
@@ -338,11 +347,13 @@ def _scan(text, name, pattern, taken, found, build) -> None:
             continue
         try:
             mention = build(name, m, (s, e))
-            if mention is not None and mention.kind == "date" and mention.start >= date.max:
-                raise OverflowError("the last day the calendar holds has no day after it, which an answer needs")
+            if mention is not None and _beyond(mention):
+                raise OverflowError(f"out of range: {RANGE}")
         except (ValueError, OverflowError) as exc:
             # "2025-02-30" is not a date, and its year must not be read as one either; nor is it dropped unsaid,
             # which answered as of today (core/read/when.py asks which day was meant).
+            if isinstance(exc, ValueError) and str(exc).startswith("year "):  # "Q4 9999" ends in year 10000
+                exc = OverflowError(f"out of range: {RANGE}")
             for i in range(s, e):
                 taken[i] = True
             found.append(DateMention("invalid", span=(s, e), text=text[s:e], qualifier=NOT_A_DATE,
@@ -456,17 +467,6 @@ def _build(name: str, m: re.Match, span: tuple[int, int]) -> DateMention | None:
     return None
 
 
-LAST_DAY = date.max - timedelta(days=1)  # the last day whose half-open [day, day + 1) exists
-
-
-def check_day(day: date, what: str = "reporting date") -> date:
-    """`day` if the calendar has the day after it; otherwise a ValueError every surface shows as its refusal
-    (the CLI's argument error, the MCP tool error): resolution works on [day, day + 1)."""
-    if day > LAST_DAY:
-        raise ValueError(f"{what} {day} is out of range (the last supported day is {LAST_DAY})")
-    return day
-
-
 def parse_period(value: str) -> tuple[date, date]:
     """CLI/form period 'START..END' with an inclusive END, returned half-open."""
     if ".." not in value:
@@ -474,4 +474,4 @@ def parse_period(value: str) -> tuple[date, date]:
     a, b = (date.fromisoformat(x.strip()) for x in value.split("..", 1))
     if b < a:
         raise ValueError(f"period end {b} is before its start {a}")
-    return a, check_day(b, "period end") + timedelta(days=1)
+    return check_day(a, "period start"), check_day(b, "period end") + timedelta(days=1)

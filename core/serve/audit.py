@@ -16,11 +16,17 @@ a deleted one (the next record chains to a hash no longer in the log), an insert
 after it chains past it, or it carries no chain fields after chained records), or a torn line. Records
 written before the chain existed read as "unchained". Calls that were refused or failed are recorded too
 (behavior "refused" or "error", with the message), without an envelope.
+
+With an audit key (core/serve/audit_key.py) `hash` is an HMAC-SHA256 ("hmac-sha256:...") instead: whoever
+edits a record without the key cannot give it a hash that verifies, so even an edit followed by recomputing
+every later hash is found, at the edited record. Records written before the key was set keep their sha256 and
+are reported as unkeyed; an unkeyed record after a keyed one is a rewrite.
 """
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -33,6 +39,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from core.catalog.envelope import Envelope
+from core.serve.audit_key import audit_key
 
 SOURCES = ("cli", "app", "mcp")
 # Bookkeeping that says when and how an envelope was produced, not what it answers; left out of its hash so
@@ -40,6 +47,8 @@ SOURCES = ("cli", "app", "mcp")
 UNHASHED = {"explanation", "recorded"}
 _LOCK = threading.Lock()
 GENESIS = "sha256:" + "0" * 64  # what the first record of a log chains to
+KEYED = "hmac-sha256:"  # the prefix of a hash made with the audit key
+_FROM_ENV = object()  # verify(): read the key as append() does
 NOT_ANSWERED = ("refused", "error")  # behaviors of calls that produced no envelope
 MAX_REFUSED_QUESTION = 2000  # a refused question is kept only this long (a too-long one is why it was refused)
 
@@ -168,8 +177,11 @@ def _canonical(data: dict) -> bytes:
                       ensure_ascii=False).encode("utf-8")
 
 
-def record_hash(data: dict) -> str:
-    """The hash a record carries: sha256 over its canonical JSON (parsed from its line), without `hash`."""
+def record_hash(data: dict, key: bytes | None = None) -> str:
+    """The hash a record carries: sha256 over its canonical JSON (parsed from its line), without `hash`; an
+    HMAC-SHA256 with the audit key when there is one."""
+    if key:
+        return KEYED + hmac.new(key, _canonical(data), hashlib.sha256).hexdigest()
     return "sha256:" + hashlib.sha256(_canonical(data)).hexdigest()
 
 
@@ -215,6 +227,7 @@ def append(db_path: str | Path, rec: AuditRecord) -> AuditRecord:
     line whole even when threads and processes append at once. Returns the record as written."""
     path = audit_path(db_path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    key = audit_key()  # a key that cannot be used is refused before anything is written
     with _LOCK:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)  # owner only, like the database
         try:
@@ -223,7 +236,7 @@ def append(db_path: str | Path, rec: AuditRecord) -> AuditRecord:
                 last, torn = _tail(fd)
                 data = json.loads(rec.model_dump_json(exclude={"prev", "hash"}))
                 data["prev"] = link_of(last) if last else GENESIS
-                data["hash"] = record_hash(data)
+                data["hash"] = record_hash(data, key)
                 # A torn last line (no newline) stays its own line: verify names it, listing skips it.
                 line = (b"\n" if torn else b"") + (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8")
                 written = os.write(fd, line)
@@ -320,6 +333,8 @@ class Verification:
     lines: int = 0  # records and unreadable lines seen (blank lines are not counted)
     chained: int = 0
     unchained: int = 0  # records written before the chain existed (at the start of the log)
+    keyed: int = 0  # chained records whose hash is an HMAC with the audit key
+    key: bool = False  # whether a key was given: without one a rewritten chain cannot be told from the original
     head: str = GENESIS  # what the next record will chain to: note it elsewhere to detect a cut-off tail
     broken: str | None = None  # the first broken link, in words
     broken_line: int | None = None
@@ -331,23 +346,31 @@ class Verification:
         return self.broken is None
 
 
-def verify(db_path: str | Path) -> Verification:
+UNKEYED = ("not verified with the key: written before the audit key was set (a plain sha256 chain, which whoever "
+           "can write the log could recompute)")
+
+
+def verify(db_path: str | Path, key=_FROM_ENV) -> Verification:
     """Walk the chain from the first line and name the first broken link (see the module docstring).
-    Every record after a break is reported "not verified" (the chain past it vouches for nothing)."""
+    Every record after a break is reported "not verified" (the chain past it vouches for nothing). `key`: the
+    audit key (default: the configured one, as appends use); keyed records cannot be checked without it."""
+    key = audit_key() if key is _FROM_ENV else key
     path = audit_path(db_path)
-    v = Verification(path)
+    v = Verification(path, key=key is not None)
     if not path.exists():
         return v
     expected, previous_line = GENESIS, None
+    previous_authentic = False  # the record before carries a valid keyed hash: nobody rewrote it
     seen_hash: dict[str, tuple[int, str]] = {}  # hash -> (line, id) of the records seen
     seen_id: dict[str, int] = {}
+
     with open(path, "rb") as fh:
         raw_lines = fh.read().split(b"\n")
     for n, raw in enumerate(raw_lines, 1):
         if not raw.strip():
             continue
         v.lines += 1
-        why, rid = None, None
+        why, rid, authentic, unkeyed = None, None, False, False
         try:
             data = json.loads(raw)
             rid = str(data.get("id")) if isinstance(data, dict) and data.get("id") else None
@@ -359,18 +382,35 @@ def verify(db_path: str | Path) -> Verification:
             if v.chained == 0 and v.broken is None:
                 v.unchained += 1
                 v.status[rid or f"line {n}"] = "unchained (written before the log was chained)"
-                expected, previous_line = line_hash(raw), (n, rid)
+                expected, previous_line, previous_authentic = line_hash(raw), (n, rid), False
                 continue
             why = ("inserted or forged record: it carries no chain fields (prev, hash) but follows chained "
                    "records")
         elif data is not None:
             v.chained += 1
-            if data.get("hash") != record_hash(data):
+            stated = data.get("hash")
+            if isinstance(stated, str) and stated.startswith(KEYED):
+                v.keyed += 1
+                if key is None:
+                    why = ("keyed record: its hash is an HMAC with the audit key; set ASOF_AUDIT_KEY or "
+                           "ASOF_AUDIT_KEY_FILE to verify it")
+                elif not hmac.compare_digest(stated, record_hash(data, key)):
+                    why = ("edited record: its content no longer matches its keyed hash (a field, a timestamp or "
+                           "the hash itself was changed, or it was rehashed without the key; or the key given "
+                           "is not the one it was written with)")
+                else:
+                    authentic = True
+            elif stated != record_hash(data):
                 why = ("edited record: its content no longer matches its hash (a field, a timestamp or the hash "
                        "itself was changed)")
-            elif rid in seen_id:
+            elif key is not None and v.keyed:
+                why = ("edited or forged record: unkeyed after keyed ones, so it was written or rehashed by "
+                       "someone without the audit key")
+            else:
+                unkeyed = key is not None
+            if why is None and rid in seen_id:
                 why = f"forged record: a copy of record {rid} at line {seen_id[rid]}"
-            elif data.get("prev") != expected:
+            elif why is None and data.get("prev") != expected:
                 prev = data.get("prev")
                 if prev in seen_hash:
                     k, kid = seen_hash[prev]
@@ -378,21 +418,29 @@ def verify(db_path: str | Path) -> Verification:
                            f"before it (line {previous_line[0]}, {previous_line[1]}), which is not part of the chain")
                 elif prev == GENESIS:
                     why = "records deleted or inserted before it: it chains to the start of the log"
+                elif previous_authentic:  # the record before verifies with the key: it is as written
+                    why = ("deleted record(s) before it: it chains to a record that is no longer in the log "
+                           "(or this one was forged)")
                 else:
                     why = ("deleted record(s) before it: it chains to a record that is no longer in the log "
                            "(or the record before it was rewritten with a new hash, or this one was forged)")
+                    if previous_line is not None and previous_line[1] in v.status and v.broken is None:
+                        # Nothing vouches for that record now: replay must not call it verified.
+                        v.status[previous_line[1]] = (
+                            f"not verified: the record after it (line {n}) does not chain to it, so it may have "
+                            "been edited and rehashed; only a keyed chain (ASOF_AUDIT_KEY) tells which")
         if why is not None:
             v.status[rid or f"line {n}"] = "FAILED verification: " + why
             if v.broken is None:
                 v.broken, v.broken_line, v.broken_id = why, n, rid
         elif rid is not None:
-            v.status[rid] = ("verified" if v.broken is None else
-                             f"not verified: the chain is broken earlier, at line {v.broken_line}")
+            v.status[rid] = (f"not verified: the chain is broken earlier, at line {v.broken_line}" if v.broken
+                             else UNKEYED if unkeyed else "verified")
         if data is not None and rid is not None:
             seen_id.setdefault(rid, n)
             if isinstance(data.get("hash"), str):
                 seen_hash.setdefault(data["hash"], (n, rid))
-        expected, previous_line = link_of(raw), (n, rid or "unreadable")
+        expected, previous_line, previous_authentic = link_of(raw), (n, rid or "unreadable"), authentic
     v.head = expected
     return v
 

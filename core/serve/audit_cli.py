@@ -24,15 +24,24 @@ def filtered(db, role=None, principal=None, behavior=None, source=None, contains
     return recs[:limit] if limit else recs
 
 
+NO_KEY = ("no audit key is set (ASOF_AUDIT_KEY or ASOF_AUDIT_KEY_FILE): the chain finds damage and plain edits, but "
+          "whoever can write the log could edit a record and recompute every hash after it")
+
+
 def format_verification(v) -> str:
     if v.lines == 0:
-        return f"{v.path}: no audit records; nothing to verify"
+        return f"{v.path}: no audit records; nothing to verify" + ("" if v.key else f"\n  {NO_KEY}")
     counts = f"{v.lines} line(s): {v.chained} chained record(s)" + (
         f", {v.unchained} unchained (written before the log was chained)" if v.unchained else "")
+    if v.key:
+        counts += f", {v.keyed} keyed with the audit key" + (
+            f", {v.chained - v.keyed} unkeyed (written before the key was set; not verified with it)"
+            if v.chained > v.keyed else "")
+    keyed = "" if v.key else f"\n  {NO_KEY}"
     if v.intact:
-        return f"{v.path}: intact; {counts}; head {v.head}"
+        return f"{v.path}: intact; {counts}; head {v.head}{keyed}"
     return (f"{v.path}: BROKEN at line {v.broken_line}" + (f" (record {v.broken_id})" if v.broken_id else "")
-            + f": {v.broken}\n  {counts}; records from line {v.broken_line} on are not verified")
+            + f": {v.broken}\n  {counts}; records from line {v.broken_line} on are not verified{keyed}")
 
 
 def run_audit(args) -> int:
@@ -40,7 +49,8 @@ def run_audit(args) -> int:
         v = verify(args.db)
         if args.json:
             print(json.dumps({"path": str(v.path), "intact": v.intact, "lines": v.lines, "chained": v.chained,
-                              "unchained": v.unchained, "broken_line": v.broken_line, "broken_id": v.broken_id,
+                              "unchained": v.unchained, "keyed": v.keyed, "key": v.key,
+                              "broken_line": v.broken_line, "broken_id": v.broken_id,
                               "broken": v.broken, "head": v.head}, indent=2))
         else:
             print(format_verification(v))

@@ -25,7 +25,8 @@ from core.ingest.load import CatalogError, read_text
 from core.ingest.metricflow import DbtTools, MetricFlowError
 from core.ingest.publish import publish
 from core.ingest.upload import publish_to
-from core.read.dates import check_day, parse_period
+from core.read.dates import parse_period
+from core.read.day_range import check_day, check_time
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
@@ -38,12 +39,19 @@ from core.settings.objects import ObjectLocation, ObjectStoreError
 
 def _recorded_at(value: str) -> datetime:
     from core.read.recorded import end_of
-    return end_of(value)
+    try:
+        return check_time(end_of(value), "recorded-at time")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r}: {exc}") from None
 
 
 def _iso_datetime(value: str) -> datetime:
-    ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc)
+    """An evaluation time: ISO 8601, UTC unless it names a zone, inside the days AsOf answers for."""
+    try:
+        ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return check_time(ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r}: {exc}") from None
 
 
 def _day(value: str) -> date:

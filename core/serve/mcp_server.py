@@ -32,8 +32,10 @@ from core.compute.choose import value_engine
 from core.retrieve.embed import Embedder
 from core.serve import audit
 from core.serve import mcp_tools as tools
+from core.serve.audit_key import audit_key
 from core.serve.live import Live
 from core.serve.mcp_auth import AccessDenied, Identity, find_token, load_tokens, resolve_identity
+from core.serve.mcp_refusals import RecordingServer, refusing_unauthorized
 from core.settings.config import Settings
 from core.settings.objects import is_object_url
 
@@ -117,6 +119,30 @@ def _token_identity(principal: Principal) -> tuple[str, str | None]:
     return entry.principal, entry.role
 
 
+def _caller(principal: Principal) -> tuple[str | None, str | None]:
+    """Who a refused call came from, as far as is known: the configured principal, or the token's (none when the
+    token is unknown)."""
+    if principal.tokens_path is None:
+        return principal.name, principal.role
+    try:
+        return _token_identity(principal)
+    except (ToolError, ValueError, OSError):
+        return None, None
+
+
+def refusal_recorder(holder: CatalogHolder, principal: Principal):
+    """Appends the audit record of a call refused before any tool ran (core/serve/mcp_refusals.py)."""
+    def record(message: str, inputs: dict) -> None:
+        name, role = _caller(principal) if "tool" in inputs else (None, None)
+        if name:  # the role its calls run as, as a tool's own refusal records it
+            try:
+                role = resolve_identity(holder.current().store, name, role).role
+            except AccessDenied:
+                pass
+        audit.record_refusal(holder.db_path, role=role, principal=name, source="mcp", inputs=inputs, message=message)
+    return record
+
+
 class TokenVerifier:
     """Bearer tokens checked against the hashed tokens file, re-read on each request so added or
     removed tokens take effect without a restart."""
@@ -143,8 +169,8 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
     if principal.tokens_path is not None:
         kw = dict(token_verifier=TokenVerifier(principal.tokens_path),
                   auth=AuthSettings(issuer_url=auth_url, resource_server_url=None))
-    server = MCPServer(
-        "asof", title="AsOf", log_level="WARNING",
+    server = RecordingServer(
+        "asof", title="AsOf", log_level="WARNING", record=refusal_recorder(holder, principal),
         instructions=("AsOf tells which definition of a business metric applied on a reporting date, with its "
                       "backing model, lineage, data freshness and conflicting documents, as a governed catalog "
                       f"records them. {who_text} {BEHAVIORS}"),
@@ -293,6 +319,7 @@ def serve(db_path: Path, settings: Settings, principal: Principal, transport: st
           path: str) -> None:
     if not is_object_url(str(db_path)) and not Path(db_path).exists():
         raise FileNotFoundError(f"no catalog database at {db_path}; run `python -m core ingest` first")
+    audit_key()  # a configured audit key that cannot be used stops the server before it answers anything
     holder = CatalogHolder(db_path, settings)
     cat = holder.current()  # fail before serving: an unknown principal or a missing catalog is a start-up error
     if principal.tokens_path is None:
@@ -307,4 +334,7 @@ def serve(db_path: Path, settings: Settings, principal: Principal, transport: st
     server = build_server(holder, principal, auth_url=f"http://{host}:{port}")
     print(f"AsOf MCP server: http://{host}:{port}{path} (bearer tokens from {principal.tokens_path})",
           file=sys.stderr, flush=True)
-    server.run("streamable-http", host=host, port=port, streamable_http_path=path)
+    import uvicorn  # what the SDK's own run("streamable-http") does, with refused requests recorded
+    app = refusing_unauthorized(server.streamable_http_app(streamable_http_path=path, host=host),
+                                refusal_recorder(holder, principal))
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -25,7 +25,8 @@ from core.catalog.text import words
 from core.compute.engine import ValueEngine
 from core.explain.explain import cache_for, explain
 from core.explain.headline import headline
-from core.read.dates import check_day, parse_period
+from core.read.dates import parse_period
+from core.read.day_range import check_day, check_time
 from core.resolve import lineage as lineage_mod
 from core.resolve.columns import trace_column
 from core.resolve.freshness import source_freshness
@@ -138,7 +139,7 @@ def _period(value: str | None) -> tuple[date, date] | None:
 
 
 def _day(value: date | None, arg: str = "date") -> date | None:
-    """The CLI's check (core.read.dates.check_day): the calendar's last day is refused, not overflowed."""
+    """The CLI's check (core/read/day_range.py): a day AsOf does not answer for is refused, not overflowed."""
     if value is None:
         return None
     try:
@@ -150,6 +151,16 @@ def _day(value: date | None, arg: str = "date") -> date | None:
 def _utc(at: datetime | None) -> datetime:
     at = at or datetime.now(timezone.utc)
     return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+
+def _time(value: datetime | None, arg: str = "at") -> datetime | None:
+    """An evaluation or recorded-at time the caller gave, refused as the CLI refuses it when it is out of range."""
+    if value is None:
+        return None
+    try:
+        return check_time(value, "recorded-at time" if arg == "recorded_at" else "evaluation time")
+    except ValueError as exc:
+        raise ToolInputError(f"argument '{arg}': {exc}") from None
 
 
 TOPIC_ROLES = ("metric", "model", "source")
@@ -206,7 +217,7 @@ def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, perio
         raise ToolInputError(f"argument 'question': {budget.too_long(question)}")
     if day and period:
         raise ToolInputError("give either 'date' or 'period', not both")
-    day = _day(day)
+    day, at, recorded_at = _day(day), _time(at), _time(recorded_at, "recorded_at")
     scope = cat.scope(who)
     if conversation is not None and not (0 < len(conversation) <= 200):
         raise ToolInputError("argument 'conversation': 1-200 characters")
@@ -234,7 +245,7 @@ def metric_value_tool(cat: Catalog, who: Identity, entity: str, period: str, gra
     tool = "metric_value"
     if not period or not period.strip():
         raise ToolInputError("argument 'period': give START..END (inclusive end), e.g. 2024-04-01..2024-06-30")
-    span = _period(period)
+    span, at = _period(period), _time(at)
     if grain is not None and grain not in GRAINS:
         raise ToolInputError(f"argument 'grain': one of {', '.join(GRAINS)}, got {grain!r}")
     under = ""
@@ -283,7 +294,7 @@ def list_metrics_tool(cat: Catalog, who: Identity, topic: str | None) -> Answer:
 def get_definition_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
                         recorded_at: datetime | None) -> tuple[Answer, dict]:
     """Also returns the audit inputs: a definition is an `ask` with the entity fixed, so it replays as one."""
-    day = _day(day)
+    day, recorded_at = _day(day), _time(recorded_at, "recorded_at")
     found = _entity(cat, who, "get_definition", entity)[1]
     if not isinstance(found, Entity):
         return found, {}
@@ -383,6 +394,7 @@ def get_lineage_tool(cat: Catalog, who: Identity, entity: str, day: date | None,
 
 def get_freshness_tool(cat: Catalog, who: Identity, entity: str, at: datetime | None) -> Answer:
     tool = "get_freshness"
+    at = _time(at)  # refused before anything is looked up, as every tool refuses a bad argument
     view, found = _entity(cat, who, tool, entity)
     if not isinstance(found, Entity):
         return found

@@ -386,7 +386,8 @@ def test_a_reingest_is_picked_up_on_the_next_call(tmp_path):
 
 @pytest.mark.parametrize("call", ["ask", "get_definition", "get_lineage", "get_freshness"])
 def test_the_calendars_last_day_is_refused_as_the_cli_refuses_it(tmp_path, call):
-    """9999-12-31 has no next day for [day, day + 1): a clean input error (the CLI's words), no OverflowError."""
+    """9999-12-31 has no next day for [day, day + 1), and is past the days AsOf answers for: a clean input error
+    (the CLI's words), no OverflowError."""
     from datetime import datetime, timezone
     db = tmp_path / "c.duckdb"
     write_catalog(CATALOG, db)
@@ -400,13 +401,13 @@ def test_the_calendars_last_day_is_refused_as_the_cli_refuses_it(tmp_path, call)
                cat, alice, "metric.net_revenue", datetime(9999, 12, 31, 12, tzinfo=timezone.utc))}[call]
     with pytest.raises(tools.ToolInputError) as refused:
         run()
-    said = "9999-12-31 is out of range (the last supported day is 9999-12-30)"
-    assert said in str(refused.value)
+    said = "is out of range (AsOf answers for days from 1000-01-01 to 9998-12-31)"
+    assert "9999-12-31" in str(refused.value) and said in str(refused.value)
     r = cli("ask", "--db", str(db), "--role", "analyst", "--date", "9999-12-31", "What is net revenue?")
     assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr
-    # The day before is still answered.
+    # The last day AsOf answers for is still answered (tests/serve/test_extreme_dates.py draws the rest).
     if call == "get_definition":
-        assert tools.get_definition_tool(cat, alice, "metric.net_revenue", date(9999, 12, 30), None)[0][0]["behavior"]
+        assert tools.get_definition_tool(cat, alice, "metric.net_revenue", date(9998, 12, 31), None)[0][0]["behavior"]
 
 
 def test_metric_value_over_stdio_is_computed_refused_alike_audited_and_replayed(catalog_only, small_warehouse, tmp_path):
