@@ -124,12 +124,37 @@ class MetricSpec(BaseModel):
     sql: str | None = None
 
 
+class ColumnSpec(BaseModel):
+    """One column as its authors described it (dbt's schema.yml) and as the warehouse types it (catalog.json)."""
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)
+    type: str | None = None
+    description: str | None = None
+
+
+class DataTest(BaseModel):
+    """A data test that runs on a model or source: dbt's generic tests (`not_null` on a column) and singular ones
+    (a SQL file). `models` is every node it reads: it is shown only to a role that may see all of them, since its
+    name and arguments can name each."""
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)  # the test as written: `not_null`, `relationships`, or a singular test's file
+    test_id: str | None = None  # dbt's unique_id
+    generic: bool = True
+    column: str | None = None
+    models: list[str] = Field(default_factory=list)
+
+
+_LATER_FIELDS = ("model.column_details", "model.tests")
+
+
 class ModelSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     relation: str | None = None
     grain: str | None = None
     primary_key: list[str] = Field(default_factory=list)
     columns: list[str] = Field(default_factory=list)
+    column_details: list[ColumnSpec] = Field(default_factory=list)
+    tests: list[DataTest] = Field(default_factory=list)
 
 
 class Edge(BaseModel):
@@ -262,6 +287,13 @@ class Evidence(BaseModel):
 
     def compute_hash(self) -> str:
         body = self.model_dump(mode="json", exclude={"content_hash", "acl", "recorded_at"})
+        for key in _LATER_FIELDS:
+            # Fields added after catalogs were first hashed count only when set: an object that does not use them
+            # keeps the hash it had, so a re-ingest does not report it changed.
+            owner, _, name = key.rpartition(".")
+            holder = body.get(owner) if owner else body
+            if isinstance(holder, dict) and holder.get(name) in (None, []):
+                holder.pop(name, None)
         return "sha256:" + hashlib.sha256(_HASH_JSON.encode(body).encode()).hexdigest()[:32]
 
     @property

@@ -305,7 +305,7 @@ def _intent(env: Envelope) -> str | None:
         if not n:
             return f"Nothing you can see reads {label}"
         return f"{n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} {label}"
-    if env.review:
+    if env.review or env.table_facts:
         return _short(env.verdict, 25)
     if env.documents:
         return _quoted(env)

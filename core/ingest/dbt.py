@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.ingest.artifacts import artifact_problems
+from core.ingest.dbt_tests import column_details, node_tests
 from core.ingest.load import MAX_FILE_BYTES, CatalogError, Problem, parse_text, read_text
 
 NODE_TYPES = ("model", "seed", "snapshot")
@@ -136,7 +137,14 @@ class _Reader:
         self.built = {r.get("unique_id"): r for r in (art.run_results or {}).get("results") or []}
         self.groups = {g.get("name"): g for g in (m.get("groups") or {}).values() if isinstance(g, dict)}
         self.semantic_models: dict[str, dict] = {}
+        self.tests = node_tests(m)
         self.out: list[dict] = []
+
+    def _table(self, uid: str, node: dict, relation: str, cols: list[str], **extra) -> dict:
+        """A model's or source's `model` field: its relation, columns as described and typed, and its tests."""
+        return {"relation": relation.replace('"', ""), "columns": cols, **extra,
+                "column_details": column_details(node, self.catalog_nodes.get(uid)),
+                "tests": self.tests.get(uid, [])}
 
     def _build(self, uid: str) -> str:
         r = self.built.get(uid)
@@ -207,8 +215,7 @@ class _Reader:
             item = self._add(uid, "model" if rtype != "seed" else "source", title, " ".join(facts),
                              n.get("original_file_path") or "manifest.json",
                              entity_id=_entity(uid, version), authority_class=f"dbt_{rtype}",
-                             model={"relation": relation.replace('"', ""), "columns": cols,
-                                    "primary_key": n.get("primary_key") or []},
+                             model=self._table(uid, n, relation, cols, primary_key=n.get("primary_key") or []),
                              version=str(version) if version is not None else None, lifecycle=lifecycle,
                              description=n.get("description") or None, owner=owner)
             if dep and (version is not None or lifecycle == "deprecated"):
@@ -226,7 +233,7 @@ class _Reader:
             self._add(uid, "source", name, text, s.get("original_file_path") or "manifest.json",
                       description=s.get("description") or s.get("source_description") or None, owner=self._owner(s),
                       aliases=[s.get("identifier") or s.get("name")] if (s.get("identifier") or s.get("name")) != name else [],
-                      model={"relation": (s.get("relation_name") or name).replace('"', ""), "columns": cols})
+                      model=self._table(uid, s, s.get("relation_name") or name, cols))
             policy = s.get("freshness") or (s.get("config") or {}).get("freshness") or {}
             result = fresh.get(uid)
             criteria = (result or {}).get("criteria") or policy
