@@ -144,7 +144,7 @@ class DataTest(BaseModel):
     models: list[str] = Field(default_factory=list)
 
 
-_LATER_FIELDS = ("model.column_details", "model.tests")
+_LATER_FIELDS = ("label", "model.column_details", "model.tests")
 
 
 class ModelSpec(BaseModel):
@@ -216,6 +216,9 @@ class Evidence(BaseModel):
     entity_id: str = Field(min_length=1)
     kind: Kind
     title: str
+    # The display name people know it by ("Lab turnaround (p90)" for lab_tat_p90): headlines say it instead of the
+    # raw id. Written `label` or `name` in a catalog file; dbt's `label`.
+    label: str | None = None
     text: str = ""
     version: str | None = None
     authority: Authority
@@ -243,6 +246,20 @@ class Evidence(BaseModel):
     source_system: str | None = None
     source_revision: str | None = None
     content_hash: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _name_is_label(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "name" in data:
+            data = dict(data)
+            name = data.pop("name")
+            if data.get("label") is not None and name is not None and str(name) != str(data["label"]):
+                raise ValueError(f"label {str(data['label'])[:60]!r} and name {str(name)[:60]!r} disagree: the display "
+                                 "name is given once, as label or as name")
+            data.setdefault("label", name)
+        if isinstance(data, dict) and isinstance(data.get("label"), str):
+            data["label"] = " ".join(data["label"].split()) or None
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -217,7 +217,7 @@ class _Reader:
                              entity_id=_entity(uid, version), authority_class=f"dbt_{rtype}",
                              model=self._table(uid, n, relation, cols, primary_key=n.get("primary_key") or []),
                              version=str(version) if version is not None else None, lifecycle=lifecycle,
-                             description=n.get("description") or None, owner=owner)
+                             description=n.get("description") or None, owner=owner, label=_label(n))
             if dep and (version is not None or lifecycle == "deprecated"):
                 item["valid_to"] = dep[:10]  # dbt stops supporting it then
 
@@ -232,6 +232,7 @@ class _Reader:
                             if x)
             self._add(uid, "source", name, text, s.get("original_file_path") or "manifest.json",
                       description=s.get("description") or s.get("source_description") or None, owner=self._owner(s),
+                      label=_label(s),
                       aliases=[s.get("identifier") or s.get("name")] if (s.get("identifier") or s.get("name")) != name else [],
                       model=self._table(uid, s, s.get("relation_name") or name, cols))
             policy = s.get("freshness") or (s.get("config") or {}).get("freshness") or {}
@@ -263,6 +264,7 @@ class _Reader:
                     f"{e.get('description') or ''} Owner: {owner or 'not recorded'}. URL: {e.get('url') or 'none'}.")
             self._add(uid, "model", label, text, e.get("original_file_path") or "manifest.json",
                       owner=owner, authority_class="dbt_exposure", description=e.get("description") or None,
+                      label=e.get("label") or None,
                       aliases=[e["name"]] if e.get("name") and e.get("name") != label else [])
         users: dict[str, list[str]] = {}
         for kind in ("nodes", "sources", "exposures"):
@@ -339,7 +341,7 @@ class _Reader:
                       metric={"formula": _formula(m, measure_home), "grain": first.get("primary"),
                               "time_dimension": time_dim, "filters": filters},
                       links={"implemented_by": models} if models else {},
-                      description=m.get("description") or None, mentions=mentions,
+                      description=m.get("description") or None, mentions=mentions, label=m.get("label") or None,
                       owner=self._owner(mm) if mm else None)
 
     def _homes(self, m: dict, by_name: dict, measure_home: dict, seen: frozenset = frozenset()) -> list[str]:
@@ -376,6 +378,15 @@ class _Reader:
                       "manifest.json", entity_id=f"lineage.{child}",
                       authority_class="dbt_parent_map", edges=[[p, child] for p in ups],
                       links={"lineage": [child]})
+
+
+def _label(node: dict) -> str | None:
+    """A model's or source's display name: dbt gives models none of their own, so teams keep one in meta."""
+    for meta in (node.get("meta"), (node.get("config") or {}).get("meta")):
+        label = meta.get("label") if isinstance(meta, dict) else None
+        if isinstance(label, str) and label.strip():
+            return label.strip()
+    return None
 
 
 def _person(owner: Any) -> str | None:
