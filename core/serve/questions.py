@@ -60,6 +60,7 @@ class Gold(BaseModel):
     # and words its headline must say (a test's name, a display name), case-insensitively.
     intent: str | None = None
     says: list[str] = Field(default_factory=list)
+    never_says: list[str] = Field(default_factory=list)  # words nowhere in the answer (another version's description)
 
     @property
     def split(self) -> str:
@@ -204,6 +205,9 @@ def judge(g: Gold, env: Envelope, hidden: set[str]) -> Outcome:
     unsaid = [w for w in g.says if w.lower() not in env.verdict.lower()]
     if unsaid and env.behavior.value in g.behavior:
         why.append("headline does not say: " + ", ".join(unsaid))
+    said = [w for w in g.never_says if w.lower() in text.lower()]
+    if said:
+        why.append("the answer says: " + ", ".join(said))
     if leaked:
         why.append("forbidden ids in output: " + ", ".join(leaked))
     return Outcome(g, not why, env.behavior.value, env.entity_id, leaked, "; ".join(why))
