@@ -314,6 +314,10 @@ class Comparison(BaseModel):
     left_model: str | None = None  # backing model evidence ids (metrics)
     right_model: str | None = None
     right_label: str | None = None
+    # Two revisions of one object that ingests recorded (core/answer/recorded_change.py): the ingest that recorded
+    # the later one, and its day.
+    recorded_ingest: int | None = None
+    recorded_on: date | None = None
 
     @property
     def changed(self) -> list[FieldChange]:

@@ -237,7 +237,10 @@ class _Reader:
                       model=self._table(uid, s, s.get("relation_name") or name, cols))
             policy = s.get("freshness") or (s.get("config") or {}).get("freshness") or {}
             result = fresh.get(uid)
-            criteria = (result or {}).get("criteria") or policy
+            # The manifest's thresholds are the project's now; a sources.json result keeps the ones of its own run,
+            # which a later edit of the project replaces (its load time still counts, judged by the new thresholds).
+            own = _hours(policy.get("warn_after")) is not None or _hours(policy.get("error_after")) is not None
+            criteria = policy if own else (result or {}).get("criteria") or {}
             warn, error = _hours(criteria.get("warn_after")), _hours(criteria.get("error_after"))
             if warn is not None or error is not None:
                 self._add(f"freshness.{uid}.policy", "freshness_policy", f"Freshness policy for {name}",
