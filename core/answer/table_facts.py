@@ -7,6 +7,8 @@ that column; several are asked back.
 """
 from __future__ import annotations
 
+import re
+
 from core.answer.run import entity_on_day
 from core.catalog.envelope import (
     Behavior,
@@ -20,9 +22,10 @@ from core.catalog.envelope import (
 )
 from core.catalog.evidence import Evidence, Kind
 from core.read.table_facts import named_columns
-from core.resolve.versions import in_effect
+from core.resolve.versions import backing_model, in_effect
 
 MAX_LISTED = 40
+YES_NO = re.compile(r"\s*(?:is|are|was|were|does|do|did|has|have)\b", re.I)
 
 
 def answer(run, pick) -> Envelope:
@@ -32,6 +35,16 @@ def answer(run, pick) -> Envelope:
         return _by_column(run, asked, read) or read
     primary, day, objs, versions = read
     table = _table(objs, versions, day)
+    if table is None and primary.role == "metric":
+        # "what type is consulted_at in consultations?" said a column: the table holding it, over a metric of its name.
+        by_column = _by_column(run, asked)
+        if by_column is not None:
+            return by_column
+        # "is revenue tested?": a metric is tested through the model it reads, said as such.
+        metric = next(iter(in_effect(versions, day) or versions[-1:]), None)
+        model = backing_model(metric, day, run.view)[0] if metric is not None else None
+        if model is not None and model.model is not None:
+            return _answer(run, asked, model, primary.entity_id, primary.label, through=model)
     if table is None:
         return _by_column(run, asked) or run.envelope(
             Behavior.abstain, f"{primary.label} is not a table: tests and columns are recorded on models and sources.",
@@ -73,7 +86,7 @@ def _names(ev: Evidence) -> list[str]:
     return list(dict.fromkeys(ev.model.columns + [c.name for c in ev.model.column_details]))
 
 
-def _answer(run, asked: str, table: Evidence, entity_id: str, label: str) -> Envelope:
+def _answer(run, asked: str, table: Evidence, entity_id: str, label: str, through: Evidence | None = None) -> Envelope:
     spec = table.model
     details = {c.name: c for c in spec.column_details}
     tests = [TableTest(name=t.name, column=t.column, generic=t.generic, test_id=t.test_id) for t in spec.tests]
@@ -83,7 +96,13 @@ def _answer(run, asked: str, table: Evidence, entity_id: str, label: str) -> Env
     named = named_columns(run.q.text, _names(table) + [t.column for t in tests if t.column])
     column = named[0] if len(named) == 1 else None
     facts = TableFacts(evidence_id=table.evidence_id, asked=asked, column=column, columns=columns, tests=tests)
-    verdict = _tests_verdict(label, tests, column) if asked == "tests" else _columns_verdict(label, columns, column)
+    # A metric's answer is its backing model's, named: "Revenue is computed on order_items: 3 data tests run on it".
+    name = through.title if through is not None else label
+    verdict = _tests_verdict(name, tests, column) if asked == "tests" else _columns_verdict(name, columns, column)
+    if through is not None:
+        verdict = f"{label} is computed on {through.title}: {verdict}"
+    if asked == "tests" and not column and YES_NO.match(run.q.text):  # "is X tested?" is answered yes or no first
+        verdict = ("Yes: " + verdict) if tests else "No: " + verdict.replace("No data tests", "no data tests", 1)
     run.step(asked, f"{len(tests)} test(s) and {len(columns)} column(s) recorded on {table.evidence_id}")
     behavior = Behavior.abstain if asked == "columns" and not columns else Behavior.answer
     return run.envelope(behavior, verdict, intent=asked, entity_id=entity_id, entity_label=label,

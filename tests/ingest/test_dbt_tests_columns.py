@@ -127,7 +127,8 @@ def _shown(env):
 def test_which_tests_run_on_a_model(clinic, q):
     env = _ask(clinic[0], q)
     assert env.behavior.value == "answer" and env.intent == "tests" and env.entity_id == "model.consultations"
-    assert env.verdict.startswith("3 data tests run on consultations")
+    opening = "Yes: 3 data tests run on consultations" if q.startswith("are") else "3 data tests run on consultations"
+    assert env.verdict.startswith(opening), env.verdict
     for said in ("unique", "not_null", "consultation_id", "accepted_values on consult_kind"):
         assert said in env.verdict
     # The relationships test to the hidden bonuses model is left out whole, not counted, not named.
@@ -212,3 +213,17 @@ def test_a_wrongly_typed_test_names_file_object_and_field_and_writes_nothing(tmp
     problem = err.value.problems[0]
     assert problem.file.endswith("manifest.json") and problem.evidence_id == key and problem.field == "test_metadata"
     assert not (tmp_path / "bad.duckdb").exists()
+
+
+def test_a_metric_is_tested_through_the_model_it_reads(clinic):
+    env = _ask(clinic[0], "which tests run on billed_eur?")
+    assert env.intent == "tests" and env.entity_id == "metric.billed_eur"
+    assert env.verdict.startswith("Billed amount is computed on treatment_bills: 2 data tests run on treatment_bills")
+    assert HIDDEN not in _shown(env)
+
+
+def test_is_a_table_tested_is_answered_yes_or_no(clinic, tmp_path):
+    assert _ask(clinic[0], "is treatment_bills tested?").verdict.startswith("Yes: 2 data tests run on treatment_bills")
+    assert _ask(clinic[0], "is billed_eur tested?").verdict.startswith("Yes: Billed amount is computed on treatment_bills")
+    bare = _store(tmp_path, "bare", tests={})
+    assert _ask(bare, "is consultations tested?").verdict == "No: no data tests you can see run on consultations."
