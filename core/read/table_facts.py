@@ -27,6 +27,10 @@ COLUMNS_ASKED = re.compile(
     r"\bschema\s+(?:of|for)\b|\bwhat(?:'s|\s+is)\s+(?:the\s+)?schema\b|"
     r"\b\w+'s\s+(?:columns|fields|schema)\b|"
     r"\bwhat\s+(?:type|data\s+type)\s+is\b|\bcolumn\s+types?\b", re.I)
+# Columns something is made from ("which columns feed revenue?", "what columns is X computed from?", "what fields
+# does X use?") are its lineage, answered by the definition flow, not the list of a table's columns.
+COLUMNS_READ = re.compile(r"\b(?:feeds?|fed|uses?|used|reads?|come|comes|(?:computed|calculated|derived|built|made|"
+                          r"sourced)\s+from|go(?:es)?\s+into)\b", re.I)
 # The asking words of either question: set aside so that "tests", "columns" or "schema" is not read as a name.
 CUE_WORDS = {"test", "tests", "tested", "testing", "dbt", "data", "generic", "singular", "quality", "covered",
              "column", "columns", "field", "fields", "schema", "type", "types", "run", "runs", "defined", "list",
@@ -38,6 +42,8 @@ def table_facts_asked(question: str) -> tuple[str | None, list[tuple[int, int]]]
     in the question, or (None, [])."""
     for kind, pattern in (("tests", TESTS_ASKED), ("columns", COLUMNS_ASKED)):
         m = pattern.search(question)
+        if m and kind == "columns" and COLUMNS_READ.search(question):
+            return None, []
         if m:
             return kind, [(m.start() + w.start(), m.start() + w.end()) for w in re.finditer(r"[A-Za-z]+", m.group())
                           if w.group().lower() in CUE_WORDS]

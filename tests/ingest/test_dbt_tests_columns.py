@@ -227,3 +227,10 @@ def test_is_a_table_tested_is_answered_yes_or_no(clinic, tmp_path):
     assert _ask(clinic[0], "is billed_eur tested?").verdict.startswith("Yes: Billed amount is computed on treatment_bills")
     bare = _store(tmp_path, "bare", tests={})
     assert _ask(bare, "is consultations tested?").verdict == "No: no data tests you can see run on consultations."
+
+
+@pytest.mark.parametrize("q", ["which columns feed billed_eur?", "what columns is billed_eur computed from?",
+                               "what fields does the billed_eur metric use?"])
+def test_columns_a_metric_is_made_from_are_its_lineage_not_a_column_list(clinic, q):
+    env = _ask(clinic[0], q)
+    assert env.intent != "columns" and env.table_facts is None and env.entity_id == "metric.billed_eur", env.verdict
