@@ -3,7 +3,8 @@ has. Read from the words alone; which table is meant is the ranker's, over the r
 
 "which tests run on X?", "what tests does X have?", "how is X tested?", "is column Y tested?", "does X have a test
 on Y?" ask for tests; "what columns does X have?", "which fields are in X?", "the schema of X", "X's columns and
-their types" ask for columns. "A/B test", "test group" and the like name an experiment, not a data test.
+their types" ask for columns. "A/B test", "test group", "any test orders" name an experiment or test data, not a data
+test: the test noun ends the question or is followed by what a data test does or where it runs.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ _TEST_NOUN = r"(?:(?:dbt|data|generic|singular|schema|quality)\s+)?tests?"
 _NOT_DATA_TEST = r"(?<!a/b\s)(?<!ab\s)(?<!split\s)(?<!ab-)(?<!a/b-)"
 TESTS_ASKED = re.compile(
     r"\b(?:which|what|any|list|show(?:\s+me)?|are\s+there(?:\s+any)?|how\s+many)\s+(?:of\s+)?(?:the\s+|its\s+)?"
-    + _NOT_DATA_TEST + _TEST_NOUN + r"\b(?!\s+(?:group|cell|variant|arm|market|accounts?|users?|data)\b)|"
+    + _NOT_DATA_TEST + _TEST_NOUN + r"\b(?=\s*(?:$|[?.,;:]|(?:run|runs|running|on|for|of|against|defined|does|do|did|"
+    r"are|is|exist|exists|cover|covers|check|checks|that|there|in\s+(?:dbt|the\s+project))\b))|"
     r"\b(?:is|are|was|were|gets?)\b[^?.;]{1,80}?\b(?:tested|covered\s+by\s+(?:a\s+|any\s+)?tests?)\b|"
     r"\bhow\s+(?:is|are|do\s+we|does\s+\w+)\b[^?.;]{1,60}?\btest(?:ed)?\b|"
     r"\b(?:does|do|did|has|have)\b[^?.;]{1,60}?\b(?:have|has|got|get)?\s*(?:a|any|some)\s+" + _NOT_DATA_TEST

@@ -234,3 +234,9 @@ def test_is_a_table_tested_is_answered_yes_or_no(clinic, tmp_path):
 def test_columns_a_metric_is_made_from_are_its_lineage_not_a_column_list(clinic, q):
     env = _ask(clinic[0], q)
     assert env.intent != "columns" and env.table_facts is None and env.entity_id == "metric.billed_eur", env.verdict
+
+
+@pytest.mark.parametrize("q", ["any test visits in consultations?", "are test pets excluded from consultations?",
+                               "which test group does consultations use?", "what is the A/B test for consultations?"])
+def test_test_data_and_experiments_are_not_data_tests(clinic, q):
+    assert _ask(clinic[0], q).intent != "tests"
