@@ -257,7 +257,7 @@ def _answer(asked: dict) -> None:
 def _is_intent(env: Envelope) -> bool:
     # A definition answer may carry a downstream half ("...and what uses it?"): it is drawn below its lineage.
     return bool(env.listing or env.comparison or env.ownership or (env.downstream and env.intent == "downstream")
-                or env.documents or env.review)
+                or env.documents or env.review or env.table_facts)
 
 
 def _notes(env: Envelope, asked: dict, form_day, form_period) -> list[str]:

@@ -169,6 +169,24 @@ def _review(env: Envelope) -> None:
                        + ", ".join(md_code(i) for i in it.evidence_ids))
 
 
+def _table_facts(env: Envelope) -> None:
+    """A table's tests or columns: both are shown, the one asked first."""
+    f = env.table_facts
+    tests = [{"test": t.name, "column": t.column or "(whole table)", "kind": "generic" if t.generic else "singular",
+              "id": t.test_id or "—"} for t in f.tests]
+    columns = [{"column": c.name, "type": c.type or "—", "description": c.description or "—",
+                "tests": ", ".join(c.tests) or "—"} for c in f.columns]
+    parts = [("Data tests", tests, "No data tests you can see run on it."),
+             ("Columns", columns, "No columns are recorded for it.")]
+    for title, rows, empty in (parts if f.asked == "tests" else parts[::-1]):
+        st.subheader(f"{title} ({len(rows)})")
+        if rows:
+            table(rows)
+        else:
+            st.info(empty)
+    st.caption("Only tests that read nothing your role may not see are listed.")
+
+
 def render_intent(env: Envelope) -> bool:
     """Draw the intent's section; False when the envelope is not an intent answer."""
     if env.listing:
@@ -183,6 +201,8 @@ def render_intent(env: Envelope) -> bool:
         _documents(env)
     elif env.review:
         _review(env)
+    elif env.table_facts:
+        _table_facts(env)
     else:
         return False
     return True

@@ -263,6 +263,12 @@ def answer(run, pick) -> Envelope | None:
     objs = [e for e in run.view.entity_objects(primary.entity_id) if retrievable(e, today)]
     versions = governing_versions(objs, primary.role)
     env = _against_draft(run, primary, versions) or _versions(run, primary, versions)
+    if "changed" in run.intent.aspects and not (env.comparison and env.comparison.left.evidence_id
+                                                != env.comparison.right.evidence_id):
+        # No two versions tell a change: what the ingests recorded may (a dbt definition edited in place).
+        from core.answer.recorded_change import recorded_change
+        found = recorded_change(run, versions)
+        env = _recorded(run, primary, found) if found else env
     if "changed" in run.intent.aspects and env.comparison and _overlap(env.comparison, versions):
         # Two approved versions in effect at once did not replace one another: "has it changed?" has no yes or no
         # here, and the definition flow sends the overlap to a governance reviewer.
@@ -271,6 +277,20 @@ def answer(run, pick) -> Envelope | None:
     if "owner" in run.intent.aspects:
         env = _with_owner(run, env, primary, objs, versions)
     return env
+
+
+def _recorded(run, primary, found) -> Envelope:
+    """"Yes: X was changed in the catalog at ingest N (day): ...": one object whose content an ingest replaced."""
+    left, right = found.earlier, found.current
+    comparison = Comparison(left=EvidenceRef.of(left, "compared"), right=EvidenceRef.of(right, "compared"),
+                            how=f"the content recorded before ingest {found.ingest} and the content it recorded",
+                            fields=diff(left, right, None, None), recorded_ingest=found.ingest, recorded_on=found.day)
+    said = "; ".join(f"{c.field} was {c.before or 'not recorded'}, now {c.after or 'not recorded'}"
+                     for c in comparison.changed if c.field not in ("effective", "description"))
+    verdict = (f"Yes: {primary.label} was changed in the catalog at ingest {found.ingest} ({found.day})"
+               + (f": {said}." if said else ".") + _quoted(comparison))
+    return run.envelope(Behavior.answer, verdict, selected=[EvidenceRef.of(right, "compared")], comparison=comparison,
+                        intent="compare", entity_id=primary.entity_id, entity_label=primary.label)
 
 
 def _overlap(c: Comparison, versions: list[Evidence]) -> bool:

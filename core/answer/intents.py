@@ -83,6 +83,9 @@ def after_when(run, pick: Pick) -> Envelope | None:
     if kind == "document":
         from core.answer import documents
         return documents.answer(run)
+    if kind in ("tests", "columns"):
+        from core.answer import table_facts
+        return table_facts.answer(run, pick)
     if kind == "upcoming":
         from core.resolve import upcoming
         return upcoming.prepare(run)

@@ -62,7 +62,7 @@ CATEGORIES = {
 
 def review_queue(evidence: list[Evidence], today: date, index: IndexStatus | None = None) -> list[ReviewItem]:
     entities = build_entity_index([(e.evidence_id, e.entity_id, e.kind.value, e.title, e.authority.value,
-                                    e.lifecycle.value, e.aliases) for e in evidence])
+                                    e.lifecycle.value, e.aliases, e.label) for e in evidence])
     by_entity: dict[str, list[Evidence]] = {}
     for e in evidence:
         by_entity.setdefault(e.entity_id, []).append(e)

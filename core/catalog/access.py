@@ -211,7 +211,7 @@ class Visible:
     def entities(self) -> dict[str, Entity]:
         rows = self.con.execute(
             f"""SELECT e.evidence_id, e.entity_id, e.kind, e.title, e.authority, e.lifecycle,
-                      coalesce(list(a.alias) FILTER (WHERE a.alias IS NOT NULL), [])
+                      coalesce(list(a.alias) FILTER (WHERE a.alias IS NOT NULL), []), e.doc ->> '$.label'
                FROM evidence e LEFT JOIN aliases a USING (evidence_id)
                WHERE {acl_sql("e")} AND e.lifecycle <> 'retired'
                GROUP BY ALL ORDER BY e.evidence_id""", self._acl).fetchall()

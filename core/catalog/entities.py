@@ -94,7 +94,7 @@ def id_phrases(entity_id: str) -> list[tuple[str, ...]]:
 
 
 def build_entity_index(rows) -> dict[str, Entity]:
-    """Entities from light rows (evidence_id, entity_id, kind, title, authority, lifecycle, aliases)."""
+    """Entities from light rows (evidence_id, entity_id, kind, title, authority, lifecycle, aliases[, label])."""
     grouped: dict[str, list] = {}
     for row in rows:
         grouped.setdefault(row[1], []).append(row)
@@ -106,8 +106,10 @@ def build_entity_index(rows) -> dict[str, Entity]:
     for entity_id, objs in grouped.items():
         role = roles[entity_id]
         names = id_phrases(entity_id)
-        for _, _, kind, title, _, _, aliases in objs:
-            names += [_phrase(a) for a in aliases]
+        for row in objs:
+            _, _, kind, title, _, _, aliases = row[:7]
+            # A display name is matched whole: cut of its parenthesis, "Orders (Fill nulls with 0)" would name Orders.
+            names += [_phrase(a) for a in aliases] + [_phrase(x) for x in row[7:8] if x]
             if role == "document" or Kind(kind) not in DOCUMENT_KINDS:
                 name = _phrase(_clean_title(title))
                 if name == _phrase(title) or own.get((role, name), entity_id) == entity_id:
@@ -116,8 +118,10 @@ def build_entity_index(rows) -> dict[str, Entity]:
         main = next((r for r in objs if r[4] == "authoritative" and r[5] not in ("draft", "retired")), objs[0])
         governed = any(r[4] == "authoritative" and r[5] not in ("draft", "retired")
                        and Kind(r[2]) in GOVERNING_KINDS for r in objs)
+        # A display name the catalog gives (`label`) is what people call it; else one read from the title.
+        shown = main[7] if len(main) > 7 and main[7] else next((r[7] for r in objs if len(r) > 7 and r[7]), None)
         out[entity_id] = Entity(entity_id, role, names, head=id_phrases(entity_id)[0][-1],
-                                label=_label(entity_id, main[3]), governed=governed)
+                                label=shown or _label(entity_id, main[3]), governed=governed)
     return out
 
 

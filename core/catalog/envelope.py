@@ -215,6 +215,29 @@ class VersionSummary(BaseModel):
     in_effect: bool = False  # on the reporting date (or today when none was given)
 
 
+class TableTest(BaseModel):
+    name: str
+    column: str | None = None
+    generic: bool = True
+    test_id: str | None = None
+
+
+class TableColumn(BaseModel):
+    name: str
+    type: str | None = None
+    description: str | None = None
+    tests: list[str] = Field(default_factory=list)  # the names of the tests on this column
+
+
+class TableFacts(BaseModel):
+    """A table's make-up as the role may see it (core/answer/table_facts.py): its columns and the tests on it."""
+    evidence_id: str
+    asked: str  # tests | columns
+    column: str | None = None  # the column asked about, when one was
+    columns: list[TableColumn] = Field(default_factory=list)
+    tests: list[TableTest] = Field(default_factory=list)
+
+
 class ListedEntity(BaseModel):
     """One visible entity in a discover answer: never anything the role may not see."""
     entity_id: str
@@ -291,6 +314,10 @@ class Comparison(BaseModel):
     left_model: str | None = None  # backing model evidence ids (metrics)
     right_model: str | None = None
     right_label: str | None = None
+    # Two revisions of one object that ingests recorded (core/answer/recorded_change.py): the ingest that recorded
+    # the later one, and its day.
+    recorded_ingest: int | None = None
+    recorded_on: date | None = None
 
     @property
     def changed(self) -> list[FieldChange]:
@@ -405,13 +432,15 @@ class Envelope(BaseModel):
     granted: list[str] = Field(default_factory=list)
     recorded: CatalogState | None = None  # the catalog state answered from (transaction time)
     explanation: Explanation | None = None  # added on request (`ask --explain`, the Ask page)
-    intent: str | None = None  # discover | compare | owner | downstream | document | upcoming | review; None = definition
+    intent: str | None = None  # discover | compare | owner | downstream | document | upcoming | review | tests | columns
+    # (None = definition)
     listing: Listing | None = None
     comparison: Comparison | None = None
     ownership: Ownership | None = None
     downstream: Downstream | None = None
     documents: list[DocumentEvidence] = Field(default_factory=list)
     review: ReviewAnswer | None = None
+    table_facts: TableFacts | None = None  # tests | columns: a table's tests or columns
     values: Values | None = None  # metric values, when the question asks for numbers (core/answer/values.py)
 
     def evidence_ids(self) -> set[str]:

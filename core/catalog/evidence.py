@@ -124,12 +124,37 @@ class MetricSpec(BaseModel):
     sql: str | None = None
 
 
+class ColumnSpec(BaseModel):
+    """One column as its authors described it (dbt's schema.yml) and as the warehouse types it (catalog.json)."""
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)
+    type: str | None = None
+    description: str | None = None
+
+
+class DataTest(BaseModel):
+    """A data test that runs on a model or source: dbt's generic tests (`not_null` on a column) and singular ones
+    (a SQL file). `models` is every node it reads: it is shown only to a role that may see all of them, since its
+    name and arguments can name each."""
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)  # the test as written: `not_null`, `relationships`, or a singular test's file
+    test_id: str | None = None  # dbt's unique_id
+    generic: bool = True
+    column: str | None = None
+    models: list[str] = Field(default_factory=list)
+
+
+_LATER_FIELDS = ("label", "model.column_details", "model.tests")
+
+
 class ModelSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     relation: str | None = None
     grain: str | None = None
     primary_key: list[str] = Field(default_factory=list)
     columns: list[str] = Field(default_factory=list)
+    column_details: list[ColumnSpec] = Field(default_factory=list)
+    tests: list[DataTest] = Field(default_factory=list)
 
 
 class Edge(BaseModel):
@@ -191,6 +216,9 @@ class Evidence(BaseModel):
     entity_id: str = Field(min_length=1)
     kind: Kind
     title: str
+    # The display name people know it by ("Lab turnaround (p90)" for lab_tat_p90): headlines say it instead of the
+    # raw id. Written `label` or `name` in a catalog file; dbt's `label`.
+    label: str | None = None
     text: str = ""
     version: str | None = None
     authority: Authority
@@ -218,6 +246,20 @@ class Evidence(BaseModel):
     source_system: str | None = None
     source_revision: str | None = None
     content_hash: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _name_is_label(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "name" in data:
+            data = dict(data)
+            name = data.pop("name")
+            if data.get("label") is not None and name is not None and str(name) != str(data["label"]):
+                raise ValueError(f"label {str(data['label'])[:60]!r} and name {str(name)[:60]!r} disagree: the display "
+                                 "name is given once, as label or as name")
+            data.setdefault("label", name)
+        if isinstance(data, dict) and isinstance(data.get("label"), str):
+            data["label"] = " ".join(data["label"].split()) or None
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -262,6 +304,13 @@ class Evidence(BaseModel):
 
     def compute_hash(self) -> str:
         body = self.model_dump(mode="json", exclude={"content_hash", "acl", "recorded_at"})
+        for key in _LATER_FIELDS:
+            # Fields added after catalogs were first hashed count only when set: an object that does not use them
+            # keeps the hash it had, so a re-ingest does not report it changed.
+            owner, _, name = key.rpartition(".")
+            holder = body.get(owner) if owner else body
+            if isinstance(holder, dict) and holder.get(name) in (None, []):
+                holder.pop(name, None)
         return "sha256:" + hashlib.sha256(_HASH_JSON.encode(body).encode()).hexdigest()[:32]
 
     @property

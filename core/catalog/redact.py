@@ -16,7 +16,8 @@ HIDDEN_NAME = "[not shared with your role]"
 
 def references(ev: Evidence) -> set[str]:
     """Ids this object points at in its text, formula or edges."""
-    return set(ev.mentions.values()) | {n for e in ev.edges for n in (e.upstream, e.downstream)}
+    tests = {m for t in ev.model.tests for m in t.models} if ev.model else set()
+    return set(ev.mentions.values()) | {n for e in ev.edges for n in (e.upstream, e.downstream)} | tests
 
 
 def _swap(text: str | None, names: list[str]) -> str | None:
@@ -31,9 +32,13 @@ def redact(ev: Evidence, hidden: set[str]) -> Evidence:
     """The object as a role that cannot see `hidden` may read it."""
     names = sorted((n for n, target in ev.mentions.items() if target in hidden), key=len, reverse=True)
     edges = [e for e in ev.edges if e.upstream not in hidden and e.downstream not in hidden]
-    if not names and len(edges) == len(ev.edges):
+    tests = [t for t in ev.model.tests if not hidden & set(t.models)] if ev.model else []
+    if not names and len(edges) == len(ev.edges) and len(tests) == len(ev.model.tests if ev.model else []):
         return ev
     update: dict = {"mentions": {n: t for n, t in ev.mentions.items() if t not in hidden}, "edges": edges}
+    if ev.model and len(tests) < len(ev.model.tests):
+        # A test reading a hidden node ("relationships to payouts") is left out whole: its name says what it reads.
+        update["model"] = ev.model.model_copy(update={"tests": tests})
     if names and ev.metric:
         # Only what the reader generated is rewritten (the formula, also quoted in the text); a description
         # people wrote stays as written.

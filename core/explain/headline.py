@@ -305,7 +305,7 @@ def _intent(env: Envelope) -> str | None:
         if not n:
             return f"Nothing you can see reads {label}"
         return f"{n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} {label}"
-    if env.review:
+    if env.review or env.table_facts:
         return _short(env.verdict, 25)
     if env.documents:
         return _quoted(env)
@@ -356,6 +356,9 @@ def _changed_yes_no(env: Envelope, label: str) -> str:
     """"has churn changed this year?": Yes, naming when the later version took effect, or No when one version was in
     effect throughout what was asked (the comparison chose the two versions by the version rules)."""
     c = env.comparison
+    if c.recorded_ingest is not None:  # one object, edited between two ingests
+        fields = ", ".join(f.field for f in c.changed if f.field != "effective") or "its text"
+        return f"Yes: {label} changed at ingest {c.recorded_ingest} ({day_text(c.recorded_on)}): {fields}"
     said = _changed(env, label)
     if c.left.evidence_id == c.right.evidence_id:
         return f"No: {said}"

@@ -57,7 +57,9 @@ NODE = Obj({
     "resource_type": STR, "name": (str,), "version": SCALAR, "latest_version": SCALAR,
     "columns": COLUMNS, "deprecation_date": Timestamp(), "access": STR, "group": STR, "description": STR,
     "contract": Obj({}), "relation_name": STR, "database": STR, "schema": STR, "alias": STR,
-    "original_file_path": STR, "primary_key": ListOf(STR)}, nullable=False, required=("name",))
+    "original_file_path": STR, "primary_key": ListOf(STR), "column_name": STR, "attached_node": STR,
+    "test_metadata": Obj({"name": STR, "kwargs": Obj({"column_name": STR})}),
+    "depends_on": Obj({"nodes": ListOf((str,))})}, nullable=False, required=("name",))
 SOURCE = Obj({
     "source_name": STR, "name": STR, "identifier": STR, "source_description": STR, "description": STR,
     "loaded_at_field": STR, "relation_name": STR, "original_file_path": STR, "columns": COLUMNS,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.ingest.artifacts import artifact_problems
+from core.ingest.dbt_tests import column_details, node_tests
 from core.ingest.load import MAX_FILE_BYTES, CatalogError, Problem, linked_file, parse_text, read_text
 
 NODE_TYPES = ("model", "seed", "snapshot")
@@ -139,7 +140,14 @@ class _Reader:
         self.built = {r.get("unique_id"): r for r in (art.run_results or {}).get("results") or []}
         self.groups = {g.get("name"): g for g in (m.get("groups") or {}).values() if isinstance(g, dict)}
         self.semantic_models: dict[str, dict] = {}
+        self.tests = node_tests(m)
         self.out: list[dict] = []
+
+    def _table(self, uid: str, node: dict, relation: str, cols: list[str], **extra) -> dict:
+        """A model's or source's `model` field: its relation, columns as described and typed, and its tests."""
+        return {"relation": relation.replace('"', ""), "columns": cols, **extra,
+                "column_details": column_details(node, self.catalog_nodes.get(uid)),
+                "tests": self.tests.get(uid, [])}
 
     def _build(self, uid: str) -> str:
         r = self.built.get(uid)
@@ -210,10 +218,9 @@ class _Reader:
             item = self._add(uid, "model" if rtype != "seed" else "source", title, " ".join(facts),
                              n.get("original_file_path") or "manifest.json",
                              entity_id=_entity(uid, version), authority_class=f"dbt_{rtype}",
-                             model={"relation": relation.replace('"', ""), "columns": cols,
-                                    "primary_key": n.get("primary_key") or []},
+                             model=self._table(uid, n, relation, cols, primary_key=n.get("primary_key") or []),
                              version=str(version) if version is not None else None, lifecycle=lifecycle,
-                             description=n.get("description") or None, owner=owner)
+                             description=n.get("description") or None, owner=owner, label=_label(n))
             if dep and (version is not None or lifecycle == "deprecated"):
                 item["valid_to"] = dep[:10]  # dbt stops supporting it then
 
@@ -228,11 +235,15 @@ class _Reader:
                             if x)
             self._add(uid, "source", name, text, s.get("original_file_path") or "manifest.json",
                       description=s.get("description") or s.get("source_description") or None, owner=self._owner(s),
+                      label=_label(s),
                       aliases=[s.get("identifier") or s.get("name")] if (s.get("identifier") or s.get("name")) != name else [],
-                      model={"relation": (s.get("relation_name") or name).replace('"', ""), "columns": cols})
+                      model=self._table(uid, s, s.get("relation_name") or name, cols))
             policy = s.get("freshness") or (s.get("config") or {}).get("freshness") or {}
             result = fresh.get(uid)
-            criteria = (result or {}).get("criteria") or policy
+            # The manifest's thresholds are the project's now; a sources.json result keeps the ones of its own run,
+            # which a later edit of the project replaces (its load time still counts, judged by the new thresholds).
+            own = _hours(policy.get("warn_after")) is not None or _hours(policy.get("error_after")) is not None
+            criteria = policy if own else (result or {}).get("criteria") or {}
             warn, error = _hours(criteria.get("warn_after")), _hours(criteria.get("error_after"))
             if warn is not None or error is not None:
                 self._add(f"freshness.{uid}.policy", "freshness_policy", f"Freshness policy for {name}",
@@ -259,6 +270,7 @@ class _Reader:
                     f"{e.get('description') or ''} Owner: {owner or 'not recorded'}. URL: {e.get('url') or 'none'}.")
             self._add(uid, "model", label, text, e.get("original_file_path") or "manifest.json",
                       owner=owner, authority_class="dbt_exposure", description=e.get("description") or None,
+                      label=e.get("label") or None,
                       aliases=[e["name"]] if e.get("name") and e.get("name") != label else [])
         users: dict[str, list[str]] = {}
         for kind in ("nodes", "sources", "exposures"):
@@ -335,7 +347,7 @@ class _Reader:
                       metric={"formula": _formula(m, measure_home), "grain": first.get("primary"),
                               "time_dimension": time_dim, "filters": filters},
                       links={"implemented_by": models} if models else {},
-                      description=m.get("description") or None, mentions=mentions,
+                      description=m.get("description") or None, mentions=mentions, label=m.get("label") or None,
                       owner=self._owner(mm) if mm else None)
 
     def _homes(self, m: dict, by_name: dict, measure_home: dict, seen: frozenset = frozenset()) -> list[str]:
@@ -372,6 +384,15 @@ class _Reader:
                       "manifest.json", entity_id=f"lineage.{child}",
                       authority_class="dbt_parent_map", edges=[[p, child] for p in ups],
                       links={"lineage": [child]})
+
+
+def _label(node: dict) -> str | None:
+    """A model's or source's display name: dbt gives models none of their own, so teams keep one in meta."""
+    for meta in (node.get("meta"), (node.get("config") or {}).get("meta")):
+        label = meta.get("label") if isinstance(meta, dict) else None
+        if isinstance(label, str) and label.strip():
+            return label.strip()
+    return None
 
 
 def _person(owner: Any) -> str | None:

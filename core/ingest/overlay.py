@@ -17,7 +17,7 @@ DEFAULT_ROLE = "analyst"
 OBJECT_FIELDS = {"acl", "aliases", "owner", "authority", "lifecycle", "authority_class", "valid_from",
                  "valid_through", "valid_to", "version", "title", "text", "versions", "history"}
 VERSION_FIELDS = {"acl", "owner", "authority", "lifecycle", "valid_from", "valid_through", "valid_to", "text"}
-HISTORY_FIELDS = VERSION_FIELDS | {"version", "formula", "title", "grain"}
+HISTORY_FIELDS = VERSION_FIELDS | {"version", "formula", "title", "grain", "description"}
 DOC_FIELDS = {"evidence_id", "entity_id", "about", "title", "kind", "authority", "lifecycle", "authority_class",
               "valid_from", "valid_through", "valid_to", "acl", "owner", "version", "aliases", "supersedes",
               "superseded_by"}
@@ -128,6 +128,8 @@ class Overlay:
                             "text": h.get("text", f"Earlier definition of {base['title']} (governance overlay).")})
                 old.pop("valid_to", None)
                 old.pop("valid_through", None)
+                # dbt describes the version it holds, today's: an earlier version says only what the overlay says of it.
+                old["description"] = h.get("description")
                 for f in ("valid_from", "valid_through", "valid_to", "acl", "owner", "authority"):
                     if f in h:
                         old[f] = h[f]

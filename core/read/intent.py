@@ -13,6 +13,7 @@ from core.read.dates import find_dates
 from core.read.described import asks_trouble, asks_trust
 from core.read.disagreement import asks_disagreement
 from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, NOT_LOADED, OWNER_NAMED, UPSTREAM_VERBS
+from core.read.table_facts import table_facts_asked
 
 ASPECTS: dict[str, re.Pattern] = {
     "definition": re.compile(r"\b(defin\w*|mean(s|ing|t)?|formula|calculat\w*|comput\w*|what (is|was) (the )?\w+ ?(revenue|rate|value|margin)|appl(y|ies|ied)|govern\w*)\b", re.I),
@@ -47,7 +48,12 @@ DOWNSTREAM_ASKED = re.compile(
     r"what (?:uses|reads|depends on|consumes|rel(?:y|ies) on)|"
     r"(?:what|anything|everything|things|stuff)(?:'s|\s+is|\s+are|\s+gets?|\s+that(?:'s|\s+is|\s+are|\s+gets?)?)?"
     r"\s+built\s+on(?:\s+top\s+of)?(?=\s+\w)|who uses|impact of changing|"
-    r"what (?:would |will )?breaks?|what (?:is|gets|would be) (?:affected|impacted)|impact of)\b", re.I)
+    r"what (?:would |will )?breaks?|what (?:is|gets|would be) (?:affected|impacted)|impact of|"
+    # "which metrics are computed from X", "what KPIs are based on X": made from X, so they read it. A name must follow:
+    # "what model is X computed from?" asks what X reads.
+    r"(?:which|what)\s+(?:\w+\s+)?(?:metrics?|kpis?|measures?|models?|dashboards?|reports?)\s+(?:(?:are|is|were|was|"
+    r"gets?|that(?:'s|\s+are|\s+is)?)\s+)?(?:computed|calculated|derived|made|sourced|produced|aggregated|based)\s+"
+    r"(?:from|on|off|upon)(?=\s+\w))\b", re.I)
 # What something reads, asked in so many words: "what feeds X", "which raw tables feed X", "the sources of X",
 # "what is X built from", "where does X come from". Read only in a clause DOWNSTREAM_ASKED does not ask ("what does X
 # feed" is rare; "what depends on X" is not X's dependency).
@@ -193,7 +199,7 @@ class Intent:
     names_conflict: bool
     excluded_spans: list[tuple[int, int]] = field(default_factory=list)
     column: str | None = None  # a column whose lineage is asked for
-    kind: str | None = None  # discover | compare | owner | downstream | document | upcoming; None: a definition
+    kind: str | None = None  # discover | compare | owner | downstream | document | upcoming | tests | columns; None: a definition
     listing: str | None = None  # discover: metric | model | source | document
     value: bool = False  # the question asks for the number, not only the definition (core/answer/values.py)
     value_grain: str | None = None  # month | quarter | year: one value per calendar bucket
@@ -243,6 +249,11 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     kind, listing, cue = _intent_match(question)
     directions = lineage_directions(question)
     kind = _directed(kind, directions)
+    facts, fact_spans = table_facts_asked(question)
+    if facts and kind is None:
+        # "which tests run on X?", "what columns does X have?": the table's own make-up (core/answer/table_facts.py).
+        kind = facts
+        spans += fact_spans
     # Asked beside lineage or what a definition includes, a change is that question's ("what feeds X, and did they
     # change?"): the definition flow answers it, with no yes or no of its own.
     changed = None if directions or included else CHANGED_ASKED.search(question)

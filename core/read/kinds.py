@@ -28,7 +28,9 @@ RELATION = {normalize(w) for w in "for of behind backing feeding feeds backs bui
 
 # What the question asks of a name several kinds share (a model, a source and a seed all called raw_orders; a
 # metric and a model both called orders): a table's make-up is a model's, a load is a source's.
+# "computed from orders", "based on orders": what a metric is made from is a table, not the metric of that name.
 ASKS_MODEL = re.compile(r"\b(?:columns?|fields?|grain|granularity|one row per|rows?|built (?:from|on)|made from|"
+                        r"(?:computed|calculated|derived|sourced|aggregated) from|based on|tests?|tested|schema|"
                         r"select(?:ed)? from|query|queried|materiali[sz]\w*|sql|joins?)\b", re.I)
 ASKS_SOURCE = re.compile(r"\b(?:loaded|load(?:s|ing)?|fresh\w*|stale|arriv\w*|ingest\w*|landed|synced|extracted)\b", re.I)
 

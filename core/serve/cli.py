@@ -216,10 +216,18 @@ def _ingest(args) -> int:
 
 
 def _ingest_label(db) -> str:
+    """The ingest's number and time, and the revision id each role's answers will name: an answer names the catalog
+    as its role sees it (an edit to what the role may not see leaves it as it was), so the whole catalog's id above
+    is no role's, and without these the two could not be matched."""
+    from core.catalog.access import visible
     store = Store(db)
     try:
         last = history.ingests(store)[-1]
-        return f"recorded as ingest {last.number} at {last.ingested_at.isoformat()}"
+        roles = [r.name for r in store.roles()]
+        per_role = ", ".join(f"{r} {visible(store, r).revision}" for r in roles[:12])
+        more = f" and {len(roles) - 12} more roles" if len(roles) > 12 else ""
+        return (f"recorded as ingest {last.number} at {last.ingested_at.isoformat()}"
+                + (f"; answers name it per role as: {per_role}{more}" if roles else ""))
     finally:
         store.close()
 

@@ -56,6 +56,11 @@ class Gold(BaseModel):
     catalog: str = ""
     at: datetime | None = None
     half: Literal["heldout"] | None = None  # from the file's `split:`; else the seeded tuning/check split
+    # What a user would notice beyond the entity: which kind of answer it was ("tests", "columns", "downstream")
+    # and words its headline must say (a test's name, a display name), case-insensitively.
+    intent: str | None = None
+    says: list[str] = Field(default_factory=list)
+    never_says: list[str] = Field(default_factory=list)  # words nowhere in the answer (another version's description)
 
     @property
     def split(self) -> str:
@@ -195,6 +200,14 @@ def judge(g: Gold, env: Envelope, hidden: set[str]) -> Outcome:
     missing = [i for i in g.governs if i not in selected]
     if missing and env.behavior.value in g.behavior:
         why.append("not selected: " + ", ".join(missing))
+    if g.intent and env.behavior.value in g.behavior and env.intent != g.intent:
+        why.append(f"intent {env.intent}, expected {g.intent}")
+    unsaid = [w for w in g.says if w.lower() not in env.verdict.lower()]
+    if unsaid and env.behavior.value in g.behavior:
+        why.append("headline does not say: " + ", ".join(unsaid))
+    said = [w for w in g.never_says if w.lower() in text.lower()]
+    if said:
+        why.append("the answer says: " + ", ".join(said))
     if leaked:
         why.append("forbidden ids in output: " + ", ".join(leaked))
     return Outcome(g, not why, env.behavior.value, env.entity_id, leaked, "; ".join(why))
