@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
-from core.catalog import budget
+from core.catalog import budget, month_range
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -406,6 +406,9 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
         _scan(text, name, pattern, taken, found, lambda n, m, sp: _build(n, m, sp))
     for name, pattern in FISCAL:
         _scan(text, name, pattern, taken, found, lambda n, m, sp: _fiscal(n, m, fy_start))
+    # Before a relative year or a month with its year reads either end alone ("June and August last year").
+    for name, pattern in month_range.PATTERNS:
+        _scan(text, name, pattern, taken, found, lambda n, m, sp: _month_range(n, m, today))
     if today is not None:
         for name, pattern in RELATIVE:
             _scan(text, name, pattern, taken, found, lambda n, m, sp: _from_relative(n, m, today, fy_start))
@@ -501,6 +504,11 @@ def _since(text: str, m: DateMention, today: date | None) -> DateMention:
         return m
     return DateMention("period", start=m.start, end=today + timedelta(days=1), span=m.span, text=m.text,
                        rule=f"since {m.text}: {m.start} through {today} (evaluation date)")
+
+
+def _month_range(name: str, m: re.Match, today: date | None) -> DateMention | None:
+    read = month_range.read(m, today) if name == "month_range" else month_range.read_paired(m)
+    return read and DateMention("period", start=read[0], end=read[1], rule=read[2])
 
 
 def _from_relative(name, m, today, fy_start) -> DateMention:
