@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
-from core.catalog import budget, month_range
+from core.catalog import budget, month_range, time_words
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -151,6 +151,8 @@ _NOYEAR_MON = r"(?P<mon>" + "|".join(sorted((m for m in MONTHS if m != "may"), k
 NOYEAR = [
     ("md", re.compile(r"\b" + _NOYEAR_MON + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!\s*[,/.:-]?\s*\d)", re.I)),
     ("dm", re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _NOYEAR_MON + r"\b(?!\s*[,/.:-]?\s*['’]?\d)", re.I)),
+    # "on 3 May": after "on" and a day, "may" is the month, not the verb ("the top 3 may change").
+    ("dm", re.compile(r"(?<=\bon\s)(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>may)\b(?!\s*[,/.:-]?\s*['’]?\d)", re.I)),
     # "what was AOV in march", "as of end of march": the latest such month, not a future one
     ("month_alone", re.compile(r"\b(?:(?P<edge>end|close|start|beginning)\s+of|in|for|during|by|as\s+of|through)\s+"
                                + _NOYEAR_MON + r"\b(?!\s*[,/.:-]?\s*['’]?\d)", re.I)),
@@ -423,6 +425,7 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
             _scan(text, "now", NOW, taken, found, lambda n, m, sp: DateMention(
                 "date", start=today, rule=f"'{m.group().lower()}': as of the evaluation date {today}", now=True))
     found = [_since(text, m, today) for m in found]
+    found = time_words.attach(text, sorted(found, key=lambda d: d.span), today, DateMention)
     # A quotation that asks something ("pasted from #data-help: '... what applies for the Feb 28 close?'") is the
     # question relayed, not a page's claim.
     quoted = [next(q.span(g) for g in (1, 2, 3) if q.group(g) is not None) for q in QUOTED.finditer(text)]

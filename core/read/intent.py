@@ -19,7 +19,7 @@ ASPECTS: dict[str, re.Pattern] = {
     "grain": re.compile(r"\b(grain|granularity|one row per|level of detail)\b", re.I),
     "lineage": re.compile(r"\b(lineage|upstream|downstream|raw sources?|sources?(?![._]\w)|feeds?|fed|comes? from|derived?|depends?|dependenc\w*)\b", re.I),
     # "is the sessions data ok right now?": data said to be fine now asks whether it is loaded, as "fresh" does.
-    "freshness_status": re.compile(r"\b(is [\w. ]{0,60} (fresh|stale|up to date|out of date|late)|fresh\b|stale|up[- ]to[- ]date|out[- ]of[- ]date|last (loaded|load|updated|refresh\w*)|how old|loaded|"
+    "freshness_status": re.compile(r"\b(is [\w. ]{0,60} (fresh|stale|up to date|out of date|late)|fresh(?:ness)?\b|stale|up[- ]to[- ]date|out[- ]of[- ]date|last (loaded|load|updated|refresh\w*)|how old|loaded|"
                                    r"(?:data|tables?|feeds?|loads?|pipelines?)\s+(?:is\s+|are\s+)?(?:ok|okay|alright|all right|healthy|current|in good shape)|"
                                    r"(?:ok|okay|alright|all right|healthy|current|in good shape)\s+(?:right\s+)?now|"
                                    # "is the latest cost of goods data in?": the newest load is asked about
