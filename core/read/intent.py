@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from core.catalog.dates import DateMention, find_dates
+from core.read import name_pattern
 from core.read.described import asks_trouble, asks_trust
 from core.read.disagreement import asks_disagreement
 from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, NOT_LOADED, OWNER_NAMED, UPSTREAM_VERBS
@@ -366,6 +367,8 @@ INTENTS: list[tuple[str, re.Pattern]] = [
     ("discover", re.compile(r"\b(?:" + _STALE_READERS + r")\b", re.I)),
     # Before the owner question: "which metrics does Lea Dubois own?" lists what she owns; "who owns churn?" asks who.
     ("discover", OWNER_NAMED),
+    # "models whose name starts with fct_", "fct_* models": listed by how their names are written.
+    ("discover", name_pattern.LISTED),
     ("compare", re.compile(
         r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|vs\.?|versus|"
         r"what(?:'?s| is| was) (?:different|changed)|how (?:is|was|are|were) .{1,40} different|what(?:'?s| is) new (?:in|about|with)|"
