@@ -65,6 +65,7 @@ from core.read.described import (
 )
 from core.read.disagreement import DISAGREEING_WORDS, is_review_word
 from core.read.intent import inclusion_match
+from core.read.slips import one_slip_beside_exact, swap_of_known
 
 # ---- the scoring model: every weight and threshold ----------------------------------------------
 WEIGHTS = {"phrase": 1.0, "length": 0.05, "fuzzy": 0.9, "head": 0.5, "bm25": 0.1, "dense": 0.6,
@@ -186,6 +187,8 @@ def fuzzy_candidates(question: str, toks: list[Token], entities: dict[str, Entit
                 else:
                     if min(sims) < FUZZY_WORD_MIN:
                         continue
+                    if one_slip_beside_exact(window, name):  # "dim_tiem": a typo, as "reveune" is
+                        sims = [s if q == n else max(s, ONE_EDIT) for s, q, n in zip(sims, window, name)]
                     # Long words weigh more: "grss" matters more than "of".
                     weights = [max(len(n), 2) for n in name]
                     sim = sum(s * w for s, w in zip(sims, weights)) / sum(weights)
@@ -1207,7 +1210,7 @@ def build_view(view) -> None:
 
 def _known(w: str, vocab: set[str]) -> bool:
     """A word the visible catalog uses, or one slip away from one ("revenu", "handbok")."""
-    if w in vocab:
+    if w in vocab or swap_of_known(w, vocab):
         return True
     if len(w) >= 5:
         from rapidfuzz import process
