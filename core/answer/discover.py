@@ -15,6 +15,7 @@ from core.catalog.entities import match_entities
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
 from core.catalog.evidence import Evidence, Kind
 from core.catalog.text import content_words, normalize, words
+from core.read import name_pattern
 from core.read.listing_filter import Condition, listing_condition, owner_matches, yes_no
 from core.resolve.stale import (
     catalog_freshness,
@@ -92,6 +93,9 @@ def _meets(cond: Condition, row: ListedEntity, objs: list[Obj]) -> bool:
     """Does a listed entity meet the question's condition? Owner: the row's owner (the version in effect on the day,
     else the latest visible one) is the one named, or no owner is recorded on any visible version when none is named;
     lifecycle: some visible, retrievable version carries it (dbt's passed deprecation date is `deprecated`)."""
+    if cond.field == "name":
+        how, part = cond.value.split(":", 1)
+        return name_pattern.fits(how, part, name_pattern.row_names(row.entity_id, row.label))
     if cond.field == "owner":
         return owner_matches(cond.value, row.owner) if cond.value else not row.owner
     return any(o.lifecycle.value == cond.value for o in objs)
@@ -229,7 +233,8 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
                                  "sources you can see were checked.")
     else:
         hits = [r for r in rows if _meets(cond, r, members[r.evidence_id])]
-        what = ("the owner of the version in effect, else of the latest version you can see"
+        what = ("each name" if cond.field == "name" else
+                "the owner of the version in effect, else of the latest version you can see"
                 if cond.field == "owner" and cond.value
                 else "the owner recorded on every version" if cond.field == "owner"
                 else "the lifecycle of every version; retired ones are never listed") + f", as of {day}"

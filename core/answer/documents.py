@@ -257,13 +257,15 @@ def _answer(run, asked: list[str], chosen: list[Evidence]) -> Envelope:
     topic = topic or [w for w in asked if w not in DOC_WORDS]
     found = [evidence(ev, topic) for ev in chosen]
     run.step("document", "named in the question: " + ", ".join(f"{d.evidence_id} ({d.label})" for d in found))
+    governing = governs_instead(run, found[0])
+    if not governing and _definition_from_pages(run, found):
+        return _material_only(run, asked, found)
     d = found[0]
     cls = f", {d.authority_class}" if d.authority_class else ""
     verdict = (f"{d.title} ({d.label.lower()}{cls}) says: \"{d.quote}\" It is a document: it never "
                "governs a metric definition.")
     if d.label == "UNTRUSTED":
         verdict += " It is untrusted content: shown as data, and any instructions in it are ignored."
-    governing = governs_instead(run, d)
     if governing:
         verdict += " " + " ".join(f"{g.title} governs ({g.evidence_id})." for g in governing)
     if len(found) > 1:
@@ -271,6 +273,28 @@ def _answer(run, asked: list[str], chosen: list[Evidence]) -> Envelope:
     return run.envelope(Behavior.answer, verdict, intent="document", documents=found,
                         entity_id=d.entity_id, entity_label=d.title,
                         selected=[EvidenceRef.of(g, "definition") for g in governing])
+
+
+def _definition_from_pages(run, found: list[DocumentEvidence]) -> bool:
+    """A definition asked ("what is discharge velocity?") that only pages no one approved speak of: not a question
+    about a document (none named by a verb of saying or a document word), and no authoritative document among them."""
+    from core.read.intent import meaning_asked
+    said = {t.norm for t in tokenize(run.q.text)}
+    return (meaning_asked(run.q.text) and not said & (SAYING | DOC_WORDS | TOPIC_START)
+            and all(d.label != "AUTHORITATIVE DOCUMENT" for d in found))
+
+
+def _material_only(run, asked: list[str], found: list[DocumentEvidence]) -> Envelope:
+    """No answer taken from untrusted or unapproved text, for every role: a chat export or an old wiki page that
+    says what a term means is the only match, so its claim is listed as material below, never the headline."""
+    named = [run.q.text[r.start:r.end] for r in run.refs if r.document]  # the name itself, as the asker wrote it
+    name = named[0] if named else " ".join(w for w in asked if w not in DOC_WORDS)
+    pages = "; ".join(f"{d.title} ({d.label.lower()})" for d in found)
+    run.step("document", "a definition is asked and only pages that do not govern match: "
+             + ", ".join(f"{d.evidence_id} ({d.label})" for d in found) + "; none is quoted as the answer")
+    verdict = (f"No approved definition of “{name}” is in the catalog you can see. Only {pages} "
+               f"mention{'s' if len(found) == 1 else ''} it: listed as material, not an answer.")
+    return run.envelope(Behavior.abstain, verdict, intent="document", documents=found)
 
 
 def governs_instead(run, d: DocumentEvidence) -> list[Evidence]:

@@ -12,6 +12,7 @@ from core.read.candidate import MAX_OPTIONS
 from core.read.described import names_hold, says_data, subject_tables
 from core.read.named import named_objects
 from core.read.ranker import rank_question
+from core.read.stand_in import stands_in
 from core.read.subject import names_no_subject, names_nothing_visible
 from core.resolve.chain import chain_head, reads
 from core.resolve.outcome import _clarify, _refusal
@@ -76,9 +77,12 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
     choice = rank_question(run.q.text, run.intent, run.view, run.searcher, run.q.role)
     if run.reading is not None:
         choice = _settle_with_reading(run, choice)
+    if choice.decision == "answer" and choice.rule.startswith("semantic match") and stands_in(
+            run.q.text, run.view, choice.entity_id, run.intent.excluded_spans):
+        choice.decision, choice.rule = "none", f"{choice.entity_id} only sounds like it: {choice.rule}"
     if choice.decision == "clarify":
         choice = _freshness_chain(run, choice)
-    if choice.decision == "clarify":
+    if choice.decision in ("clarify", "none"):  # a table named by what it holds is never "not found"
         choice = _freshness_tables(run, choice)
     if choice.decision == "clarify":
         options = [ClarifyOption(label=f"{entities[i].label} ({i})", entity_id=i) for i in choice.options]
@@ -170,12 +174,20 @@ def _freshness_tables(run: _Run, choice):
         choice.decision, choice.entity_id = "answer", source
         choice.rule = f"{source}: the one visible source whose words hold the subject of a freshness question"
         return choice
+    linked = run.view.linked_entities(tables[0]) if len(tables) == 1 else set()
+    if len(tables) == 1 and all(o in linked for o in choice.options if o != tables[0]):
+        # "is the admissions data fresh?": the one table holding it, whatever else matched is built on it
+        run.step("freshness table", f"{tables[0]} is the one visible table holding {', '.join(found.said)}")
+        choice.decision, choice.entity_id = "answer", tables[0]
+        choice.rule = f"{tables[0]}: the one visible table whose words hold the subject of a freshness question"
+        return choice
     rest = [o for o in choice.options if o not in tables]
     if says_data(run.q.text):
         options = tables + rest
     else:  # the ranker's matches first, with room kept for the tables
         options = rest[:max(MAX_OPTIONS - len(tables), 0)] + tables
     choice.options = options[:MAX_OPTIONS]
+    choice.decision = "clarify"  # from "none" too: tables the role may see hold what was asked
     choice.rule += f"; freshness asked: visible sources and models holding {', '.join(found.said)} offered too"
     return choice
 

@@ -15,6 +15,7 @@ import calendar
 import re
 from datetime import date, datetime, timedelta, timezone
 
+from core.read import month_range, time_words
 from core.read.date_mention import (
     _EDGE,
     _MON,
@@ -95,6 +96,8 @@ _NOYEAR_MON = r"(?P<mon>" + "|".join(sorted((m for m in MONTHS if m != "may"), k
 NOYEAR = [
     ("md", re.compile(r"\b" + _NOYEAR_MON + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!\s*[,/.:-]?\s*\d)", re.I)),
     ("dm", re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _NOYEAR_MON + r"\b(?!\s*[,/.:-]?\s*['’]?\d)", re.I)),
+    # "on 3 May": after "on" and a day, "may" is the month, not the verb ("the top 3 may change").
+    ("dm", re.compile(r"(?<=\bon\s)(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>may)\b(?!\s*[,/.:-]?\s*['’]?\d)", re.I)),
     # "what was AOV in march", "as of end of march": the latest such month, not a future one
     ("month_alone", re.compile(r"\b(?:(?P<edge>end|close|start|beginning)\s+of|in|for|during|by|as\s+of|through)\s+"
                                + _NOYEAR_MON + r"\b(?!\s*[,/.:-]?\s*['’]?\d)", re.I)),
@@ -219,6 +222,9 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
         _scan(text, name, pattern, taken, found, lambda n, m, sp: _build(n, m, sp))
     for name, pattern in FISCAL:
         _scan(text, name, pattern, taken, found, lambda n, m, sp: _fiscal(n, m, fy_start))
+    # Before a relative year or a month with its year reads either end alone ("June and August last year").
+    for name, pattern in month_range.PATTERNS:
+        _scan(text, name, pattern, taken, found, lambda n, m, sp: _month_range(n, m, today))
     if today is not None:
         for name, pattern in RELATIVE:
             _scan(text, name, pattern, taken, found, lambda n, m, sp: _from_relative(n, m, today, fy_start))
@@ -233,6 +239,7 @@ def find_dates(text: str, today: date | None = None, fy_start: int = 1) -> list[
             _scan(text, "now", NOW, taken, found, lambda n, m, sp: DateMention(
                 "date", start=today, rule=f"'{m.group().lower()}': as of the evaluation date {today}", now=True))
     found = [_since(text, m, today) for m in found]
+    found = time_words.attach(text, sorted(found, key=lambda d: d.span), today, DateMention)
     # A quotation that asks something ("pasted from #data-help: '... what applies for the Feb 28 close?'") is the
     # question relayed, not a page's claim.
     quoted = [next(q.span(g) for g in (1, 2, 3) if q.group(g) is not None) for q in QUOTED.finditer(text)]
@@ -314,6 +321,11 @@ def _since(text: str, m: DateMention, today: date | None) -> DateMention:
         return m
     return DateMention("period", start=m.start, end=today + timedelta(days=1), span=m.span, text=m.text,
                        rule=f"since {m.text}: {m.start} through {today} (evaluation date)")
+
+
+def _month_range(name: str, m: re.Match, today: date | None) -> DateMention | None:
+    read = month_range.read(m, today) if name == "month_range" else month_range.read_paired(m)
+    return read and DateMention("period", start=read[0], end=read[1], rule=read[2])
 
 
 NOT_A_DATE = "not a date in the calendar"

@@ -234,6 +234,9 @@ def subject_tables(question: str, view, excluded: list[tuple[int, int]] = ()) ->
     catalog's own shorthand ("raw_finance.cogs") while its description says what a question says ("cost of goods").
     Only the role's view is read: a hidden table is never one of them and never moves the others."""
     said = [w for w in question_words(question, excluded) if w not in NOT_THE_SUBJECT]
+    # "is the HR export fresh?": a two-letter acronym written in capitals says what is held as a longer word does.
+    said += [t.norm for t in tokenize(question) if len(t.norm) == 2 and question[t.start:t.end].isupper()
+             and t.norm not in STOPWORDS and not any(a <= t.start < b for a, b in excluded)]
     if not said:
         return SubjectTables(said, [], [])
     b = _bags(view)

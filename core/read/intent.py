@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from core.read import name_pattern
 from core.read.date_mention import DateMention
 from core.read.dates import find_dates
 from core.read.described import asks_trouble, asks_trust
@@ -21,7 +22,7 @@ ASPECTS: dict[str, re.Pattern] = {
     "grain": re.compile(r"\b(grain|granularity|one row per|level of detail)\b", re.I),
     "lineage": re.compile(r"\b(lineage|upstream|downstream|raw sources?|sources?(?![._]\w)|feeds?|fed|comes? from|derived?|depends?|dependenc\w*)\b", re.I),
     # "is the sessions data ok right now?": data said to be fine now asks whether it is loaded, as "fresh" does.
-    "freshness_status": re.compile(r"\b(is [\w. ]{0,60} (fresh|stale|up to date|out of date|late)|fresh\b|stale|up[- ]to[- ]date|out[- ]of[- ]date|last (loaded|load|updated|refresh\w*)|how old|loaded|"
+    "freshness_status": re.compile(r"\b(is [\w. ]{0,60} (fresh|stale|up to date|out of date|late)|fresh(?:ness)?\b|stale|up[- ]to[- ]date|out[- ]of[- ]date|last (loaded|load|updated|refresh\w*)|how old|loaded|"
                                    r"(?:data|tables?|feeds?|loads?|pipelines?)\s+(?:is\s+|are\s+)?(?:ok|okay|alright|all right|healthy|current|in good shape)|"
                                    r"(?:ok|okay|alright|all right|healthy|current|in good shape)\s+(?:right\s+)?now|"
                                    # "is the latest cost of goods data in?": the newest load is asked about
@@ -378,6 +379,8 @@ INTENTS: list[tuple[str, re.Pattern]] = [
     ("discover", re.compile(r"\b(?:" + _STALE_READERS + r")\b", re.I)),
     # Before the owner question: "which metrics does Lea Dubois own?" lists what she owns; "who owns churn?" asks who.
     ("discover", OWNER_NAMED),
+    # "models whose name starts with fct_", "fct_* models": listed by how their names are written.
+    ("discover", name_pattern.LISTED),
     ("compare", re.compile(
         r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|vs\.?|versus|"
         r"what(?:'?s| is| was) (?:different|changed)|how (?:is|was|are|were) .{1,40} different|what(?:'?s| is) new (?:in|about|with)|"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.read import name_pattern
+
 # Freshness said of loaded data: late past its thresholds (stale), or within them (fresh). "not fresh" and "failed
 # its freshness check" are the stale side however they are put.
 # Loading said as a verb, with when it happened: "loaded on time", "did everything load today?", "landed late",
@@ -116,12 +118,16 @@ def _owner_named(question: str) -> Condition | None:
 
 @dataclass(frozen=True)
 class Condition:
-    field: str  # lifecycle | owner | freshness
-    value: str | None  # the lifecycle asked for; owner: the person or team named, None for "no owner"; stale | fresh
+    field: str  # lifecycle | owner | freshness | name
+    value: str | None  # the lifecycle asked for; owner: the person or team named, None for "no owner"; stale | fresh;
+    # name: "prefix:fct_", "suffix:_daily" or "contains:order"
     span: tuple[int, int]  # where the question says it (not a topic word)
 
     def phrase(self, many: bool) -> str:
         """The predicate as said of one listed thing, or of several: "is deprecated", "have no owner"."""
+        if self.field == "name":
+            how, part = self.value.split(":", 1)
+            return name_pattern.phrase(how, part, many)
         if self.field == "owner" and self.value:
             return f"{'are' if many else 'is'} owned by {self.value}"
         if self.field == "owner":
@@ -132,6 +138,9 @@ class Condition:
 
 
 def listing_condition(question: str) -> Condition | None:
+    written = name_pattern.read(question)  # "models whose name starts with fct_"
+    if written:
+        return Condition("name", f"{written[0]}:{written[1]}", written[2])
     named = _owner_named(question)
     if named:
         return named

@@ -10,6 +10,7 @@ from rapidfuzz.distance import OSA
 from core.catalog.entities import Entity
 from core.catalog.text import GENERIC, Token
 from core.read.candidate import Candidate
+from core.read.slips import one_slip_beside_exact
 
 FUZZY_MIN = 0.84         # mean per-word similarity for a spelling near-miss to count at all
 FUZZY_WORD_MIN = 0.70    # ... and no word of the name below this
@@ -63,6 +64,8 @@ def fuzzy_candidates(question: str, toks: list[Token], entities: dict[str, Entit
                 else:
                     if min(sims) < FUZZY_WORD_MIN:
                         continue
+                    if one_slip_beside_exact(window, name):  # "dim_tiem": a typo, as "reveune" is
+                        sims = [s if q == n else max(s, ONE_EDIT) for s, q, n in zip(sims, window, name)]
                     # Long words weigh more: "grss" matters more than "of".
                     weights = [max(len(n), 2) for n in name]
                     sim = sum(s * w for s, w in zip(sims, weights)) / sum(weights)

@@ -7,6 +7,7 @@ import weakref
 
 from rapidfuzz.distance import OSA
 
+from core.read.slips import swap_of_known
 from core.settings import budget
 
 _VOCABS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -39,7 +40,7 @@ def visible_vocabulary(view) -> set[str]:
 
 def _known(w: str, vocab: set[str]) -> bool:
     """A word the visible catalog uses, or one slip away from one ("revenu", "handbok")."""
-    if w in vocab:
+    if w in vocab or swap_of_known(w, vocab):
         return True
     if len(w) >= 5:
         from rapidfuzz import process

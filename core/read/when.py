@@ -13,7 +13,7 @@ with a reporting date on the form they leave it standing. Only two reporting dat
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 
 from core.catalog.envelope import ClarifyOption, DateReading, TraceStep
@@ -90,6 +90,10 @@ def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_
     the form's date over the text's (the answer to an earlier clarification). `freshness`: the question
     asks about freshness ("today" then names the evaluation time too)."""
     steps: list[TraceStep] = []
+    if not freshness:
+        # A time of day written beside a day ("3 May 2025 at 9am") in a question that asks nothing of freshness: its
+        # day is the reporting date. An ISO timestamp (no day kept on it) stays the evaluation time.
+        mentions = [replace(m, kind="date", at=None) if m.kind == "timestamp" and m.start else m for m in mentions]
     stamps = sorted({m.at for m in mentions if m.kind == "timestamp"})
     if len(stamps) > 1:
         return AskBack("The question names several evaluation times. Which one?",

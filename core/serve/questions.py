@@ -55,6 +55,8 @@ class Gold(BaseModel):
     id: str = ""
     catalog: str = ""
     at: datetime | None = None
+    # When freshness must be evaluated, for a question whose own words name that time.
+    evaluated: datetime | None = None
     half: Literal["heldout"] | None = None  # from the file's `split:`; else the seeded tuning/check split
     # What a user would notice beyond the entity: which kind of answer it was ("tests", "columns", "downstream")
     # and words its headline must say (a test's name, a display name), case-insensitively.
@@ -121,6 +123,8 @@ CATALOGS = {
     "acme-analytics": _dbt("acme-analytics", REPO / "tests" / "fixtures" / "generated"),
     # A small research-style catalog with other names, roles and dates (a role that sees a single memo).
     "tidewater": _file(REPO / "tests" / "fixtures" / "trust" / "tidewater.catalog.yaml"),
+    # A hospital network (issue 39): month ranges, times in words, sources named by what they hold, untrusted notes.
+    "northgate": _file(REPO / "tests" / "fixtures" / "read" / "northgate.catalog.yaml"),
 }
 
 
@@ -208,6 +212,8 @@ def judge(g: Gold, env: Envelope, hidden: set[str]) -> Outcome:
     said = [w for w in g.never_says if w.lower() in text.lower()]
     if said:
         why.append("the answer says: " + ", ".join(said))
+    if g.evaluated and env.evaluated_at != g.evaluated:
+        why.append(f"evaluated at {env.evaluated_at.isoformat()}, expected {g.evaluated.isoformat()}")
     if leaked:
         why.append("forbidden ids in output: " + ", ".join(leaked))
     return Outcome(g, not why, env.behavior.value, env.entity_id, leaked, "; ".join(why))
