@@ -70,7 +70,8 @@ def _read_link() -> None:
         return
     if p.get("q"):
         st.session_state["question"] = p["q"]
-        st.session_state["asked"] = {"question": p["q"]}
+        # A followed-up question's subject: used only if the recipient's role sees it (core/answer/ask.py)
+        st.session_state["asked"] = {"question": p["q"], **({"entity": p["entity"]} if p.get("entity") else {})}
 
 
 def _link_params(asked: dict, form: dict) -> dict:
@@ -80,6 +81,10 @@ def _link_params(asked: dict, form: dict) -> dict:
     day, period = form["day"], form["period"]
     if "day" in asked or "period" in asked:
         day, period = asked.get("day"), asked.get("period")
+    carried = asked.get("carried")
+    if carried:  # a follow-up: the subject and dates it carried, so the link asks what was answered
+        params["entity"] = carried["entity"]
+        day, period = carried["day"], carried["period"]
     if asked.get("open"):
         params["open"] = ",".join(asked["open"])
     elif day:
@@ -234,6 +239,7 @@ def _answer(asked: dict) -> None:
     q, env, turn = follow(q, asked.get("last"), form.get("principal"),
                           lambda asking: ask_as_steward(s, asking, scope, searcher(s), engine=value_engine())[0])
     st.session_state["turn"] = turn
+    asked["carried"] = {"entity": q.entity, "day": q.day, "period": q.period} if q.carried else None
     cfg = settings()
     with st.spinner("Writing the explanation…") if cfg.llm_model else contextlib.nullcontext():
         # Citations are checked against the state that answered (a past state when recorded_at is set).

@@ -89,8 +89,8 @@ def carried(q: Question, first: Envelope, last: Turn | None, principal: str | No
 def follow(q: Question, last: Turn | None, principal: str | None, answer: Callable[[Question], Envelope],
            clock: Callable[[], float] = time.monotonic) -> tuple[Question, Envelope, Turn | None]:
     """Answer `q` in a session whose last turn was `last`: (the question answered, its envelope, the new last turn).
-    An answer that resolves no subject keeps the last turn, so "is it fresh?" after "which tables are late?" still
-    means the metric before."""
+    An answer about one subject is the new last turn; a question asked back for want of a subject keeps the last
+    one; any other answer (a listing, not found) ends the thread, since "it" after a list names no one thing."""
     env = answer(q)
     again = carried(q, env, last, principal, clock)
     if again is not None:

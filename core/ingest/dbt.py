@@ -8,6 +8,7 @@ who may see what) come from the overlay, with defaults that make a first run jus
 from __future__ import annotations
 
 import gzip
+import os
 import stat
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -66,10 +67,12 @@ def _gunzip(path: Path) -> str:
     """A gzipped artifact's text, read through the same checks as any file and bounded after
     decompression too (a small archive can expand without limit)."""
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise CatalogError([Problem(file=str(path), message="is not a regular file; only regular files are read")])
-        with gzip.open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
+        # Opened without following a link (one put in its place after _artifact looked), judged by what was opened.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW), "rb") as raw:
+            if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
+                raise CatalogError([Problem(file=str(path), message="is not a regular file; only regular files are read")])
+            with gzip.open(raw, "rb") as fh:
+                data = fh.read(MAX_FILE_BYTES + 1)
         if len(data) > MAX_FILE_BYTES:
             raise CatalogError([Problem(file=str(path), message="expands past the file size limit (ASOF_MAX_FILE_MB)")])
         return data.decode("utf-8")
@@ -90,7 +93,8 @@ def read_target(folder: str | Path) -> DbtArtifacts:
             continue
         files[name] = str(path)
         try:
-            loaded[name] = parse_text(_gunzip(path) if path.suffix == ".gz" else read_text(path), path, as_json=True)
+            loaded[name] = parse_text(_gunzip(path) if path.suffix == ".gz" else read_text(path, follow=False), path,
+                                      as_json=True)
         except CatalogError as exc:
             problems += exc.problems
     # Wrong JSON types (a null metadata, a node that is a string, ...) stop here, named by file, object, field.

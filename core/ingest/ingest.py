@@ -83,7 +83,7 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
     if catalog:
         for file in catalog_files(Path(catalog)):
             try:
-                docs.append((str(file), parse_file(file)))
+                docs.append((str(file), parse_file(file, follow=file == Path(catalog))))  # only the named path may be a link
             except CatalogError as exc:
                 problems.extend(exc.problems)
     gov = Overlay.read(overlay)

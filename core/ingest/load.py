@@ -12,6 +12,7 @@ Ids and text fields are bounded and checked in core/catalog/evidence.py.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -64,30 +65,37 @@ def _fail(path: Path | str, message: str, field: str | None = None) -> CatalogEr
     return CatalogError([Problem(file=str(path), field=field, message=message)])
 
 
-def read_text(path: Path | str, max_bytes: int | None = None) -> str:
-    """The text of a regular file, or CatalogError naming the file and why it cannot be read."""
+def read_text(path: Path | str, max_bytes: int | None = None, follow: bool = True) -> str:
+    """The text of a regular file, or CatalogError naming the file and why it cannot be read. `follow=False` for a
+    file found inside a folder: a link put in its place after the folder was listed is refused, not read."""
     path = Path(path)
     limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    # Opened first and judged by what was opened (fstat), so nothing can be swapped in between; O_NONBLOCK so a FIFO
+    # is refused instead of waiting for a writer. With follow, a link to /dev/zero is judged by what it points at.
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
     try:
-        info = path.stat()  # follows symlinks: a link to /dev/zero is judged by what it points at
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise _fail(path, "no such file" + (" (a symlink whose target is missing)" if path.is_symlink() else "")) from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow:
+            raise _fail(path, "is a symbolic link; only regular files inside the folder are read") from None
         raise _fail(path, f"cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise _fail(path, "is a folder where a file was expected")
-    if not stat.S_ISREG(info.st_mode):
-        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(info.st_mode) else "a device" if
-                stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "a socket" if
-                stat.S_ISSOCK(info.st_mode) else "not a regular file")
-        raise _fail(path, f"is {kind}; only regular files are read")
-    if info.st_size > limit:
-        raise _fail(path, f"is {info.st_size:,} bytes, over the {limit:,}-byte limit (ASOF_MAX_FILE_MB)")
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)  # the file may grow between stat and read
-    except OSError as exc:
-        raise _fail(path, f"cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise _fail(path, "is a folder where a file was expected")
+        if not stat.S_ISREG(info.st_mode):
+            kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(info.st_mode) else "a device" if
+                    stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "a socket" if
+                    stat.S_ISSOCK(info.st_mode) else "not a regular file")
+            raise _fail(path, f"is {kind}; only regular files are read")
+        if info.st_size > limit:
+            raise _fail(path, f"is {info.st_size:,} bytes, over the {limit:,}-byte limit (ASOF_MAX_FILE_MB)")
+        try:
+            data = fh.read(limit + 1)  # the file may grow between fstat and read
+        except OSError as exc:
+            raise _fail(path, f"cannot read: {exc.strerror or exc}") from None
     if len(data) > limit:
         raise _fail(path, f"is over the {limit:,}-byte limit (ASOF_MAX_FILE_MB)")
     try:
@@ -309,8 +317,8 @@ def catalog_files(path: Path) -> list[Path]:
     return [path]
 
 
-def parse_file(path: Path) -> Any:
-    return parse_text(read_text(path), path, as_json=Path(path).suffix == ".json")
+def parse_file(path: Path, follow: bool = True) -> Any:
+    return parse_text(read_text(path, follow=follow), path, as_json=Path(path).suffix == ".json")
 
 
 def _field(loc: tuple) -> str:
@@ -373,7 +381,7 @@ def load_catalog(path: str | Path) -> Catalog:
     docs, problems = [], []
     for file in catalog_files(Path(path)):
         try:
-            docs.append((str(file), parse_file(file)))
+            docs.append((str(file), parse_file(file, follow=file == Path(path))))  # only the named path may be a link
         except CatalogError as exc:
             problems.extend(exc.problems)
     return build_catalog(docs, str(path), problems)

@@ -125,7 +125,7 @@ def _project_dir(project: Path) -> Path:
 def project_manifest(project: Path) -> str:
     """The project's current semantic manifest (target/semantic_manifest.json, written by `dbt parse`)."""
     path = _project_dir(project) / "target" / "semantic_manifest.json"
-    if path.is_symlink():  # the same rule as every file AsOf reads inside a folder (load.folder_files)
+    if path.is_symlink() or path.parent.is_symlink():  # the rule of every file read inside a folder (load.folder_files)
         raise MetricFlowError(f"{path}: is a symbolic link; only regular files inside the project are read")
     if not path.is_file():
         raise MetricFlowError(f"{path}: missing; run `dbt parse` in {path.parent.parent} first")

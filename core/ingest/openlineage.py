@@ -116,7 +116,7 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
         # Cited as its place inside what was given, so the same events read from another folder hash alike.
         rel = str(file.relative_to(path)) if path.is_dir() else file.name
         try:
-            data = parse_text(read_text(file), file, as_json=True)
+            data = parse_text(read_text(file, follow=not path.is_dir()), file, as_json=True)
         except CatalogError as exc:
             why = "; ".join(p.message for p in exc.problems)
             out.skipped.append(Skipped(str(file), f"not JSON: {why}" if why.startswith("malformed") else why))

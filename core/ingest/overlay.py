@@ -8,6 +8,7 @@ Lineage and freshness objects follow the object they describe, so narrowing a mo
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,12 @@ class Overlay:
                                         message=f"unknown field; expected one of {', '.join(sorted(OBJECT_FIELDS))}"))
         overlay = cls(data, str(path), problems)
         if data.get("documents"):
-            overlay.documents = str((path.parent / str(data["documents"])).resolve())
+            folder, link = _documents_folder(path, str(data["documents"]))
+            overlay.documents = None if link else folder  # a refused folder is not read at all
+            if link:
+                problems.append(Problem(file=str(path), field="documents", message=(
+                    f"{link} is a symbolic link; the documents folder is read only through real folders below the "
+                    "overlay's own (an absolute path is taken as written)")))
         return overlay
 
     def _match(self, key: str, items: dict[str, dict]) -> list[str]:
@@ -229,6 +235,22 @@ def _shape_problems(data: dict, file: str) -> list[Problem]:
     return out
 
 
+def _documents_folder(overlay: Path, setting: str) -> tuple[str, Path | None]:
+    """The folder an overlay's `documents:` names, and the first symbolic link on the way to it from the overlay's
+    folder, if any: a link committed beside the overlay must not publish whatever it points at. An absolute path is
+    the author's own choice, as a path on the command line is."""
+    where = overlay.parent / setting
+    link = None
+    if not Path(setting).is_absolute():
+        step = overlay.parent
+        for part in Path(setting).parts:
+            step = step / part
+            if step.is_symlink():
+                link = step
+                break
+    return os.path.abspath(where), link
+
+
 def read_documents(folder: str | Path, entities: dict[str, str], default_acl: list[str]) -> tuple[list[tuple[str, dict]], list[Problem]]:
     """Markdown files with YAML front matter -> (file, evidence) pairs. `about: metric:revenue` attaches a
     page to an entity; without front matter a page is a non-authoritative document about nothing."""
@@ -239,7 +261,7 @@ def read_documents(folder: str | Path, entities: dict[str, str], default_acl: li
     pages, problems = folder_files(folder, {".md"})
     for path in pages:
         try:
-            raw = read_text(path)
+            raw = read_text(path, follow=False)
         except CatalogError as exc:
             problems += exc.problems
             continue

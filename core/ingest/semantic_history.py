@@ -49,7 +49,7 @@ def read_semantic_manifest(target: str | Path) -> str | None:
     path = _artifact(Path(target), "semantic_manifest")
     if path is None:
         return None
-    text = _gunzip(path) if path.suffix == ".gz" else read_text(path)
+    text = _gunzip(path) if path.suffix == ".gz" else read_text(path, follow=False)
     try:
         manifest_metrics(text, str(path))
     except MetricFlowError:
@@ -60,7 +60,7 @@ def read_semantic_manifest(target: str | Path) -> str | None:
 def _project_name(target: Path) -> str | None:
     path = _artifact(target, "manifest")
     try:
-        doc = json.loads(_gunzip(path) if path.suffix == ".gz" else read_text(path)) if path else None
+        doc = json.loads(_gunzip(path) if path.suffix == ".gz" else read_text(path, follow=False)) if path else None
     except ValueError:
         return None
     meta = doc.get("metadata") if isinstance(doc, dict) else None

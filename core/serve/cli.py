@@ -325,7 +325,7 @@ def _ask_store(args, store) -> int:
                 # Only the type: a message could quote catalog text the role may not see.
                 out.append(json.dumps({"line": n, "error": f"internal error ({type(exc).__name__}); "
                                        "the other lines are answered"}))
-                failed = True
+                failed, last = True, None  # a line after a failed one has nothing to follow on from
         for line in out:
             print(line)
         return 1 if failed else 0

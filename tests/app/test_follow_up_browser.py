@@ -51,6 +51,14 @@ def test_a_follow_up_continues_from_the_last_answer_in_the_browser(server):
         assert "SUM(fare_eur) - SUM(refund_eur)" in later  # v2, 2025's definition
         fresh = _ask(page, "is it fresh?")
         assert "Reading 'it' as Fare revenue for 2025-01-01 to 2025-12-31 from your last question" in fresh
+        # Its link asks what was answered: opened in a new session, Fare revenue for 2025, nothing carried.
+        assert "entity=metric.fare_revenue" in page.url and "period=2025-01-01..2025-12-31" in page.url
+        shared = browser.new_context(viewport={"width": 1366, "height": 1000}).new_page()
+        shared.goto(page.url)
+        shared.wait_for_selector(".st-key-headline h3", timeout=60000)
+        _settled(shared)
+        opened = shared.locator('[data-testid="stMain"]').inner_text()
+        assert "Fare revenue" in opened and "last question" not in opened and "SUM(fare_eur) - SUM(refund_eur)" in opened
         own = _ask(page, "What about seated passengers?")
         assert "Seated passengers" in own and "last question" not in own
         # A purser-only answer, then the dispatcher role in the sidebar: nothing of it is carried or named.

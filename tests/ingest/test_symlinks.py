@@ -129,3 +129,55 @@ def test_a_linked_openlineage_event_is_skipped_by_name(tmp_path):
     skipped = {s.file: s.reason for s in read.skipped}
     assert "symbolic link" in skipped[str(events / "b.json")]
     assert "leaked-bucket" not in json.dumps(read.evidence, default=str)
+
+
+def test_an_overlay_documents_setting_through_a_link_is_refused(tmp_path):
+    from core.ingest.overlay import Overlay
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text(f"---\ntitle: Secret\n---\n{SECRET}\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "docs").symlink_to(outside, target_is_directory=True)
+    overlay = project / "overlay.yml"
+    overlay.write_text("roles: [clinician]\ndocuments: docs\n")
+    read = Overlay.read(overlay)
+    assert read.documents is None, "a refused folder is not read at all"
+    assert any(p.field == "documents" and "symbolic link" in p.message for p in read.problems), read.problems
+    (project / "docs").unlink()
+    (project / "docs").mkdir()
+    assert not Overlay.read(overlay).problems and Overlay.read(overlay).documents == str(project / "docs")
+
+
+def test_a_file_swapped_for_a_link_after_the_listing_is_refused(tmp_path):
+    """The folder is listed first and read after: a link put in a file's place meanwhile is not followed."""
+    from core.ingest.load import CatalogError, folder_files, read_text
+    folder = _ward_catalog(tmp_path / "wards")
+    found, links = folder_files(folder, {".json"})
+    assert found == [folder / "beds.json"] and not links
+    token = _secret(tmp_path)
+    (folder / "beds.json").unlink()
+    (folder / "beds.json").symlink_to(token)
+    try:
+        read_text(found[0], follow=False)
+    except CatalogError as exc:
+        assert "symbolic link" in str(exc) and SECRET not in str(exc)
+    else:
+        raise AssertionError("a link swapped in after the listing was read")
+
+
+def test_a_linked_target_folder_of_a_dbt_project_is_refused(tmp_path):
+    from core.ingest.metricflow import MetricFlowError, project_manifest
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "dbt_project.yml").write_text("name: wards\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "semantic_manifest.json").write_text(json.dumps({"secret": SECRET}))
+    (project / "target").symlink_to(elsewhere, target_is_directory=True)
+    try:
+        project_manifest(project)
+    except MetricFlowError as exc:
+        assert "symbolic link" in str(exc) and SECRET not in str(exc)
+    else:
+        raise AssertionError("the linked target folder was read")
