@@ -12,6 +12,7 @@ Ids and text fields are bounded and checked in core/catalog/evidence.py.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -81,8 +82,10 @@ def read_text(path: Path | str, max_bytes: int | None = None, follow: bool = Tru
         if exc.errno == errno.ELOOP and not follow:
             raise _fail(path, "is a symbolic link; only regular files inside the folder are read") from None
         raise _fail(path, f"cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fd)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)  # a folder opens too, but is no file (os.fdopen would refuse it without saying which)
+    with os.fdopen(fd, "rb") if stat.S_ISREG(info.st_mode) else contextlib.nullcontext() as fh:
         if stat.S_ISDIR(info.st_mode):
             raise _fail(path, "is a folder where a file was expected")
         if not stat.S_ISREG(info.st_mode):
