@@ -19,7 +19,8 @@ form = sidebar(s, dates=False)  # the log is not about a reporting date
 role = next(r for r in s.roles() if r.name == form["role"])
 st.title("Audit")
 if not role.steward:
-    st.warning(f"The audit log is for catalog stewards; role **{role.name}** may not read it.")
+    st.warning(f"The audit log is for catalog stewards; role **{role.name}** is not one, so it may not read it. "
+               "If you may use a steward role, choose it in the sidebar's Role box.")
     st.stop()
 
 cfg = settings()
