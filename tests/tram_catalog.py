@@ -2,7 +2,8 @@
 a tram operator. "Fare takings" (euros) changed definition on 1 Jan 2027 (v2 nets out refunds); "Late tram share"
 (percent) has one version. The ticket taps source was last loaded on 6 Mar 2028 at 21:00, so at the catalog's
 clock (8 Mar 2028 09:00) it is failing (error after 24 h), while every month up to February 2028 was loaded in
-full; the depot log source has no load recorded at all."""
+full; the depot log source has no load recorded at all. Documents: a depot handbook both roles read, a fare
+memo only the controller reads, and a timetable export nobody may read, in the steward auditor's review queue."""
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
@@ -39,6 +40,12 @@ def _model(name, relation, acl=ROLES):
             "text": f"{name}: one row per tap."}
 
 
+def _doc(evidence_id, title, acl, text):
+    return {"evidence_id": evidence_id, "entity_id": evidence_id, "kind": "documentation", "title": title,
+            "version": "1", "authority": "non_authoritative", "lifecycle": "current", "authority_class": "wiki",
+            "valid_from": "2025-01-01", "acl": acl, "owner": OWNER, "text": text}
+
+
 SUM_V1 = "SELECT round(sum(fare_eur), 2) AS value FROM {{ model }} WHERE tapped_on >= $start AND tapped_on < $end"
 SUM_V2 = ("SELECT round(sum(fare_eur) - sum(refund_eur), 2) AS value FROM {{ model }} "
           "WHERE tapped_on >= $start AND tapped_on < $end")
@@ -58,6 +65,10 @@ EVIDENCE = [
                ["model.fct_taps.v1", "metric.fare_takings.v2"], ["source.raw_depot.runs", "model.fct_runs.v1"],
                ["model.fct_runs.v1", "metric.late_tram_share.v1"]],
      "text": "raw_fares.taps -> fct_taps -> fare takings; raw_depot.runs -> fct_runs -> late tram share."},
+    _doc("doc.depot_handbook", "Depot handbook", ROLES, "How the depot logs runs and late departures."),
+    _doc("doc.fare_memo", "Fare policy memo", ["controller"], "Controller-only notes on the 2027 refund netting."),
+    # Nobody's: an empty access list, which puts it in the auditor's (steward's) review queue.
+    _doc("doc.timetable_export", "Timetable glossary export", [], "An old export of timetable terms."),
     *watched_source("raw_fares.taps", ROLES, "2028-03-06T21:00:00Z", owner=OWNER, since="2025-01-01"),
     *watched_source("raw_depot.runs", ROLES, None, owner=OWNER, since="2025-01-01"),
 ]
@@ -83,7 +94,8 @@ def warehouse(path: Path) -> Path:
 
 
 ROLES_FILE = {"settings": {"evaluation_time": AT.isoformat().replace("+00:00", "Z")},
-              "roles": [{"name": r} for r in ROLES], "principals": [{"name": "ines", "roles": ROLES}]}
+              "roles": [{"name": r} for r in ROLES] + [{"name": "auditor", "steward": True}],
+              "principals": [{"name": "ines", "roles": ROLES}, {"name": "uwe", "roles": ["auditor"]}]}
 
 
 def write(folder: Path) -> Path:

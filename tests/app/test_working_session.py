@@ -13,7 +13,7 @@ import time
 import pytest
 from conftest import ROOT, build
 from streamlit_server import chromium, free_port, needs_chromium, served, stop, wait_healthy
-from test_browser import _ask, _headline, _settled, _shot
+from test_browser import _ask, _headline, _nav, _settled, _shot
 from tram_catalog import warehouse, write
 
 from core.catalog.store import Store
@@ -173,3 +173,22 @@ def test_run_sh_serves_asof_db_and_asof_warehouse_and_passes_streamlit_options(t
     assert f"serving the catalog in ASOF_DB={db}" in said and f"ASOF_WAREHOUSE={wh}" in said
     assert f"passing to streamlit run: --server.port {port}" in said
     assert "evidence objects" not in said  # the demo was not ingested over it (ingest says "ingested N evidence objects")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_stewards_own_answers_and_its_audit_page(server, browser, width):
+    """Item 5: "who can see <document>?" is read from its access list; the steward's Audit page shows its own
+    question (asked in this browser session: nobody is signed in) and every column within the page."""
+    context, page = _page(browser, f"{server}/?role=auditor", width)
+    _ask(page, "who can see the timetable glossary export?")
+    assert _headline(page).startswith("Timetable glossary export: no role can see it (its access list is empty).")
+    _nav(page, "Audit")
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.wait_for(timeout=60000)
+    # the question itself is the record chosen first (the newest): shown, not withheld
+    assert any(["question", "who can see the timetable glossary export?"] == r for r in _tables(page, "question"))
+    widths = page.evaluate("""() => [...document.querySelectorAll('[data-testid=stDataFrame] .dvn-scroller')]
+                                    .map(e => [e.scrollWidth, e.clientWidth])""")
+    assert widths and all(scroll <= client + 1 for scroll, client in widths), widths  # no column cut off
+    _shot(page, f"working-session-audit-{width}")
+    context.close()
