@@ -14,8 +14,9 @@ import pytest
 from conftest import ROOT, build
 from streamlit_server import chromium, free_port, needs_chromium, served, stop, wait_healthy
 from test_browser import _ask, _headline, _nav, _settled, _shot
-from tram_catalog import warehouse, write
+from tram_catalog import AT, warehouse, write
 
+from core.answer.ask import Question, ask
 from core.catalog.store import Store
 from core.explain.ingested import ingested_text
 
@@ -191,4 +192,23 @@ def test_the_stewards_own_answers_and_its_audit_page(server, browser, width):
                                     .map(e => [e.scrollWidth, e.clientWidth])""")
     assert widths and all(scroll <= client + 1 for scroll, client in widths), widths  # no column cut off
     _shot(page, f"working-session-audit-{width}")
+    context.close()
+
+
+def test_the_lineage_page_draws_the_answers_lineage(server, tram, browser):
+    """Item 4: the Lineage page and the Ask answer draw the same edges for the same metric and role, the edge from
+    the metric its formula uses included."""
+    store = Store(tram[0])
+    env = ask(store, Question(role="depot", text="where does takings per run come from?", at=AT))
+    store.close()
+    answer_edges = {(e.upstream, e.downstream) for e in env.lineage.edges}
+    assert ("metric.fare_takings.v2", "metric.takings_per_run.v1") in answer_edges
+    context, page = _page(browser, f"{server}/Lineage?role=depot&entity=metric.takings_per_run", 1024)
+    page.locator('[data-testid="stRadio"]').get_by_text("Table", exact=True).click()
+    _settled(page)
+    _shot(page, "working-session-lineage-table")
+    rows = _tables(page, "fare_takings")
+    head = rows[0]
+    drawn = {(r[head.index("from id")], r[head.index("to id")]) for r in rows[1:]}
+    assert drawn == answer_edges
     context.close()
