@@ -23,9 +23,11 @@ pages = [st.Page(str(ROOT / "pages/0_Ask.py"), title="Ask", icon=":material/chat
          st.Page(str(ROOT / "pages/2_Lineage.py"), title="Lineage", icon=":material/account_tree:", url_path="Lineage"),
          st.Page(str(ROOT / "pages/3_Governance_review.py"), title="Governance review", icon=":material/rule:",
                  url_path="Governance_review")]
-if _is_steward():
-    pages.append(st.Page(str(ROOT / "pages/4_Evaluation.py"), title="Evaluation", icon=":material/analytics:",
-                         url_path="Evaluation"))
-    pages += [st.Page(str(p), url_path=p.stem.split("_", 1)[-1], icon=":material/history:")
-              for p in sorted((ROOT / "pages").glob("*Audit*.py"))]
+# Listed for stewards only; for every other role they stay reachable by URL but hidden from the menu, so someone
+# sent a link to /Evaluation or /Audit is told by the page why it is not theirs instead of landing on Ask unasked.
+shown = "visible" if _is_steward() else "hidden"
+pages.append(st.Page(str(ROOT / "pages/4_Evaluation.py"), title="Evaluation", icon=":material/analytics:",
+                     url_path="Evaluation", visibility=shown))
+pages += [st.Page(str(p), url_path=p.stem.split("_", 1)[-1], icon=":material/history:", visibility=shown)
+          for p in sorted((ROOT / "pages").glob("*Audit*.py"))]
 st.navigation(pages).run()

@@ -18,6 +18,7 @@ from core.catalog.envelope import Behavior, Envelope  # noqa: E402
 from core.catalog.history import view_for  # noqa: E402
 from core.explain.explain import explain  # noqa: E402
 from core.explain.headline import date_source, day_text, markdown  # noqa: E402
+from core.explain.value_headline import loaded_for_period  # noqa: E402
 from core.read.dates import parse_period  # noqa: E402
 from core.read.day_range import check_day  # noqa: E402
 from core.resolve.parts import part_details  # noqa: E402
@@ -154,6 +155,9 @@ with st.sidebar:
 st.title("Ask")
 st.caption("Which definition of a metric applied on your reporting date, for your role: the approved version, "
            "its model, where the numbers come from, whether the data is fresh, and what disagrees.")
+# Fixed CSS: the question's text stops short of Streamlit's "Press Enter to submit form" hint, which is drawn
+# inside the box at its right end (a long question ran under it at 1024 and 1366 px).
+st.html("<style>.st-key-question input { padding-right: 9.5rem; }</style>")
 with st.form("ask_form", border=False, enter_to_submit=True):
     c1, c2 = st.columns([6, 1], vertical_alignment="bottom")
     c1.text_input("Question", key="question", placeholder="What did net revenue mean on 30 Jun 2024?")
@@ -251,6 +255,7 @@ def _answer(asked: dict) -> None:
     st.query_params.from_dict(_link_params(asked, form))
     if render_intent is not None and _is_intent(env):  # owner, compare, list, downstream, document
         answer.top(env, _notes(env, asked, day, period))
+        values_ui.render(env)  # "X in 2026 vs 2027": both periods' values above the versions compared
         render_intent(env)
         answer.explanation(env)
         answer.decided(env)
@@ -318,7 +323,7 @@ def _render(env: Envelope, asked: dict, form_day, form_period) -> None:
         if clicked:
             _node_details(clicked, env)
         answer.columns(env)
-        answer.freshness(env.freshness)
+        answer.freshness(env.freshness, loaded_for_period(env))
         if env.downstream and render_downstream is not None:  # "...and what uses it?": the other half
             render_downstream(env)
     else:

@@ -4,12 +4,13 @@ import streamlit as st
 st.set_page_config(page_title="AsOf · Lineage", page_icon="🕸️", layout="wide")
 
 
+from core.answer.lineage_start import lineage_starts  # noqa: E402
 from core.answer.steward import steward_view  # noqa: E402
 from core.explain.headline import day_text  # noqa: E402
 from core.resolve.freshness import source_freshness  # noqa: E402
 from core.resolve.graph import graph  # noqa: E402
 from core.resolve.lineage import explore  # noqa: E402
-from core.resolve.versions import governing_versions, in_effect, interval_text  # noqa: E402
+from core.resolve.versions import interval_text  # noqa: E402
 from ui.graph import graph_or_table, pick_node_object  # noqa: E402
 from ui.resources import sidebar, store  # noqa: E402
 from ui.safe import code, inert, md  # noqa: E402
@@ -42,10 +43,9 @@ c1, c2 = st.columns(2)
 up = c1.slider("Upstream depth", 0, 10, 5, key="up_depth")
 down = c2.slider("Downstream depth", 0, 10, 2, key="down_depth")
 ent = ev_view.entities[entity_id]
-versions = in_effect(governing_versions(ev_view.entity_objects(entity_id), ent.role), day)
-starts = [v.evidence_id for v in versions] or [entity_id]
-if ent.role == "source":
-    starts = [entity_id]
+starts, day, moved = lineage_starts(ev_view, entity_id, day)  # the versions the view holds, as Ask starts
+if moved:
+    st.info(md(moved))
 lin = explore(ev_view, starts, day, up, down)
 sources = [n.id for n in lin.nodes if n.kind == "source"] or ([entity_id] if ent.role == "source" else [])
 fresh = {f.source: f for f in (source_freshness(x, ev_view.freshness_objects(x), form["at"], day) for x in sources) if f}
@@ -82,5 +82,9 @@ if lin.edges:
                              path_words="path into the chosen entity")
     if clicked:
         _open(clicked)
+elif scope is not None:  # the steward's view: its role's objects and its queue, not the lineage around them
+    st.info(f"No lineage edges for {md(entities[entity_id])} in your steward view on {day_text(day)}: it holds "
+            "your role's objects and your review queue, and no lineage object among them records an edge of it "
+            "(Ask answers the same).")
 else:
     st.info("No lineage edges in effect on this date for this entity.")

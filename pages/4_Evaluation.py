@@ -16,7 +16,8 @@ s = store()
 form = sidebar(s, dates=False)
 st.title("Evaluation")
 if not any(r.name == form["role"] and r.steward for r in s.roles()):
-    st.info("The evaluation is for catalog stewards: choose a steward role to run it.")
+    st.warning(f"The evaluation is for catalog stewards; role **{form['role']}** is not one, so it cannot run it "
+               "here. If you may use a steward role, choose it in the sidebar's Role box.")
     st.stop()
 st.caption("Each suite is ingested into a temporary catalog and every gold case is asked from its question text, "
            "role and form date. Baselines show what plain similarity search would return. A run takes about a "

@@ -13,6 +13,7 @@ from core.serve.replay import replay  # noqa: E402
 from ui.history import asked_here  # noqa: E402
 from ui.resources import searcher, settings, sidebar, store  # noqa: E402
 from ui.safe import dataframe, inert  # noqa: E402
+from ui.safe import table as wrapped  # noqa: E402 (the page has its own `table` of rows)
 from ui.steward import scope_for  # noqa: E402
 
 s = store()
@@ -20,7 +21,8 @@ form = sidebar(s, dates=False)  # the log is not about a reporting date
 role = next(r for r in s.roles() if r.name == form["role"])
 st.title("Audit")
 if not role.steward:
-    st.warning(f"The audit log is for catalog stewards; role **{role.name}** may not read it.")
+    st.warning(f"The audit log is for catalog stewards; role **{role.name}** is not one, so it may not read it. "
+               "If you may use a steward role, choose it in the sidebar's Role box.")
     st.stop()
 
 cfg = settings()
@@ -71,16 +73,24 @@ st.metric("Records", len(records))
 # What a steward reads first (when, who, what was asked, what came back) on the left; the ids and
 # revisions that identify the record for a replay to the right.
 table = [audit_view.rows([r], view, reader, others, mine)[0].model_dump() for r in records[:500]]
+# Five columns sized to fit the page at 1024 px (a grid cannot wrap: a column that does not fit is cut off the
+# right edge); who asked from where, and the ids and revisions a replay needs, are under the record chosen below.
 dataframe(table, hide_index=True, width="stretch",
-             column_order=["when", "role", "question", "behavior", "governs", "source", "principal", "id", "ingest",
-                           "revision", "as_recorded", "index", "explanation"],
-             column_config={"as_recorded": "as recorded"})
+          column_order=["when", "role", "question", "behavior", "governs"],
+          column_config={"when": st.column_config.TextColumn("when", width=124),
+                         "role": st.column_config.TextColumn("role", width=76),
+                         "question": st.column_config.TextColumn("question", width=150),
+                         "behavior": st.column_config.TextColumn("behavior", width=64),
+                         "governs": st.column_config.TextColumn("governs", width=100)})
 
 if records:
     shown = {r["id"]: r for r in table}
     chosen = st.selectbox("Record", [r.id for r in records[:500]], key="audit_record",
                           format_func=lambda i: inert(f"{i} · {shown[i]['role']} · {shown[i]['question'][:80]}"))
     rec = next(r for r in records if r.id == chosen)
+    wrapped([{"field": k.replace("_", " "), "value": str(shown[chosen].get(k) or "—")}
+             for k in ("question", "governs", "principal", "source", "id", "ingest", "revision", "as_recorded", "index",
+                       "explanation")])
     with st.expander("The whole record (JSON)", expanded=False):
         st.json(audit_view.readable(rec, view, reader, others, mine).model_dump(mode="json"))
     replayable = rec.behavior not in ("refused", "error")

@@ -153,19 +153,23 @@ def lineage(lin: Lineage, starts: list[str], freshness: list[FreshnessEntry], ke
     return clicked
 
 
-def freshness(entries: list[FreshnessEntry]) -> None:
+def freshness(entries: list[FreshnessEntry], complete: frozenset[str] = frozenset()) -> None:
+    """`complete`: sources loaded after the past period a value was asked for ended; their state is today's news."""
     if not entries:
         return
     st.markdown("**Is the data fresh?**")
     for f in entries:
         colour, word = FRESH_WORDS[f.status]
+        if f.source in complete and f.status != "pass":
+            colour, word = "gray", f"{word} today"
         # Whole hours, as the status line words it; the exact load time is there for anyone checking.
         age = (f"last loaded {age_text(f.age_hours)}" + (f" ({f.loaded_at:%d %b %Y %H:%M} UTC)" if f.loaded_at else "")
                if f.age_hours is not None else "no load recorded")
         limits = ", ".join(x for x in (f"stale after {f.warn_after_hours:g} h" if f.warn_after_hours is not None else "",
                                        f"failing after {f.error_after_hours:g} h" if f.error_after_hours is not None else "") if x)
         st.markdown(f":{colour}-badge[{word}] {code(f.source)}: {age}" + (f" ({limits})" if limits else "")
-                    + f" · checked {f.evaluated_at:%d %b %Y %H:%M} UTC")
+                    + f" · checked {f.evaluated_at:%d %b %Y %H:%M} UTC"
+                    + ("; loaded in full for the period asked about" if f.source in complete else ""))
 
 
 def columns(env: Envelope) -> None:

@@ -15,6 +15,7 @@ from core.catalog.store import Store
 from core.compute import choose
 from core.explain.explain import ExplanationCache, cache_for
 from core.explain.headline import clock_text
+from core.explain.ingested import ingested_text
 from core.read.dates import parse_period
 from core.read.day_range import FIRST_DAY, LAST_DAY, check_day
 from core.retrieve.embed import Embedder
@@ -226,5 +227,6 @@ def sidebar(s: Store, dates: bool = True) -> dict:
     # Revision and count of the view answers read (a steward's widened by its review queue), so they are the
     # answer's own: hidden objects change neither, and the queue's objects are counted apart (access.seen_text).
     meta, view = s.meta(), steward_view(s, role, scope_for(s, role))
-    st.sidebar.caption(f"Catalog revision `{view.revision}` · {seen_text(view)} · ingested {meta['ingested_at']}")
+    st.sidebar.caption(f"Catalog revision `{view.revision}` · {seen_text(view)} · "
+                       f"{ingested_text(meta.get('ingested_at'), s.clock)}")
     return {"role": role, "principal": ident.principal, "day": day, "period": period, "at": at}

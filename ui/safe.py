@@ -56,5 +56,6 @@ def table(rows: list[dict], columns: dict[str, str] | None = None):
     frame = pd.DataFrame([{md(names.get(k, k)): md(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows])
     # Fixed CSS (no catalog text): the table takes the page's width and long identifiers break anywhere.
     st.html("<style>[data-testid=stTable] table { table-layout: fixed; width: 100%; } "
-            "[data-testid=stTable] td, [data-testid=stTable] th { overflow-wrap: anywhere; }</style>")
+            "[data-testid=stTable] td, [data-testid=stTable] th, [data-testid=stTable] td *, "
+            "[data-testid=stTable] th * { overflow-wrap: anywhere !important; white-space: normal; }</style>")
     return st.table(frame.style.hide(axis="index"))

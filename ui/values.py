@@ -6,8 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from core.catalog.envelope import Envelope
-from core.explain.value_text import as_of_text, number, period_label, period_text, signed
-from ui.safe import code, dataframe, inert, md
+from core.explain.value_headline import period_verdict
+from core.explain.value_text import as_of_text, number, period_label, signed
+from ui.safe import code, inert, md, table
 
 MAX_CARDS = 4  # more sub-periods than this are shown as the table only
 
@@ -21,16 +22,23 @@ def render(env: Envelope) -> None:
         st.info(md(values.message[:1].upper() + values.message[1:]))  # a sentence on its own here
         return
     unit = values.values[0].unit if values.values else None
-    if len(values.values) <= MAX_CARDS:
+    if values.compared is not None:
+        _compared(env, values.compared)
+    elif len(values.values) <= MAX_CARDS:
         for col, v in zip(st.columns(len(values.values) or 1), values.values):
-            col.metric(md(f"{env.entity_label or v.entity_id} · {period_text(v.start, v.end)}"), number(v.value, v.unit),
+            col.metric(md(f"{env.entity_label or v.entity_id} · {period_label(v.start, v.end)}"), number(v.value, v.unit),
                        border=True)
             col.caption(f"{md(v.title)} on {code(v.relation or v.model_evidence_id)}, computed by {md(v.engine)}")
     st.caption(md(as_of_text(values)))
-    if len(values.values) > 1 and not values.restatement:  # a restatement's table holds these values too
-        dataframe([{"period": period_label(v.start, v.end), "value": v.value, "unit": v.unit or "",
-                    "version": v.evidence_id, "model": v.model_evidence_id or ""} for v in values.values],
-                  hide_index=True, width="stretch")
+    verdict = period_verdict(env)  # judged on the loads the period needed, as the status line says
+    if verdict:
+        st.caption(md(verdict[1]))
+    # A restatement's table holds these values too; two periods compared one value each are their two cards.
+    pieces = values.compared is None or any(side.pieces > 1 for side in values.compared.sides)
+    if len(values.values) > 1 and not values.restatement and pieces:
+        # Formatted as the single values are (currency, percent, units), and named as an analyst names them.
+        table([{"period": period_label(v.start, v.end), "value": number(v.value, v.unit),
+                "version": version_name(v), "table": v.relation or ""} for v in values.values])
     if values.message:
         st.caption(md(values.message))
     if values.restatement:
@@ -50,17 +58,39 @@ def render(env: Envelope) -> None:
             st.code(inert(v.sql), language="bash" if v.engine == "metricflow" else "sql")
 
 
+def version_name(v) -> str:
+    """'v2', as the headline says it, never the evidence id."""
+    label = v.version or ""
+    return f"v{label}" if label[:1].isdigit() else label or v.title
+
+
+def _compared(env: Envelope, c) -> None:
+    """Two periods side by side: each value as a card, the later with its difference from the earlier."""
+    unit = c.sides[0].unit or c.sides[1].unit
+    for i, (col, side) in enumerate(zip(st.columns(2), c.sides)):
+        shown = number(side.value, unit) if side.value is not None or side.pieces == 1 else "several values"
+        delta = (f"{signed(c.difference, unit)}" + (f" ({c.percent:+.2f}%)" if c.percent is not None else "")
+                 if i == 1 and c.difference is not None else None)
+        col.metric(md(f"{env.entity_label or ''} · {period_label(side.start, side.end)}"), shown, delta=delta,
+                   border=True)
+        col.caption("under " + ", then ".join(md(v) for v in side.versions))
+    if c.changed:
+        st.caption(f"The two periods' definitions differ in {md(', '.join(c.changed))} (compared below).")
+
+
 def _restatement(r, unit: str | None) -> None:
     st.markdown(f"**Restated under {md(r.other_title)}** ({md(r.why)})")
     if r.difference is not None:
         pct = f" ({r.percent:+.2f}%)" if r.percent is not None else ""
         st.metric(md(f"Total under {r.other_title}"), number(r.other_total, unit),
                   delta=f"{signed(r.difference, unit)}{pct}", border=True)
-    rows = [{"period": period_label(x.start, x.end), "as governed": x.governing.value,
-             "governing version": x.governing.evidence_id, f"under {r.other_evidence_id}": x.other.value,
-             "difference": x.difference, "difference %": x.percent} for x in r.rows]
+    other = version_name(r.rows[0].other) if r.rows else r.other_title
+    rows = [{"period": period_label(x.start, x.end), "as governed": number(x.governing.value, unit),
+             "governing version": version_name(x.governing), f"under {other}": number(x.other.value, unit),
+             "difference": signed(x.difference, unit),
+             "difference %": f"{x.percent:+.2f}%" if x.percent is not None else "n/a"} for x in r.rows]
     st.altair_chart(_chart(r, unit), width="stretch")
-    dataframe(rows, hide_index=True, width="stretch")
+    table(rows)
 
 
 def _chart(r, unit: str | None):

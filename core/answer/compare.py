@@ -375,7 +375,9 @@ def _versions(run, primary, versions: list[Evidence]) -> Envelope:
     # asked, which says No when it governs all of it (and abstains when it does not). Unversioned objects (most dbt
     # models) record no versions to tell a change by: nothing is compared.
     # With the owner asked too, the owner's answer says which one version there is, since when (`_with_owner`).
-    alone = (len(versions) == 1 and bool(versions[0].version) and "changed" in run.intent.aspects
+    # "X in 2026 vs 2027" asks for two values: one version throughout still has two numbers to compare.
+    two_values = run.intent.value and len([m for m in run.intent.reporting if m.start]) >= 2
+    alone = (len(versions) == 1 and bool(versions[0].version) and ("changed" in run.intent.aspects or two_values)
              and "owner" not in run.intent.aspects)
     if len(versions) < 2 and not alone:
         run.step("compare", f"{primary.entity_id} has {len(versions)} authoritative version(s) visible to you")

@@ -58,7 +58,12 @@ def _owner_and_change(run) -> bool:
 
 
 def after_when(run, pick: Pick) -> Envelope | None:
-    if run.intent.overrides or not run.intent.kind:
+    if run.intent.overrides:
+        return None
+    from core.answer import access_list
+    if access_list.asks_access(run.q.text):  # "who can see X?": X's access list, whatever else the words read as
+        return access_list.answer(run, pick)
+    if not run.intent.kind:
         return None
     kind = run.intent.kind
     if kind == "discover":

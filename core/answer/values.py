@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
+from core.answer.value_compare import compared_values
 from core.catalog.access import Visible
 from core.catalog.envelope import NOT_FOUND, Behavior, Envelope, TraceStep
 from core.catalog.evidence import Evidence, Kind
@@ -17,6 +18,7 @@ from core.catalog.values import InputLoad, MetricValue, Restatement, Restatement
 from core.compute.engine import EngineError, ValueEngine
 from core.resolve import lineage as lineage_mod
 from core.resolve.freshness import source_freshness
+from core.resolve.period_loads import covers
 from core.resolve.values import percent_change, value_periods
 from core.resolve.versions import backing_model, by_version, governing_versions, in_effect, version_name
 
@@ -122,7 +124,7 @@ def metric_values(view: Visible, entity_id: str, start: date, end: date, engine:
                      + "; ".join(f"{a} to {b - timedelta(days=1)}" for a, b in spans)
                      + ", so no value is given there")
     restatement = _restatement(other, why, values, others) if other is not None else None
-    inputs, as_of = _inputs(view, list(checked.sources), at, start)
+    inputs, as_of = _inputs(view, list(checked.sources), at, start, end)
     return Values(status="computed", message="; ".join(notes), grain=grain, start=start, end=end, values=values,
                   restatement=restatement, inputs=inputs, as_of=as_of)
 
@@ -136,6 +138,12 @@ def _compute(engine: ValueEngine, items: list) -> list[MetricValue]:
     return many(items) if many is not None else [engine.compute(*item) for item in items]
 
 
+def _additive(unit: str | None) -> bool:
+    """Values that add up over time (a currency, a count); a rate or an average does not."""
+    unit = unit or ""
+    return unit in ("USD", "customers") or (unit.startswith("USD") and "per" not in unit)
+
+
 def _restatement(other: Evidence, why: str, values: list[MetricValue], others: list[MetricValue]) -> Restatement:
     rows = []
     for base, alt in zip(values, others):
@@ -143,8 +151,7 @@ def _restatement(other: Evidence, why: str, values: list[MetricValue], others: l
         diff, pct = percent_change(base.value, alt.value)
         rows.append(RestatementRow(start=base.start, end=base.end, governing=base, other=alt, difference=diff,
                                    percent=pct))
-    unit = (other.metric.unit if other.metric else "") or ""
-    additive = unit in ("USD", "customers") or (unit.startswith("USD") and "per" not in unit)
+    additive = _additive(other.metric.unit if other.metric else None)
     out = Restatement(other_evidence_id=other.evidence_id, other_title=other.title, why=why, rows=rows,
                       additive=additive)
     if additive and rows and all(r.governing.value is not None and r.other.value is not None for r in rows):
@@ -154,11 +161,14 @@ def _restatement(other: Evidence, why: str, values: list[MetricValue], others: l
     return out
 
 
-def _inputs(view: Visible, sources: list[str], at: datetime, day: date) -> tuple[list[InputLoad], datetime | None]:
+def _inputs(view: Visible, sources: list[str], at: datetime, day: date,
+            end: date) -> tuple[list[InputLoad], datetime | None]:
     loads = []
     for s in sources:
         f = source_freshness(s, view.freshness_objects(s), at, day)
-        loads.append(InputLoad(source=s, loaded_at=f.loaded_at if f else None, status=f.status if f else "unknown"))
+        loaded = f.loaded_at if f else None
+        loads.append(InputLoad(source=s, loaded_at=loaded, status=f.status if f else "unknown",
+                               covers_period=covers(loaded, end)))
     known = [x.loaded_at for x in loads if x.loaded_at is not None]
     return loads, (min(known) if known else None)
 
@@ -186,6 +196,13 @@ def attach(view: Visible, env: Envelope, intent, engine: ValueEngine | None) -> 
     ent = view.entities.get(env.entity_id)
     if ent is None or ent.role != "metric":
         return
+    if env.comparison is not None:  # "X in 2023 vs 2024": each period's value and the difference
+        both = compared_values(env, intent, lambda a, b: metric_values(view, env.entity_id, a, b, engine,
+                                                                       env.evaluated_at), _additive)
+        if both is not None:
+            env.values = both
+            env.trace.append(TraceStep(rule="values", detail=f"{both.status}: two periods compared"))
+            return
     if env.period_start and env.period_end:
         start, end = env.period_start, env.period_end
     elif env.reporting_date:

@@ -56,7 +56,28 @@ class Restatement(BaseModel):
 class InputLoad(BaseModel):
     source: str
     loaded_at: datetime | None
-    status: str
+    status: str  # today's freshness, at the evaluation time
+    # Loaded after the period asked for ended: the value holds every load that period needed, whatever today's
+    # load does (core/resolve/period_loads.py).
+    covers_period: bool = False
+
+
+class PeriodSide(BaseModel):
+    """"net revenue in 2023 vs 2024": one period's value. Several pieces (a version or model change inside it) are
+    summed for a currency or count; a rate's pieces are not added up (`value` is None, the pieces are listed)."""
+    start: date
+    end: date  # exclusive
+    value: float | None
+    unit: str | None = None
+    versions: list[str] = Field(default_factory=list)  # version names, in order ("v1", "v2")
+    pieces: int = 1
+
+
+class PeriodComparison(BaseModel):
+    sides: list[PeriodSide]
+    difference: float | None = None  # later - earlier
+    percent: float | None = None
+    changed: list[str] = Field(default_factory=list)  # fields the two sides' definitions differ in
 
 
 class Values(BaseModel):
@@ -69,3 +90,9 @@ class Values(BaseModel):
     restatement: Restatement | None = None
     inputs: list[InputLoad] = Field(default_factory=list)  # the sources the values read, their last load
     as_of: datetime | None = None  # the oldest of the inputs' last loads: the values are as of then
+    compared: PeriodComparison | None = None  # two periods' values side by side
+
+    @property
+    def loaded_in_full(self) -> bool:
+        """Every input was loaded after the period ended: the value is complete, however late today's loads are."""
+        return bool(self.inputs) and all(i.covers_period for i in self.inputs)

@@ -13,6 +13,7 @@ from typing import Iterable, Literal
 from pydantic import BaseModel
 
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
+from core.explain.value_headline import period_loaded, period_verdict, value_headline
 from core.resolve.freshness import age_text
 
 MAX_WORDS = 25
@@ -373,7 +374,10 @@ def headline(env: Envelope) -> str:
     """One plain sentence, at most 25 words."""
     label = _label(env)
     b = env.behavior
-    if b is Behavior.answer:
+    said = value_headline(env, label) if b in (Behavior.answer, Behavior.split) else None
+    if said:  # a question asking for a number is answered with it
+        text = said
+    elif b is Behavior.answer:
         text = _intent(env) or _answer(env)
     elif b is Behavior.clarify and env.clarify:
         text = env.clarify.question
@@ -433,7 +437,8 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
         if f.source in seen:
             continue
         seen.add(f.source)
-        out.append(_freshness_status(f))
+        quiet = period_loaded(env, f)  # late today, but loaded in full for the past period asked about
+        out.append(Status(level=quiet[0], text=quiet[1]) if quiet else _freshness_status(f))
     fresh = [s for s in out if s.level == "ok"]
     out = [s for s in out if s.level != "ok"]
     if fresh:
@@ -441,6 +446,9 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
         many = f"the other {len(fresh)}" if out else f"all {len(fresh)}"
         out.append(Status(level="ok", text="Data fresh: " + fresh[0].text.replace(" fresh (", " (", 1)
                           if len(fresh) == 1 else f"Data fresh: {many} sources loaded on time"))
+    verdict = period_verdict(env)  # a value over a past period: were the loads it needed all taken?
+    if verdict:
+        out.append(Status(level=verdict[0], text=verdict[1]))
     if env.behavior is Behavior.split:
         out.append(Status(level="warning", text=f"The definition of {_label(env)} changes inside this period"))
     if env.behavior is Behavior.human_review:

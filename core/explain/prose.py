@@ -16,6 +16,7 @@ from core.explain.intent_prose import (  # discover, compare, owner, ...
     intent_sentences,
     owner_sentences,
 )
+from core.explain.value_headline import loaded_for_period
 from core.explain.wording import _count, _interval, _join, _name
 
 
@@ -113,7 +114,8 @@ def _columns(env: Envelope) -> list[Cited]:
     return [Cited(text=text, citations=lineage_ids)]
 
 
-def _freshness(f: FreshnessEntry) -> Cited:
+def _freshness(f: FreshnessEntry, complete: frozenset[str] = frozenset()) -> Cited:
+    """`complete`: sources loaded after the past period a value was asked for ended (value_headline)."""
     cites = [c for c in (f.evidence_id, f.policy_evidence_id) if c]
     at = f"{f.evaluated_at:%Y-%m-%d %H:%M} UTC"
     src = f"`{_short(f.source)}`"
@@ -129,6 +131,10 @@ def _freshness(f: FreshnessEntry) -> Cited:
     else:
         tail = (f"past its {f.error_after_hours}-hour error threshold, so it fails (error) and figures that "
                 "depend on it are likely incomplete")
+    if f.status != "pass" and f.source in complete:  # today's news: the past period asked about is all loaded
+        tail = (f"past its {f.error_after_hours if f.status == 'error' else f.warn_after_hours}-hour "
+                f"{'error' if f.status == 'error' else 'warning'} threshold today, but that load came after the "
+                "period asked about ended, so the figures for that period hold every row it needed")
     return Cited(text=f"{head}: {tail}.", citations=cites)
 
 
@@ -182,7 +188,7 @@ def explain_deterministic(env: Envelope) -> list[Cited]:
         out += [_model(env, m) for m in models]
         out += _lineage(env)
         out += _columns(env)
-        out += [_freshness(f) for f in env.freshness]
+        out += [_freshness(f, loaded_for_period(env)) for f in env.freshness]
         if env.downstream:  # a question that also asks what reads it ("...and what uses it?")
             out += downstream_sentences(env)
     elif env.behavior is Behavior.clarify and env.clarify:

@@ -107,8 +107,9 @@ def upstream_walk(view: Visible, starts: list[str], day: date | None, depth: int
 
 
 def explore(view: Visible, starts: list[str], day: date | None, up: int, down: int) -> Lineage:
-    """Both directions around the starting nodes, each to its own depth (0 = none)."""
-    ups = view.upstream(starts, day, up) if up else []
+    """Both directions around the starting nodes, each to its own depth (0 = none). Upstream is the walk an answer
+    draws (`upstream_walk`, metric-to-metric edges included), so the Lineage page and Ask draw the same lineage."""
+    ups = upstream_walk(view, starts, day, up).rows if up else []
     rows = ups + (view.downstream(starts, day, down) if down else [])
     return _lineage(view, starts, _walk(view, starts, rows, day, ups if up else None))
 

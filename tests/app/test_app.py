@@ -300,7 +300,8 @@ def test_steward_view_does_not_widen_outside_the_queue():
 
 def test_evaluation_is_for_stewards_only():
     at = page("pages/4_Evaluation.py", "analyst")
-    assert not at.button and "for catalog stewards" in at.info[0].value
+    # told why: the role is named and is not a steward's
+    assert not at.button and "for catalog stewards; role **analyst** is not one" in at.warning[0].value
 
 
 def test_evaluation_page_runs_the_suites():
@@ -401,7 +402,8 @@ def test_values_by_quarter_across_a_change_and_refused_like_a_missing_metric():
     at = ask_page("churn for 2025 by quarter", mode="No date")
     env = json.loads(at.session_state["envelope_json"])
     assert [v["evidence_id"] for v in env["values"]["values"]] == ["metric.churn_rate.v1"] * 3 + ["metric.churn_rate.v2"]
-    assert len(at.dataframe) >= 1 and len(at.metric) == 4
+    # the sub-period table is a static table of formatted values (issue 38: no raw floats or evidence ids)
+    assert len(at.table) >= 1 and len(at.metric) == 4
     hidden = ask_page("what was contribution margin in Q1 2025?", role="marketing", mode="No date")
     absent = ask_page("what was flux capacitor yield in Q1 2025?", role="marketing", mode="No date")
     assert [m.value for m in hidden.markdown] == [m.value for m in absent.markdown]
