@@ -211,7 +211,7 @@ def sidebar(s: Store, dates: bool = True) -> dict:
         return {"role": role, "principal": ident.principal, "day": None, "period": None, "at": s.now()}
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
     day = period = None
-    bounds = dict(min_value=FIRST_DAY, max_value=LAST_DAY)  # the days AsOf answers for (core/catalog/dates.py)
+    bounds = dict(min_value=FIRST_DAY, max_value=LAST_DAY)  # the days AsOf answers for (core/read/day_range.py)
     if mode == "Date":
         day = st.sidebar.date_input("Reporting date", key="day", **bounds)
     elif mode == "Period":

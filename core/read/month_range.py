@@ -4,7 +4,7 @@ People write the year once, after the second month, and mean it for both ends. R
 month took the evaluation year (or was dropped, "may" being a verb) and the second alone was the reporting period,
 so a definition change inside the range was never seen. Here the whole phrase is one period, from the first day of
 the first month to the end of the second. A range that wraps the year end ("Nov-Jan 2025") ends in the year
-written, as people say it. Kept apart from core/catalog/dates.py, which calls `read` from its scan.
+written, as people say it. Kept apart from core/read/dates.py, which calls `read` from its scan.
 """
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ def _clock(m: re.Match) -> tuple[time, timezone] | None:
 
 def attach(text: str, found: list, today: date | None, mention) -> list:
     """`found` (mentions, in text order) with each time of day joined to the day beside it as one timestamp;
-    `mention` builds one (core/catalog/dates.py's DateMention, passed in because that module calls this one)."""
+    `mention` builds one (core/read/dates.py's DateMention, passed in because that module calls this one)."""
     out = list(found)
     for m in CLOCK.finditer(text):
         if any(d.span[0] < m.end() and m.start() < d.span[1] for d in out):

@@ -1,4 +1,4 @@
-"""The secret that keys the audit log's chain (core/catalog/audit.py).
+"""The secret that keys the audit log's chain (core/serve/audit.py).
 
 A plain sha256 chain finds accidental damage and a careless edit, but whoever can write the log can edit a record
 and recompute every hash after it. With a key the chain is an HMAC-SHA256 that nobody without the key can
