@@ -15,7 +15,6 @@ from rank_bm25 import BM25Okapi
 
 from core.catalog.entities import Entity, build_entity_index, head_index
 from core.catalog.evidence import GOVERNING_KINDS, Authority, Evidence, Freshness, Kind, Lifecycle
-from core.catalog.label_redact import hidden_names, scrub, scrubbed
 from core.catalog.redact import redact, references
 from core.catalog.rows import acl_sql, in_list
 from core.catalog.store import Store
@@ -154,12 +153,7 @@ class Visible:
         # them are rendered away too (core/catalog/redact.py).
         refs = {r for e in docs for r in references(e)}
         hidden = self.store.unseen_ids(self.role, refs, self.grants, self._carriers(refs)) if refs else set()
-        docs = [redact(e, hidden) for e in docs] if hidden else docs
-        return [scrubbed(e, self._hidden_names) for e in docs]  # hidden names in text people wrote, too
-
-    @per_view
-    def _hidden_names(self):
-        return hidden_names(self.con, self._acl)
+        return [redact(e, hidden) for e in docs] if hidden else docs
 
     def _carriers(self, ids) -> dict[str, bool]:
         """Store.carriers for this view, each id looked up once per process: the file is read-only while open,
@@ -409,8 +403,7 @@ class Visible:
                FROM evidence WHERE {acl_sql()} AND kind = ANY(?::VARCHAR[]) ORDER BY evidence_id""",
             [*self._acl, list(kinds)]).fetchall()
         named = {e.evidence_id: e for e in self._by_key("evidence_id", [r[0] for r in rows if r[-1]])}
-        return [named[r[0]] if r[-1] else Listed(r[0], r[1], Kind(r[2]), r[3], scrub(r[4], self._hidden_names) or "",
-                                                 r[5], Authority(r[6]),
+        return [named[r[0]] if r[-1] else Listed(r[0], r[1], Kind(r[2]), r[3], r[4] or "", r[5], Authority(r[6]),
                                                  Lifecycle(r[7]), *r[8:13]) for r in rows]
 
     def entity_objects(self, entity_id: str) -> list[Evidence]:

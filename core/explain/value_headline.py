@@ -147,8 +147,9 @@ def value_headline(env: Envelope, label: str) -> str | None:
     if values.status == "not_found_or_not_authorized":
         return f"No value of {label} is available to you {when(values.start, values.end)}"
     if values.status != "computed" or not values.values:
-        reason = values.message.split(";")[0].split(": ", 1)[-1] if values.message else "none was computed"
-        return f"No value of {label}: {reason}"
+        # Nothing computed (no warehouse connected, the engine's project missing, a value that is not a number): the
+        # definition still answers the question's other half and leads; the value card under it says why.
+        return None
     if values.compared is not None and len(values.compared.sides) == 2:
         return _compared(env, label, values.compared)
     if values.restatement is not None and values.restatement.rows:
