@@ -8,8 +8,6 @@ who may see what) come from the overlay, with defaults that make a first run jus
 from __future__ import annotations
 
 import gzip
-import os
-import stat
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -17,7 +15,7 @@ from typing import Any
 
 from core.ingest.artifacts import artifact_problems
 from core.ingest.dbt_tests import column_details, node_tests
-from core.ingest.load import MAX_FILE_BYTES, CatalogError, Problem, linked_file, parse_text, read_text
+from core.ingest.load import MAX_FILE_BYTES, CatalogError, Problem, linked_file, open_regular, parse_text, read_text
 
 NODE_TYPES = ("model", "seed", "snapshot")
 HOURS = {"minute": 1 / 60, "hour": 1, "day": 24}
@@ -67,12 +65,9 @@ def _gunzip(path: Path) -> str:
     """A gzipped artifact's text, read through the same checks as any file and bounded after
     decompression too (a small archive can expand without limit)."""
     try:
-        # Opened without following a link (one put in its place after _artifact looked), judged by what was opened.
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW), "rb") as raw:
-            if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
-                raise CatalogError([Problem(file=str(path), message="is not a regular file; only regular files are read")])
-            with gzip.open(raw, "rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
+        # Never through a link (one put in its place after _artifact looked): the rule of every file in a folder.
+        with open_regular(path, follow=False) as raw, gzip.open(raw, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
         if len(data) > MAX_FILE_BYTES:
             raise CatalogError([Problem(file=str(path), message="expands past the file size limit (ASOF_MAX_FILE_MB)")])
         return data.decode("utf-8")

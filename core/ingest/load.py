@@ -12,7 +12,6 @@ Ids and text fields are bounded and checked in core/catalog/evidence.py.
 """
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -20,7 +19,7 @@ import re
 import stat
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import yaml
@@ -66,35 +65,39 @@ def _fail(path: Path | str, message: str, field: str | None = None) -> CatalogEr
     return CatalogError([Problem(file=str(path), field=field, message=message)])
 
 
-def read_text(path: Path | str, max_bytes: int | None = None, follow: bool = True) -> str:
-    """The text of a regular file, or CatalogError naming the file and why it cannot be read. `follow=False` for a
-    file found inside a folder: a link put in its place after the folder was listed is refused, not read."""
-    path = Path(path)
-    limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
-    # Opened first and judged by what was opened (fstat), so nothing can be swapped in between; O_NONBLOCK so a FIFO
-    # is refused instead of waiting for a writer. With follow, a link to /dev/zero is judged by what it points at.
-    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
+def open_regular(path: Path, follow: bool = True) -> BinaryIO:
+    """`path` opened for reading if it is a regular file, else CatalogError saying what it is. Opened first and
+    judged by what was opened (fstat), so nothing can be swapped in between; O_NONBLOCK so a FIFO is refused instead
+    of waiting for a writer. With `follow`, a link to /dev/zero is judged by what it points at; without (a file
+    found inside a folder), a link put in its place after the folder was listed is refused, not read."""
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW))
     except FileNotFoundError:
         raise _fail(path, "no such file" + (" (a symlink whose target is missing)" if path.is_symlink() else "")) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP and not follow:
             raise _fail(path, "is a symbolic link; only regular files inside the folder are read") from None
         raise _fail(path, f"cannot read: {exc.strerror or exc}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)  # a folder opens too, but is no file (os.fdopen would refuse it without saying which)
-    with os.fdopen(fd, "rb") if stat.S_ISREG(info.st_mode) else contextlib.nullcontext() as fh:
-        if stat.S_ISDIR(info.st_mode):
-            raise _fail(path, "is a folder where a file was expected")
-        if not stat.S_ISREG(info.st_mode):
-            kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(info.st_mode) else "a device" if
-                    stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "a socket" if
-                    stat.S_ISSOCK(info.st_mode) else "not a regular file")
-            raise _fail(path, f"is {kind}; only regular files are read")
-        if info.st_size > limit:
-            raise _fail(path, f"is {info.st_size:,} bytes, over the {limit:,}-byte limit (ASOF_MAX_FILE_MB)")
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISREG(mode):
+        return os.fdopen(fd, "rb")
+    os.close(fd)  # a folder opens too, but is no file
+    if stat.S_ISDIR(mode):
+        raise _fail(path, "is a folder where a file was expected")
+    kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise _fail(path, f"is {kind}; only regular files are read")
+
+
+def read_text(path: Path | str, max_bytes: int | None = None, follow: bool = True) -> str:
+    """The text of a regular file, or CatalogError naming the file and why it cannot be read (`follow`: as
+    open_regular)."""
+    path = Path(path)
+    limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    with open_regular(path, follow) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
+            raise _fail(path, f"is {size:,} bytes, over the {limit:,}-byte limit (ASOF_MAX_FILE_MB)")
         try:
             data = fh.read(limit + 1)  # the file may grow between fstat and read
         except OSError as exc:

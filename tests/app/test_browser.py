@@ -100,6 +100,16 @@ def _nav(page, name: str) -> None:
     _settled(page)
 
 
+def _role(page, name: str) -> None:
+    """The sidebar's Role box set to `name` (demo mode), the page rerun on it."""
+    if page.locator('[data-testid="stSidebar"] input[aria-label="Role"]').input_value() == name:
+        return
+    page.get_by_role("combobox", name="Role").click()
+    page.get_by_role("option", name=name, exact=True).click()
+    _settled(page)
+    assert page.locator('[data-testid="stSidebar"] input[aria-label="Role"]').input_value() == name
+
+
 def _set_sidebar_date(page, year: str, month: str, day: str) -> None:
     page.locator('[data-testid="stSidebar"]').get_by_text("Date", exact=True).click()
     _settled(page)

@@ -8,7 +8,7 @@ import sys
 import pytest
 from conftest import DEMO, ROOT, build
 from streamlit_server import chromium, needs_chromium, served
-from test_browser import _ask, _settled
+from test_browser import _ask, _role, _settled
 
 pytestmark = needs_chromium
 
@@ -38,14 +38,6 @@ def server(tmp_path_factory, embedder):
                    capture_output=True)
     with served(store.path, {"ASOF_WAREHOUSE": str(warehouse)}) as url:
         yield url
-
-
-def _role(page, name: str) -> None:
-    if page.locator('[data-testid="stSidebar"] input[aria-label="Role"]').input_value() == name:
-        return
-    page.get_by_role("combobox", name="Role").click()
-    page.get_by_role("option", name=name, exact=True).click()
-    _settled(page)
 
 
 def test_every_step_of_the_demo_script_shows_what_the_doc_says(server):

@@ -6,6 +6,7 @@ import pytest
 from conftest import build
 from ferry_catalog import AT, EVIDENCE, ROLES
 from streamlit_server import chromium, needs_chromium, served
+from test_browser import _ask, _role, _settled
 from visits_catalog import write_yaml_catalog
 
 pytestmark = needs_chromium
@@ -20,21 +21,9 @@ def server(tmp_path_factory, embedder):
         yield url
 
 
-def _settled(page) -> None:
-    page.wait_for_timeout(600)
-    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=60000)
-
-
-def _ask(page, question: str) -> str:
-    """The whole answer's text once the headline has changed."""
-    h = page.locator(".st-key-headline")
-    before = h.inner_text() if h.count() else None
-    box = page.get_by_label("Question", exact=True)
-    box.fill(question)
-    box.press("Enter")
-    page.wait_for_function("""(before) => { const h = document.querySelector('.st-key-headline');
-                                            return h && h.innerText !== before; }""", arg=before, timeout=60000)
-    _settled(page)
+def _asked(page, question: str) -> str:
+    """The whole answer's text once the question is answered."""
+    _ask(page, question)
     return page.locator('[data-testid="stMain"]').inner_text()
 
 
@@ -44,12 +33,12 @@ def test_a_follow_up_continues_from_the_last_answer_in_the_browser(server):
         page.goto(f"{server}/?role=dispatcher")
         page.wait_for_selector("h1", timeout=60000)
         _settled(page)
-        first = _ask(page, "What was fare revenue in 2024?")
+        first = _asked(page, "What was fare revenue in 2024?")
         assert "Fare revenue" in first and "last question" not in first
-        later = _ask(page, "and for 2025?")
+        later = _asked(page, "and for 2025?")
         assert "Continuing with Fare revenue from your last question" in later
         assert "SUM(fare_eur) - SUM(refund_eur)" in later  # v2, 2025's definition
-        fresh = _ask(page, "is it fresh?")
+        fresh = _asked(page, "is it fresh?")
         assert "Reading 'it' as Fare revenue for 2025-01-01 to 2025-12-31 from your last question" in fresh
         # Its link asks what was answered: opened in a new session, Fare revenue for 2025, nothing carried.
         assert "entity=metric.fare_revenue" in page.url and "period=2025-01-01..2025-12-31" in page.url
@@ -59,18 +48,12 @@ def test_a_follow_up_continues_from_the_last_answer_in_the_browser(server):
         _settled(shared)
         opened = shared.locator('[data-testid="stMain"]').inner_text()
         assert "Fare revenue" in opened and "last question" not in opened and "SUM(fare_eur) - SUM(refund_eur)" in opened
-        own = _ask(page, "What about seated passengers?")
+        own = _asked(page, "What about seated passengers?")
         assert "Seated passengers" in own and "last question" not in own
         # A purser-only answer, then the dispatcher role in the sidebar: nothing of it is carried or named.
         _role(page, "purser")
-        assert "Passenger boarding fee" in _ask(page, "What is the boarding fee?")
+        assert "Passenger boarding fee" in _asked(page, "What is the boarding fee?")
         _role(page, "dispatcher")
-        switched = _ask(page, "is it fresh?")
+        switched = _asked(page, "is it fresh?")
         assert "last question" not in switched and "boarding" not in switched.lower(), switched[:1500]
 
-
-def _role(page, name: str) -> None:
-    page.get_by_role("combobox", name="Role").click()
-    page.get_by_role("option", name=name, exact=True).click()
-    _settled(page)
-    assert page.locator('[data-testid="stSidebar"] input[aria-label="Role"]').input_value() == name
