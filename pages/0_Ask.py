@@ -106,7 +106,8 @@ def _submit() -> None:
         return
     # The session's last answer at the moment of asking: a follow-up continues from it (core/answer/conversation.py),
     # the same on every rerun of this answer.
-    st.session_state["asked"] = {"question": q, "last": st.session_state.get("turn")}
+    st.session_state["asked"] = {"question": q, "last": st.session_state.get("turn"),
+                                 "role": st.session_state.get("role")}
     history = st.session_state.setdefault(_history_key(st.session_state.get("role")), [])
     if q not in history:
         history.insert(0, q)
@@ -242,7 +243,9 @@ def _answer(asked: dict) -> None:
                  recorded_at=recorded_at, grants=grants(scope))
     q, env, turn = follow(q, asked.get("last"), form.get("principal"),
                           lambda asking: ask_as_steward(s, asking, scope, searcher(s), engine=value_engine())[0])
-    st.session_state["turn"] = turn
+    # A question asked as one role and shown again after a switch to another starts no thread for the new role:
+    # its next follow-up would read as continuing a conversation it never had.
+    st.session_state["turn"] = turn if asked.get("role") == form["role"] else None
     asked["carried"] = {"entity": q.entity, "day": q.day, "period": q.period} if q.carried else None
     cfg = settings()
     with st.spinner("Writing the explanation…") if cfg.llm_model else contextlib.nullcontext():

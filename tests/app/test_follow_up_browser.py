@@ -50,6 +50,11 @@ def test_a_follow_up_continues_from_the_last_answer_in_the_browser(server):
         assert "Fare revenue" in opened and "last question" not in opened and "SUM(fare_eur) - SUM(refund_eur)" in opened
         own = _asked(page, "What about seated passengers?")
         assert "Seated passengers" in own and "last question" not in own
+        # A question asked as the dispatcher, then the purser role: the page shows it again as the purser, but the
+        # purser never asked it, so a follow-up continues nothing.
+        _role(page, "purser")
+        assert "last question" not in _asked(page, "is it fresh?")
+        _role(page, "dispatcher")
         # A purser-only answer, then the dispatcher role in the sidebar: nothing of it is carried or named.
         _role(page, "purser")
         assert "Passenger boarding fee" in _asked(page, "What is the boarding fee?")
