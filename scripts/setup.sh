@@ -44,6 +44,18 @@ if [ "${ASOF_SKIP_DBT:-0}" != "1" ]; then
     echo "$dbt_want" > "$dbt_stamp"
   fi
 fi
+# The official MCP TypeScript SDK, a second MCP client from another implementation for tests/serve/test_mcp_dbt.py:
+# `npm ci` from the committed lock file, re-run only when that file changes. Without node the test says why it skips.
+if command -v npm >/dev/null 2>&1; then
+  node_stamp=tests/mcp_node/node_modules/.asof-lock.sha
+  node_want=$(sha256sum tests/mcp_node/package-lock.json | cut -d' ' -f1)
+  if [ "$(cat "$node_stamp" 2>/dev/null)" != "$node_want" ]; then
+    (cd tests/mcp_node && npm ci --no-audit --no-fund --silent)
+    echo "$node_want" > "$node_stamp"
+  fi
+else
+  echo "note: node/npm missing; the MCP TypeScript SDK client test will be skipped" >&2
+fi
 # The embedding model on ONNX Runtime (core/retrieve/onnx_embed.py): exported once from the packaged weights, cached
 # under data/build/models, so neither ingest nor a cold answer imports torch for it.
 .venv/bin/python -m core.retrieve.onnx_embed >/dev/null

@@ -129,6 +129,8 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
         name = dbt_file or str(openlineage)
         roles = list(gov.roles) if (dbt or openlineage or overlay) else []
         docs.insert(0, (name, {"roles": roles, "evidence": generated}))
+    if gov.principals:  # named by the overlay's file when one is wrong
+        docs.append((gov.path, {"principals": gov.principals}))
     result = build_catalog(docs, str(catalog or dbt or openlineage), problems)
     result.warnings.extend(warnings)
     return result, diff(result, previous)

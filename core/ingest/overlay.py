@@ -1,7 +1,8 @@
 """The governance overlay: what dbt and OpenLineage do not know, in one small YAML file.
 
 Business effective intervals (per object, per dbt model version, and earlier versions no longer in dbt),
-authority and lifecycle, who may see what, aliases and owners, plus loose Markdown documents with front
+authority and lifecycle, who may see what (roles, and the principals who hold them: the people the app's
+sign-in and the MCP server map to), aliases and owners, plus loose Markdown documents with front
 matter. Without an overlay every object is authoritative, open-ended and visible to the role `analyst`.
 Lineage and freshness objects follow the object they describe, so narrowing a model narrows its edges.
 """
@@ -32,6 +33,8 @@ class Overlay:
     def __init__(self, data: dict, path: str | None, problems: list[Problem]):
         self.path = path or "(no overlay)"
         self.roles = data.get("roles") or [DEFAULT_ROLE]
+        # Checked with the catalog's own (core/ingest/load.py): each a name and roles the overlay declares.
+        self.principals = data.get("principals") or []
         self.defaults = data.get("defaults") or {}
         self.objects: dict[str, dict] = data.get("objects") or {}
         self.documents = data.get("documents")
@@ -47,9 +50,9 @@ class Overlay:
         data = parse_file(path) or {}  # the catalog reader's YAML errors, with line and column
         problems = []
         if not isinstance(data, dict):
-            raise CatalogError([Problem(file=str(path), message="an overlay is a mapping with roles, defaults, "
-                                                                "objects and documents")])
-        for key in set(data) - {"roles", "defaults", "objects", "documents"}:
+            raise CatalogError([Problem(file=str(path), message="an overlay is a mapping with roles, principals, "
+                                                                "defaults, objects and documents")])
+        for key in set(data) - {"roles", "principals", "defaults", "objects", "documents"}:
             problems.append(Problem(file=str(path), field=str(key), message="unknown top-level key"))
         shape = _shape_problems(data, str(path))
         if shape:  # everything below reads these shapes; stop here with every wrong one named
@@ -201,6 +204,8 @@ def _shape_problems(data: dict, file: str) -> list[Problem]:
                 if not (isinstance(r, str) and r) and not (isinstance(r, dict) and isinstance(r.get("name"), str)
                                                             and r["name"]):
                     bad(f"roles[{i}]", "a role name or a mapping with a name", r)
+    if data.get("principals") is not None and not isinstance(data["principals"], list):
+        bad("principals", "a list of {name, roles}", data["principals"])
     for key, want in (("defaults", dict), ("objects", dict), ("documents", str)):
         if data.get(key) is not None and not isinstance(data[key], want):
             bad(key, "a mapping" if want is dict else "a folder path", data[key])

@@ -25,7 +25,8 @@ def add_parsers(sub) -> None:
                    help="stdio for a desktop assistant (default); http for a shared streamable-HTTP server")
     m.add_argument("--principal", help="stdio: the catalog principal every call runs as (or ASOF_MCP_PRINCIPAL)")
     m.add_argument("--role", help="stdio: which of the principal's roles to run as, when it has several "
-                                  "(or ASOF_MCP_ROLE; default: the first in sorted order)")
+                                  "(or ASOF_MCP_ROLE; default: the first in sorted order); on a catalog without "
+                                  "principals (a plain dbt ingest), the role every call runs as, with no --principal")
     m.add_argument("--tokens", type=Path, help="http: hashed bearer-token file (or ASOF_MCP_TOKENS; "
                                                "default: DB.mcp-tokens.json)")
     m.add_argument("--host", default="127.0.0.1", help="http: address to bind (default 127.0.0.1)")
@@ -37,7 +38,8 @@ def add_parsers(sub) -> None:
     t.add_argument("--db", type=Path, help="catalog database: the principal must exist in it")
     t.add_argument("--tokens", type=Path, help="token file (default: DB.mcp-tokens.json)")
     t.add_argument("--principal", help="add: the catalog principal the token acts as")
-    t.add_argument("--role", help="add: one of the principal's roles (default: the first in sorted order)")
+    t.add_argument("--role", help="add: one of the principal's roles (default: the first in sorted order); on a "
+                                  "catalog without principals, the role the token acts as, with no --principal")
     t.add_argument("--label", default="", help="add: a note to tell tokens apart (who holds it)")
 
 
@@ -66,8 +68,8 @@ def _token(args, db: Path, tokens: Path) -> int:
     if args.action == "list":
         print(json.dumps([describe(e) for e in load_tokens(tokens).tokens], indent=2))
         return 0
-    if not args.principal:
-        raise ValueError("mcp-token add needs --principal NAME")
+    if not args.principal and not args.role:
+        raise ValueError("mcp-token add needs --principal NAME (or, on a catalog without principals, --role NAME)")
     from core.catalog.store import Store
     store = Store(db)
     try:

@@ -69,10 +69,11 @@ class Principal:
 
     def describe(self) -> str:
         if self.tokens_path is None:
-            return (f"Runs as catalog principal {self.name}" + (f" ({self.resolved})" if self.resolved else "")
+            who = f"catalog principal {self.name}" if self.name else f"role {self.role}"
+            return (f"Runs as {who}" + (f" ({self.resolved})" if self.resolved else "")
                     + ", fixed by the server's configuration; you cannot choose a role.")
-        return ("Runs as the catalog principal your bearer token is mapped to, with that principal's role; you "
-                "cannot choose a role.")
+        return ("Runs as the catalog principal your bearer token is mapped to, with that principal's role (or, on a "
+                "catalog without principals, as the token's role); you cannot choose a role.")
 
 
 class CatalogHolder:
@@ -109,14 +110,15 @@ class CatalogHolder:
         warm_quietly(cat.store, cat.searcher)  # every role's view, after the waiting calls were let in
 
 
-def _token_identity(principal: Principal) -> tuple[str, str | None]:
+def _token_identity(principal: Principal) -> tuple[str | None, str | None, str]:
+    """The token's principal (None for a role token), its role, and whose conversations its calls continue."""
     token = get_access_token()
     if token is None:  # the HTTP app rejects requests without a valid token before any tool runs
         raise ToolError("no bearer token: nothing is visible")
     entry = find_token(load_tokens(principal.tokens_path), token.token)
     if entry is None:
         raise ToolError("unknown bearer token: nothing is visible")
-    return entry.principal, entry.role
+    return entry.principal, entry.role, entry.subject
 
 
 def _caller(principal: Principal) -> tuple[str | None, str | None]:
@@ -125,7 +127,7 @@ def _caller(principal: Principal) -> tuple[str | None, str | None]:
     if principal.tokens_path is None:
         return principal.name, principal.role
     try:
-        return _token_identity(principal)
+        return _token_identity(principal)[:2]
     except (ToolError, ValueError, OSError):
         return None, None
 
@@ -134,7 +136,7 @@ def refusal_recorder(holder: CatalogHolder, principal: Principal):
     """Appends the audit record of a call refused before any tool ran (core/serve/mcp_refusals.py)."""
     def record(message: str, inputs: dict) -> None:
         name, role = _caller(principal) if "tool" in inputs else (None, None)
-        if name:  # the role its calls run as, as a tool's own refusal records it
+        if name or role:  # the role its calls run as, as a tool's own refusal records it
             try:
                 role = resolve_identity(holder.current().store, name, role).role
             except AccessDenied:
@@ -154,7 +156,7 @@ class TokenVerifier:
         entry = find_token(load_tokens(self.path), token)
         if entry is None:
             return None
-        return AccessToken(token=token, client_id=entry.principal, subject=entry.principal, scopes=[])
+        return AccessToken(token=token, client_id=entry.subject, subject=entry.subject, scopes=[])
 
 
 def _flat(answered: tuple) -> tuple:
@@ -188,10 +190,10 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
                                  message=message, behavior=behavior)
 
         if principal.tokens_path is None:
-            name, role = principal.name, principal.role
+            name, role, subject = principal.name, principal.role, None
         else:
             try:
-                name, role = _token_identity(principal)
+                name, role, subject = _token_identity(principal)
             except ToolError as exc:
                 refused(None, None, str(exc))
                 raise
@@ -201,7 +203,7 @@ def build_server(holder: CatalogHolder, principal: Principal, auth_url: str | No
             cat = holder.current()
             who = None
             try:
-                who = resolve_identity(cat.store, name, role)
+                who = resolve_identity(cat.store, name, role, subject)
                 body, env, *extra = fn(cat, who)
             except (AccessDenied, tools.ToolInputError, tools.NotSteward, ToolError) as exc:
                 refused(name, who.role if who else role, str(exc))

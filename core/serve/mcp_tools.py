@@ -110,7 +110,7 @@ def envelope(cat: Catalog, who: Identity, tool: str, behavior: str, verdict: str
                          current_revision=revision, acl_ingest=ingest)
     return Envelope(behavior=Behavior(behavior), role=who.role, evaluated_at=datetime.now(timezone.utc),
                     verdict=verdict, catalog_revision=revision, recorded=state, granted=sorted(view.grants),
-                    trace=[TraceStep(rule="mcp tool", detail=f"{tool} as principal {who.principal}")], **kw)
+                    trace=[TraceStep(rule="mcp tool", detail=f"{tool} as {who.who}")], **kw)
 
 
 def answer(cat: Catalog, who: Identity, tool: str, body: dict, **kw) -> Answer:
@@ -224,11 +224,11 @@ def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, perio
     q = Question(role=who.role, text=question, day=day, period=_period(period), at=at, recorded_at=recorded_at,
                  grants=grants(scope))
     remembers = conversation is not None and memory is not None
-    last = memory.last(who.principal, conversation) if remembers else None
-    q, env, turn = follow(q, last, who.principal,
+    last = memory.last(who.subject, conversation) if remembers else None
+    q, env, turn = follow(q, last, who.subject,
                           lambda asked: ask_as_steward(cat.store, asked, scope, searcher=cat.searcher)[0])
     if remembers:
-        memory.remember(who.principal, conversation, turn)
+        memory.remember(who.subject, conversation, turn)
     env = _explained(cat, who, env, question)
     # The Ask page's and the CLI's headline, so an assistant relays the same yes / no / verdict a person reads.
     body = {"headline": headline(env), "envelope": env.model_dump(mode="json", exclude_none=True)}
@@ -426,7 +426,7 @@ class NotSteward(PermissionError):
 
 def review_queue_tool(cat: Catalog, who: Identity, category: str | None) -> Answer:
     if not who.steward:
-        raise NotSteward(f"review_queue is for catalog stewards; principal {who.principal} runs as role "
+        raise NotSteward(f"review_queue is for catalog stewards; {who.who} runs as role "
                          f"{who.role}, which is not a steward role")
     index = cat.searcher.status_for(who.role) if cat.searcher else None
     items = review_queue(cat.store.all_evidence_for_review(), queue_day(cat.store), index)
