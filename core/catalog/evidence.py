@@ -132,6 +132,25 @@ class ColumnSpec(BaseModel):
     description: str | None = None
 
 
+class RunResult(BaseModel):
+    """What the last recorded run did with a node or a test (dbt's run_results.json): its status, when it finished
+    and how long it took. No RunResult means no run was recorded, never that it passed."""
+    model_config = ConfigDict(extra="forbid")
+    # models: success, error, skipped; tests: pass, fail, warn, error, skipped; as dbt writes them
+    status: str = Field(min_length=1)
+    completed_at: datetime | None = None  # the execute step's end, else the run's generated_at
+    execution_time_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    failures: int | None = None  # a test's failing rows
+    message: str | None = None
+
+    @field_validator("completed_at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value
+
+
 class DataTest(BaseModel):
     """A data test that runs on a model or source: dbt's generic tests (`not_null` on a column) and singular ones
     (a SQL file). `models` is every node it reads: it is shown only to a role that may see all of them, since its
@@ -142,9 +161,20 @@ class DataTest(BaseModel):
     generic: bool = True
     column: str | None = None
     models: list[str] = Field(default_factory=list)
+    severity: str | None = None      # dbt's config.severity (error, warn) when set
+    result: RunResult | None = None  # the last recorded run's outcome; None: no result recorded
 
 
-_LATER_FIELDS = ("label", "model.column_details", "model.tests")
+# A value of dbt `meta`: what a team writes there (owner, PII flags, update frequency, ...), kept as JSON scalars
+# or lists of them; nested mappings are flattened to dotted keys when read (core/ingest/dbt_facts.py).
+MetaValue = str | int | float | bool | None | list[str | int | float | bool | None]
+
+
+# Added after catalogs were first hashed: each counts only when set (see Evidence.compute_hash). `[]` marks a field
+# of every item of a list.
+_LATER_FIELDS = ("label", "model.column_details", "model.tests", "model.tests[].severity", "model.tests[].result",
+                 "model.tags", "model.meta", "model.materialized", "model.enabled", "model.access", "model.contract",
+                 "model.group", "model.last_run")
 
 
 class ModelSpec(BaseModel):
@@ -155,6 +185,15 @@ class ModelSpec(BaseModel):
     columns: list[str] = Field(default_factory=list)
     column_details: list[ColumnSpec] = Field(default_factory=list)
     tests: list[DataTest] = Field(default_factory=list)
+    # What dbt records of a model or source beyond its columns (core/ingest/dbt_facts.py).
+    tags: list[str] = Field(default_factory=list)
+    meta: dict[str, MetaValue] = Field(default_factory=dict)
+    materialized: str | None = None   # view, table, incremental, ephemeral, snapshot, seed, ...
+    enabled: bool | None = None       # False: disabled in dbt (config enabled: false), never built
+    access: str | None = None         # public, protected, private
+    contract: bool | None = None      # True: contract enforced
+    group: str | None = None
+    last_run: RunResult | None = None  # its own last recorded build; None: none recorded
 
 
 class Edge(BaseModel):
@@ -308,9 +347,14 @@ class Evidence(BaseModel):
             # Fields added after catalogs were first hashed count only when set: an object that does not use them
             # keeps the hash it had, so a re-ingest does not report it changed.
             owner, _, name = key.rpartition(".")
-            holder = body.get(owner) if owner else body
-            if isinstance(holder, dict) and holder.get(name) in (None, []):
-                holder.pop(name, None)
+            if owner.endswith("[]"):
+                parent, _, listed = owner[:-2].rpartition(".")
+                holders = ((body.get(parent) if parent else body) or {}).get(listed) or []
+            else:
+                holders = [body.get(owner) if owner else body]
+            for holder in holders:
+                if isinstance(holder, dict) and holder.get(name) in (None, [], {}):
+                    holder.pop(name, None)
         return "sha256:" + hashlib.sha256(_HASH_JSON.encode(body).encode()).hexdigest()[:32]
 
     @property

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from core.ingest.artifacts import artifact_problems
+from core.ingest.dbt_facts import node_facts, run_results
 from core.ingest.dbt_tests import column_details, node_tests
 from core.ingest.load import MAX_FILE_BYTES, CatalogError, Problem, linked_file, open_regular, parse_text, read_text
 
@@ -139,14 +140,29 @@ class _Reader:
         self.built = {r.get("unique_id"): r for r in (art.run_results or {}).get("results") or []}
         self.groups = {g.get("name"): g for g in (m.get("groups") or {}).values() if isinstance(g, dict)}
         self.semantic_models: dict[str, dict] = {}
-        self.tests = node_tests(m)
+        self.results = run_results(art.run_results)
+        self.tests = node_tests(m, self.results)
         self.out: list[dict] = []
 
-    def _table(self, uid: str, node: dict, relation: str, cols: list[str], **extra) -> dict:
-        """A model's or source's `model` field: its relation, columns as described and typed, and its tests."""
+    def _table(self, uid: str, node: dict, relation: str, cols: list[str], enabled: bool = True, **extra) -> dict:
+        """A model's or source's `model` field: its relation, columns as described and typed, its tests with their
+        last results, what dbt records of it (tags, meta, materialization, ...) and its own last run."""
+        run = self.results.get(uid)
         return {"relation": relation.replace('"', ""), "columns": cols, **extra,
                 "column_details": column_details(node, self.catalog_nodes.get(uid)),
-                "tests": self.tests.get(uid, [])}
+                "tests": self.tests.get(uid, []), **node_facts(node, enabled),
+                **({"last_run": run} if run else {})}
+
+    def _all_nodes(self):
+        """(unique_id, node, enabled): the manifest's nodes, then its disabled ones (`disabled`: a list per id)."""
+        for uid, n in self.nodes.items():
+            yield uid, n, True
+        for uid, found in (self.art.manifest.get("disabled") or {}).items():
+            if uid in self.nodes or not isinstance(found, list):
+                continue
+            n = next((x for x in found if isinstance(x, dict)), None)
+            if n is not None:
+                yield uid, n, False
 
     def _build(self, uid: str) -> str:
         r = self.built.get(uid)
@@ -173,7 +189,7 @@ class _Reader:
         return item
 
     def models(self) -> None:
-        for uid, n in self.nodes.items():
+        for uid, n, enabled in self._all_nodes():
             rtype = n.get("resource_type")
             if rtype not in NODE_TYPES:
                 continue
@@ -206,6 +222,8 @@ class _Reader:
                 facts.append(f"Owner: {owner}.")
             if contract:
                 facts.append("Contract enforced.")
+            if not enabled:
+                facts.append("Disabled in dbt (enabled: false): it is not built.")
             if cols_text:
                 facts.append(cols_text)
             facts.append(self._build(uid))
@@ -217,7 +235,8 @@ class _Reader:
             item = self._add(uid, "model" if rtype != "seed" else "source", title, " ".join(facts),
                              n.get("original_file_path") or "manifest.json",
                              entity_id=_entity(uid, version), authority_class=f"dbt_{rtype}",
-                             model=self._table(uid, n, relation, cols, primary_key=n.get("primary_key") or []),
+                             model=self._table(uid, n, relation, cols, enabled,
+                                               primary_key=n.get("primary_key") or []),
                              version=str(version) if version is not None else None, lifecycle=lifecycle,
                              description=n.get("description") or None, owner=owner, label=_label(n))
             if dep and (version is not None or lifecycle == "deprecated"):

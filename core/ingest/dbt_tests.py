@@ -8,8 +8,10 @@ test (core/catalog/redact.py), since its name and arguments name each.
 from __future__ import annotations
 
 
-def node_tests(manifest: dict) -> dict[str, list[dict]]:
-    """Each model, seed, snapshot or source's tests, by its unique_id, in the manifest's order."""
+def node_tests(manifest: dict, results: dict[str, dict] | None = None) -> dict[str, list[dict]]:
+    """Each model, seed, snapshot or source's tests, by its unique_id, in the manifest's order, each with its
+    severity and its last recorded result (run_results.json; none recorded: no result, never a pass)."""
+    results = results or {}
     nodes = manifest.get("nodes") or {}
     out: dict[str, list[dict]] = {}
     for uid, n in nodes.items():
@@ -23,6 +25,11 @@ def node_tests(manifest: dict) -> dict[str, list[dict]]:
         on = [n["attached_node"]] if n.get("attached_node") else reads
         test = {"name": meta["name"] if generic else n.get("name") or uid, "test_id": uid, "generic": generic,
                 "column": column or None, "models": list(dict.fromkeys(on + reads))}
+        severity = (n.get("config") or {}).get("severity") if isinstance(n.get("config"), dict) else None
+        if isinstance(severity, str) and severity.lower() == "warn":  # error is dbt's default: said only when not
+            test["severity"] = "warn"
+        if uid in results:
+            test["result"] = results[uid]
         for node in dict.fromkeys(on):
             out.setdefault(node, []).append(test)
     return out

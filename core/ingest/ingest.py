@@ -15,7 +15,7 @@ import duckdb
 from core.catalog.evidence import Catalog
 from core.ingest.dbt import dbt_evidence, read_target
 from core.ingest.load import CatalogError, Problem, build_catalog, catalog_files, parse_file
-from core.ingest.openlineage import read_openlineage
+from core.ingest.openlineage import NOT_READ, read_openlineage
 from core.ingest.overlay import Overlay, read_documents
 
 
@@ -27,6 +27,8 @@ class Changes:
     acl_changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
+    # What the inputs held, said once per input that has more to tell than its objects (OpenLineage's events).
+    read: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         return (f"{len(self.added)} added, {len(self.changed)} changed, {len(self.acl_changed)} with new "
@@ -90,6 +92,7 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
     generated: list[dict] = []
     dbt_file = None
     warnings = []
+    read: list[str] = []
     stage = "(inputs)"
     try:
         if dbt:
@@ -100,7 +103,9 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
         if openlineage:
             stage = str(openlineage)
             ol = read_openlineage(openlineage, _relations(generated))
-            warnings += [f"{s.file}: event skipped: {s.reason}" for s in ol.skipped]
+            warnings += [f"{s.file}: {s.reason}" if s.reason.startswith(NOT_READ) else
+                         f"{s.file}: event skipped: {s.reason}" for s in ol.skipped]
+            read.append(ol.summary())
             warnings += [f"{s.file}: {s.reason}" for s in ol.warnings]
             generated += ol.evidence
         if generated or gov.path != "(no overlay)":
@@ -133,7 +138,9 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
         docs.append((gov.path, {"principals": gov.principals}))
     result = build_catalog(docs, str(catalog or dbt or openlineage), problems)
     result.warnings.extend(warnings)
-    return result, diff(result, previous)
+    changes = diff(result, previous)
+    changes.read = read
+    return result, changes
 
 
 def refuse_wholesale_removal(changes: Changes, db_path: str | Path, allow_empty: bool) -> None:

@@ -1,17 +1,25 @@
 """OpenLineage run events as lineage evidence: jobs, their input and output datasets, and column lineage.
 
-Accepts one event per file, a JSON array of events, or a folder of either. An event that breaks the spec
-(not JSON, no job name, no run id, a dataset without namespace or name, ...) is reported with its file and
-reason and skipped; the rest still load. A run id that is not a UUID is only noted. Datasets that are dbt relations take the dbt node's id, so OpenLineage edges
-join the manifest's graph instead of running beside it.
+Accepts one event per file, a JSON array of events, JSON Lines (one event per line: what openlineage-python's
+file transport writes with `append: true`, whatever the file is called), or a folder of these (`.json`, `.jsonl`,
+`.ndjson`; any other file in it is named as not read). An event that breaks the spec (not JSON, no job name, no
+run id, a dataset without namespace or name, ...) is reported with its file, line and reason and skipped; the
+rest still load. A run id that is not a UUID is only noted. Datasets that are dbt relations take the dbt node's
+id, so OpenLineage edges join the manifest's graph instead of running beside it. A dbt test's run (openlineage-dbt
+names the test's audit relation as its output) is counted as a test run: its audit table is neither a model nor
+downstream of what the test reads.
 """
 from __future__ import annotations
 
 import uuid
+import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.ingest.load import CatalogError, folder_files, parse_text, read_text
+
+EVENT_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
 
 
 @dataclass
@@ -30,14 +38,81 @@ class OpenLineageRead:
     events: int = 0
     warnings: list[Skipped] = field(default_factory=list)  # loaded, but worth knowing
     files: list[str] = field(default_factory=list)
+    jobs: int = 0          # jobs whose events named datasets (dbt test runs apart)
+    test_runs: int = 0     # dbt test jobs: their audit relations are not tables of the project
+    table_edges: int = 0
+    column_edges: int = 0
+
+    def summary(self) -> str:
+        """What `ingest` says it read: events, jobs, edges, and events skipped, grouped by why."""
+        tests = f" and {self.test_runs} dbt test job(s), whose audit tables are not models" if self.test_runs else ""
+        out = (f"OpenLineage: {self.events} event(s) read from {len(self.files)} file(s): {self.jobs} job(s) with "
+               f"datasets{tests}, {self.table_edges} table edge(s), {self.column_edges} column edge(s)")
+        events = [s for s in self.skipped if not s.reason.startswith(NOT_READ)]
+        if events:
+            why = Counter(s.reason.split(":")[0] for s in events)
+            out += f"; {len(events)} skipped (" + ", ".join(f"{n} {r}" for r, n in why.most_common()) + ")"
+        files = len(self.skipped) - len(events)
+        return out + (f"; {files} file(s) in the folder not read" if files else "")
+
+
+NOT_READ = "not read"
 
 
 def _files(path: Path) -> tuple[list[Path], list[Skipped]]:
-    """The event files, and each symbolic link among them skipped by name (load.folder_files says why)."""
-    if path.is_dir():
-        found, links = folder_files(path, {".json"})
-        return found, [Skipped(p.file, p.message) for p in links]
-    return [path], []
+    """The event files, each symbolic link among them skipped by name (load.folder_files says why), and every
+    other file of the folder named as not read: a producer's file under another name is never dropped unseen."""
+    if not path.is_dir():
+        return [path], []
+    found, links = folder_files(path, EVENT_SUFFIXES)
+    others = [Skipped(str(Path(root) / name), f"{NOT_READ}: OpenLineage events are read from "
+                                              f"{', '.join(sorted(EVENT_SUFFIXES))} files")
+              for root, _, names in os.walk(path) for name in sorted(names)  # listed, never opened
+              if Path(name).suffix not in EVENT_SUFFIXES]
+    return found, [Skipped(p.file, p.message) for p in links] + others
+
+
+def _events(file: Path, text: str, out: "OpenLineageRead") -> list[tuple[str, object]]:
+    """(where, event) for each event of a file: one JSON document (an event or an array of them), or JSON Lines.
+    A `.json` file that is not one document but whose lines are is read as lines (the file transport appends
+    events to whatever file it was given). A line that is not JSON is skipped, named by its line number."""
+    if file.suffix == ".json":
+        try:
+            data = parse_text(text, file, as_json=True)
+            if isinstance(data, list):
+                return [(f"{file} [event {n}]", e) for n, e in enumerate(data)]
+            return [(str(file), data)]
+        except CatalogError as exc:
+            why = "; ".join(p.message for p in exc.problems)
+            lines = [ln for ln in text.splitlines() if ln.strip()]
+            if len(lines) < 2 or not _is_json_object(lines[0]):
+                out.skipped.append(Skipped(str(file), f"not JSON: {why}" if why.startswith("malformed") else why))
+                return []
+    found = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            found.append((f"{file} line {n}", parse_text(line, file, as_json=True)))
+        except CatalogError as exc:
+            why = "; ".join(p.message for p in exc.problems)
+            out.skipped.append(Skipped(f"{file} line {n}", f"not JSON: {why}" if why.startswith("malformed") else why))
+    return found
+
+
+def _is_json_object(line: str) -> bool:
+    try:
+        return isinstance(parse_text(line, "(line)", as_json=True), dict)
+    except CatalogError:
+        return False
+
+
+def _dbt_test(event: dict) -> bool:
+    """A dbt test's run, as openlineage-dbt reports it: job type TEST, or the dbt node it ran is a test."""
+    facets = event["job"].get("facets") or {}
+    kind = (facets.get("jobType") or {}).get("jobType") if isinstance(facets.get("jobType"), dict) else None
+    node = (facets.get("dbt_node") or {}).get("unique_id") if isinstance(facets.get("dbt_node"), dict) else None
+    return kind == "TEST" or (isinstance(node, str) and node.startswith("test."))
 
 
 def _named(value) -> bool:
@@ -110,25 +185,26 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
         return out
     jobs: dict[str, dict] = {}
     datasets: dict[str, dict] = {}
+    tests: set[str] = set()
     files, out.skipped = _files(path)
     for file in files:
         out.files.append(str(file))
         # Cited as its place inside what was given, so the same events read from another folder hash alike.
         rel = str(file.relative_to(path)) if path.is_dir() else file.name
         try:
-            data = parse_text(read_text(file, follow=not path.is_dir()), file, as_json=True)
+            text = read_text(file, follow=not path.is_dir())
         except CatalogError as exc:
-            why = "; ".join(p.message for p in exc.problems)
-            out.skipped.append(Skipped(str(file), f"not JSON: {why}" if why.startswith("malformed") else why))
+            out.skipped.append(Skipped(str(file), "; ".join(p.message for p in exc.problems)))
             continue
-        events = data if isinstance(data, list) else [data]
-        for n, event in enumerate(events):
-            where = f"{file}" + (f" [event {n}]" if isinstance(data, list) else "")
+        for where, event in _events(file, text, out):
             reason = _problem(event)
             if reason:
                 out.skipped.append(Skipped(where, reason))
                 continue
             out.events += 1
+            if _dbt_test(event):
+                tests.add(f"{event['job']['namespace']}/{event['job']['name']}")
+                continue
             try:
                 uuid.UUID(event["run"]["runId"])
             except ValueError:
@@ -168,6 +244,9 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
         if not j["edges"]:
             continue  # application- or DAG-level events name no datasets
         edges = [[u, d] if uc is None else [u, d, uc, dc] for (u, d, uc, dc) in j["edges"]]
+        out.jobs += 1
+        out.table_edges += sum(1 for e in j["edges"] if e[2] is None)
+        out.column_edges += sum(1 for e in j["edges"] if e[2] is not None)
         out.evidence.append({
             "evidence_id": f"lineage.openlineage.{key}", "entity_id": f"lineage.openlineage.{key}",
             "kind": "lineage", "title": f"OpenLineage job {j['name']}",
@@ -176,6 +255,7 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
                     f"last event {j['last'].strip()}.",
             "authority": "authoritative", "lifecycle": "current", "authority_class": "openlineage_job",
             "source_system": "openlineage", "source_uri": j["file"], "edges": edges})
+    out.test_runs = len(tests)
     return out
 
 

@@ -198,6 +198,8 @@ def _ingest(args) -> int:
         return 2
     for warning in catalog.warnings:
         print(f"warning: {plain(warning, oneline=True)}", file=sys.stderr)
+    for line in changes.read:
+        print(plain(line, oneline=True))
     if changes.removed:
         shown = ", ".join(changes.removed[:10]) + (" ..." if len(changes.removed) > 10 else "")
         print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {plain(shown, oneline=True)}",
