@@ -11,8 +11,8 @@ downstream of what the test reads.
 """
 from __future__ import annotations
 
-import uuid
 import os
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
