@@ -88,7 +88,7 @@ def after_when(run, pick: Pick) -> Envelope | None:
     if kind == "document":
         from core.answer import documents
         return documents.answer(run)
-    if kind in ("tests", "columns"):
+    if kind in ("tests", "columns", "test_results", "last_run", "properties"):
         from core.answer import table_facts
         return table_facts.answer(run, pick)
     if kind == "upcoming":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from core.answer.recorded_runs import last_run_verdict, properties_verdict, test_results_verdict
 from core.answer.run import entity_on_day
 from core.catalog.envelope import (
     Behavior,
@@ -89,16 +90,29 @@ def _names(ev: Evidence) -> list[str]:
 def _answer(run, asked: str, table: Evidence, entity_id: str, label: str, through: Evidence | None = None) -> Envelope:
     spec = table.model
     details = {c.name: c for c in spec.column_details}
-    tests = [TableTest(name=t.name, column=t.column, generic=t.generic, test_id=t.test_id) for t in spec.tests]
+    tests = [TableTest(name=t.name, column=t.column, generic=t.generic, test_id=t.test_id, severity=t.severity,
+                       result=t.result) for t in spec.tests]
     columns = [TableColumn(name=n, type=(details.get(n) and details[n].type), description=(details.get(n)
                            and details[n].description), tests=[t.name for t in tests if t.column == n])
                for n in _names(table)]
     named = named_columns(run.q.text, _names(table) + [t.column for t in tests if t.column])
     column = named[0] if len(named) == 1 else None
-    facts = TableFacts(evidence_id=table.evidence_id, asked=asked, column=column, columns=columns, tests=tests)
+    facts = TableFacts(evidence_id=table.evidence_id, asked=asked, column=column, columns=columns, tests=tests,
+                       last_run=spec.last_run, tags=spec.tags, meta=spec.meta, materialized=spec.materialized,
+                       enabled=spec.enabled, access=spec.access, contract=spec.contract, group=spec.group)
     # A metric's answer is its backing model's, named: "Revenue is computed on order_items: 3 data tests run on it".
     name = through.title if through is not None else label
-    verdict = _tests_verdict(name, tests, column) if asked == "tests" else _columns_verdict(name, columns, column)
+    if asked == "test_results":
+        on = [t for t in tests if t.column == column] if column else tests
+        verdict = test_results_verdict(f"{column} of {name}" if column else name, on, run.intent.opens_yes_no)
+    elif asked == "last_run":
+        verdict = last_run_verdict(name, spec)
+    elif asked == "properties":
+        verdict = properties_verdict(name, spec, run.intent.property_asked)
+    elif asked == "tests":
+        verdict = _tests_verdict(name, tests, column)
+    else:
+        verdict = _columns_verdict(name, columns, column)
     if through is not None:
         verdict = f"{label} is computed on {through.title}: {verdict}"
     if asked == "tests" and not column and YES_NO.match(run.q.text):  # "is X tested?" is answered yes or no first

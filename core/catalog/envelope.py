@@ -6,7 +6,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from core.catalog.evidence import Evidence, MetricSpec, ModelSpec
+from core.catalog.evidence import Evidence, MetricSpec, MetaValue, ModelSpec, RunResult
 from core.catalog.explanation import Explanation
 from core.catalog.values import Values
 
@@ -220,6 +220,8 @@ class TableTest(BaseModel):
     column: str | None = None
     generic: bool = True
     test_id: str | None = None
+    severity: str | None = None
+    result: RunResult | None = None  # the last recorded run's outcome; None: none recorded (never a pass)
 
 
 class TableColumn(BaseModel):
@@ -232,10 +234,19 @@ class TableColumn(BaseModel):
 class TableFacts(BaseModel):
     """A table's make-up as the role may see it (core/answer/table_facts.py): its columns and the tests on it."""
     evidence_id: str
-    asked: str  # tests | columns
+    asked: str  # tests | columns | test_results | last_run | properties
     column: str | None = None  # the column asked about, when one was
     columns: list[TableColumn] = Field(default_factory=list)
     tests: list[TableTest] = Field(default_factory=list)
+    # What dbt records of it (core/ingest/dbt_facts.py): its own last run, tags, meta and configuration.
+    last_run: RunResult | None = None
+    tags: list[str] = Field(default_factory=list)
+    meta: dict[str, MetaValue] = Field(default_factory=dict)
+    materialized: str | None = None
+    enabled: bool | None = None
+    access: str | None = None
+    contract: bool | None = None
+    group: str | None = None
 
 
 class ListedEntity(BaseModel):

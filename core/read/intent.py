@@ -14,6 +14,8 @@ from core.read.dates import find_dates
 from core.read.described import asks_trouble, asks_trust
 from core.read.disagreement import asks_disagreement
 from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, NOT_LOADED, OWNER_NAMED, UPSTREAM_VERBS
+from core.read.dbt_facts import YES_NO as OPENS_YES_NO
+from core.read.dbt_facts import yes_no_property
 from core.read.table_facts import table_facts_asked
 
 ASPECTS: dict[str, re.Pattern] = {
@@ -200,12 +202,18 @@ class Intent:
     names_conflict: bool
     excluded_spans: list[tuple[int, int]] = field(default_factory=list)
     column: str | None = None  # a column whose lineage is asked for
-    kind: str | None = None  # discover | compare | owner | downstream | document | upcoming | tests | columns; None: a definition
+    # discover | compare | owner | downstream | document | upcoming | tests | columns | test_results | last_run |
+    # properties; None: a definition
+    kind: str | None = None
     listing: str | None = None  # discover: metric | model | source | document
     value: bool = False  # the question asks for the number, not only the definition (core/answer/values.py)
     value_grain: str | None = None  # month | quarter | year: one value per calendar bucket
     restate: bool = False  # also compute under another version (today's, or one named) and say the difference
     includes: str | None = None  # "does CAC include agency fees?": the term asked about (agency fees)
+    # What dbt recorded, asked yes or no (core/read/dbt_facts.py): "is X incremental?" -> ("materialized",
+    # "incremental"), "is X PII?" -> ("pii", ""); and whether a table-facts question opens as a yes/no one.
+    property_asked: tuple[str, str] | None = None
+    opens_yes_no: bool = False
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -282,7 +290,8 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
                   kind=kind, listing=listing, includes=included[0] if included else None,
-                  **value_reading(question, dates))
+                  property_asked=yes_no_property(question) if kind == "properties" else None,
+                  opens_yes_no=bool(OPENS_YES_NO.match(question)), **value_reading(question, dates))
 
 
 # Asking for the number. Values never change which version governs: they are computed after the answer, under it.

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from core.read.dbt_facts import dbt_fact_asked
+
 _TEST_NOUN = r"(?:(?:dbt|data|generic|singular|schema|quality)\s+)?tests?"
 _NOT_DATA_TEST = r"(?<!a/b\s)(?<!ab\s)(?<!split\s)(?<!ab-)(?<!a/b-)"
 TESTS_ASKED = re.compile(
@@ -40,8 +42,12 @@ CUE_WORDS = {"test", "tests", "tested", "testing", "dbt", "data", "generic", "si
 
 
 def table_facts_asked(question: str) -> tuple[str | None, list[tuple[int, int]]]:
-    """"tests" or "columns" (tests first: "is column Y tested?" asks about tests), and the spans of the asking words
-    in the question, or (None, [])."""
+    """"test_results", "last_run" or "properties" (what dbt recorded: core/read/dbt_facts.py), else "tests" or
+    "columns" (tests first: "is column Y tested?" asks about tests), and the spans of the asking words in the
+    question, or (None, [])."""
+    recorded = dbt_fact_asked(question)
+    if recorded[0]:
+        return recorded
     for kind, pattern in (("tests", TESTS_ASKED), ("columns", COLUMNS_ASKED)):
         m = pattern.search(question)
         if m and kind == "columns" and COLUMNS_READ.search(question):
