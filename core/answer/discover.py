@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from core.answer import dbt_listing
 from core.answer.run import as_of, not_found
 from core.catalog.access import Listed
 from core.catalog.entities import match_entities
@@ -123,7 +124,8 @@ def answer(run) -> Envelope | None:
         run.step("discover", "the freshness question names a visible object: answered about it, not as a listing")
         return None
     # "is anything stale?" names no kind: the sources; "which metrics ...?" with no freshness: the metrics.
-    kind = run.intent.listing or ("source" if cond and cond.field == "freshness" else "metric")
+    kind = run.intent.listing or ("source" if cond and (cond.field == "freshness" or cond.value == "freshness:none")
+                                  else "model" if cond and cond.field == "dbt" else "metric")
     if cond and cond.field == "freshness" and kind not in READERS:
         # Freshness is a source's loads: "what data is late?" and "is anything stale?" are about the sources. A metric,
         # model or dashboard is as fresh as the sources it reads (READERS); a document reads none.
@@ -231,6 +233,10 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
             if cut:
                 run.notes.append(f"The lineage of {_names(cut)} continues beyond what your role may see: only the "
                                  "sources you can see were checked.")
+    elif cond.field == "dbt":
+        full = dbt_listing.recorded(run, rows)
+        hits = [r for r in rows if dbt_listing.meets(cond.value, r, members[r.evidence_id], full)]
+        what = f"{dbt_listing.checked_what(cond.value)}, as of {day}"
     else:
         hits = [r for r in rows if _meets(cond, r, members[r.evidence_id])]
         what = ("each name" if cond.field == "name" else
@@ -261,6 +267,8 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
         verdict = f"{every[0].upper()}{every[1:]}{about} you can see {phrase(checked != 1)} (checked {what})."
     else:
         verdict = f"{len(hits)} of {seen} {phrase(len(hits) != 1)}: {_names(hits, cond)} (checked {what})."
+    if cond.field == "dbt" and dbt_listing.rest_note(len(hits)):
+        run.notes.append(dbt_listing.rest_note(len(hits)))
     if others and cond.value == "fresh":
         verdict += f" Stale: {_names(others, cond)}."
     if unknown:
@@ -320,9 +328,11 @@ def _reads_phrase(cond: Condition):
 
 
 def _names(rows: list[ListedEntity], cond: Condition | None = None) -> str:
-    """The first dozen labels (a source with its status and age when freshness was asked), and how many more."""
-    said = [_named(r) if cond and cond.field == "freshness" else r.label for r in rows[:12]]
-    return ", ".join(said) + (f" and {len(rows) - 12} more" if len(rows) > 12 else "")
+    """The first dozen labels (a source with its status and age when freshness was asked; fifty for a dbt condition,
+    whose lists a data team reads whole), and how many more."""
+    n = dbt_listing.NAMED if cond and cond.field == "dbt" else 12
+    said = [_named(r) if cond and cond.field == "freshness" else r.label for r in rows[:n]]
+    return ", ".join(said) + (f" and {len(rows) - n} more" if len(rows) > n else "")
 
 
 def _named(row: ListedEntity) -> str:

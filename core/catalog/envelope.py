@@ -6,7 +6,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from core.catalog.evidence import Evidence, MetricSpec, MetaValue, ModelSpec, RunResult
+from core.catalog.evidence import Evidence, MetaValue, MetricSpec, ModelSpec, RunResult
 from core.catalog.explanation import Explanation
 from core.catalog.values import Values
 

@@ -11,11 +11,12 @@ from functools import lru_cache
 from core.read import name_pattern
 from core.read.date_mention import DateMention
 from core.read.dates import find_dates
+from core.read.dbt_facts import YES_NO as OPENS_YES_NO
+from core.read.dbt_facts import yes_no_property
+from core.read.dbt_listing import DBT_CONDITION_WORDS
 from core.read.described import asks_trouble, asks_trust
 from core.read.disagreement import asks_disagreement
 from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, NOT_LOADED, OWNER_NAMED, UPSTREAM_VERBS
-from core.read.dbt_facts import YES_NO as OPENS_YES_NO
-from core.read.dbt_facts import yes_no_property
 from core.read.table_facts import table_facts_asked
 
 ASPECTS: dict[str, re.Pattern] = {
@@ -403,6 +404,10 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         + r"\s+(?:say|says|state|mention|propose|cover|tell)|"
         r"what(?:'s| is) in (?:the |our )?[\w\s'-]{0,40}?\b" + _DOC_WORD + r"|"
         r"(?:summari[sz]e|quote|open|read me|show me) (?:the |our )?[\w\s'-]{0,40}?\b" + _DOC_WORD + r"\b)", re.I)),
+    # "models without tests", "incremental models", "sources with no freshness check": a plural of what is listed and
+    # a dbt condition said of it (core/read/dbt_listing.py), with or without "which", "list" or "show me".
+    ("discover", re.compile(r"\b" + _LIST_NOUN + r"\b(?:(?![?.;]).){0,50}?(?:" + DBT_CONDITION_WORDS + r")|(?:"
+                            + DBT_CONDITION_WORDS + r")\s+(?:\w+\s+)?" + _LIST_NOUN + r"\b", re.I)),
     ("discover", re.compile(
         r"\b((?:list|enumerate)\b.{0,40}?\b" + _LIST_NOUN
         # "list the sources behind conversion rate" asks for lineage, not a listing

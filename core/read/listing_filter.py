@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.read import name_pattern
+from core.read import dbt_listing, name_pattern
 
 # Freshness said of loaded data: late past its thresholds (stale), or within them (fresh). "not fresh" and "failed
 # its freshness check" are the stale side however they are put.
@@ -34,7 +34,7 @@ FRESHNESS_WORDS = STALE_WORDS + "|" + FRESH_WORDS  # the stale side first: "not 
 _STALE = re.compile(r"(?:" + STALE_WORDS + r")\Z", re.I)
 
 # The words, as a regex fragment: core/read/intent.py reads a listing question ending in one of them as discover.
-CONDITION_WORDS = (r"deprecated|drafts?|superseded|retired|unowned|ownerless|"
+CONDITION_WORDS = (r"deprecated|drafts?|superseded|retired|unowned|ownerless|" + dbt_listing.DBT_CONDITION_WORDS + "|"
                    r"(?:have|has|having|with)\s+no\s+(?:\w+\s+)?owners?|without\s+(?:an?\s+|any\s+)?(?:\w+\s+)?owners?|"
                    r"(?:lack|lacks|lacking|missing)\s+(?:an?\s+)?(?:\w+\s+)?owners?|no\s+owners?|" + FRESHNESS_WORDS)
 CONDITION = re.compile(r"\b(?:" + CONDITION_WORDS + r")\b", re.I)
@@ -118,9 +118,10 @@ def _owner_named(question: str) -> Condition | None:
 
 @dataclass(frozen=True)
 class Condition:
-    field: str  # lifecycle | owner | freshness | name
+    field: str  # lifecycle | owner | freshness | name | dbt
     value: str | None  # the lifecycle asked for; owner: the person or team named, None for "no owner"; stale | fresh;
-    # name: "prefix:fct_", "suffix:_daily" or "contains:order"
+    # name: "prefix:fct_", "suffix:_daily" or "contains:order"; dbt: "tag:finance", "tests:without", ...
+    # (core/read/dbt_listing.py)
     span: tuple[int, int]  # where the question says it (not a topic word)
 
     def phrase(self, many: bool) -> str:
@@ -128,6 +129,8 @@ class Condition:
         if self.field == "name":
             how, part = self.value.split(":", 1)
             return name_pattern.phrase(how, part, many)
+        if self.field == "dbt":
+            return dbt_listing.phrase(self.value, many)
         if self.field == "owner" and self.value:
             return f"{'are' if many else 'is'} owned by {self.value}"
         if self.field == "owner":
@@ -141,6 +144,9 @@ def listing_condition(question: str) -> Condition | None:
     written = name_pattern.read(question)  # "models whose name starts with fct_"
     if written:
         return Condition("name", f"{written[0]}:{written[1]}", written[2])
+    recorded = dbt_listing.dbt_condition(question)  # before the owner: "models owned by the finance group"
+    if recorded:
+        return Condition("dbt", *recorded)
     named = _owner_named(question)
     if named:
         return named
