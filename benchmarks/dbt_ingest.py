@@ -8,7 +8,9 @@ benchmarks/results/dbt_ingest.{json,md}; never edit those by hand.
 
 `acme-analytics-long` is the generated project with descriptions as long as real projects' ones (500-1,200
 characters, eight described columns per model: scripts/gen_dbt_project.py's long-text mode applied to its parsed
-manifest), written to a temporary folder by this script.
+manifest), written to a temporary folder by this script. `acme-analytics-run` is the generated project as a team
+that has run it: tags, meta, materializations, contracts, disabled models, two tests per model and a
+run_results.json with failures (gen_dbt_project.decorate_manifest).
 
 The machine may be shared: CPU seconds are reported beside wall seconds because wall time then says more about
 the neighbours than about AsOf.
@@ -53,14 +55,14 @@ PROJECTS = {
                                        ROOT / "data" / "dbt" / "dbt-project-evaluator-versions.overlay.yml"),
 }
 # Written at run time from another project's artifacts: name -> (base project, how its manifest is changed).
-LONG_TEXT = {"acme-analytics-long": "acme-analytics"}
+LONG_TEXT = {"acme-analytics-long": "acme-analytics", "acme-analytics-run": "acme-analytics"}
 PYTHON = sys.executable
 
 
 def long_text_project(name: str, workdir: Path) -> tuple[Path, Path]:
     """The base project's artifacts with long-text descriptions, in `workdir`; (target, overlay)."""
     sys.path.insert(0, str(ROOT / "scripts"))
-    from gen_dbt_project import lengthen_manifest
+    from gen_dbt_project import decorate_manifest, lengthen_manifest
     base, overlay = PROJECTS[LONG_TEXT[name]]
     target = workdir / f"{name}-target"
     target.mkdir(parents=True, exist_ok=True)
@@ -68,7 +70,12 @@ def long_text_project(name: str, workdir: Path) -> tuple[Path, Path]:
         if f.is_file() and not f.name.startswith("manifest.json"):
             shutil.copy(f, target / f.name)
     manifest = next(p for p in (base / "manifest.json", base / "manifest.json.gz") if p.exists())
-    (target / "manifest.json").write_text(json.dumps(lengthen_manifest(_load(manifest))))
+    if name == "acme-analytics-run":
+        decorated, results = decorate_manifest(_load(manifest))
+        (target / "manifest.json").write_text(json.dumps(decorated))
+        (target / "run_results.json").write_text(json.dumps(results))
+    else:
+        (target / "manifest.json").write_text(json.dumps(lengthen_manifest(_load(manifest))))
     return target, overlay
 
 

@@ -8,6 +8,13 @@ MetricFlow time spine with no parents (generated in SQL, not raw sources); disab
 model with a deprecation date; doc blocks used by descriptions; exposures with owners, maturity and url;
 semantic models over several facts, and simple, ratio and derived metrics whose inputs span them.
 
+`write_target(spec, folder)` writes a small target/ straight from a spec (the tests' own projects): models and
+sources with tags, meta, materialization, access, group, enforced contracts, disabled models (`enabled: false`),
+generic and singular tests, and, when the spec records a run (`run:` on a model, `status:` on a test), a
+run_results.json with each status (pass, fail, warn, error, skipped), time and failing rows.
+`decorate_manifest(manifest)` turns a parsed project into one a team has run: tags, meta, materializations,
+contracts, disabled models, tests and run_results with failures (benchmarks/dbt_ingest.py's acme-analytics-run).
+
     python scripts/gen_dbt_project.py /tmp/bigdbt                 # writes the project
     python scripts/gen_dbt_project.py --spec spec.yaml /tmp/small # a small target from a spec (write_target)
     python scripts/gen_dbt_project.py /tmp/bigdbt --long-text     # descriptions as long as real projects' ones
@@ -450,6 +457,9 @@ def write_target(spec: dict, folder: Path) -> Path:
     project = spec["project"]
     folder.mkdir(parents=True, exist_ok=True)
     nodes, sources, docs, parent_map, sms, metrics = {}, {}, {}, {}, {}, {}
+    disabled: dict[str, list[dict]] = {}
+    results: list[dict] = []
+    run_at = spec.get("run_at", "2026-11-28T05:00:00Z")
 
     def uid(ref: str) -> str:
         kind, _, name = ref.partition(":")
@@ -465,6 +475,9 @@ def write_target(spec: dict, folder: Path) -> Path:
             item["loaded_at_field"] = s["loaded_at_field"]
             item["freshness"] = {"warn_after": {"count": s.get("warn_hours", 12), "period": "hour"},
                                  "error_after": {"count": s.get("error_hours", 48), "period": "hour"}}
+        if s.get("freshness") is False:  # a source nobody checks: no loaded_at_field's thresholds either
+            item.pop("freshness", None)
+        _facts(item, s)
         sources[key] = item
         parent_map[key] = []
     for kind in ("seeds", "models"):
@@ -484,8 +497,20 @@ def write_target(spec: dict, folder: Path) -> Path:
                 node["deprecation_date"] = f"{n['deprecation_date']}T00:00:00+00:00"
             if n.get("owner"):
                 node["meta"] = {"owner": n["owner"]}
+            _facts(node, n)
+            if n.get("enabled") is False:  # dbt keeps a disabled node apart, as a list per id, with no edges
+                disabled[key] = [node]
+                continue
             nodes[key] = node
             parent_map[key] = node["depends_on"]["nodes"]
+            if n.get("run"):
+                results.append(_result(key, n["run"], run_at))
+            for t in n.get("tests", []):
+                tid, test = _test_node(project, key, t)
+                nodes[tid] = test
+                parent_map[tid] = test["depends_on"]["nodes"]
+                if t.get("status"):
+                    results.append(_result(tid, t, run_at))
     for d in spec.get("docs", []):
         docs[f"doc.{project}.{d['name']}"] = {"package_name": project, "name": d["name"], "block_contents": d["text"],
                                               "original_file_path": "models/docs.md"}
@@ -507,9 +532,103 @@ def write_target(spec: dict, folder: Path) -> Path:
     manifest = {"metadata": {"dbt_schema_version": SCHEMA_V12, "project_name": project,
                              "generated_at": spec.get("generated_at", "2026-11-28T06:00:00Z")},
                 "nodes": nodes, "sources": sources, "docs": docs, "exposures": {}, "semantic_models": sms,
-                "metrics": metrics, "parent_map": parent_map}
+                "metrics": metrics, "parent_map": parent_map, "disabled": disabled,
+                "groups": {f"group.{project}.{g['name']}": {"name": g["name"], "owner": g.get("owner") or {}}
+                           for g in spec.get("groups", [])}}
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    if results:  # run_results.json only when the spec records a run: without it, no result is known
+        (folder / "run_results.json").write_text(json.dumps(run_results(results, run_at), indent=1))
     return folder
+
+
+def _facts(node: dict, spec: dict) -> None:
+    """What a team sets in dbt beyond SQL: tags, meta, materialization, access, contract, group, enabled."""
+    config = node.setdefault("config", {})
+    if spec.get("tags"):
+        node["tags"] = config["tags"] = list(spec["tags"])
+    if spec.get("meta"):
+        node["meta"] = {**node.get("meta", {}), **spec["meta"]}
+        config["meta"] = dict(node["meta"])
+    if spec.get("materialized"):
+        config["materialized"] = spec["materialized"]
+    if spec.get("access"):
+        node["access"] = config["access"] = spec["access"]
+    if spec.get("group"):
+        node["group"] = config["group"] = spec["group"]
+    if spec.get("contract"):
+        node["contract"] = config["contract"] = {"enforced": True, "alias_types": True}
+    if spec.get("enabled") is False:
+        config["enabled"] = False
+
+
+def _test_node(project: str, on: str, t: dict) -> tuple[str, dict]:
+    """A generic test (`not_null` on a column) or a singular one (`singular: true`) on node `on`."""
+    name = t["name"]
+    col = t.get("column")
+    full = f"{name}_{on.split('.')[-1]}" + (f"_{col}" if col else "")
+    node = {"resource_type": "test", "name": full, "original_file_path": f"tests/{full}.sql",
+            "depends_on": {"nodes": [on, *t.get("reads", [])]}, "config": {"severity": t.get("severity", "ERROR")}}
+    if not t.get("singular"):
+        node.update(test_metadata={"name": name, "kwargs": {"column_name": col}}, column_name=col, attached_node=on)
+    return f"test.{project}.{full}.{hashlib.md5(full.encode()).hexdigest()[:10]}", node
+
+
+def _result(uid: str, run: dict, run_at: str) -> dict:
+    """One run_results entry: status (success/error/skipped for a model; pass/fail/warn/error/skipped for a
+    test), its seconds, failing rows and message, finished at the run's time."""
+    status = run.get("status", "success")
+    failures = run.get("failures", 0 if status in ("pass", "success") else 1 if status in ("fail", "warn") else None)
+    return {"unique_id": uid, "status": status, "execution_time": run.get("seconds", 0.5), "failures": failures,
+            "message": run.get("message") or (f"Got {failures} result, configured to fail if != 0"
+                                              if status in ("fail", "warn") else None),
+            "timing": [{"name": "execute", "started_at": run_at, "completed_at": run.get("completed_at", run_at)}],
+            "thread_id": "Thread-1", "adapter_response": {}}
+
+
+def run_results(results: list[dict], run_at: str) -> dict:
+    return {"metadata": {"dbt_schema_version": "https://schemas.getdbt.com/dbt/run-results/v6.json",
+                         "generated_at": run_at},
+            "results": results, "elapsed_time": sum(r["execution_time"] for r in results), "args": {"which": "build"}}
+
+
+def decorate_manifest(manifest: dict) -> tuple[dict, dict]:
+    """A parsed project as a team's that has run it: deterministic tags, meta (owner, PII, update frequency),
+    materializations (views, tables, incremental), enforced contracts on public marts, a disabled model in every
+    fifty, two generic tests per model with results (one in nine failing, one in thirteen warning), and the run's
+    run_results.json with each model's status and time. Returns (manifest, run_results)."""
+    run_at = manifest.get("metadata", {}).get("generated_at") or "2026-11-28T05:00:00Z"
+    models = sorted(k for k, n in manifest["nodes"].items() if n.get("resource_type") == "model")
+    results, disabled = [], manifest.setdefault("disabled", {})
+    for i, uid in enumerate(models):
+        node = manifest["nodes"][uid]
+        name = node["name"]
+        layer = "staging" if name.startswith("stg_") else "intermediate" if name.startswith("int_") else "mart"
+        spec = {"tags": [layer, ["daily", "hourly", "weekly"][_pick(name, "freq", 3)]],
+                "meta": {"owner": (node.get("meta") or {}).get("owner") or f"team-{_pick(name, 'own', 8)}",
+                         "contains_pii": _pick(name, "pii", 7) == 0,
+                         "update_frequency": ["daily", "hourly", "weekly"][_pick(name, "freq", 3)]},
+                "materialized": {"staging": "view", "intermediate": "ephemeral"}.get(
+                    layer, ["table", "incremental"][_pick(name, "mat", 2)]),
+                "access": "public" if layer == "mart" else "protected",
+                "contract": layer == "mart" and _pick(name, "contract", 4) == 0}
+        _facts(node, spec)
+        if i % 50 == 49:
+            node["config"]["enabled"] = False
+            disabled[uid] = [manifest["nodes"].pop(uid)]
+            manifest.get("parent_map", {}).pop(uid, None)
+            continue
+        results.append(_result(uid, {"status": "success", "seconds": 0.2 + _pick(name, "secs", 40) / 10}, run_at))
+        column = next(iter(node.get("columns") or {}), None) or "id"
+        for test, salt in (("not_null", "nn"), ("unique", "uq")):
+            fails = _pick(name, salt, 9) == 0
+            warns = not fails and _pick(name, salt + "w", 13) == 0
+            t = {"name": test, "column": column, "severity": "warn" if warns else "ERROR",
+                 "status": "fail" if fails else "warn" if warns else "pass"}
+            tid, tnode = _test_node(manifest.get("metadata", {}).get("project_name") or PROJECT, uid, t)
+            manifest["nodes"][tid] = tnode
+            manifest.setdefault("parent_map", {})[tid] = [uid]
+            results.append(_result(tid, t, run_at))
+    return manifest, run_results(results, run_at)
 
 
 def lengthen_project(out: Path) -> None:

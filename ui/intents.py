@@ -173,12 +173,24 @@ def _table_facts(env: Envelope) -> None:
     """A table's tests or columns: both are shown, the one asked first."""
     f = env.table_facts
     tests = [{"test": t.name, "column": t.column or "(whole table)", "kind": "generic" if t.generic else "singular",
-              "id": t.test_id or "—"} for t in f.tests]
+              # no recorded result is never shown as a pass
+              "last result": (f"{t.result.status}" + (f" ({t.result.failures} rows)" if t.result.failures else "")
+                              if t.result else "not recorded"), "id": t.test_id or "—"} for t in f.tests]
+    recorded = [("tags", ", ".join(f.tags)), ("materialized", f.materialized), ("access", f.access),
+                ("group", f.group), ("contract", "enforced" if f.contract else None),
+                ("enabled", "no (disabled)" if f.enabled is False else None),
+                ("last run", f"{f.last_run.status}, {f.last_run.execution_time_s:g} s" if f.last_run
+                 and f.last_run.execution_time_s is not None else f.last_run.status if f.last_run else None)]
+    recorded += [(f"meta {k}", str(v)) for k, v in f.meta.items()]
+    shown = [{"recorded by dbt": k, "value": v} for k, v in recorded if v]
+    if shown and f.asked in ("properties", "last_run", "test_results"):
+        st.subheader("Recorded by dbt")
+        table(shown)
     columns = [{"column": c.name, "type": c.type or "—", "description": c.description or "—",
                 "tests": ", ".join(c.tests) or "—"} for c in f.columns]
     parts = [("Data tests", tests, "No data tests you can see run on it."),
              ("Columns", columns, "No columns are recorded for it.")]
-    for title, rows, empty in (parts if f.asked == "tests" else parts[::-1]):
+    for title, rows, empty in (parts if f.asked != "columns" else parts[::-1]):
         st.subheader(f"{title} ({len(rows)})")
         if rows:
             table(rows)
