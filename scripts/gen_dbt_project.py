@@ -448,7 +448,8 @@ def _cols(columns) -> dict:
     out = {}
     for c in columns or []:
         c = {"name": c} if isinstance(c, str) else c
-        out[c["name"]] = {"name": c["name"], "description": c.get("description", ""), "data_type": None}
+        out[c["name"]] = {"name": c["name"], "description": c.get("description", ""), "data_type": c.get("type"),
+                          **{k: c[k] for k in ("meta", "tags") if c.get(k)}}
     return out
 
 

@@ -88,6 +88,9 @@ def after_when(run, pick: Pick) -> Envelope | None:
     if kind == "document":
         from core.answer import documents
         return documents.answer(run)
+    if kind in ("column_meaning", "column_find"):
+        from core.answer import column_facts
+        return column_facts.answer(run, pick)
     if kind in ("tests", "columns", "test_results", "last_run", "properties"):
         from core.answer import table_facts
         return table_facts.answer(run, pick)

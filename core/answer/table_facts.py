@@ -35,7 +35,7 @@ def answer(run, pick) -> Envelope:
     if isinstance(read, Envelope):
         return _by_column(run, asked, read) or read
     primary, day, objs, versions = read
-    table = _table(objs, versions, day)
+    table = table_of(objs, versions, day)
     if table is None and primary.role == "metric":
         # "what type is consulted_at in consultations?" said a column: the table holding it, over a metric of its name.
         by_column = _by_column(run, asked)
@@ -53,7 +53,7 @@ def answer(run, pick) -> Envelope:
     return _answer(run, asked, table, primary.entity_id, primary.label)
 
 
-def _table(objs: list[Evidence], versions: list[Evidence], day) -> Evidence | None:
+def table_of(objs: list[Evidence], versions: list[Evidence], day) -> Evidence | None:
     chosen = in_effect(versions, day) or versions or objs
     tables = [e for e in chosen if e.kind in (Kind.model, Kind.source) and e.model is not None]
     return tables[-1] if tables else None

@@ -124,12 +124,19 @@ class MetricSpec(BaseModel):
     sql: str | None = None
 
 
+# A value of dbt `meta`: what a team writes there (owner, PII flags, update frequency, ...), kept as JSON scalars
+# or lists of them; nested mappings are flattened to dotted keys when read (core/ingest/dbt_facts.py).
+MetaValue = str | int | float | bool | None | list[str | int | float | bool | None]
+
+
 class ColumnSpec(BaseModel):
     """One column as its authors described it (dbt's schema.yml) and as the warehouse types it (catalog.json)."""
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1)
     type: str | None = None
     description: str | None = None
+    tags: list[str] = Field(default_factory=list)      # dbt's column tags
+    meta: dict[str, MetaValue] = Field(default_factory=dict)  # dbt's column meta (pii, deprecated, ...)
 
 
 class RunResult(BaseModel):
@@ -165,16 +172,11 @@ class DataTest(BaseModel):
     result: RunResult | None = None  # the last recorded run's outcome; None: no result recorded
 
 
-# A value of dbt `meta`: what a team writes there (owner, PII flags, update frequency, ...), kept as JSON scalars
-# or lists of them; nested mappings are flattened to dotted keys when read (core/ingest/dbt_facts.py).
-MetaValue = str | int | float | bool | None | list[str | int | float | bool | None]
-
-
 # Added after catalogs were first hashed: each counts only when set (see Evidence.compute_hash). `[]` marks a field
 # of every item of a list.
 _LATER_FIELDS = ("label", "model.column_details", "model.tests", "model.tests[].severity", "model.tests[].result",
                  "model.tags", "model.meta", "model.materialized", "model.enabled", "model.access", "model.contract",
-                 "model.group", "model.last_run")
+                 "model.group", "model.last_run", "model.column_details[].tags", "model.column_details[].meta")
 
 
 class ModelSpec(BaseModel):

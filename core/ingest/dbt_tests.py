@@ -7,6 +7,8 @@ test (core/catalog/redact.py), since its name and arguments name each.
 """
 from __future__ import annotations
 
+from core.ingest.dbt_facts import meta, tags
+
 
 def node_tests(manifest: dict, results: dict[str, dict] | None = None) -> dict[str, list[dict]]:
     """Each model, seed, snapshot or source's tests, by its unique_id, in the manifest's order, each with its
@@ -43,6 +45,8 @@ def column_details(node: dict, typed: dict | None) -> list[dict]:
     for name in dict.fromkeys(list(cols) + list(types)):
         kind = (types.get(name) or {}).get("type") or (cols.get(name) or {}).get("data_type")
         desc = ((cols.get(name) or {}).get("description") or "").strip()
-        out.append({"name": name, "type": kind or None, "description": desc or None})
+        col = cols.get(name) if isinstance(cols.get(name), dict) else {}
+        out.append({"name": name, "type": kind or None, "description": desc or None,
+                    **{k: v for k, v in (("tags", tags(col)), ("meta", meta(col))) if v}})
     return out
 

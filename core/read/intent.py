@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from core.read import name_pattern
+from core.read.column_question import column_asked
 from core.read.date_mention import DateMention
 from core.read.dates import find_dates
 from core.read.dbt_facts import YES_NO as OPENS_YES_NO
@@ -215,6 +216,9 @@ class Intent:
     # "incremental"), "is X PII?" -> ("pii", ""); and whether a table-facts question opens as a yes/no one.
     property_asked: tuple[str, str] | None = None
     opens_yes_no: bool = False
+    # column_meaning: the column word asked about; column_find: the property (deprecated | pii | key)
+    # (core/read/column_question.py)
+    asked_column: str | None = None
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -259,6 +263,11 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     kind, listing, cue = _intent_match(question)
     directions = lineage_directions(question)
     kind = _directed(kind, directions)
+    col_kind, asked_column, col_spans = column_asked(question)
+    if col_kind and kind is None:
+        # "what does column minutes of rides mean?", "which column of rides is deprecated?"
+        kind = col_kind
+        spans += col_spans
     facts, fact_spans = table_facts_asked(question)
     if facts and kind is None:
         # "which tests run on X?", "what columns does X have?": the table's own make-up (core/answer/table_facts.py).
@@ -292,7 +301,8 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
                   excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
                   kind=kind, listing=listing, includes=included[0] if included else None,
                   property_asked=yes_no_property(question) if kind == "properties" else None,
-                  opens_yes_no=bool(OPENS_YES_NO.match(question)), **value_reading(question, dates))
+                  opens_yes_no=bool(OPENS_YES_NO.match(question)),
+                  asked_column=asked_column if col_kind and kind == col_kind else None, **value_reading(question, dates))
 
 
 # Asking for the number. Values never change which version governs: they are computed after the answer, under it.
