@@ -31,8 +31,15 @@ RELATION = {normalize(w) for w in "for of behind backing feeding feeds backs bui
 # "computed from orders", "based on orders": what a metric is made from is a table, not the metric of that name.
 ASKS_MODEL = re.compile(r"\b(?:columns?|fields?|grain|granularity|one row per|rows?|built (?:from|on)|made from|"
                         r"(?:computed|calculated|derived|sourced|aggregated) from|based on|tests?|tested|schema|"
-                        r"select(?:ed)? from|query|queried|materiali[sz]\w*|sql|joins?)\b", re.I)
-ASKS_SOURCE = re.compile(r"\b(?:loaded|load(?:s|ing)?|fresh\w*|stale|arriv\w*|ingest\w*|landed|synced|extracted)\b", re.I)
+                        r"select(?:ed)? from|query|queried|materiali[sz]\w*|sql|joins?|models?|tables?|views?|"
+                        r"(?:last|latest)\s+(?:dbt\s+)?(?:run|build)|ran|built|rebuilt|incremental|tags?|tagged)\b",
+                        re.I)
+ASKS_SOURCE = re.compile(r"\b(?:loaded|load(?:s|ing)?|fresh\w*|stale|arriv\w*|ingest\w*|landed|synced|extracted|"
+                         r"raw)\b", re.I)
+# What only a metric is asked: its meaning, formula or value ("what does X mean?", "how is X calculated?", "X last
+# quarter", "how many X"). "the X metric" is a kind word beside the name (kind_fit).
+ASKS_METRIC = re.compile(r"\b(?:mean|means|meaning|meant|defin\w*|formula|calculat\w*|comput\w*|metrics?|kpis?|"
+                         r"measures?)\b", re.I)
 
 
 def _kind_of(ent: Entity) -> str:
@@ -124,3 +131,17 @@ def _kind_for_same_name(question: str, top: list[Candidate], entities) -> Candid
     if all(entities[c.entity_id].role in ("model", "source") for c in top):
         return only(model)
     return None
+
+
+def same_name_kinds(top: list[Candidate], entities) -> set[str] | None:
+    """The kinds of a metric and a table named by the same words (the metric `active_riders` and the model
+    `active_riders`), or None when the close candidates are not one name shared by a metric and a model or source."""
+    if len(top) < 2 or len({c.span for c in top}) != 1:
+        return None
+    kinds = {entities[c.entity_id].role for c in top}
+    return kinds if "metric" in kinds and kinds & {"model", "source"} else None
+
+
+def metric_asked(question: str, value_asked: bool) -> bool:
+    """The question asks what only a metric has: its meaning, formula or a value."""
+    return value_asked or bool(ASKS_METRIC.search(question))

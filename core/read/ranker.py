@@ -56,7 +56,7 @@ from core.read.described import (
     question_words,
     said_together,
 )
-from core.read.kinds import _asks_data_kind, _kind_for_same_name, _kind_of, kind_fit
+from core.read.kinds import _asks_data_kind, _kind_for_same_name, _kind_of, kind_fit, metric_asked, same_name_kinds
 from core.read.made_up import (
     _compound,
     _contains,
@@ -457,7 +457,11 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
                       f"({entities[lead.entity_id].role}) named in the question", candidates=ordered, **base)
     if lead.score - ordered[1].score >= MARGIN:
         others = [c.entity_id for c in ordered[1:]]
-        return Choice("answer", lead.entity_id, related=others, candidates=ordered, **base,
+        twin = next((c for c in ordered[1:] if c.span == lead.span and {entities[c.entity_id].role,
+                     entities[lead.entity_id].role} in ({"metric", "model"}, {"metric", "source"})), None)
+        said = (f"read as the {entities[lead.entity_id].role} {entities[lead.entity_id].label}, as the question's words "
+                f"say; a {entities[twin.entity_id].role} of the same name is another thing") if twin else None
+        return Choice("answer", lead.entity_id, related=others, candidates=ordered, note=said, **base,
                       rule=f"{lead.entity_id} ({entities[lead.entity_id].role}) is what the question asks about "
                       f"(scores: {detail})")
     # Close: related entities are one question about the one that leads by role (the metric);
@@ -467,14 +471,28 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
     linked = view.linked_entities(leader.entity_id)
     unrelated = [c.entity_id for c in top if c.entity_id != leader.entity_id and c.entity_id not in linked]
     same = _kind_for_same_name(question, top, entities)
+    note = None
+    shared = same_name_kinds(top, entities)
     if same is not None:
         leader, unrelated = same, []
+        if shared:  # one name, two things: said which was read, and why
+            note = (f"read as the {entities[same.entity_id].role} {entities[same.entity_id].label}: the question asks "
+                    f"what a {entities[same.entity_id].role} has; a metric of the same name is not what it asks about")
+    elif shared and metric_asked(question, intent.value):
+        leader = next(c for c in top if entities[c.entity_id].role == "metric")
+        note = (f"read as the metric {entities[leader.entity_id].label}: the question asks for its meaning or value; "
+                f"a {' and a '.join(sorted(shared - {'metric'}))} of the same name {'exist' if len(shared) > 2 else 'exists'}")
+    elif shared:
+        # Neither kind's words: asked back, never one picked silently (the metric used to lead).
+        return Choice("clarify", options=[c.entity_id for c in top][:MAX_OPTIONS], candidates=ordered, **base,
+                      rule="one name, two things: " + ", ".join(f"{c.entity_id} ({entities[c.entity_id].role})"
+                                                                for c in top) + "; the question's words fit neither kind")
     if unrelated:
         return Choice("clarify", options=[c.entity_id for c in top][:MAX_OPTIONS] if len(top) > 1 else ids,
                       candidates=ordered, rule="the question names several unrelated visible entities: "
                       + ", ".join(c.entity_id for c in top) + f" (scores: {detail})", **base)
     return Choice("answer", leader.entity_id, related=[i for i in ids if i != leader.entity_id], candidates=ordered,
-                  rule=(rule_prefix + "; " if rule_prefix else "") + f"{leader.entity_id} "
+                  note=note, rule=(rule_prefix + "; " if rule_prefix else "") + f"{leader.entity_id} "
                   f"({entities[leader.entity_id].role}) named in the question; related: "
                   + ", ".join(i for i in ids if i != leader.entity_id), **base)
 
