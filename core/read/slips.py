@@ -27,3 +27,30 @@ def swap_of_known(w: str, vocab: set[str]) -> bool:
     """A four-letter word that is a visible word with two neighbouring letters swapped ("tiem", "lnes", "wrad"): a
     typo of a known word, not a word of its own (longer words are matched one slip away by the ranker itself)."""
     return len(w) == SHORT and w.isalpha() and any(w[:i] + w[i + 1] + w[i] + w[i + 2:] in vocab for i in range(len(w) - 1))
+
+
+VOWELS = set("aeiou")
+
+
+def abbreviates(short: str, word: str) -> bool:
+    """Is `short` (3-5 letters, in a name) an abbreviation authors write for `word`: its prefix ("cust" for
+    customer), or its first and last letters with some letters between, in order ("vsl" for vessel, "cntr" for
+    container, "qty" for quantity)? At least two letters shorter, so a slip is not read as an abbreviation."""
+    if not (3 <= len(short) <= 5 and short.isalpha() and len(word) >= len(short) + 2 and word.isalpha()):
+        return False
+    if word.startswith(short):
+        return True
+    if short[0] != word[0] or short[-1] != word[-1] or VOWELS & set(short[1:]):
+        return False  # a skeleton keeps consonants ("cntr"); "aov" is an acronym, never a shortening of "approved"
+    rest = iter(word[1:-1])
+    return all(ch in rest for ch in short[1:-1])
+
+
+def dropped_vowel(q: str, n: str) -> bool:
+    """`q` is the short name `n` (3-6 letters, as normalized: "tugs" is "tug") with one vowel left out: "tgs" for
+    tugs, "brth" for berth."""
+    if q.endswith("s") and not n.endswith("s") and len(q) == len(n):
+        q = q[:-1]  # names are compared stemmed ("tugs" is "tug"); a misspelt word is not stemmed ("tgs")
+    if not (3 <= len(n) <= 6 and len(q) == len(n) - 1 and q.isalpha()):
+        return False
+    return any(n[i] in VOWELS and n[:i] + n[i + 1:] == q for i in range(len(n)))

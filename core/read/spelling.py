@@ -8,9 +8,10 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 from core.catalog.entities import Entity
-from core.catalog.text import GENERIC, Token
+from core.catalog.text import GENERIC, STOPWORDS, Token
+from core.read.asking import KIND_NOUNS
 from core.read.candidate import Candidate
-from core.read.slips import one_slip_beside_exact
+from core.read.slips import abbreviates, dropped_vowel, one_slip_beside_exact
 
 FUZZY_MIN = 0.84         # mean per-word similarity for a spelling near-miss to count at all
 FUZZY_WORD_MIN = 0.70    # ... and no word of the name below this
@@ -19,6 +20,7 @@ FUZZY_SURE = 0.88        # at or above: answer, with a note; below: ask back
 
 ABBREVIATION = 0.92      # "merch" for "merchandise", "acq" for "acquisition", "CAC" for a three-word name
 ONE_EDIT = 0.9           # a single insertion, deletion, substitution or swap in a word of 6+ letters
+LAYER_PREFIXES = {"fct", "fact", "dim", "stg", "int", "mart", "rpt", "agg", "base"}
 # Abbreviations analysts type that are not prefixes of the word they stand for.
 ABBREVIATIONS = {"avg": "average", "amt": "amount", "qty": "quantity", "num": "number", "cust": "customer",
                  "pct": "percent", "mgmt": "management", "acct": "account", "std": "standard", "cnt": "count",
@@ -28,10 +30,14 @@ ABBREVIATIONS = {"avg": "average", "amt": "amount", "qty": "quantity", "num": "n
 def _word_sim(q: str, n: str) -> float:
     if q == n:
         return 1.0
-    if ABBREVIATIONS.get(q) == n:
+    if ABBREVIATIONS.get(q) == n or ABBREVIATIONS.get(n) == q:
         return ABBREVIATION
     if len(q) >= 3 and len(n) > len(q) and n.startswith(q):
         return ABBREVIATION
+    if abbreviates(n, q):  # the authors abbreviated inside the name: "cntr" in fct_cntr_dwell for "container"
+        return ABBREVIATION
+    if dropped_vowel(q, n):
+        return ONE_EDIT  # "tgs" for tugs: a short name typed with a letter missing
     if len(n) >= 6 and OSA.distance(q, n) == 1:
         return ONE_EDIT  # one slip on a long word ("reveune", "revenve") is a typo, whatever the edit
     return fuzz.ratio(q, n) / 100.0
@@ -48,17 +54,23 @@ def fuzzy_candidates(question: str, toks: list[Token], entities: dict[str, Entit
     for ent in entities.values():
         if not ent.is_topic:
             continue
-        for name in ent.names:
+        # A layer prefix authors put before a model's name ("fct", "dim") is not said when it is asked about:
+        # "the container dwell model" for fct_cntr_dwell.
+        for full, name in [(n, n) for n in ent.names] + [(n, n[1:]) for n in ent.names
+                                                         if len(n) > 1 and n[0] in LAYER_PREFIXES]:
             k = len(name)
-            if sum(len(w) for w in name) < 5:
-                continue
+            if sum(len(w) for w in full) < (3 if len(full) == 1 else 5):
+                continue  # a one-word name of 3-4 letters is matched only by its own short forms (lone_ok below)
             for i in range(0, len(norms) - k + 1):
                 window = norms[i:i + k]
                 if any(j in taken for j in range(i, i + k)) or tuple(window) == name:
                     continue
                 sims = []
                 for q, n in zip(window, name):
-                    if q != n and (q in vocab or q in GENERIC or len(q) < 3):
+                    # A word the catalog uses is no misspelling, but it may be what a name abbreviates ("container"
+                    # in a description, "cntr" in the model's name).
+                    if q != n and not abbreviates(n, q) and not dropped_vowel(q, n) \
+                            and (q in vocab or q in GENERIC or len(q) < 3):
                         break
                     sims.append(_word_sim(q, n))
                 else:
@@ -69,8 +81,15 @@ def fuzzy_candidates(question: str, toks: list[Token], entities: dict[str, Entit
                     # Long words weigh more: "grss" matters more than "of".
                     weights = [max(len(n), 2) for n in name]
                     sim = sum(s * w for s, w in zip(sims, weights)) / sum(weights)
-                    if k == 1 and (len(window[0]) < 6 or sim < FUZZY_SURE):
-                        continue  # a lone short word is too easily something else
+                    lone_ok = dropped_vowel(window[0], name[0]) or abbreviates(name[0], window[0]) if k == 1 else True
+                    if k == 1 and sum(len(w) for w in name) < 3:
+                        continue
+                    after = norms[i + k] if i + k < len(norms) else None
+                    if k == 1 and lone_ok and after and after.isalpha() and after not in vocab and \
+                            after not in GENERIC and after not in STOPWORDS and after not in KIND_NOUNS:
+                        continue  # "vessel occupancy": a word beside it names something else, not dim_vsl
+                    if k == 1 and ((len(window[0]) < 6 and not lone_ok) or sim < FUZZY_SURE):
+                        continue  # a lone short word is too easily something else, unless a name's own short form
                     if sim >= FUZZY_MIN and sim > out.get(ent.entity_id, Candidate("")).features.get("fuzzy", 0):
                         out[ent.entity_id] = Candidate(ent.entity_id, {"fuzzy": sim}, (i, i + k),
                                                        read_as=question[toks[i].start:toks[i + k - 1].end])

@@ -14,6 +14,7 @@ from core.catalog.text import ASKING_WORDS, GENERIC, MONTH_WORDS, STOPWORDS, in_
 from core.read.asking import KIND_NOUNS
 from core.read.intent import ONE_PHRASE, OUT_ENDS
 from core.read.named import named_objects
+from core.read.slips import dropped_vowel
 from core.read.vocabulary import visible_vocabulary
 
 # Active voice only: in "is tax excluded from net revenue?" and "do guest checkouts count toward active customers?"
@@ -31,8 +32,10 @@ PAIRING = {"for", "of", "in", "on", "at", "by", "per", "across", "from", "about"
 
 def _known(w: str, vocab: set[str]) -> bool:
     # One slip away from a visible word is that word misspelt ("revenu"), which the ranker reads as such.
+    # A short name typed with a vowel left out ("tgs" for tugs) is that name too.
     return w in vocab or (len(w) >= 5 and process.extractOne(w, vocab, scorer=OSA.distance, score_cutoff=1)
-                          is not None)
+                          is not None) or (2 <= len(w) <= 5 and any(dropped_vowel(w, v) for v in vocab
+                                                                      if len(v) == len(w) + 1))
 
 
 def subject_span(question: str) -> tuple[int, int] | None:
