@@ -20,7 +20,9 @@ TEST_RESULTS_ASKED = re.compile(
     r"\btests?\s+(?:results?|status|outcomes?)\b|\bresults?\s+of\s+(?:the\s+|its\s+)?" + _TESTS, re.I)
 LAST_RUN_ASKED = re.compile(
     r"\b(?:last|latest|most\s+recent|previous)\s+(?:dbt\s+)?(?:run|build|built|ran|execution)\b|"
-    r"\bwhen\s+(?:was|did|were|has|had)\b[^?.;]{1,60}?\b(?:last\s+)?(?:run|ran|built|build|rebuilt|executed)\b|"
+    # "when did X last run?", never "when did the pay run data last load?" (a name that holds "run")
+    r"\bwhen\s+(?:was|did|were|has|had)\b[^?.;]{1,60}?\b(?:last\s+)?(?:run|ran|built|build|rebuilt|executed)"
+    r"(?=\s*(?:$|[?.,;!]|(?:last|in|on|at|successfully|today|yesterday)\b))|"
     r"\bhow\s+long\b[^?.;]{0,60}?\b(?:take|took|takes|run|ran|runs|build|builds|built)\b|"
     r"\b(?:run|build|execution)\s+(?:time|duration)\b|"
     r"\bdid\b[^?.;]{1,60}?\b(?:run|build)\s+(?:succeed|successfully|ok|fine)\b", re.I)
