@@ -15,7 +15,7 @@ import duckdb
 from core.catalog.evidence import Catalog
 from core.ingest.dbt import dbt_evidence, read_target
 from core.ingest.load import CatalogError, Problem, build_catalog, catalog_files, parse_file
-from core.ingest.openlineage import NOT_READ, read_openlineage
+from core.ingest.openlineage import read_openlineage
 from core.ingest.overlay import Overlay, read_documents
 
 
@@ -103,8 +103,8 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
         if openlineage:
             stage = str(openlineage)
             ol = read_openlineage(openlineage, _relations(generated))
-            warnings += [f"{s.file}: {s.reason}" if s.reason.startswith(NOT_READ) else
-                         f"{s.file}: event skipped: {s.reason}" for s in ol.skipped]
+            warnings += [f"{s.file}: event skipped: {s.reason}" for s in ol.skipped]
+            warnings += [f"{s.file}: {s.reason}" for s in ol.not_read]
             read.append(ol.summary())
             warnings += [f"{s.file}: {s.reason}" for s in ol.warnings]
             generated += ol.evidence

@@ -38,6 +38,7 @@ class OpenLineageRead:
     events: int = 0
     warnings: list[Skipped] = field(default_factory=list)  # loaded, but worth knowing
     files: list[str] = field(default_factory=list)
+    not_read: list[Skipped] = field(default_factory=list)  # other files in the folder: named, never opened
     jobs: int = 0          # jobs whose events named datasets (dbt test runs apart)
     test_runs: int = 0     # dbt test jobs: their audit relations are not tables of the project
     table_edges: int = 0
@@ -48,28 +49,26 @@ class OpenLineageRead:
         tests = f" and {self.test_runs} dbt test job(s), whose audit tables are not models" if self.test_runs else ""
         out = (f"OpenLineage: {self.events} event(s) read from {len(self.files)} file(s): {self.jobs} job(s) with "
                f"datasets{tests}, {self.table_edges} table edge(s), {self.column_edges} column edge(s)")
-        events = [s for s in self.skipped if not s.reason.startswith(NOT_READ)]
-        if events:
-            why = Counter(s.reason.split(":")[0] for s in events)
-            out += f"; {len(events)} skipped (" + ", ".join(f"{n} {r}" for r, n in why.most_common()) + ")"
-        files = len(self.skipped) - len(events)
-        return out + (f"; {files} file(s) in the folder not read" if files else "")
+        if self.skipped:
+            why = Counter(s.reason.split(":")[0] for s in self.skipped)
+            out += f"; {len(self.skipped)} skipped (" + ", ".join(f"{n} {r}" for r, n in why.most_common()) + ")"
+        return out + (f"; {len(self.not_read)} other file(s) in the folder not read" if self.not_read else "")
 
 
 NOT_READ = "not read"
 
 
-def _files(path: Path) -> tuple[list[Path], list[Skipped]]:
+def _files(path: Path) -> tuple[list[Path], list[Skipped], list[Skipped]]:
     """The event files, each symbolic link among them skipped by name (load.folder_files says why), and every
     other file of the folder named as not read: a producer's file under another name is never dropped unseen."""
     if not path.is_dir():
-        return [path], []
+        return [path], [], []
     found, links = folder_files(path, EVENT_SUFFIXES)
     others = [Skipped(str(Path(root) / name), f"{NOT_READ}: OpenLineage events are read from "
                                               f"{', '.join(sorted(EVENT_SUFFIXES))} files")
               for root, _, names in os.walk(path) for name in sorted(names)  # listed, never opened
               if Path(name).suffix not in EVENT_SUFFIXES]
-    return found, [Skipped(p.file, p.message) for p in links] + others
+    return found, [Skipped(p.file, p.message) for p in links], others
 
 
 def _events(file: Path, text: str, out: "OpenLineageRead") -> list[tuple[str, object]]:
@@ -186,7 +185,7 @@ def read_openlineage(path: str | Path, relations: dict[str, str] | None = None) 
     jobs: dict[str, dict] = {}
     datasets: dict[str, dict] = {}
     tests: set[str] = set()
-    files, out.skipped = _files(path)
+    files, out.skipped, out.not_read = _files(path)
     for file in files:
         out.files.append(str(file))
         # Cited as its place inside what was given, so the same events read from another folder hash alike.

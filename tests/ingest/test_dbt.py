@@ -158,6 +158,8 @@ def test_every_openlineage_file_loads_or_is_reported():
     assert set(read.files) == files
     skipped = {s.file.split(" [")[0] for s in read.skipped}
     assert not skipped, read.skipped  # every real sample is a valid event
+    # The folder's README is no event file: named as not read, never dropped silently (issue 46 item 6).
+    assert [s.file.rsplit("/", 1)[-1] for s in read.not_read] == ["README.md"]
     assert read.events == 17 + 4  # 17 one-event files and one array of 4
     # The dbt fixture's run ids are placeholders: loaded, and noted, since the spec asks for UUIDs.
     noted = {w.file.split(" [")[0].rsplit("/", 1)[-1] for w in read.warnings}
