@@ -85,9 +85,9 @@ def fuzzy_candidates(question: str, toks: list[Token], entities: dict[str, Entit
                     if k == 1 and sum(len(w) for w in name) < 3:
                         continue
                     after = norms[i + k] if i + k < len(norms) else None
-                    if k == 1 and lone_ok and after and after.isalpha() and after not in vocab and \
+                    if k == 1 and (lone_ok or full != name) and after and after.isalpha() and after not in vocab and \
                             after not in GENERIC and after not in STOPWORDS and after not in KIND_NOUNS:
-                        continue  # "vessel occupancy": a word beside it names something else, not dim_vsl
+                        continue  # "vessel occupancy", "custmer acquisiton cost": a word beside it names something else
                     if k == 1 and ((len(window[0]) < 6 and not lone_ok) or sim < FUZZY_SURE):
                         continue  # a lone short word is too easily something else, unless a name's own short form
                     if sim >= FUZZY_MIN and sim > out.get(ent.entity_id, Candidate("")).features.get("fuzzy", 0):
