@@ -4,7 +4,7 @@ import streamlit as st
 
 st.set_page_config(page_title="AsOf · Governance review", page_icon="🧑‍⚖️", layout="wide")
 
-from core.answer.review import CATEGORIES, queue_csv, review_queue  # noqa: E402
+from core.answer.intents.review import CATEGORIES, queue_csv, review_queue  # noqa: E402
 from core.answer.steward import grants  # noqa: E402
 from core.catalog.access import visible  # noqa: E402
 from core.explain.headline import clock_text, day_text  # noqa: E402

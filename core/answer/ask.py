@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
-from core.answer import intents, values
+from core.answer import values
 from core.answer.entity import _intent_entity, _llm_reading, _named_objects, _pick_entity
+from core.answer.intents import route as intents
 from core.answer.resolution import _resolve
 from core.catalog import history
 from core.catalog.access import Visible, seen_text, visible
@@ -23,10 +24,10 @@ from core.catalog.envelope import (
 )
 from core.catalog.store import Store
 from core.compute.engine import ValueEngine
-from core.read import recorded, when
-from core.read.described import asks_stale
-from core.read.intent import Intent, parse_intent
-from core.read.when import dates_read
+from core.read.dates import recorded, when
+from core.read.dates.when import dates_read
+from core.read.intents.described import asks_stale
+from core.read.intents.intent import Intent, parse_intent
 from core.resolve.outcome import _clarify
 from core.resolve.search_pass import SEARCH_K, _search_filters
 from core.retrieve.index import IndexUnavailable
@@ -106,7 +107,7 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
     answer comes from the catalog alone. A recorded-at time (on the form or in the text) answers from the
     catalog as it stood then (core/catalog/history.py), from DuckDB alone. An index that cannot be read (at opening
     or mid-question) gives the catalog-only answer with a notice, never a Lance traceback. `llm` (model,
-    timeout s) adds a checked LLM reading of the question (core/read/reading.py); without it the reading is
+    timeout s) adds a checked LLM reading of the question (core/read/llm/reading.py); without it the reading is
     deterministic. `engine` computes metric values when the question asks for numbers (core/answer/values.py);
     without it such an answer says that no warehouse is configured.
 
@@ -220,7 +221,7 @@ def _read(run: _Run, llm: tuple[str, float] | None) -> None:
 def _named_document(run: _Run) -> Envelope | None:
     if run.bare and not run.q.entity and all(r.document for r in run.refs):
         # A visible document, note or lineage page asked for by its exact title or id: it is the answer.
-        from core.answer import documents
+        from core.answer.intents import documents
         return documents.named(run)
     return None
 
@@ -245,7 +246,7 @@ def _definition_answer(run: _Run) -> Envelope:
         run.step("entity", f"{q.entity} chosen on the form")
         _, toks = match_entities(q.text, view.entities, view.phrases, run.intent.excluded_spans)
         return _resolve(run, view.entities, view.entities[q.entity], [], toks)
-    from core.answer import documents
+    from core.answer.intents import documents
     block = documents.doc_block(run)  # a dbt doc block whose name is the topic is the answer
     if block is not None:
         return block
@@ -254,7 +255,7 @@ def _definition_answer(run: _Run) -> Envelope:
         if (picked.behavior is Behavior.not_found_or_not_authorized and run.refs
                 and all(r.document for r in run.refs)):
             # A document named exactly (by title, name or id) when nothing else is: it is what is asked about.
-            from core.answer import documents
+            from core.answer.intents import documents
             return documents.named(run) or picked
         return picked
     primary, matches, toks = picked

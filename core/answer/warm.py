@@ -13,7 +13,7 @@ import sys
 
 from core.catalog.access import visible
 from core.catalog.store import Store
-from core.read.named import build_view
+from core.read.names.named import build_view
 from core.retrieve.search import Searcher
 
 

@@ -25,8 +25,8 @@ from core.ingest.load import CatalogError, read_text
 from core.ingest.metricflow import DbtTools, MetricFlowError
 from core.ingest.publish import publish
 from core.ingest.upload import publish_to
-from core.read.dates import parse_period
-from core.read.day_range import check_day, check_time
+from core.read.dates.day_range import check_day, check_time
+from core.read.dates.written import parse_period
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
@@ -38,7 +38,7 @@ from core.settings.objects import ObjectLocation, ObjectStoreError
 
 
 def _recorded_at(value: str) -> datetime:
-    from core.read.recorded import end_of
+    from core.read.dates.recorded import end_of
     try:
         return check_time(end_of(value), "recorded-at time")
     except ValueError as exc:

@@ -25,7 +25,7 @@ from core.catalog.access import visible
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
-from core.read.dates import find_dates
+from core.read.dates.written import find_dates
 from core.retrieve.embed import Embedder
 from core.retrieve.index import build_index
 from core.retrieve.search import Hit, Searcher

@@ -26,7 +26,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from core.answer.conversation import Conversations
-from core.answer.review import CATEGORIES
+from core.answer.intents.review import CATEGORIES
 from core.answer.warm import warm_quietly
 from core.compute.choose import value_engine
 from core.retrieve.embed import Embedder
