@@ -10,9 +10,9 @@ from core.catalog.envelope import NOT_FOUND, Behavior, ClarifyOption, Envelope
 from core.catalog.text import STOPWORDS, tokenize, words
 from core.read.intents.described import names_hold, says_data, subject_tables
 from core.read.names.candidate import MAX_OPTIONS
+from core.read.names.made_up import stands_in
 from core.read.names.named import named_objects
 from core.read.names.ranker import rank_question
-from core.read.names.stand_in import stands_in
 from core.read.names.subject import names_no_subject, names_nothing_visible
 from core.resolve.chain import chain_head, reads
 from core.resolve.outcome import _clarify, _refusal

@@ -7,7 +7,7 @@ import weakref
 
 from rapidfuzz.distance import OSA
 
-from core.read.names.slips import swap_of_known
+from core.read.names.spelling import swap_of_known
 from core.settings import budget
 
 _VOCABS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
