@@ -19,7 +19,6 @@ follow on, the MCP server per conversation id (`Conversations`, bounded).
 """
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -30,14 +29,12 @@ from datetime import date, timedelta
 from core.answer.ask import Question
 from core.answer.entity import NO_SUBJECT
 from core.catalog.envelope import Behavior, Envelope
+from core.read.names.subject import pointed_back
 
 MAX_AGE_S = 30 * 60  # a follow-up after half an hour away is more likely a new thought than a continuation
 MAX_CONVERSATIONS = 1000  # per MCP server: the oldest are forgotten first
 
 # Words that point back at the last subject; the first one written is named in the note.
-_BACK = re.compile(r"\b(it|its|it's|that|this|those|these|they|them|the same)\b", re.IGNORECASE)
-
-
 @dataclass(frozen=True)
 class Turn:
     """The part of an answer a follow-up may carry: whose it was, its subject and its dates."""
@@ -79,8 +76,8 @@ def carried(q: Question, first: Envelope, last: Turn | None, principal: str | No
             or not _names_no_subject(first)):
         return None
     own_dates = bool(first.dates_read) or q.day is not None or q.period is not None
-    back = _BACK.search(q.text)
-    said = f"Reading '{back.group(0)}' as {last.label}" if back else f"Continuing with {last.label}"
+    back = pointed_back(q)
+    said = f"Reading '{back}' as {last.label}" if back else f"Continuing with {last.label}"
     when = "" if own_dates else _when(last)
     return replace(q, entity=last.entity_id, day=q.day if own_dates else last.day,
                    period=q.period if own_dates else last.period, carried=f"{said}{when} from your last question")

@@ -10,7 +10,6 @@ from core.answer.intents.ownership import owned_by
 from core.catalog.entities import Entity
 from core.catalog.envelope import NOT_FOUND, Behavior, Conflict, Envelope, EvidenceRef, SearchHit
 from core.catalog.evidence import Evidence
-from core.read.intents.disagreement import asked_kinds
 from core.resolve import upcoming
 from core.resolve.choose import (
     _choose_for_period,
@@ -145,7 +144,7 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
 
 def _disagreement(run: _Run, found: list[Conflict], chosen: Evidence):
     """Which of the answer's conflicts disagree, of the kinds the question names (core/resolve/disagreement.py)."""
-    asked = asked_kinds(run.q.text)
+    asked = run.reading.disagreement_kinds
     evidence = {e.evidence_id: e for e in run.view.by_ids(sorted({c.evidence_id for c in found}))}
     dis = disagreement(found, evidence, asked, chosen.evidence_id)
     run.step("disagreement", f"asked whether {' or '.join(asked) or 'anything'} disagrees with {chosen.evidence_id}: "

@@ -5,24 +5,12 @@ so the question tells nothing of hidden objects. A steward reading an object onl
 told so: the queue is not in the access list."""
 from __future__ import annotations
 
-import re
 from datetime import date
 
 from core.answer.intents.ownership import _or_document
 from core.answer.run import entity_on_day, not_found
 from core.catalog.envelope import Behavior, Envelope, EvidenceRef
 from core.resolve.versions import version_name
-
-ACCESS_ASKED = re.compile(
-    r"\bwho (?:else )?(?:can|could|may|is allowed to|gets to|is able to) (?:see|read|view|access|open)\b|"
-    r"\bwho (?:has|have|had) (?:access|read access|permission)\b|"
-    r"\bwhich (?:roles?|teams?|groups?|people|users?) (?:can|could|may|have access|has access|are allowed to|"
-    r"is allowed to) ?(?:see|read|view|access|open)?\b|"
-    r"\b(?:visible|readable|accessible) to (?:whom|which roles?)\b|\baccess list\b|\bacl\b", re.I)
-
-
-def asks_access(text: str) -> bool:
-    return bool(ACCESS_ASKED.search(text))
 
 
 def _roles(names: list[str]) -> str:
@@ -40,9 +28,8 @@ def _document_first(pick):
     """"who can see the revenue handbook?" asks about the handbook, not the metric it describes: a document the
     view holds, named in the question, comes before the ordinary entity choice (which prefers metrics)."""
     def picked(run):
-        from core.catalog.entities import match_entities
         ents = run.view.entities
-        matches, toks = match_entities(run.q.text, ents, run.view.phrases, run.intent.excluded_spans)
+        matches, toks = run.reading.match_entities(ents, run.view.phrases)
         docs = {m.entity_id for m in matches if ents[m.entity_id].role == "document"}
         if len(docs) != 1:
             return _or_document(pick)(run)

@@ -165,9 +165,8 @@ def _two_entities(run):
     """"compare net revenue and gross revenue": two visible entities of one kind named, no versions named."""
     if run.intent.versions:
         return None
-    from core.catalog.entities import match_entities
     ents = run.view.entities
-    matches, _ = match_entities(run.q.text, ents, run.view.phrases, run.intent.excluded_spans)
+    matches, _ = run.reading.match_entities(ents, run.view.phrases)
     named = list(dict.fromkeys(m.entity_id for m in sorted(matches, key=lambda m: m.start) if ents[m.entity_id].is_topic))
     if len(named) != 2 or ents[named[0]].role != ents[named[1]].role:
         return None
@@ -207,31 +206,23 @@ def _entities(run, pair) -> Envelope:
 STANDING_WORDS = frozenset(STATUS_WORDS | ASKED_OF_WORDS
                            | set(words("live published newest older earlier later one ones draft drafts proposal "
                                        "proposals")))
-SIDES = re.compile(r"^(?P<a>.+?)\s+(?:vs\.?|versus|against)\s+(?P<b>.+)$|"
-                   r"\bcompare\s+(?P<a2>.+?)\s+(?:and|with|to)\s+(?P<b2>.+)$|"
-                   r"\bdiffer\w*\s+between\s+(?P<a3>.+?)\s+and\s+(?P<b3>.+)$", re.I)
-
-
 def _sides(run):
     """"net revnue vs gmv", "compare net revenue and contribution margin" (hidden): two things are named but not
     both exactly. Each side is read on its own, like a question: a misspelt side is read with a note, and a side
     that names nothing visible makes the whole answer not-found (what a made-up name gets), never a comparison of
     the other side's versions. Returns None when the question is not two named things."""
     from core.answer.run import not_found
-    from core.catalog.text import GENERIC, content_words, normalize
-    from core.read.intents.intent import CUE_WORDS, parse_intent
-    from core.read.names.ranker import rank_question
-    m = SIDES.search(run.q.text)
-    if not m or run.intent.versions:
+    from core.catalog.text import GENERIC, normalize
+    from core.read.intents.intent import CUE_WORDS
+    sides = run.reading.sides
+    if sides is None or run.intent.versions:
         return None
     picks = []
-    a, b = (next(g for g in m.group(*names) if g) for names in (("a", "a2", "a3"), ("b", "b2", "b3")))
-    for side in (a, b):
-        intent = parse_intent(side, run.at.date(), run.view.store.fiscal_year_start_month)
+    for side in sides:
         asking = GENERIC | {normalize(w) for w in CUE_WORDS}
-        if not [w for w in content_words(side, [d.span for d in intent.dates]) if w not in asking | STANDING_WORDS]:
+        if not [w for w in side.content_words([d.span for d in side.intent.dates]) if w not in asking | STANDING_WORDS]:
             return None  # "2024 vs 2025", "the draft with the approved one": dates or standings of one thing
-        picks.append((side, rank_question(side, intent, run.view, run.searcher, run.q.role)))
+        picks.append((side, side.rank(run.view, run.searcher, run.q.role)))
     if any(c.decision == "none" for _, c in picks):
         run.step("compare", "a side of the comparison names nothing visible: "
                  + "; ".join(c.rule for _, c in picks if c.decision == "none"))
@@ -303,13 +294,10 @@ def _overlap(c: Comparison, versions: list[Evidence]) -> bool:
 # A draft asked about as one side: "diff between the churn draft and the approved one", "how does the proposal for X
 # differ from the current definition?". The other side is the version that governs (on the date asked, else today),
 # or the one version the question names.
-DRAFT_NAMED = re.compile(r"\b(?:drafts?|proposals?|proposed|unapproved)\b", re.I)
-
-
 def _against_draft(run, primary, versions: list[Evidence]) -> Envelope | None:
     """The draft the question names against the version that governs. Only the role's own drafts are read: with none
     it can see, the answer says so in the words any role without one gets, whether or not a hidden one exists."""
-    if not DRAFT_NAMED.search(run.q.text) or len(run.intent.versions) > 1:
+    if not run.reading.names_draft or len(run.intent.versions) > 1:
         return None
     from core.catalog.text import content_words
     today = run.at.date()
@@ -322,7 +310,7 @@ def _against_draft(run, primary, versions: list[Evidence]) -> Envelope | None:
         run.step("compare", f"the question names a draft; {primary.entity_id} has none you can see")
         return run.envelope(Behavior.abstain, f"{primary.label} has no draft you can see, so there is no draft to "
                             "compare with its approved version.", **kw)
-    said = set(content_words(run.q.text))
+    said = set(run.reading.content_words())
     # The draft whose title says most of the question's words ("the 60-day draft"), else the latest.
     draft = max(drafts, key=lambda d: (len(said & set(content_words(d.title))), d.valid_from or date.min,
                                        d.evidence_id))

@@ -6,17 +6,15 @@ every topic word is in its names and aliases, or in the description of the versi
 """
 from __future__ import annotations
 
-import re
 from datetime import date
 
 from core.answer.run import as_of, not_found
 from core.catalog.access import Listed
-from core.catalog.entities import match_entities
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing, VersionSummary
 from core.catalog.evidence import Evidence, Kind
-from core.catalog.text import content_words, normalize, words
+from core.catalog.text import normalize, words
 from core.read.intents import name_pattern
-from core.read.intents.listing_filter import Condition, listing_condition, owner_matches, yes_no
+from core.read.intents.listing_filter import Condition, owner_matches
 from core.resolve.stale import (
     catalog_freshness,
     freshness_text,
@@ -44,10 +42,6 @@ MAX_ITEMS = 200
 READERS = ("source", "metric", "model", "exposure")
 # A listed object: its columns (Visible.listed), or the object itself where redaction may rewrite its text.
 Obj = Listed | Evidence
-WHO_SEES = re.compile(r"\b(?:can|could|may|does|do|is|are)\s+(?:the\s+)?([\w-]+)\s+(?:team\s+|role\s+)?(?:see|access|view|read|have)\b",
-                      re.I)
-
-
 def summary(ev: Obj, day: date) -> VersionSummary:
     return VersionSummary(evidence_id=ev.evidence_id, version=ev.version, valid_from=ev.valid_from,
                           valid_to=ev.valid_to, authority=ev.authority.value, lifecycle=ev.lifecycle.value,
@@ -109,7 +103,7 @@ def names_a_subject(run, cond: Condition | None) -> bool:
     if cond is None or cond.field != "freshness":
         return False
     spans = [d.span for d in run.intent.dates] + [cond.span]
-    found, _ = match_entities(run.q.text, run.view.entities, run.view.phrases, spans)
+    found, _ = run.reading.match_entities(run.view.entities, run.view.phrases, spans)
     ents = run.view.entities
     return any(m.full and ents[m.entity_id].role in ("metric", "model", "source") for m in found
                if m.entity_id in ents)
@@ -118,7 +112,7 @@ def names_a_subject(run, cond: Condition | None) -> bool:
 def answer(run) -> Envelope | None:
     """The listing, or None for a freshness question about one named thing (`names_a_subject`)."""
     day = as_of(run)
-    cond = listing_condition(run.q.text)
+    cond = run.reading.listing
     if names_a_subject(run, cond):
         run.step("discover", "the freshness question names a visible object: answered about it, not as a listing")
         return None
@@ -135,10 +129,10 @@ def answer(run) -> Envelope | None:
     # the asker's own view is ever listed; naming another role does not show its view.
     # "list the finance metrics" is about finance; "can finance see" names who asks.
     roles = {normalize(w): r.name for r in run.view.store.roles() for w in words(r.name)}
-    askers = {m.group(1).lower() for m in WHO_SEES.finditer(run.q.text) if normalize(m.group(1)) in roles}
+    askers = {w for w in run.reading.roles_named if normalize(w) in roles}
     # The condition's words ("deprecated", "have no owner") say which rows, not what they are about.
-    topic = content_words(run.q.text, [d.span for d in run.intent.dates] + ([cond.span] if cond else []),
-                          KIND_WORDS | {normalize(a) for a in askers})
+    topic = run.reading.content_words([d.span for d in run.intent.dates] + ([cond.span] if cond else []),
+                                      KIND_WORDS | {normalize(a) for a in askers})
     others = sorted({roles[normalize(a)] for a in askers} - {run.q.role})
     if others:
         run.notes.append(f"Listed for your role ({run.q.role}): AsOf shows only what the asking role may see, "
@@ -238,7 +232,7 @@ def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows
                 if cond.field == "owner" and cond.value
                 else "the owner recorded on every version" if cond.field == "owner"
                 else "the lifecycle of every version; retired ones are never listed") + f", as of {day}"
-    asked = yes_no(run.q.text)
+    asked = run.reading.yes_no
     # Nothing visible to check is no "No": the role cannot tell (a steward's view may hold no sources at all).
     # Nor is it one when what decides is not known: no stale source found but some not known is "not known" to "is
     # any stale?", as a question about one of them says.

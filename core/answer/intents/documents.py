@@ -13,7 +13,7 @@ import re
 
 from core.catalog.envelope import Behavior, DocumentEvidence, Envelope, EvidenceRef
 from core.catalog.evidence import DOCUMENT_KINDS, Authority, Evidence, Lifecycle
-from core.catalog.text import ASKING_WORDS, GENERIC, STOPWORDS, content_words, tokenize, words
+from core.catalog.text import ASKING_WORDS, GENERIC, STOPWORDS, words
 from core.resolve.versions import governing_versions, in_effect, retrievable
 
 DOC_WORDS = set(words("memo memos wiki page pages doc docs document documents handbook note notes deck draft "
@@ -99,7 +99,7 @@ def named(run) -> Envelope | None:
         return None
     spans = [(r.start, r.end) for r in run.refs] + [d.span for d in run.intent.dates]
     chosen = list({e.evidence_id: e for e in chosen}.values())[:3]
-    return _answer(run, content_words(run.q.text, spans), chosen)
+    return _answer(run, run.reading.content_words(spans), chosen)
 
 
 def absent_name(run) -> bool:
@@ -110,7 +110,7 @@ def absent_name(run) -> bool:
     from core.read.names.vocabulary import _known, visible_vocabulary
     spans = [d.span for d in run.intent.dates]
     naming = []
-    for t in tokenize(run.q.text):
+    for t in run.reading.tokens:
         if t.norm in TOPIC_START:
             break
         if any(a <= t.start < b for a, b in spans):
@@ -131,11 +131,11 @@ def naming_words(run) -> list[str]:
     word that opens the topic ("what does the KPI glossary | say about churn?"). Empty when nothing comes first or
     nothing follows (the whole question may be a title: "whats the halyard margin target")."""
     spans = [d.span for d in run.intent.dates]
-    toks = tokenize(run.q.text)
+    toks = run.reading.tokens
     stop = next((k for k, t in enumerate(toks) if k and (t.norm in TOPIC_START or t.norm in SAYING)), None)
     if stop is None:
         return []
-    return [w for w in content_words(run.q.text[:toks[stop].start], spans) if w not in STATUS_WORDS]
+    return [w for w in run.reading.content_words(spans, end=toks[stop].start) if w not in STATUS_WORDS]
 
 
 def _fits_name(ev: Evidence, naming: list[str]) -> bool:
@@ -155,7 +155,7 @@ def answer(run) -> Envelope | None:
         run.step("document", "no visible document's title matches the question")
         run.step("entity", "no visible entity matches the question")
         return run.envelope(Behavior.not_found_or_not_authorized, _not_found())
-    asked = content_words(run.q.text, [d.span for d in run.intent.dates])
+    asked = run.reading.content_words([d.span for d in run.intent.dates])
     today = run.day or run.at.date()
     docs = [e for e in run.view.of_kinds([k.value for k in DOCUMENT_KINDS]) if retrievable(e, today)]
     naming = naming_words(run)
@@ -197,7 +197,7 @@ def by_title(run) -> Envelope | None:
     words ("whats the halyard margin target?", no "memo" needed): every word that no visible entity's name
     uses must be in one document's title, and at least one such word must be there. Only visible documents
     are read, so a hidden document's title answers exactly as a made-up one does (not found)."""
-    asked = [w for w in content_words(run.q.text, [d.span for d in run.intent.dates]) if w not in GENERIC]
+    asked = [w for w in run.reading.content_words([d.span for d in run.intent.dates]) if w not in GENERIC]
     vocab = run.view.name_words
     foreign = {w for w in asked if w not in vocab}
     if not foreign:
@@ -216,9 +216,8 @@ def doc_block(run) -> Envelope | None:
     metric, model or source named in the question has as long a name. Only blocks filed under themselves are
     read (a block used by exactly one node documents that node and answers through it); used by none or by many,
     it is the answer itself. Only visible, retrievable blocks are read, so a hidden one answers as a made-up one."""
-    from core.catalog.entities import match_entities
-    asked = set(content_words(run.q.text, [d.span for d in run.intent.dates]))
-    said = set(words(run.q.text))  # every word, so that a name of common words ("no_show_rule") can be said
+    asked = set(run.reading.content_words([d.span for d in run.intent.dates]))
+    said = run.reading.all_words  # every word, so that a name of common words ("no_show_rule") can be said
     if not asked:
         return None
     today = run.day or run.at.date()
@@ -237,7 +236,7 @@ def doc_block(run) -> Envelope | None:
     if len(best) != 1:
         return None
     entities = run.view.entities
-    matches, _ = match_entities(run.q.text, entities, run.view.phrases, run.intent.excluded_spans)
+    matches, _ = run.reading.match_entities(entities, run.view.phrases)
     if any(entities[m.entity_id].is_topic and m.end - m.start >= longest for m in matches):
         return None  # "the invoice status model": a table of that name is what is asked about
     run.step("entity", f"no visible metric, model or source is named as fully as the doc block {best[0].title!r}, "
@@ -278,16 +277,15 @@ def _answer(run, asked: list[str], chosen: list[Evidence]) -> Envelope:
 def _definition_from_pages(run, found: list[DocumentEvidence]) -> bool:
     """A definition asked ("what is discharge velocity?") that only pages no one approved speak of: not a question
     about a document (none named by a verb of saying or a document word), and no authoritative document among them."""
-    from core.read.intents.intent import meaning_asked
-    said = {t.norm for t in tokenize(run.q.text)}
-    return (meaning_asked(run.q.text) and not said & (SAYING | DOC_WORDS | TOPIC_START)
+    said = {t.norm for t in run.reading.tokens}
+    return (run.reading.meaning_asked and not said & (SAYING | DOC_WORDS | TOPIC_START)
             and all(d.label != "AUTHORITATIVE DOCUMENT" for d in found))
 
 
 def _material_only(run, asked: list[str], found: list[DocumentEvidence]) -> Envelope:
     """No answer taken from untrusted or unapproved text, for every role: a chat export or an old wiki page that
     says what a term means is the only match, so its claim is listed as material below, never the headline."""
-    named = [run.q.text[r.start:r.end] for r in run.refs if r.document]  # the name itself, as the asker wrote it
+    named = run.reading.as_written([r for r in run.refs if r.document])  # the name itself, as the asker wrote it
     name = named[0] if named else " ".join(w for w in asked if w not in DOC_WORDS)
     pages = "; ".join(f"{d.title} ({d.label.lower()})" for d in found)
     run.step("document", "a definition is asked and only pages that do not govern match: "

@@ -18,8 +18,6 @@ from core.catalog.evidence import Evidence, Kind
 from core.resolve.lineage import explore
 from core.resolve.versions import in_effect
 
-ASKED = [("exposure", re.compile(r"\b(dashboards?|reports?|exposures?|notebooks?|apps?|applications?|analys[ie]s)\b", re.I)),
-         ("model", re.compile(r"\bmodels?\b", re.I)), ("metric", re.compile(r"\b(metrics?|kpis?)\b", re.I))]
 PLURAL = {"exposure": "dashboards or reports (dbt exposures)", "model": "models", "metric": "metrics",
           "document": "documents", "source": "sources", "node": "other nodes"}
 # dbt.py writes "dbt exposure <label>: <type>, maturity <maturity>. ..." (see exposures_and_docs).
@@ -113,7 +111,7 @@ def walk(run, primary, chosen: list[Evidence], day) -> Walked:
                                         via=[ev.evidence_id]))
             queue.append((ev.entity_id, [ev.evidence_id], depth + 1))
     items.sort(key=lambda i: (i.depth, i.kind, i.label.lower(), i.id))
-    asked = next((k for k, p in ASKED if p.search(run.q.text)), None)
+    asked = run.reading.downstream_kind
     keep = {e.evidence_id for e in graph.edges if e.downstream in reach}
     graph.edges = [e for e in graph.edges if e.evidence_id in keep and e.downstream in reach]
     live = set(starts) | set(reach)

@@ -22,9 +22,8 @@ def _or_document(pick):
         got = pick(run)
         if not (isinstance(got, Envelope) and got.behavior is Behavior.not_found_or_not_authorized):
             return got
-        from core.catalog.entities import match_entities
         ents = run.view.entities
-        matches, toks = match_entities(run.q.text, ents, run.view.phrases, run.intent.excluded_spans)
+        matches, toks = run.reading.match_entities(ents, run.view.phrases)
         docs = {m.entity_id for m in matches if ents[m.entity_id].role == "document"}
         if len(docs) != 1:
             return got

@@ -13,14 +13,9 @@ from core.catalog.entities import build_entity_index
 from core.catalog.envelope import Behavior, Envelope, IndexStatus, ReviewAnswer, ReviewFinding
 from core.catalog.evidence import Authority, Evidence, Lifecycle
 from core.catalog.text import normalize
-from core.read.intents.listing_filter import yes_no
 from core.read.intents.review_question import (
     ASKED,
-    DEFINITION_REFERRED,
     KIND_WORDS,
-    asked_categories,
-    named_subjects,
-    subject_words,
 )
 from core.resolve.versions import (
     governing_versions,
@@ -151,51 +146,27 @@ def queue_answers(run) -> bool:
         revenue?", "churn drafts in conflict?"): yes or no for it on the date, naming what the role can see that
         disagrees and the version that governs (core/resolve/disagreement.py), which the queue, today's and over
         every entity, would not say;
-      - a question that asks what something means or names a reporting date (`asks_a_definition`).
+      - a question that asks what something means or names a reporting date (`Reading.asks_definition_beside_queue`, core/read/intents/review_question.py).
     The queue answers the rest: no subject ("which drafts contradict a governing version?", "what's in my review
     queue?"), or words no visible name is called ("any drafts that disagree about gross margin?"), which it answers
     "None for ..." in the words a made-up name gets. Those stay here because the definition flow, finding no name,
     would search on "drafts that disagree" and could answer about some other metric that has a draft."""
-    text = run.q.text
-    if not asked_categories(text) or asks_a_definition(run):
+    if not run.reading.review_categories or run.reading.asks_definition_beside_queue(run.view):
         return False
     if "disagreement" not in run.intent.aspects:
         return True
-    said = subject_words(text, run.intent.excluded_spans)
-    return not named_subjects(text, run.view, run.intent.excluded_spans, near=bool(said))
-
-
-def asks_a_definition(run) -> bool:
-    """"what does net revenue mean on 2025-03-31 and are there drafts disagreeing?": outside the words that ask about
-    the queue, the question asks for a definition (a reporting date, or what something means) and names its subject.
-    That is a question about the definition on that date, whose answer lists the drafts and superseded pages that
-    disagree with it; the review queue (today's, over every entity) would drop the subject and the date. The subject
-    is a visible metric, model or source, or words that name nothing the role can see, which the ordinary flow then
-    answers as not found: a hidden name and a made-up one read the same."""
-    from core.catalog.entities import match_entities
-    from core.read.intents.intent import ASPECTS
-    text = run.q.text
-    queue = [m.span() for c in asked_categories(text) for m in [ASKED[c].search(text)] if m]
-    outside = "".join(" " if any(a <= k < b for a, b in queue) else ch for k, ch in enumerate(text))
-    if not (run.intent.reporting or ASPECTS["definition"].search(DEFINITION_REFERRED.sub(" ", outside))):
-        return False
-    entities = run.view.entities
-    matches, _ = match_entities(outside, entities, run.view.phrases, run.intent.excluded_spans)
-    if any(entities[m.entity_id].is_topic for m in matches):
-        return True
-    return bool(subject_words(outside, run.intent.excluded_spans))
+    return not run.reading.review_subjects(run.view, near=bool(run.reading.review_subject))
 
 
 def answer(run) -> Envelope:
     """The review queue over the asking view (a role's own objects; a steward's plus its queue), filtered to
     the kinds the question names and, when its other words name items, to those items."""
-    from core.catalog.text import content_words
-    categories = asked_categories(run.q.text)
+    categories = run.reading.review_categories
     day = run.at.date()
     index = run.searcher.status_for(run.view.role, run.view.grants) if run.searcher else None
     items = [i for i in review_queue(run.view.all(), day, index) if i.category in categories]
-    said = subject_words(run.q.text, run.intent.excluded_spans)
-    subjects = named_subjects(run.q.text, run.view, run.intent.excluded_spans, near=bool(said))
+    said = run.reading.review_subject
+    subjects = run.reading.review_subjects(run.view, near=bool(said))
     if subjects:
         # "what's in my review queue about net revenue?": that metric's items only, none when it has none (never
         # another metric's item as a "Yes"). Whether its drafts disagree is never asked here (`queue_answers`).
@@ -205,7 +176,7 @@ def answer(run) -> Envelope:
         # by their titles ("the 2023 handbook"), or nothing: never the rest of the queue as a "Yes" about another
         # subject. Only the asking view's names and titles are read, so a hidden name reads as a made-up one.
         items = [i for i in items if {t.norm for t in said} <= {normalize(w) for w in _WORD.findall(i.title.lower())}]
-    elif named := [w for w in content_words(run.q.text) if w not in KIND_WORDS]:
+    elif named := [w for w in run.reading.content_words() if w not in KIND_WORDS]:
         # No subject, only words for kinds of pages ("is the legacy wiki page still retrievable?"): they may narrow
         # the items by their titles; words no title holds narrow nothing.
         narrowed = [i for i in items if all(w in _WORD.findall(i.title.lower()) for w in named)]
@@ -213,13 +184,13 @@ def answer(run) -> Envelope:
     found = [ReviewFinding(category=i.category, title=i.title, detail=i.detail, action=i.action,
                            evidence_ids=i.evidence_ids) for i in items]
     kinds = "open items" if len(categories) == len(ASKED) else " or ".join(CATEGORIES[c].lower() for c in categories)
-    words = " ".join(run.q.text[t.start:t.end] for t in said)
+    words = " ".join(run.reading.as_written(said))
     about = (" for " + ", ".join(sorted(run.view.entities[e].label for e in subjects)) if subjects
              else f" for “{words}”" if said else "")
     if found:
         first = "; ".join(f.title for f in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
         # Yes leads only an answer to a yes/no question ("anything to review?"); "what's waiting for my review?" asks what.
-        lead = (f"Yes: {len(found)} in" if yes_no(run.q.text) else
+        lead = (f"Yes: {len(found)} in" if run.reading.yes_no else
                 f"{len(found)} {'item waits' if len(found) == 1 else 'items wait'} in")
         verdict = f"{lead} the review queue you can see ({kinds}{about}): {first}."
     elif said and not subjects:

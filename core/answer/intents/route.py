@@ -7,11 +7,9 @@ never routed here: the ordinary flow refuses it.
 """
 from __future__ import annotations
 
-import re
 from typing import Callable
 
 from core.catalog.envelope import Envelope
-from core.read.intents.intent import LINEAGE_ASKED, MODEL_ASKED, meaning_asked
 
 Pick = Callable  # run -> (Entity, matches, tokens) | Envelope
 
@@ -32,36 +30,25 @@ def before_when(run, pick: Pick) -> Envelope | None:
     return compare.answer(run, pick)
 
 
-# Whether the subject changed, asked of the past in so many words: "when did it change", "how has its definition
-# changed", "has it been redefined", "what's new in it", "its history". Never "when will it change" (upcoming) nor
-# "last updated" (a load, which the definition flow's freshness answers).
-CHANGE_ASKED = re.compile(
-    r"\b(?:when|how|whether|if)\s+(?:did|has|have|had|was|were)\b[^,;?.]{0,60}?\b(?:chang(?:e|ed)|redefined|revised)\b|"
-    r"\b(?:has|have|had|did|was|were)\b[^,;?.]{1,60}?\b(?:chang(?:e|ed)|redefined|revised)\b|"
-    r"\bwhat(?:'s|\s+is|\s+has|\s+was)?\s+(?:changed|new|different)\b|\bhistory\b|\bover time\b", re.I)
-
-
-def _asks_more(run, text: str) -> bool:
+def _asks_more(run, beside_change: bool = False) -> bool:
     """Whether an owner question also asks what only the definition flow answers: freshness, what reads it, where it
     comes from, which model backs it, what it is."""
-    return bool("freshness_status" in run.intent.aspects or "downstream" in run.intent.aspects
-                or LINEAGE_ASKED.search(text) or MODEL_ASKED.search(text) or meaning_asked(text))
+    asked = run.reading.asks_beyond_owner_and_change if beside_change else run.reading.asks_beyond_owner
+    return bool("freshness_status" in run.intent.aspects or "downstream" in run.intent.aspects or asked)
 
 
 def _owner_and_change(run) -> bool:
     """"who owns churn and when did its definition change?": the owner and how it changed, both answered by the
     comparison, which leads with the owner. The words asking about the change ("its definition") ask no meaning; a
     question that asks more besides ("what is it, who owns it and when did it change?") is the definition flow's."""
-    text = run.q.text
-    return (run.intent.kind == "owner" and bool(CHANGE_ASKED.search(text))
-            and not _asks_more(run, CHANGE_ASKED.sub(" ", text)))
+    return run.intent.kind == "owner" and run.reading.asks_change and not _asks_more(run, beside_change=True)
 
 
 def after_when(run, pick: Pick) -> Envelope | None:
     if run.intent.overrides:
         return None
     from core.answer.intents import access_list
-    if access_list.asks_access(run.q.text):  # "who can see X?": X's access list, whatever else the words read as
+    if run.reading.asks_access:  # "who can see X?": X's access list, whatever else the words read as
         return access_list.answer(run, pick)
     if not run.intent.kind:
         return None
@@ -70,7 +57,7 @@ def after_when(run, pick: Pick) -> Envelope | None:
         from core.answer.intents import discover
         return discover.answer(run)
     if kind == "owner":
-        if _asks_more(run, run.q.text):
+        if _asks_more(run):
             # "where does it come from, and who owns it?", "which model feeds it and who owns it?", "what is it and who
             # owns it?", "who owns it and what uses it?": the definition flow answers both (its verdict names the owner
             # when asked, and the definition, backing model, lineage, freshness and what reads it); the owner's answer

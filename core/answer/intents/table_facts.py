@@ -7,8 +7,6 @@ that column; several are asked back.
 """
 from __future__ import annotations
 
-import re
-
 from core.answer.run import entity_on_day
 from core.catalog.envelope import (
     Behavior,
@@ -21,13 +19,9 @@ from core.catalog.envelope import (
     TableTest,
 )
 from core.catalog.evidence import Evidence, Kind
-from core.read.intents.table_facts import named_columns
 from core.resolve.versions import backing_model, in_effect
 
 MAX_LISTED = 40
-YES_NO = re.compile(r"\s*(?:is|are|was|were|does|do|did|has|have)\b", re.I)
-
-
 def answer(run, pick) -> Envelope:
     asked = run.intent.kind
     read = entity_on_day(run, pick)
@@ -62,7 +56,7 @@ def _by_column(run, asked: str, read: Envelope | None = None) -> Envelope | None
     """"is customer_type tested?": the visible tables holding a column the question names, when it names no table."""
     holders = []
     for ev in run.view.of_kinds([Kind.model.value, Kind.source.value]):
-        if ev.model and ev.governs and ev.valid_on(run.at.date()) and named_columns(run.q.text, _names(ev)):
+        if ev.model and ev.governs and ev.valid_on(run.at.date()) and run.reading.named_columns(_names(ev)):
             holders.append(ev)
     if not holders:
         return None
@@ -93,7 +87,7 @@ def _answer(run, asked: str, table: Evidence, entity_id: str, label: str, throug
     columns = [TableColumn(name=n, type=(details.get(n) and details[n].type), description=(details.get(n)
                            and details[n].description), tests=[t.name for t in tests if t.column == n])
                for n in _names(table)]
-    named = named_columns(run.q.text, _names(table) + [t.column for t in tests if t.column])
+    named = run.reading.named_columns(_names(table) + [t.column for t in tests if t.column])
     column = named[0] if len(named) == 1 else None
     facts = TableFacts(evidence_id=table.evidence_id, asked=asked, column=column, columns=columns, tests=tests)
     # A metric's answer is its backing model's, named: "Revenue is computed on order_items: 3 data tests run on it".
@@ -101,7 +95,7 @@ def _answer(run, asked: str, table: Evidence, entity_id: str, label: str, throug
     verdict = _tests_verdict(name, tests, column) if asked == "tests" else _columns_verdict(name, columns, column)
     if through is not None:
         verdict = f"{label} is computed on {through.title}: {verdict}"
-    if asked == "tests" and not column and YES_NO.match(run.q.text):  # "is X tested?" is answered yes or no first
+    if asked == "tests" and not column and run.reading.opens_yes_no:  # "is X tested?" is answered yes or no first
         verdict = ("Yes: " + verdict) if tests else "No: " + verdict.replace("No data tests", "no data tests", 1)
     run.step(asked, f"{len(tests)} test(s) and {len(columns)} column(s) recorded on {table.evidence_id}")
     behavior = Behavior.abstain if asked == "columns" and not columns else Behavior.answer

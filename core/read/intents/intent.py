@@ -467,3 +467,27 @@ def _not_with_disagreement(kind: str, pattern: re.Pattern, m: re.Match) -> bool:
 def intent_kind(question: str) -> tuple[str | None, str | None]:
     """The intent kind, and for discover which kind of thing is listed."""
     return _intent_match(question)[:2]
+
+
+# Whether the subject changed, asked of the past in so many words: "when did it change", "how has its definition
+# changed", "has it been redefined", "what's new in it", "its history". Never "when will it change" (upcoming) nor
+# "last updated" (a load, which the definition flow's freshness answers).
+CHANGE_ASKED = re.compile(
+    r"\b(?:when|how|whether|if)\s+(?:did|has|have|had|was|were)\b[^,;?.]{0,60}?\b(?:chang(?:e|ed)|redefined|revised)\b|"
+    r"\b(?:has|have|had|did|was|were)\b[^,;?.]{1,60}?\b(?:chang(?:e|ed)|redefined|revised)\b|"
+    r"\bwhat(?:'s|\s+is|\s+has|\s+was)?\s+(?:changed|new|different)\b|\bhistory\b|\bover time\b", re.I)
+
+
+def asks_beyond_owner(question: str) -> bool:
+    """Whether the words also ask what only the definition flow answers beside an owner: where it comes from,
+    which model backs it, what it is."""
+    return bool(LINEAGE_ASKED.search(question) or MODEL_ASKED.search(question) or meaning_asked(question))
+
+
+# Which kind of reader a downstream question asks for: "which dashboards use X", "what models read X".
+DOWNSTREAM_ASKED_KINDS = [("exposure", re.compile(r"\b(dashboards?|reports?|exposures?|notebooks?|apps?|applications?|analys[ie]s)\b", re.I)),
+         ("model", re.compile(r"\bmodels?\b", re.I)), ("metric", re.compile(r"\b(metrics?|kpis?)\b", re.I))]
+
+
+def downstream_kind(question: str) -> str | None:
+    return next((k for k, p in DOWNSTREAM_ASKED_KINDS if p.search(question)), None)

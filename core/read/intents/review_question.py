@@ -163,3 +163,23 @@ def _misspelt_names(toks: list[Token], view) -> set[str]:
             for name in product(*options[i:j]):
                 found |= view.phrases.get(name, set())
     return found
+
+
+def asks_definition_beside_queue(text: str, intent, view) -> bool:
+    """"what does net revenue mean on 2025-03-31 and are there drafts disagreeing?": outside the words that ask about
+    the queue, the question asks for a definition (a reporting date, or what something means) and names its subject.
+    That is a question about the definition on that date, whose answer lists the drafts and superseded pages that
+    disagree with it; the review queue (today's, over every entity) would drop the subject and the date. The subject
+    is a visible metric, model or source, or words that name nothing the role can see, which the ordinary flow then
+    answers as not found: a hidden name and a made-up one read the same."""
+    from core.catalog.entities import match_entities
+    from core.read.intents.intent import ASPECTS
+    queue = [m.span() for c in asked_categories(text) for m in [ASKED[c].search(text)] if m]
+    outside = "".join(" " if any(a <= k < b for a, b in queue) else ch for k, ch in enumerate(text))
+    if not (intent.reporting or ASPECTS["definition"].search(DEFINITION_REFERRED.sub(" ", outside))):
+        return False
+    entities = view.entities
+    matches, _ = match_entities(outside, entities, view.phrases, intent.excluded_spans)
+    if any(entities[m.entity_id].is_topic for m in matches):
+        return True
+    return bool(subject_words(outside, intent.excluded_spans))

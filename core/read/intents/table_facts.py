@@ -65,3 +65,11 @@ def named_columns(question: str, columns: list[str]) -> list[str]:
         if f" {low} " in text or ("_" in low and f" {low.replace('_', ' ')} " in spaced):
             out.append(col)
     return out
+
+
+# "is X tested?" is answered yes or no first.
+YES_NO = re.compile(r"\s*(?:is|are|was|were|does|do|did|has|have)\b", re.I)
+
+
+def opens_yes_no(question: str) -> bool:
+    return bool(YES_NO.match(question))

@@ -89,3 +89,14 @@ def names_no_subject(question: str, excluded: list[tuple[int, int]] = ()) -> boo
                    and t.norm not in ASKING_WORDS and t.norm not in MONTH_WORDS and t.norm not in KIND_NOUNS
                    and t.norm not in POINTING and not t.norm.isdigit() and len(t.norm) > 1
                    for t in tokenize(question))
+
+
+# The word a follow-up points back with ("is it fresh?"): said in the note that names what it carried.
+_BACK = re.compile(r"\b(it|its|it's|that|this|those|these|they|them|the same)\b", re.IGNORECASE)
+
+
+def pointed_back(question) -> str | None:
+    """The word `question` (a question as asked, before any reading) points back to the last subject with, as
+    written; None when it points back with no such word ("and in 2023?")."""
+    m = _BACK.search(question.text)
+    return m.group(0) if m else None

@@ -1,0 +1,208 @@
+"""A question, read once: `read` turns its text (and the subject a follow-up carries) into one `Reading`, and every
+later stage (core/answer/, core/resolve/, core/explain/) takes the Reading instead of the text.
+
+The text itself stays inside: what a stage needs of it is a field here (the intent, the dates, the listing filter,
+the comparison's two sides, ...) or, where the answer depends on the role's view, a method that reads the names
+that view holds (`named_objects`, `match_entities`, `rank`, ...). A new reading of the words belongs in read/ and is
+offered here; tests/read/test_reading_boundary.py fails when a module of answer/, resolve/ or explain/ reads the
+question's text itself. Derived readings are computed on first use and kept (`cached_property`): each is read at
+most once per question, and a question that never needs one never pays for it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cached_property
+
+from core.catalog.entities import Match, match_entities
+from core.catalog.text import Token, content_words, tokenize, words
+from core.read.intents import access, comparison, described, disagreement, listing_filter, review_question
+from core.read.intents import table_facts as table_words
+from core.read.intents.intent import (
+    CHANGE_ASKED,
+    Intent,
+    asks_beyond_owner,
+    downstream_kind,
+    meaning_asked,
+    parse_intent,
+)
+from core.read.names import made_up, named, ranker, subject
+from core.settings import budget
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one question asks, read from its words. `intent` holds the aspects, kind, dates and periods written,
+    versions, overrides and the inclusion and comparison terms (core/read/intents/intent.py); the rest is below."""
+    intent: Intent
+    day: date  # the evaluation date relative dates were read against
+    fiscal_year_start_month: int
+    carried: str | None = None  # a follow-up's word on the subject it carried (core/answer/conversation.py)
+    _text: str = field(default="", repr=False)
+
+    # ---- the words themselves ----------------------------------------------------------------------------------
+    @property
+    def search_query(self) -> str:
+        """What the search passes embed and match: the question as written (search is over text by design)."""
+        return self._text
+
+    @cached_property
+    def tokens(self) -> tuple[Token, ...]:
+        return tuple(tokenize(self._text))
+
+    @cached_property
+    def all_words(self) -> frozenset[str]:
+        """Every word, stop words included, so that a name of common words ("no_show_rule") can be said."""
+        return frozenset(words(self._text))
+
+    def content_words(self, spans: list[tuple[int, int]] = (), drop: set[str] = frozenset(),
+                      end: int | None = None) -> list[str]:
+        """The question's own words (normalized) up to `end`, minus stop and asking words, `drop` and `spans`."""
+        return content_words(self._text if end is None else self._text[:end], spans, drop)
+
+    def as_written(self, spans) -> list[str]:
+        """The words at `spans` (tokens or (start, end) pairs) as the asker wrote them, to say back in an answer."""
+        return [self._text[s.start:s.end] if hasattr(s, "start") else self._text[s[0]:s[1]] for s in spans]
+
+    # ---- what is asked, beyond the intent ------------------------------------------------------------------------
+    @cached_property
+    def asks_stale(self) -> bool:
+        return described.asks_stale(self._text)
+
+    @cached_property
+    def asks_access(self) -> bool:
+        """"who can see X?": X's access list (core/read/intents/access.py)."""
+        return access.asks_access(self._text)
+
+    @cached_property
+    def roles_named(self) -> tuple[str, ...]:
+        """The words naming who sees, as in "can finance see ..." (core/read/intents/access.py)."""
+        return tuple(access.roles_named(self._text))
+
+    @cached_property
+    def asks_change(self) -> bool:
+        """Whether the subject changed, asked of the past in so many words (intent.CHANGE_ASKED)."""
+        return bool(CHANGE_ASKED.search(self._text))
+
+    @cached_property
+    def asks_beyond_owner(self) -> bool:
+        return asks_beyond_owner(self._text)
+
+    @cached_property
+    def asks_beyond_owner_and_change(self) -> bool:
+        """As `asks_beyond_owner`, with the words asking about the change set aside ("its definition" there asks no
+        meaning)."""
+        return asks_beyond_owner(CHANGE_ASKED.sub(" ", self._text))
+
+    @cached_property
+    def meaning_asked(self) -> bool:
+        return meaning_asked(self._text)
+
+    @cached_property
+    def listing(self) -> listing_filter.Condition | None:
+        """A whole-catalog question's condition ("which models are deprecated?")."""
+        return listing_filter.listing_condition(self._text)
+
+    @cached_property
+    def yes_no(self) -> str | None:
+        """How a whole-catalog question asks yes or no: "any", "every", or None for the list."""
+        return listing_filter.yes_no(self._text)
+
+    @cached_property
+    def opens_yes_no(self) -> bool:
+        """"is X tested?": a table's make-up asked yes or no."""
+        return table_words.opens_yes_no(self._text)
+
+    @cached_property
+    def says_data(self) -> bool:
+        return described.says_data(self._text)
+
+    @cached_property
+    def names_no_subject(self) -> bool:
+        """"is it current?", "who owns it?": every word asks, points back, or is a date or version."""
+        return subject.names_no_subject(self._text, self.intent.excluded_spans)
+
+    @cached_property
+    def disagreement_kinds(self) -> list[str]:
+        """The kinds of document asked whether they disagree ("drafts or wiki pages": draft, wiki)."""
+        return disagreement.asked_kinds(self._text)
+
+    @cached_property
+    def review_categories(self) -> list[str]:
+        """The review-queue kinds asked about (core/read/intents/review_question.py)."""
+        return review_question.asked_categories(self._text)
+
+    @cached_property
+    def review_subject(self) -> list[Token]:
+        """The words a review question names its items by ("gross margin" in "any drafts about gross margin?")."""
+        return review_question.subject_words(self._text, self.intent.excluded_spans)
+
+    @cached_property
+    def downstream_kind(self) -> str | None:
+        """Which kind of reader a downstream question asks for: exposure, model, metric, or any."""
+        return downstream_kind(self._text)
+
+    @cached_property
+    def names_draft(self) -> bool:
+        return comparison.names_draft(self._text)
+
+    @cached_property
+    def sides(self) -> tuple[Reading, Reading] | None:
+        """The two things compared ("X vs Y"), each read as a question of its own; None when there are not two."""
+        both = comparison.sides(self._text)
+        if both is None:
+            return None
+        a, b = (_reading(side, self.day, self.fiscal_year_start_month) for side in both)
+        return a, b
+
+    # ---- readings over the names the role's view holds (only its names are read) ------------------------------
+    def match_entities(self, entities, phrases, spans: list[tuple[int, int]] | None = None,
+                       ) -> tuple[list[Match], list[Token]]:
+        """Phrase matches of visible names, outside `spans` (default: the intent's dates and versions)."""
+        return match_entities(self._text, entities, phrases, self.intent.excluded_spans if spans is None else spans)
+
+    def named_objects(self, view) -> list[named.Reference]:
+        return named.named_objects(self._text, view)
+
+    def names_nothing_visible(self, view) -> bool:
+        return subject.names_nothing_visible(self._text, view, self.intent.excluded_spans)
+
+    def rank(self, view, searcher=None, role: str | None = None) -> ranker.Choice:
+        """Which visible entity the question is about (core/read/names/ranker.py)."""
+        return ranker.rank_question(self._text, self.intent, view, searcher, role)
+
+    def stands_in(self, view, entity_id: str) -> bool:
+        return made_up.stands_in(self._text, view, entity_id, self.intent.excluded_spans)
+
+    def subject_tables(self, view) -> described.SubjectTables:
+        return described.subject_tables(self._text, view, self.intent.excluded_spans)
+
+    def named_columns(self, columns: list[str]) -> list[str]:
+        return table_words.named_columns(self._text, columns)
+
+    def review_subjects(self, view, near: bool = False) -> set[str]:
+        """The visible metrics, models and sources a review question names (review_question.named_subjects)."""
+        return review_question.named_subjects(self._text, view, self.intent.excluded_spans, near=near)
+
+    def asks_definition_beside_queue(self, view) -> bool:
+        return review_question.asks_definition_beside_queue(self._text, self.intent, view)
+
+    def llm_proposal(self, names: list[tuple[str, str, str]], model: str, timeout_s: float):
+        """The optional LLM reading (core/read/llm/reading.py): a proposal, checked later field by field."""
+        from core.read.llm.reading import read_question
+        return read_question(self._text, names, model, timeout_s)
+
+
+def check_length(question) -> None:
+    """Refuse a question too long to read (budget.QuestionTooLong) before anything reads it."""
+    budget.check_question(question.text)
+
+
+def read(question, day: date, fiscal_year_start_month: int = 1) -> Reading:
+    """`question` (core/answer/ask.py's Question: its text and what a follow-up carried), read against `day`."""
+    return _reading(question.text, day, fiscal_year_start_month, question.carried)
+
+
+def _reading(text: str, day: date, fiscal_year_start_month: int, carried: str | None = None) -> Reading:
+    return Reading(intent=parse_intent(text, day, fiscal_year_start_month), day=day,
+                   fiscal_year_start_month=fiscal_year_start_month, carried=carried, _text=text)
