@@ -244,10 +244,11 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
         aspects.add("inclusion")
         if included[1]:
             aspects.add("exclusion")  # asked the exclusion way: Yes when the definition excludes it
-    if asks_disagreement(question):
+    disagreement = asks_disagreement(question)
+    if disagreement:
         # "are there drafts that contradict how churn is defined?": yes or no, from the answer's conflicts.
         aspects.add("disagreement")
-    kind, listing, cue = _intent_match(question)
+    kind, listing, cue = _intent_match(question, disagreement)
     directions = lineage_directions(question)
     kind = _directed(kind, directions)
     facts, fact_spans = table_facts_asked(question)
@@ -282,7 +283,7 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
                   kind=kind, listing=listing, includes=included[0] if included else None,
-                  **value_reading(question, dates))
+                  **value_reading(question, dates, inc))
 
 
 # Asking for the number. Values never change which version governs: they are computed after the answer, under it.
@@ -321,7 +322,7 @@ GRAIN = [("month", re.compile(r"\b(by month|monthly|per month|each month|every m
          ("year", re.compile(r"\b(by year|yearly|annually|per year|each year|every year|year[- ]by[- ]year)\b", re.I))]
 
 
-def value_reading(question: str, dates: list[DateMention]) -> dict:
+def value_reading(question: str, dates: list[DateMention], inclusion: re.Match | None) -> dict:
     """Whether the question asks for values (and by which grain, and a restatement). A number is asked for in
     so many words ("how much", "by quarter", "what would ... be"), as a magnitude ("how big was", "what did X
     come to"), by "what was X in <period>", or by a metric and a period alone ("AOV last month"); never when it
@@ -329,7 +330,8 @@ def value_reading(question: str, dates: list[DateMention]) -> dict:
     restate = bool(RESTATE.search(question))
     grain = next((g for g, p in GRAIN if p.search(question)), None)
     periods = [d for d in dates if d.kind not in ("timestamp", "ambiguous") and not d.qualifier]
-    asks_about = NOT_A_VALUE.search(question) or DEFINITION_ASKED.search(question) or inclusion_match(question)
+    # `inclusion`: parse_intent's own inclusion_match of the question, read once and passed on.
+    asks_about = NOT_A_VALUE.search(question) or DEFINITION_ASKED.search(question) or inclusion
     cued = VALUE_CUES.search(question) or MAGNITUDE.search(question)
     value = (restate or bool(cued and not asks_about)
              or bool(periods and WHAT_WAS.search(question) and not asks_about)
@@ -442,8 +444,9 @@ _LISTING = {"dashboard": "exposure", "exposure": "exposure", "report": "exposure
             "table": "source", "dataset": "source", "document": "document", "doc": "document", "page": "document"}
 
 
-def _intent_match(question: str) -> tuple[str | None, str | None, tuple[int, int] | None]:
-    disagreement = asks_disagreement(question)
+def _intent_match(question: str, disagreement: bool | None = None) -> tuple[str | None, str | None, tuple[int, int] | None]:
+    if disagreement is None:  # parse_intent passes its own reading; intent_kind reads it here
+        disagreement = asks_disagreement(question)
     for kind, pattern in INTENTS:
         m = pattern.search(question)
         if m and disagreement and _not_with_disagreement(kind, pattern, m):
@@ -485,8 +488,9 @@ def asks_beyond_owner(question: str) -> bool:
 
 
 # Which kind of reader a downstream question asks for: "which dashboards use X", "what models read X".
-DOWNSTREAM_ASKED_KINDS = [("exposure", re.compile(r"\b(dashboards?|reports?|exposures?|notebooks?|apps?|applications?|analys[ie]s)\b", re.I)),
-         ("model", re.compile(r"\bmodels?\b", re.I)), ("metric", re.compile(r"\b(metrics?|kpis?)\b", re.I))]
+DOWNSTREAM_ASKED_KINDS = [
+    ("exposure", re.compile(r"\b(dashboards?|reports?|exposures?|notebooks?|apps?|applications?|analys[ie]s)\b", re.I)),
+    ("model", re.compile(r"\bmodels?\b", re.I)), ("metric", re.compile(r"\b(metrics?|kpis?)\b", re.I))]
 
 
 def downstream_kind(question: str) -> str | None:
