@@ -34,7 +34,6 @@ from core.read.names.subject import pointed_back
 MAX_AGE_S = 30 * 60  # a follow-up after half an hour away is more likely a new thought than a continuation
 MAX_CONVERSATIONS = 1000  # per MCP server: the oldest are forgotten first
 
-# Words that point back at the last subject; the first one written is named in the note.
 @dataclass(frozen=True)
 class Turn:
     """The part of an answer a follow-up may carry: whose it was, its subject and its dates."""

@@ -206,6 +206,8 @@ def _entities(run, pair) -> Envelope:
 STANDING_WORDS = frozenset(STATUS_WORDS | ASKED_OF_WORDS
                            | set(words("live published newest older earlier later one ones draft drafts proposal "
                                        "proposals")))
+
+
 def _sides(run):
     """"net revnue vs gmv", "compare net revenue and contribution margin" (hidden): two things are named but not
     both exactly. Each side is read on its own, like a question: a misspelt side is read with a note, and a side

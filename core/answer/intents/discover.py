@@ -42,6 +42,8 @@ MAX_ITEMS = 200
 READERS = ("source", "metric", "model", "exposure")
 # A listed object: its columns (Visible.listed), or the object itself where redaction may rewrite its text.
 Obj = Listed | Evidence
+
+
 def summary(ev: Obj, day: date) -> VersionSummary:
     return VersionSummary(evidence_id=ev.evidence_id, version=ev.version, valid_from=ev.valid_from,
                           valid_to=ev.valid_to, authority=ev.authority.value, lifecycle=ev.lifecycle.value,

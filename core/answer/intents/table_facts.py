@@ -22,6 +22,8 @@ from core.catalog.evidence import Evidence, Kind
 from core.resolve.versions import backing_model, in_effect
 
 MAX_LISTED = 40
+
+
 def answer(run, pick) -> Envelope:
     asked = run.intent.kind
     read = entity_on_day(run, pick)
