@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from core.catalog.evidence import Catalog
+from core.catalog.store import open_data_file
 from core.ingest.dbt import dbt_evidence, read_target
 from core.ingest.load import CatalogError, Problem, build_catalog, catalog_files, parse_file
 from core.ingest.openlineage import read_openlineage
@@ -38,7 +39,7 @@ def _previous(db_path: str | Path) -> dict[str, tuple[str, str, datetime | None]
     if not path.exists():
         return {}
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = open_data_file(path)
         try:
             rows = con.execute("SELECT evidence_id, content_hash, acl_revision, recorded_at FROM evidence").fetchall()
         finally:
