@@ -81,7 +81,8 @@ class CatalogHolder:
     what they started with."""
 
     def __init__(self, db_path: Path | str, settings: Settings):
-        # A replica (db_path an s3:// URL) keeps its audit log beside settings.db_path (ASOF_REPLICA_DIR).
+        # A replica (db_path an s3:// URL) keeps its audit log and explanation cache beside settings.db_path
+        # (ASOF_REPLICA_DIR/replica.duckdb.*), outside the revisions/ folder its downloads go to and are pruned from.
         self.db_path = settings.db_path if is_object_url(str(db_path)) else Path(db_path)
         self.settings = settings
         self.live = Live(str(db_path), Embedder(settings.embed_model), cache_dir=settings.revisions_dir,
@@ -96,7 +97,9 @@ class CatalogHolder:
         key = (str(store.path), store.revision)
         if self.engine is None or self._engine_key != key:
             self.engine, self._engine_key = value_engine(store, self.settings), key
-        return tools.Catalog(store, self.live.searcher(store), self.settings, engine=self.engine)
+        # Answers are recorded at self.db_path, with refusals, in one chain: never beside a revision's file, which
+        # a replica deletes when it prunes old revisions.
+        return tools.Catalog(store, self.live.searcher(store), self.settings, engine=self.engine, home=self.db_path)
 
     def warm(self) -> None:
         """Load the embedding model once, before any call uses it (sentence-transformers takes seconds)."""

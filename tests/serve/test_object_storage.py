@@ -448,3 +448,46 @@ def test_keys_rotate_replicas_trust_what_they_are_given(s3, revisions, tmp_path,
         nobody.store()
     with pytest.raises(ObjectStoreError, match="needs the publisher's signing key: set ASOF_SIGNING_KEY"):
         publish_to(url, a_db, s3.model_copy(update={"signing_key": None}))
+
+
+def test_an_mcp_replicas_audit_trail_outlives_revision_switches_and_prunes(s3, revisions, tmp_path, monkeypatch):
+    """One audit log per deployment, at a path no switch or prune touches: answers and refusals in one chain,
+    every record kept across more revisions than the replica keeps on disk, and `verify` passes."""
+    import anyio
+    from mcp import Client
+
+    from core.serve.audit import read_all, verify
+    from core.serve.mcp_server import CatalogHolder, Principal, build_server
+    from core.serve.replica import KEEP_REVISIONS
+    from core.settings.config import Settings
+    url = "s3://asof-test/audit-trail"
+    for key, value in {**env_for(s3), "ASOF_DB": url, "ASOF_REPLICA_DIR": str(tmp_path / "replica"),
+                       "ASOF_POLL_SECONDS": "0"}.items():
+        monkeypatch.setenv(key, value)
+    settings = Settings.from_env()
+    publish_to(url, revisions["a"][0], s3)
+    holder = CatalogHolder(url, settings)
+    holder.ready.set()  # no embedding needed for these tools
+    assert holder.current().db_path == holder.db_path  # the explanation cache is kept there too (cache_for)
+    server = build_server(holder, Principal(name="alice"))
+    served = []
+
+    async def calls():
+        async with Client(server) as c:
+            for step in range(KEEP_REVISIONS + 1):
+                if step:
+                    publish_to(url, revisions["ab"[step % 2]][0], s3)
+                assert not (await c.call_tool("list_metrics", {"topic": "revenue"})).is_error
+                assert (await c.call_tool("export_everything", {})).is_error  # refused by the SDK
+                served.append(holder.current().store.path.parent.name)
+
+    anyio.run(calls)
+    assert len(set(served)) == KEEP_REVISIONS + 1
+    kept = [p.name for p in settings.revisions_dir.iterdir() if p.is_dir()]
+    assert len(kept) <= KEEP_REVISIONS, "old revisions were pruned"
+    records = read_all(holder.db_path)
+    assert [r.behavior == "refused" for r in records] == [False, True] * (KEEP_REVISIONS + 1), records
+    assert len({r.catalog_revision for r in records if r.behavior != "refused"}) == 2  # answered from both
+    check = verify(holder.db_path)
+    assert check.intact and check.chained == len(records), check.broken
+    assert not list(settings.revisions_dir.rglob("*.audit.jsonl")), "nothing is logged inside a revision folder"
