@@ -284,6 +284,7 @@ def _engine(args, settings: Settings, store):
 
 def _ask(args) -> int:
     store = Store(args.db)  # no catalog, nothing to audit: the error says so
+    audit.check_appendable(args.db)  # a keyed log without its key: refused before answering, not after
     try:
         return _ask_store(args, store)
     except ValueError as exc:  # refused before any answer: an unknown role or principal, a too-long question...

@@ -324,6 +324,7 @@ def serve(db_path: Path, settings: Settings, principal: Principal, transport: st
         raise FileNotFoundError(f"no catalog database at {db_path}; run `python -m core ingest` first")
     audit_key()  # a configured audit key that cannot be used stops the server before it answers anything
     holder = CatalogHolder(db_path, settings)
+    audit.check_appendable(holder.db_path)  # a keyed log this process could not append to: stopped, named
     cat = holder.current()  # fail before serving: an unknown principal or a missing catalog is a start-up error
     if principal.tokens_path is None:
         principal.resolved = resolve_identity(cat.store, principal.name, principal.role).resolved
