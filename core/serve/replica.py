@@ -60,11 +60,10 @@ class Revision:
 def _watch(replica: "Replica") -> None:
     """Look at CURRENT every `poll_s` for as long as the replica is in use (the thread holds it weakly, and ends
     once it is gone). A failed look is the request path's to report: `problem` says why, the last revision stays."""
-    ref, poll = weakref.ref(replica), replica.poll_s
+    ref, poll, stop = weakref.ref(replica), replica.poll_s, replica._stop
 
     def run() -> None:
-        while True:
-            time.sleep(poll)
+        while not stop.wait(poll):
             live = ref()
             if live is None:
                 return
@@ -74,7 +73,8 @@ def _watch(replica: "Replica") -> None:
                 pass  # nothing published yet, or its revision unreadable: the next request raises it, named
             del live
 
-    threading.Thread(target=run, daemon=True, name="asof-replica-watch").start()
+    replica._watching = threading.Thread(target=run, daemon=True, name="asof-replica-watch")
+    replica._watching.start()
 
 
 def check_signature(pointer: Pointer, trusted: dict[str, object]) -> None:
@@ -160,8 +160,16 @@ class Replica:
         # The last CURRENT refused, why, and when: the same CURRENT is not downloaded again before RETRY_S (a bad
         # publish costs one download a minute, and a transient failure or files mended in place are picked up).
         self._refused: tuple[Pointer, str, float] | None = None
+        self._stop, self._watching = threading.Event(), None
         if poll_s > 0:
             _watch(self)
+
+    def close(self) -> None:
+        """End the watch of CURRENT and wait for a look in progress (a server exiting must not leave a thread in
+        pyarrow's S3 client while the interpreter finalizes)."""
+        self._stop.set()
+        if self._watching is not None and self._watching is not threading.current_thread():
+            self._watching.join()
 
     def current(self) -> Revision:
         """The revision CURRENT names (as of at most `poll_s` ago)."""
