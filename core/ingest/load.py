@@ -360,6 +360,37 @@ def file_in(folder: Path, name: str) -> Listed | None:
     return listed(folder / name, found) if found is not None and stat.S_ISREG(found.st_mode) else None
 
 
+def file_below(folder: Path, *names: str) -> Listed | None:
+    """`folder/names...` found level by level, each sub-folder opened relative to the one above without following a
+    link (CatalogError naming the level that is a link), with the file's identity, so reading it later by path
+    (read_text) refuses anything swapped in meanwhile; None when it is missing. `folder` itself may be a link."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    path = folder
+    try:
+        for name in names[:-1]:
+            path = path / name
+            try:
+                inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                st = _lstat(name, fd)
+                if st is not None and stat.S_ISLNK(st.st_mode):
+                    raise CatalogError([_link_problem(path, folder)]) from None
+                raise _fail(path, f"cannot open: {exc.strerror or exc}") from None
+            os.close(fd)
+            fd = inner
+        st = _lstat(names[-1], fd)
+    finally:
+        os.close(fd)
+    path = path / names[-1]
+    if st is None:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise CatalogError([_link_problem(path, folder)])
+    return listed(path, st)
+
+
 def _lstat(name: str, dir_fd: int) -> os.stat_result | None:
     try:
         return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)

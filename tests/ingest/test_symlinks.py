@@ -271,3 +271,26 @@ def test_a_dbt_target_folder_swapped_for_a_link_while_it_is_read_is_refused(tmp_
         _not_as_listed(str(exc))
     else:
         raise AssertionError(f"read through the swapped link (secret shown: {SECRET in json.dumps(read, default=str)})")
+
+
+def test_a_dbt_projects_target_folder_swapped_for_a_link_while_it_is_read_is_refused(tmp_path, monkeypatch):
+    """MetricFlow's manifest (`target/semantic_manifest.json` of the configured project): found level by level
+    without following a link, and read only if it is the file that was found."""
+    import core.ingest.load as load
+    import core.ingest.metricflow as metricflow
+    project = tmp_path / "project"
+    (project / "target").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text("name: wards\n")
+    (project / "target" / "semantic_manifest.json").write_text(json.dumps({"semantic_models": []}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "semantic_manifest.json").write_text(json.dumps({"secret": SECRET}))
+    assert metricflow.project_manifest(project) == json.dumps({"semantic_models": []})
+    _listing_then_swap(load, monkeypatch, project / "target", elsewhere, name="file_below")
+    monkeypatch.setattr(metricflow, "file_below", load.file_below, raising=False)
+    try:
+        text = metricflow.project_manifest(project)
+    except metricflow.MetricFlowError as exc:
+        _not_as_listed(str(exc))
+    else:
+        raise AssertionError(f"read through the swapped link: {text}")
