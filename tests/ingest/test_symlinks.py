@@ -3,6 +3,7 @@ token file, not even to a file inside the same folder (it can be repointed later
 given folder are read, for hand-written catalogs, Markdown documents, dbt target folders and OpenLineage events.
 The path the person names on the command line may itself be a link: they chose it."""
 import json
+import pathlib
 import shutil
 
 import duckdb
@@ -286,8 +287,18 @@ def test_a_dbt_projects_target_folder_swapped_for_a_link_while_it_is_read_is_ref
     elsewhere.mkdir()
     (elsewhere / "semantic_manifest.json").write_text(json.dumps({"secret": SECRET}))
     assert metricflow.project_manifest(project) == json.dumps({"semantic_models": []})
+    # Swapped once the manifest was found: after file_below, or after the is_file look a reader by path makes.
     _listing_then_swap(load, monkeypatch, project / "target", elsewhere, name="file_below")
     monkeypatch.setattr(metricflow, "file_below", load.file_below, raising=False)
+    looked = pathlib.Path.is_file
+
+    def is_file_then_swap(self, *args, **kwargs):
+        out = looked(self, *args, **kwargs)
+        if self.name == "semantic_manifest.json" and not (project / "target").is_symlink():
+            _swap_for_link(project / "target", elsewhere)
+        return out
+
+    monkeypatch.setattr(pathlib.Path, "is_file", is_file_then_swap)
     try:
         text = metricflow.project_manifest(project)
     except metricflow.MetricFlowError as exc:
