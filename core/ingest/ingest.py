@@ -13,10 +13,12 @@ from pathlib import Path
 import duckdb
 
 from core.catalog.evidence import Catalog
+from core.catalog.store import open_data_file
 from core.ingest.dbt import dbt_evidence, read_target
 from core.ingest.load import CatalogError, Problem, build_catalog, catalog_files, parse_file
 from core.ingest.openlineage import read_openlineage
 from core.ingest.overlay import Overlay, read_documents
+from core.ingest.oversize import cut_oversized
 
 
 @dataclass
@@ -38,7 +40,7 @@ def _previous(db_path: str | Path) -> dict[str, tuple[str, str, datetime | None]
     if not path.exists():
         return {}
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = open_data_file(path)
         try:
             rows = con.execute("SELECT evidence_id, content_hash, acl_revision, recorded_at FROM evidence").fetchall()
         finally:
@@ -96,7 +98,9 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
             stage = str(Path(dbt) / "manifest.json")
             art = read_target(dbt)
             dbt_file = art.files["manifest"]
-            generated += dbt_evidence(art)
+            models = dbt_evidence(art)
+            warnings += [f"{dbt_file}: {w}" for w in cut_oversized(models)]  # kept, cut, named: never dropped
+            generated += models
         if openlineage:
             stage = str(openlineage)
             ol = read_openlineage(openlineage, _relations(generated))

@@ -35,6 +35,7 @@ from core.settings import budget
 from core.settings.auth import cli_role, cli_roles
 from core.settings.config import Settings
 from core.settings.objects import ObjectLocation, ObjectStoreError
+from core.settings.signing import SIGNING_KEY_ENV, TRUSTED_KEYS_ENV, SigningError, new_key_pair
 
 
 def _recorded_at(value: str) -> datetime:
@@ -88,6 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
                                          "and point CURRENT at it; replicas started with ASOF_DB=URL follow it")
     pub.add_argument("url", metavar="s3://BUCKET/PREFIX")
     pub.add_argument("--db", required=True, help="the ingested DuckDB file to publish")
+    keys = sub.add_parser("keys", help="`keys new --out FOLDER`: a new Ed25519 key pair for signing published "
+                                       "revisions (the publisher's ASOF_SIGNING_KEY; replicas' ASOF_TRUSTED_KEYS)")
+    keys.add_argument("action", choices=["new"])
+    keys.add_argument("--out", required=True, metavar="FOLDER", help="where to write asof-ID.key and asof-ID.pub")
 
     a = sub.add_parser("ask", help="answer one question (or a --batch file) as a role")
     a.add_argument("--db", required=True)
@@ -153,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
             return _eval(args)
         if args.cmd == "publish":
             return _publish(args.db, args.url)
+        if args.cmd == "keys":
+            secret, public = new_key_pair(args.out)
+            print(f"private key (the publisher's {SIGNING_KEY_ENV}; keep it secret): {secret}\n"
+                  f"public key (add it to every replica's {TRUSTED_KEYS_ENV}): {public}")
+            return 0
         if args.cmd in ("mcp", "mcp-token"):
             return mcp_cli.run(args)
         if args.cmd == "audit":
@@ -167,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(plain(role.name, oneline=True))
             return 0
         return _ask(args)
-    except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError, ObjectStoreError) as exc:
+    except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError, ObjectStoreError, SigningError) as exc:
         # OSError: a path that is a folder, unreadable, on a full or read-only disk; all named in the message.
         # Messages can quote catalog text and user input: no terminal escapes reach the terminal.
         print(f"error: {plain(exc)}", file=sys.stderr)
@@ -274,6 +284,7 @@ def _engine(args, settings: Settings, store):
 
 def _ask(args) -> int:
     store = Store(args.db)  # no catalog, nothing to audit: the error says so
+    audit.check_appendable(args.db)  # a keyed log without its key: refused before answering, not after
     try:
         return _ask_store(args, store)
     except ValueError as exc:  # refused before any answer: an unknown role or principal, a too-long question...

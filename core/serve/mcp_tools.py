@@ -54,12 +54,15 @@ class Catalog:
     searcher: Searcher | None
     settings: Settings
 
-    @property
-    def db_path(self) -> Path:
-        return self.store.path
-
     scopes: dict = field(default_factory=dict, repr=False)  # (role, day) -> a steward's review queue
     engine: ValueEngine | None = None  # computes metric values (metric_value); None: no warehouse configured
+    # Where the deployment's audit log and explanation cache live (CatalogHolder.db_path): for a replica a stable
+    # path outside the revision folders, which switches and prunes replace; None: beside the catalog file.
+    home: Path | None = None
+
+    @property
+    def db_path(self) -> Path:
+        return self.home or self.store.path
 
     def scope(self, who: Identity):
         """A steward's review scope (None for any other role), built once per role and queue day."""
