@@ -71,6 +71,12 @@ def _line(q: QueueItem) -> str:
             f"    evidence: {', '.join(i.evidence_ids)}; actions: {', '.join(q.actions) or 'none'}")
 
 
+def _request(args) -> Request:
+    return Request(item=args.item, action=args.action, reason=args.reason, governs=args.governs,
+                   from_day=args.from_day, roles=[r.strip() for r in (args.roles or "").split(",") if r.strip()],
+                   owner=args.owner, object=args.object, seen_revision=args.seen)
+
+
 def run(args) -> int:
     if args.review_cmd == "replay":
         result = replay_decision(args.db, args.id)
@@ -88,6 +94,11 @@ def run(args) -> int:
     try:
         role = steward_role(store, args.principal)
     except Refused as exc:
+        if args.review_cmd == "decide":  # an attempt to decide is in the audit chain, refused or not
+            held = store.principal_roles(args.principal)
+            record_refused(args.db, _request(args), Decider(principal=args.principal, role=held[0] if held else "",
+                                                           identity="command line"), "cli", str(exc))
+        store.close()
         print(f"refused: {plain(exc)}", file=sys.stderr)
         return 2
     decider = Decider(principal=args.principal, role=role, identity="command line")
@@ -110,9 +121,7 @@ def run(args) -> int:
                         print(_line(x))
         return 0
     store.close()
-    req = Request(item=args.item, action=args.action, reason=args.reason, governs=args.governs,
-                  from_day=args.from_day, roles=[r.strip() for r in (args.roles or "").split(",") if r.strip()],
-                  owner=args.owner, object=args.object, seen_revision=args.seen)
+    req = _request(args)
     try:
         d = decide(args.db, decider, req, Embedder(Settings.from_env().embed_model))
     except Refused as exc:
