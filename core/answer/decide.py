@@ -228,9 +228,9 @@ def offered(found: QueueItem, by_id: dict[str, Evidence]) -> list[str]:
     return acts
 
 
-def read_queue(store: Store, today: date | None = None) -> Queue:
+def read_queue(store: Store, today: date | None = None, index=None) -> Queue:
     """The steward's queue with each open item's actions as `decide` will accept them."""
-    q = queue(store, today or store.now().date())
+    q = queue(store, today or store.now().date(), index=index)
     by_id = {e.evidence_id: e for e in store.all_evidence_for_review()}
     for item in q.open:
         item.actions = offered(item, by_id)

@@ -87,10 +87,11 @@ def _contradicted_item(d: Decision, clashes: list[Contradiction]) -> QueueItem:
                      contradictions=clashes)
 
 
-def queue(store: Store, today: date, records: Records | None = None) -> Queue:
-    """The whole catalog's queue (a steward's): open items, items the source put back, closed items."""
+def queue(store: Store, today: date, records: Records | None = None, index=None) -> Queue:
+    """The whole catalog's queue (a steward's): open items, items the source put back, closed items. `index`
+    (the search index's status) adds its stale entries, as the page shows them."""
     records = records if records is not None else read_records(store.path)
-    items = review_queue(store.all_evidence_for_review(), today)
+    items = review_queue(store.all_evidence_for_review(), today, index)
     standing = {d.item: d for d in records.standing() if d.action in CLOSING}
     check = _latest_check(records)
     contradicted = check.contradicted if check else {}
