@@ -10,9 +10,9 @@ from core.answer.review import queue_csv, review_queue  # noqa: E402
 from core.answer.steward import grants  # noqa: E402
 from core.catalog.access import visible  # noqa: E402
 from core.explain.headline import clock_text, day_text  # noqa: E402
+from ui.decide import closed_item, decide_form, decider  # noqa: E402
 from ui.resources import catalog_today, searcher, sidebar, store  # noqa: E402
 from ui.safe import code, md  # noqa: E402
-from ui.decide import closed_item, decide_form, decider  # noqa: E402
 from ui.steward import scope_for  # noqa: E402
 
 s = store()
