@@ -4,7 +4,9 @@ from, for people to review in a pull request. AsOf never writes it into their re
 A hand-written catalog (YAML files with `evidence:` lists) gets each decided field edited in place inside the
 object's own `- evidence_id: ...` block, keeping every other line as written. An object no catalog file holds
 (a dbt node, an OpenLineage dataset) goes to the governance overlay instead (`--source` names the overlay YAML),
-under `objects:` keyed by its evidence id, in the overlay's own field names. Once the team applies the patch and
+under `objects:`, in the overlay's own field names: under the key already written for exactly that object, else
+under its evidence id (a dbt unique_id). A Markdown page gets its front matter edited, in the overlay's documents
+folder or under the catalog folder. Once the team applies the patch and
 ingests again, each decision reads as carried into the source (core/ingest/decision_apply.py).
 """
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from core.catalog.evidence import Evidence
+from core.catalog.store import Store
 from core.ingest.decision_apply import normal
 from core.ingest.decision_file import Decision, read_records
 from core.ingest.load import CatalogError, Problem, catalog_files
@@ -135,6 +139,34 @@ def _overlay_edit(text: str, changes: dict[str, dict[str, Any]], done: set[str])
     return "".join(lines)
 
 
+def _front_matter_edit(text: str, fields: dict[str, Any]) -> str | None:
+    """A Markdown page's front matter (between its --- lines) with these fields set; None without front matter."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != "---":
+        return None
+    end = next((n for n in range(1, len(lines)) if lines[n].rstrip() == "---"), None)
+    if end is None:
+        return None
+    return "".join(_set_fields(lines, 1, end, 0, fields))
+
+
+def _overlay_key(data: dict, ev: Evidence, everything: list[Evidence]) -> str:
+    """The overlay key already written for exactly this object (a dbt unique_id, its entity id or kind:name), so its
+    settings stay in one place; else the evidence id, which the overlay matches exactly."""
+    for key in (data.get("objects") or {}):
+        key = str(key)
+        if key == ev.evidence_id:
+            return key
+        hits = [e for e in everything if e.entity_id == key]
+        if not hits and ":" in key:
+            kind, name = key.split(":", 1)
+            hits = [e for e in everything if e.evidence_id.split(".")[0] == kind and
+                    (e.evidence_id.endswith("." + name) or e.entity_id.endswith("." + name))]
+        if [e.evidence_id for e in hits] == [ev.evidence_id]:
+            return key
+    return ev.evidence_id
+
+
 def _is_overlay(path: Path) -> bool:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -142,6 +174,15 @@ def _is_overlay(path: Path) -> bool:
         return False
     return isinstance(data, dict) and "evidence" not in data and bool(
         {"objects", "defaults", "roles", "documents"} & set(data)) and "principals" not in data
+
+
+def _pages(source: Path) -> Path | None:
+    """Where the Markdown pages are: the overlay's `documents:` folder, or the source folder itself."""
+    if source.is_dir():
+        return source
+    data = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
+    folder = data.get("documents") if isinstance(data, dict) else None
+    return (source.parent / str(folder)) if folder else None
 
 
 def export_patch(db_path: str | Path, since: date, source: Path) -> str:
@@ -153,23 +194,64 @@ def export_patch(db_path: str | Path, since: date, source: Path) -> str:
         raise CatalogError([Problem(file=str(source), message="no such catalog file, folder or overlay")])
     root = source if source.is_dir() else source.parent
     changes = net_changes(chosen)
-    files = [source] if source.is_file() and _is_overlay(source) else catalog_files(source)
+    store = Store(db_path)
+    try:
+        everything = store.all_evidence_for_review()
+    finally:
+        store.close()
+    by_id = {e.evidence_id: e for e in everything}
+    edited: dict[Path, str] = {}
+    problems: list[Problem] = []
+
+    def text(file: Path) -> str:
+        return edited.get(file) if file in edited else file.read_text(encoding="utf-8")
+
+    # Markdown pages: their front matter.
+    pages = _pages(source)
+    for eid in [e for e in changes if by_id.get(e) and by_id[e].source_system == "markdown"]:
+        page = (pages / str(by_id[eid].source_uri)) if pages else None
+        new = _front_matter_edit(text(page), changes[eid]) if page and page.is_file() else None
+        if new is None:
+            problems.append(Problem(file=str(page or source), field=eid, message=(
+                "a steward decision changed this Markdown page, but its file (with front matter) is not under the "
+                "source's documents folder")))
+        else:
+            edited[page] = new
+        changes.pop(eid)
     done: set[str] = set()
+    if source.is_file() and _is_overlay(source):
+        history = [e for e in changes if by_id.get(e) and by_id[e].source_uri == source.name]
+        for eid in history:
+            problems.append(Problem(file=str(source), field=eid, message=(
+                "an earlier version kept in the overlay's history: edit its history entry by hand")))
+            changes.pop(eid)
+        data = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
+        keyed = {_overlay_key(data, by_id[e], everything) if e in by_id else e: f for e, f in changes.items()}
+        new = _overlay_edit(text(source), keyed, set())
+        done |= set(changes)
+        if new != source.read_text(encoding="utf-8"):
+            edited[source] = new
+    else:
+        for file in catalog_files(source):
+            if file.suffix == ".json":
+                continue  # hand-written JSON catalogs are left to the team; their objects are named below
+            new = _catalog_edit(text(file), changes, done)
+            if new != file.read_text(encoding="utf-8"):
+                edited[file] = new
+    problems += [Problem(file=str(source), field=eid, message=(
+        "a steward decision changed this object, but no YAML file under the source holds it; export against the "
+        "governance overlay (--source OVERLAY.yml) for dbt and OpenLineage objects")) for eid in sorted(set(changes) - done)]
+    if problems:
+        raise CatalogError(problems)
     out: list[str] = []
-    for file in files:
-        if file.suffix == ".json":
-            continue  # hand-written JSON catalogs are left to the team; their objects are named below
-        old = file.read_text(encoding="utf-8")
-        new = _overlay_edit(old, changes, done) if _is_overlay(file) else _catalog_edit(old, changes, done)
-        if new != old:
-            rel = file.relative_to(root).as_posix()
-            out += difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile=f"a/{rel}", tofile=f"b/{rel}")
-    missing = sorted(set(changes) - done)
-    if missing:
-        raise CatalogError([Problem(file=str(source), field=eid, message=(
-            "a steward decision changed this object, but no YAML file under the source holds it; export against "
-            "the governance overlay (--source OVERLAY.yml) for dbt and OpenLineage objects")) for eid in missing])
+    for file, new in sorted(edited.items()):
+        try:
+            rel = file.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            raise CatalogError([Problem(file=str(file), message=f"outside {root}: the patch edits files under the "
+                                                                  "source folder only")]) from None
+        out += difflib.unified_diff(file.read_text(encoding="utf-8").splitlines(keepends=True),
+                                    new.splitlines(keepends=True), fromfile=f"a/{rel}", tofile=f"b/{rel}")
     head = [f"# AsOf steward decisions since {since.isoformat()}: review this patch in a pull request.\n"]
     head += [f"#   {d.decision} {d.at:%Y-%m-%d} by {d.by}: {d.summary}. Reason: {' '.join(d.reason.split())}\n"
              for d in chosen]

@@ -20,8 +20,8 @@ OBJECT_FIELDS = {"acl", "aliases", "owner", "authority", "lifecycle", "authority
 VERSION_FIELDS = {"acl", "owner", "authority", "lifecycle", "valid_from", "valid_through", "valid_to", "text"}
 HISTORY_FIELDS = VERSION_FIELDS | {"version", "formula", "title", "grain", "description"}
 DOC_FIELDS = {"evidence_id", "entity_id", "about", "title", "kind", "authority", "lifecycle", "authority_class",
-              "valid_from", "valid_through", "valid_to", "acl", "owner", "version", "aliases", "supersedes",
-              "superseded_by"}
+              "valid_from", "valid_through", "valid_to", "expires_at", "acl", "owner", "version", "aliases",
+              "supersedes", "superseded_by"}
 # Objects that describe another one take its permissions (and are dropped with it).
 FOLLOWERS = ("lineage", "freshness_policy", "freshness_observation")
 # dbt objects that document other nodes: never visible where none of those nodes is.
