@@ -5,6 +5,7 @@ Built on a library's catalog (tests/library_catalog.py), none of the demo's name
 from __future__ import annotations
 
 import shutil
+import threading
 from datetime import date, datetime
 
 import pytest
@@ -228,3 +229,51 @@ def test_later_ingests_keep_carry_or_reopen_the_decision(lib, embedder):
     store = Store(db)
     assert back.id not in {i.id for i in read_queue(store).open}
     store.close()
+
+
+def test_approving_a_draft_and_setting_an_owner(lib, embedder):
+    db = lib / "library.duckdb"
+    draft, rev = _item(db, "draft_conflict", VISITORS)
+    d = _decide(db, embedder, draft.id, "approve", from_day=date(2025, 9, 1), seen_revision=rev)
+    assert d.objects == {"draft.visitor_count.sensors": {"lifecycle": "current", "authority": "authoritative",
+                                                          "valid_from": "2025-09-01"},
+                         f"{VISITORS}.v2": {"valid_through": "2025-08-31"}}
+    env = _ask(db, "What is visitor count on 2025-10-01?")
+    assert [s.evidence_id for s in env.selected][:1] == ["draft.visitor_count.sensors"]
+    assert any("governs from 2025-09-01, by a steward decision of" in n for n in env.notes)
+    assert _ask(db, "What is visitor count on 2025-08-01?").selected[0].evidence_id == f"{VISITORS}.v2"
+    note, _ = _item(db, "untrusted_instructions")
+    with pytest.raises(Refused, match="set_owner needs owner"):
+        _decide(db, embedder, note.id, "set_owner")
+    _decide(db, embedder, note.id, "set_owner", owner="Reference Desk (Aada Nieminen)")
+    store = Store(db)
+    assert next(e for e in store.all_evidence_for_review()
+                if e.evidence_id == "note.circulation.chat").owner == "Reference Desk (Aada Nieminen)"
+    q = read_queue(store)
+    store.close()
+    assert note.id in {i.id for i in q.open}  # an owner leaves the problem open
+    assert any(i.status == "owner set" for i in q.closed)
+
+
+def test_two_stewards_at_once_one_decides_the_other_is_told(lib, embedder):
+    db = lib / "library.duckdb"
+    item, rev = _item(db, "overlap", RENEWALS)
+    outcomes: list = []
+
+    def steward(name):
+        who = Decider(principal=name, role=STEWARD, identity="command line")
+        try:
+            outcomes.append(_decide(db, embedder, item.id, "close_overlap", governs=f"{RENEWALS}.v2",
+                                    from_day=date(2025, 6, 1), seen_revision=rev, decider=who).by)
+        except Refused as exc:
+            outcomes.append(str(exc))
+
+    threads = [threading.Thread(target=steward, args=(n,)) for n in (STEWARD_PRINCIPAL, "tove")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    winners = [o for o in outcomes if o in (STEWARD_PRINCIPAL, "tove")]
+    assert len(winners) == 1 and len(read_records(db).decisions) == 1
+    told = next(o for o in outcomes if o not in winners)
+    assert f"already decided by {winners[0]}" in told

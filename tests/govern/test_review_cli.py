@@ -81,6 +81,9 @@ def test_list_decide_refuse_audit_and_replay(lib):
     assert verify(db).intact
     r = cli("review", "replay", decision.id, "--db", str(db))
     assert r.returncode == 0 and "REPRODUCED" in r.stdout, r.stdout
+    r = cli("audit", "replay", decision.id, "--db", str(db))  # the audit command replays it the same way
+    assert r.returncode == 0 and "REPRODUCED" in r.stdout and "v2 governs from 2025-06-01" in r.stdout
+    assert cli("audit", "list", "--db", str(db), "--behavior", "decision").stdout.count("review decide") == 1
     # An edited decisions file no longer replays.
     path = decisions_path(db)
     path.write_text(path.read_text().replace("Lending board, 12 Feb", "Lending board, 13 Feb"))
