@@ -105,7 +105,7 @@ def reapply(db_path: str | Path, catalog: Catalog, source: str) -> Catalog:
     """After an ingest read the team's files: the standing decisions applied again, and a source check recorded
     (keyed by the revision it describes, so it counts once an ingest writes that revision)."""
     records = read_records(db_path)
-    standing = records.standing()
+    standing = [d for d in records.standing() if d.objects]  # accepting the source changes nothing to check
     if not standing:
         return catalog
     evidence, check = apply(catalog.evidence, standing)

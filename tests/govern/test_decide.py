@@ -277,3 +277,21 @@ def test_two_stewards_at_once_one_decides_the_other_is_told(lib, embedder):
     assert len(winners) == 1 and len(read_records(db).decisions) == 1
     told = next(o for o in outcomes if o not in winners)
     assert f"already decided by {winners[0]}" in told
+
+
+def test_accepting_the_source_settles_the_item_and_is_not_checked_again(lib, embedder):
+    db, source = lib / "library.duckdb", lib / "catalog"
+    _close_renewals(db, embedder)
+    _set_through(source, f"{RENEWALS}.v1", "2025-03-31")
+    assert cli("ingest", str(source), "--db", str(db)).returncode == 0
+    store = Store(db)
+    back = next(i for i in read_queue(store).open if i.item.category == "decision_contradicted")
+    store.close()
+    _decide(db, embedder, back.id, "accept_source", reason="The source's March date is right")
+    r = cli("ingest", str(source), "--db", str(db))
+    assert r.returncode == 0 and "steward decision" not in r.stderr  # nothing carried, nothing contradicted
+    store = Store(db)
+    q = read_queue(store)
+    store.close()
+    assert not [i for i in q.open if i.item.category == "decision_contradicted"]
+    assert back.id in {i.id for i in q.closed}
