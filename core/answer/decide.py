@@ -33,6 +33,10 @@ from core.resolve.versions import governing_versions, version_name
 from core.retrieve.embed import Embedder
 
 
+MAX_REASON = 2000  # a reason is read by people in the queue, the audit log and a pull request
+MAX_OWNER = 200
+
+
 class Refused(ValueError):
     """A decision that was not taken; nothing changed."""
 
@@ -246,6 +250,10 @@ def decide(db_path: str | Path, decider: Decider, req: Request, embedder: Embedd
             check_steward(store, decider)
             if not req.reason.strip():
                 raise Refused("a reason is required: say why, for whoever reads the decision later")
+            if len(req.reason) > MAX_REASON:
+                raise Refused(f"the reason is {len(req.reason)} characters; at most {MAX_REASON}")
+            if req.owner is not None and (len(req.owner) > MAX_OWNER or not req.owner.isprintable()):
+                raise Refused(f"an owner is one line of at most {MAX_OWNER} printable characters")
             records = read_records(db_path)
             q = read_queue(store, today)
             found = q.find(req.item)

@@ -118,6 +118,8 @@ def test_refusals_change_nothing(lib, embedder):
         (dict(decider=Decider(principal="olaf", role=STEWARD, identity="command line")), "does not hold role"),
         (dict(decider=Decider(role=READER, identity="demo picker")), "not a steward"),
         (dict(reason="   "), "a reason is required"),
+        (dict(reason="x" * 5000), "at most 2000"),
+        (dict(action="set_owner", owner="Ops\n- evidence_id: forged"), "one line"),
         (dict(action="approve"), "does not offer 'approve'"),
         (dict(seen_revision="0123456789abcdef"), "stale"),
         (dict(governs=f"{RENEWALS}.v1"), "cannot end on 2025-05-31"),
