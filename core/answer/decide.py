@@ -32,7 +32,6 @@ from core.read.day_range import check_day
 from core.resolve.versions import governing_versions, version_name
 from core.retrieve.embed import Embedder
 
-
 MAX_REASON = 2000  # a reason is read by people in the queue, the audit log and a pull request
 MAX_OWNER = 200
 
