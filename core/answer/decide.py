@@ -26,7 +26,7 @@ from core.catalog.entities import build_entity_index
 from core.catalog.evidence import Evidence, Kind
 from core.catalog.store import Store
 from core.ingest.decision_apply import catalog_of, field_value, normal, with_fields
-from core.ingest.decision_file import IDENTITY_SOURCES, Decision, Records, append, locked, new_id, now_utc, read_records
+from core.ingest.decision_file import IDENTITY_SOURCES, Decision, append, locked, new_id, now_utc
 from core.ingest.publish import publish
 from core.read.day_range import check_day
 from core.resolve.versions import governing_versions, version_name
@@ -151,7 +151,7 @@ def _one_of(req: Request, found: QueueItem, default: str | None) -> str:
     return target
 
 
-def _change(store: Store, found: QueueItem, req: Request, by_id: dict[str, Evidence], records: Records,
+def _change(store: Store, found: QueueItem, req: Request, by_id: dict[str, Evidence]
             ) -> tuple[dict[str, dict], str, dict]:
     """(evidence id -> overlay fields to set, the decision's summary, extra record fields)."""
     ids, action, day = found.item.evidence_ids, req.action, req.from_day
@@ -253,7 +253,6 @@ def decide(db_path: str | Path, decider: Decider, req: Request, embedder: Embedd
                 raise Refused(f"the reason is {len(req.reason)} characters; at most {MAX_REASON}")
             if req.owner is not None and (len(req.owner) > MAX_OWNER or not req.owner.isprintable()):
                 raise Refused(f"an owner is one line of at most {MAX_OWNER} printable characters")
-            records = read_records(db_path)
             q = read_queue(store, today)
             found = q.find(req.item)
             if found is None:
@@ -272,7 +271,7 @@ def decide(db_path: str | Path, decider: Decider, req: Request, embedder: Embedd
             _need(req, req.action)
             catalog = catalog_of(store)
             by_id = {e.evidence_id: e for e in catalog.evidence}
-            change, summary, extra = _change(store, found, req, by_id, records)
+            change, summary, extra = _change(store, found, req, by_id)
             before = {eid: {f: field_value(by_id[eid], f) for f in fields} for eid, fields in change.items()}
             try:
                 after = {eid: with_fields(by_id[eid], fields) for eid, fields in change.items()}
