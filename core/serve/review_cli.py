@@ -14,6 +14,7 @@ from core.explain.safe_text import plain
 from core.ingest.decision_export import export_patch
 from core.retrieve.embed import Embedder
 from core.serve.decision_audit import record_decision, record_refused, replay_decision
+from core.settings.auth import match_principal
 from core.settings.config import Settings
 
 
@@ -91,6 +92,10 @@ def run(args) -> int:
             sys.stdout.write(patch)
         return 0
     store = Store(args.db)
+    # The name given is matched to a catalog principal as `ask --principal` and the app's identity modes match it
+    # (case, ASOF_EMAIL_DOMAIN): the record names the catalog's principal.
+    args.principal = match_principal(args.principal, store.principals(), Settings.from_env().auth.email_domain) \
+        or args.principal
     try:
         role = steward_role(store, args.principal)
     except Refused as exc:
