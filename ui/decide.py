@@ -47,14 +47,14 @@ def _request(q: QueueItem, key: str, revision: str, roles: list[str]) -> Request
     return Request(item=q.id, action=action, reason=reason or "", seen_revision=revision, **kw)
 
 
-def decide_form(q: QueueItem, key: str, revision: str, who: Decider, roles: list[str]) -> None:
+def decide_form(q: QueueItem, key: str, revision: str, who: Decider, roles: list[str], label: str = "Decide") -> None:
     """The item's actions, a required reason, and the outcome: recorded, or refused (nothing changed)."""
     if not q.actions:
         return
     if settings().catalog_url is not None:
         st.caption("Decisions are taken where the catalog is ingested; this app serves a published replica.")
         return
-    with st.expander("Decide", expanded=False):
+    with st.expander(label, expanded=False):
         req = _request(q, key, revision, roles)
         if req is None:
             return
@@ -78,4 +78,4 @@ def closed_item(q: QueueItem, key: str, revision: str, who: Decider, roles: list
                     f"{day_text(d.at.date())}: “{md(d.reason)}”")
         st.caption(f"Decision {code(d.decision)} · catalog revision {code(d.revision)} · "
                    "Evidence: " + ", ".join(code(e) for e in q.item.evidence_ids))
-        decide_form(q, key, revision, who, roles)
+        decide_form(q, key, revision, who, roles, "Reverse this decision")

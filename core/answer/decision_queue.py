@@ -82,7 +82,7 @@ def _contradicted_item(d: Decision, clashes: list[Contradiction]) -> QueueItem:
     item = ReviewItem(category=CONTRADICTED, title=f"{d.title}: the source contradicts a steward decision",
                       detail=f"{d.by} decided on {d.day()} ({d.summary}): “{d.reason}”. {sides}.",
                       action="Keep the decision, or accept what the source now says.",
-                      since=d.at.date(), evidence_ids=list(d.objects))
+                      since=d.at.date(), evidence_ids=list(d.evidence_ids or d.objects))
     return QueueItem(id=f"{CONTRADICTED}-{d.decision}", item=item, actions=list(ACTIONS[CONTRADICTED]), decision=d,
                      contradictions=clashes)
 
@@ -105,14 +105,14 @@ def queue(store: Store, today: date, records: Records | None = None, index=None)
     for d in records.decisions:
         if d.action == "set_owner" and d.decision not in records.reversed_ids():
             owner = ReviewItem(category=d.category, title=d.title, detail=d.summary, action=ACTION_LABELS[d.action],
-                               since=d.at.date(), evidence_ids=list(d.objects))
+                               since=d.at.date(), evidence_ids=list(d.evidence_ids or d.objects))
             owned.append(QueueItem(id=d.decision, item=owner, actions=list(CLOSED_ACTIONS), decision=d,
                                    status="owner set"))
             continue
         if d.item not in standing or standing[d.item].decision != d.decision or d.decision in contradicted:
             continue
         item = ReviewItem(category=d.category, title=d.title, detail=d.summary, action=ACTION_LABELS[d.action],
-                          since=d.at.date(), evidence_ids=list(d.objects))
+                          since=d.at.date(), evidence_ids=list(d.evidence_ids or d.objects))
         closed.append(QueueItem(id=d.item, item=item, actions=[] if d.settles else list(CLOSED_ACTIONS), decision=d,
                                 status="carried into the source" if d.decision in carried else "closed"))
     # An item closed by a standing decision is not open, even if the same problem is found again: the source
