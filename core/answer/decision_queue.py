@@ -12,6 +12,7 @@ from datetime import date
 from pydantic import BaseModel, Field
 
 from core.answer.review import CATEGORIES, ReviewItem, review_queue
+from core.catalog import history
 from core.catalog.store import Store
 from core.ingest.decision_file import Contradiction, Decision, Records, read_records
 
@@ -72,8 +73,12 @@ class Queue(BaseModel):
         return next((q for q in self.open + self.closed if q.id == wanted), None)
 
 
-def _latest_check(records: Records):
-    return records.checks[-1] if records.checks else None
+def _latest_check(records: Records, store: Store):
+    """The last source check of an ingest this database holds: an ingest refused after reading its source (every
+    object removed, a full disk) wrote its check, but never the catalog it describes."""
+    written = {i.revision for i in history.ingests(store)}
+    checks = [c for c in records.checks if c.source_check in written]
+    return checks[-1] if checks else None
 
 
 def _contradicted_item(d: Decision, clashes: list[Contradiction]) -> QueueItem:
@@ -93,7 +98,7 @@ def queue(store: Store, today: date, records: Records | None = None, index=None)
     records = records if records is not None else read_records(store.path)
     items = review_queue(store.all_evidence_for_review(), today, index)
     standing = {d.item: d for d in records.standing() if d.action in CLOSING}
-    check = _latest_check(records)
+    check = _latest_check(records, store)
     contradicted = check.contradicted if check else {}
     carried = set(check.carried) if check else set()
     open_items = [QueueItem(id=item_id(r.category, r.evidence_ids), item=r, actions=list(ACTIONS[r.category]))

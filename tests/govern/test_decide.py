@@ -297,3 +297,21 @@ def test_accepting_the_source_settles_the_item_and_is_not_checked_again(lib, emb
     store.close()
     assert not [i for i in q.open if i.item.category == "decision_contradicted"]
     assert back.id in {i.id for i in q.closed}
+
+
+def test_an_ingest_refused_after_reading_its_source_reopens_nothing(lib, embedder):
+    db, source = lib / "library.duckdb", lib / "catalog"
+    _close_renewals(db, embedder)
+    # Every object gone from the files: the decision's objects read as missing, and the ingest is refused.
+    path = source / "10_metrics.yaml"
+    path.write_text(yaml.safe_dump({"evidence": [{
+        "evidence_id": "doc.opening_hours", "entity_id": "doc.opening_hours", "kind": "documentation",
+        "title": "Opening hours", "authority": "non_authoritative", "lifecycle": "current", "acl": [READER],
+        "text": "Open 9 to 8."}]}))
+    r = cli("ingest", str(source), "--db", str(db))
+    assert r.returncode == 2 and "would remove all" in r.stderr
+    store = Store(db)
+    q = read_queue(store)
+    store.close()
+    assert not [i for i in q.open if i.item.category == "decision_contradicted"]
+    assert _ask(db, "What are loan renewals on 2025-07-01?").behavior is Behavior.answer
