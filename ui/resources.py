@@ -51,6 +51,11 @@ def _embedder(model: str | None) -> tuple[Embedder, threading.Thread]:
     return embedder, thread
 
 
+def embedder() -> Embedder:
+    """The app's embedding model (loaded once per process), for a steward decision's new revision."""
+    return _embedder(settings().embed_model)[0]
+
+
 @st.cache_resource(show_spinner=False)
 def _live(catalog: str, model: str | None) -> Live:
     cfg = settings()

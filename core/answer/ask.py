@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
-from core.answer import values
+from core.answer import decision_note, values
 from core.answer.entity import _intent_entity, _llm_reading, _named_objects, _pick_entity
 from core.answer.intents import route as intents
 from core.answer.resolution import _resolve
@@ -157,6 +157,7 @@ def _ask_within_budget(store: Store, q: Question, now: datetime | None, searcher
         env.notes.append(f"Search index unavailable: {problem}.")
     env.recorded = state
     env.granted = sorted(q.grants)
+    decision_note.cite(store, env)
     if q.carried and q.entity and env.entity_id == q.entity:
         env.notes.insert(0, q.carried)
     if q.grants:

@@ -1,8 +1,9 @@
 """Everything `python -m core ingest` can read, merged into one validated Catalog, and what changed.
 
 Inputs: a hand-written catalog (JSON/YAML), a dbt target folder, OpenLineage events, a governance overlay
-and loose Markdown documents. Nothing is written here; the CLI writes the catalog and the index only when
-this returns without problems.
+and loose Markdown documents. Nothing is written here (but the decisions file's source check, which counts only
+once an ingest writes the revision it names); the CLI writes the catalog and the index only when this returns
+without problems.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import duckdb
 from core.catalog.evidence import Catalog
 from core.catalog.store import open_data_file
 from core.ingest.dbt import dbt_evidence, read_target
+from core.ingest.decision_apply import reapply
 from core.ingest.load import CatalogError, Problem, build_catalog, catalog_files, parse_file
 from core.ingest.openlineage import read_openlineage
 from core.ingest.overlay import Overlay, read_documents
@@ -135,6 +137,9 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
         docs.insert(0, (name, {"roles": roles, "evidence": generated}))
     result = build_catalog(docs, str(catalog or dbt or openlineage), problems)
     result.warnings.extend(warnings)
+    # Steward decisions recorded beside the database stay in force over the source until it says the same
+    # (carried) or contradicts them (back in the review queue): core/ingest/decision_apply.py.
+    result = reapply(db_path, result, str(catalog or dbt or openlineage))
     return result, diff(result, previous)
 
 

@@ -30,7 +30,7 @@ from core.read.dates.written import parse_period
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
-from core.serve import audit, mcp_cli
+from core.serve import audit, mcp_cli, review_cli
 from core.settings import budget
 from core.settings.auth import cli_role, cli_roles
 from core.settings.config import Settings
@@ -146,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("roles", help="list the catalog's roles")
     r.add_argument("--db", required=True)
     mcp_cli.add_parsers(sub)
+    review_cli.add_parser(sub)
     return p
 
 
@@ -171,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "history":
             from core.serve.audit_cli import run_history
             return run_history(args)
+        if args.cmd == "review":
+            return review_cli.run(args)
         if args.cmd == "roles":
             store = Store(args.db)
             for role in store.roles():

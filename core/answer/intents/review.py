@@ -214,12 +214,12 @@ def answer(run) -> Envelope:
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def queue_csv(items: list[ReviewItem]) -> str:
+def queue_csv(items: list[ReviewItem], labels: dict[str, str] = CATEGORIES) -> str:
     """The queue as CSV for a ticket tracker or a spreadsheet: one row per item."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["kind", "problem", "detail", "since", "owner", "what to do", "evidence"])
     for i in items:
-        writer.writerow([CATEGORIES[i.category], i.title, i.detail, i.since or "", i.owner or "", i.action,
+        writer.writerow([labels[i.category], i.title, i.detail, i.since or "", i.owner or "", i.action,
                          " ".join(i.evidence_ids)])
     return out.getvalue()
