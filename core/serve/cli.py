@@ -28,6 +28,7 @@ from core.ingest.upload import publish_to
 from core.read.dates import parse_period
 from core.read.day_range import check_day, check_time
 from core.retrieve.embed import Embedder
+from core.retrieve.writer import stderr_progress
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
 from core.serve import audit, mcp_cli
@@ -203,7 +204,7 @@ def _ingest(args) -> int:
         print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {plain(shown, oneline=True)}",
               file=sys.stderr)
     done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog),
-                   dbt_target=args.dbt)
+                   dbt_target=args.dbt, progress=stderr_progress())
     revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
