@@ -312,7 +312,8 @@ def write_index(evidence: list[Evidence], db_path: str | Path, embedder, revisio
     writer = IndexWriter(db_path, (chunker or ChunkEncoder)(encoder), quiet)
     try:
         done = 0
-        for batch in _batches(evidence, BATCH_OBJECTS):
+        # A remote chunker takes larger windows (core/retrieve/ray_embed.py: starting its actors costs seconds).
+        for batch in _batches(evidence, getattr(writer.chunker, "batch_objects", BATCH_OBJECTS)):
             writer.add(batch)
             done += len(batch)
             if progress:
