@@ -99,7 +99,10 @@ class RayChunkEncoder(ChunkEncoder):
         self.workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
 
     def _map(self, items: list[dict]) -> dict[str, list]:
+        import logging
+
         import ray.data
+        logging.getLogger("ray.data").setLevel(logging.ERROR)  # the ingest's own progress lines say how far it is
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False
         ctx.verbose_progress = False
