@@ -313,8 +313,21 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
         ("evaluation_time", catalog.settings.evaluation_time.isoformat() if catalog.settings.evaluation_time else "")])
     _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
-    for table, data in _rows(catalog.evidence).items():
-        _many(con, table, data)
+    # A batch of objects at a time: the rows of every object at once (a tuple each, the JSON document, then an
+    # Arrow copy) were most of a large ingest's peak memory (docs/scale.md, "Bounded memory").
+    kinds: dict[str, set[str]] = {}
+    for start in range(0, len(catalog.evidence), INSERT_BATCH):
+        batch = catalog.evidence[start:start + INSERT_BATCH]
+        for table, data in _rows(batch).items():
+            if table != "entities":
+                _many(con, table, data)
+        for ev in batch:
+            kinds.setdefault(ev.entity_id, set()).add(ev.kind.value)
+    _many(con, "entities", [(k, sorted(v)) for k, v in kinds.items()])
+
+
+# Objects whose rows are built and inserted at a time.
+INSERT_BATCH = 5_000
 
 
 def _rows(evidence: list[Evidence]) -> dict[str, list[tuple]]:

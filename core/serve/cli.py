@@ -30,6 +30,7 @@ from core.read.dates.written import parse_period
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
+from core.retrieve.writer import stderr_progress
 from core.serve import audit, mcp_cli, review_cli
 from core.settings import budget
 from core.settings.auth import cli_role, cli_roles
@@ -83,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     ing.add_argument("--docs", metavar="FOLDER", help="Markdown pages with front matter to attach")
     ing.add_argument("--allow-empty", action="store_true",
                      help="allow an ingest that removes every object of the current catalog")
+    ing.add_argument("--ray", metavar="ADDRESS", help="chunk and embed on a Ray cluster (ray://HOST:10001, HOST:6379, "
+                     "or auto: the cluster `ray start` joined this machine to); needs `pip install '.[ray]'`")
+    ing.add_argument("--ray-workers", type=int, metavar="N", help="encoder actors on the cluster (default: one "
+                     "per CPU the cluster has)")
     ing.add_argument("--publish", metavar="s3://BUCKET/PREFIX",
                      help="then publish the new revision to object storage for replicas (as `publish` does)")
     pub = sub.add_parser("publish", help="copy the catalog revision at --db (database and index) to object storage "
@@ -216,7 +221,7 @@ def _ingest(args) -> int:
         print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {plain(shown, oneline=True)}",
               file=sys.stderr)
     done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog),
-                   dbt_target=args.dbt)
+                   dbt_target=args.dbt, progress=stderr_progress(), chunker=_ray_chunker(args))
     revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
@@ -226,6 +231,19 @@ def _ingest(args) -> int:
         print(f"kept the dbt semantic manifest (sha256 {done.semantic.sha256[:12]}) for metric values as recorded "
               f"at ingest {done.semantic.ingest}")
     return _publish(args.db, args.publish) if args.publish else 0
+
+
+def _ray_chunker(args):
+    """The Ray chunker for --ray, or None; Ray is an optional extra, imported only when asked for."""
+    if not args.ray:
+        return None
+    try:
+        import ray  # noqa: F401
+
+        from core.retrieve.ray_embed import ray_chunker
+    except ImportError as exc:
+        raise DatabaseError(f"--ray needs Ray: pip install 'asof[ray]' ({exc})") from exc
+    return ray_chunker(args.ray, args.ray_workers)
 
 
 def _ingest_label(db) -> str:

@@ -144,8 +144,9 @@ def load_catalogs(names: set[str], workdir: Path, embedder, built: dict | None =
     import shutil
 
     from core.catalog.store import Store, write_catalog
-    from core.retrieve.index import build_index, index_path
+    from core.retrieve.index import index_path
     from core.retrieve.search import Searcher
+    from core.retrieve.writer import build_index
     built = built or {}
     out = {}
     for name in sorted(names, key=lambda n: (n == "demo_fy7", n)):  # the fiscal demo reuses the demo's index

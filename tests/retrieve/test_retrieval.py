@@ -15,8 +15,8 @@ from core.answer.ask import Question, ask
 from core.catalog.access import visible
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
-from core.retrieve.index import build_index
 from core.retrieve.search import Searcher, sql_str
+from core.retrieve.writer import build_index
 from core.serve.evaluate import scorecard
 
 PARAPHRASES = yaml.safe_load((ROOT / "tests" / "paraphrases.yaml").read_text())
