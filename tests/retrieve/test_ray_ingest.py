@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
-import subprocess
-import sys
 from datetime import date
 from pathlib import Path
 
@@ -25,7 +21,6 @@ from core.retrieve.search import Searcher
 if os.environ.get("CI") != "true":
     pytest.importorskip("ray")
 
-RAY = str(Path(sys.executable).with_name("ray"))
 ROLES = [{"name": "dispatcher"}, {"name": "auditor"}]
 ASKED = [("What does on-time departures mean?", "dispatcher"), ("How is fuel burn per trip defined?", "auditor"),
          ("What does the depot handbook say about late buses?", "dispatcher"),
@@ -58,45 +53,19 @@ def _catalog(folder: Path) -> Path:
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def ray_cluster(tmp_path_factory):
-    """A head and a second worker node, one CPU each, in process groups of their own, killed at the end."""
-    temp = tmp_path_factory.mktemp("ray")
-    port = _free_port()
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    started = []
+def ray_cluster():
+    """A head and a second worker node, one CPU each, started by Ray's own multi-node test harness (the raylets
+    are real processes; only their machine is shared) and shut down at the end."""
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
     try:
-        for args in (["--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp}"],
-                     [f"--address=127.0.0.1:{port}"]):
-            started.append(subprocess.Popen([RAY, "start", *args, "--num-cpus=1", "--disable-usage-stats", "--block"],
-                                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                            start_new_session=True))
-            _wait_for_nodes(port, len(started), env)
-        yield f"127.0.0.1:{port}"
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes(timeout=120)
+        yield cluster.address
     finally:
-        for proc in reversed(started):
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=30)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _wait_for_nodes(port: int, nodes: int, env: dict) -> None:
-    import time
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        r = subprocess.run([RAY, "status", f"--address=127.0.0.1:{port}"], env=env, capture_output=True, text=True)
-        if r.returncode == 0 and r.stdout.count(" node_") >= nodes:
-            return
-        time.sleep(1)
-    raise AssertionError(f"the Ray cluster did not reach {nodes} node(s)")
+        cluster.shutdown()
 
 
 def _rows(db: Path) -> dict[str, tuple[str, np.ndarray]]:
