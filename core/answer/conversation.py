@@ -19,10 +19,9 @@ follow on, the MCP server per conversation id (`Conversations`, bounded).
 """
 from __future__ import annotations
 
-import re
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
@@ -30,13 +29,11 @@ from datetime import date, timedelta
 from core.answer.ask import Question
 from core.answer.entity import NO_SUBJECT
 from core.catalog.envelope import Behavior, Envelope
+from core.read.names.subject import pointed_back
 
 MAX_AGE_S = 30 * 60  # a follow-up after half an hour away is more likely a new thought than a continuation
-MAX_CONVERSATIONS = 1000  # per MCP server: the oldest are forgotten first
-
-# Words that point back at the last subject; the first one written is named in the note.
-_BACK = re.compile(r"\b(it|its|it's|that|this|those|these|they|them|the same)\b", re.IGNORECASE)
-
+MAX_CONVERSATIONS = 1000  # per MCP server, all principals together: the busiest principal's oldest go first
+MAX_PER_PRINCIPAL = 100  # per principal: a client opening more threads forgets its own oldest, never another's
 
 @dataclass(frozen=True)
 class Turn:
@@ -79,8 +76,8 @@ def carried(q: Question, first: Envelope, last: Turn | None, principal: str | No
             or not _names_no_subject(first)):
         return None
     own_dates = bool(first.dates_read) or q.day is not None or q.period is not None
-    back = _BACK.search(q.text)
-    said = f"Reading '{back.group(0)}' as {last.label}" if back else f"Continuing with {last.label}"
+    back = pointed_back(q)
+    said = f"Reading '{back}' as {last.label}" if back else f"Continuing with {last.label}"
     when = "" if own_dates else _when(last)
     return replace(q, entity=last.entity_id, day=q.day if own_dates else last.day,
                    period=q.period if own_dates else last.period, carried=f"{said}{when} from your last question")
@@ -102,26 +99,46 @@ def follow(q: Question, last: Turn | None, principal: str | None, answer: Callab
 
 class Conversations:
     """The MCP server's memory of each conversation's last turn, keyed by principal and conversation id (so one
-    principal can never continue another's), bounded and expiring. Thread-safe: tools run on many threads."""
+    principal can never continue another's), bounded and expiring. Thread-safe: tools run on many threads.
 
-    def __init__(self, max_items: int = MAX_CONVERSATIONS, clock: Callable[[], float] = time.monotonic):
-        self._turns: OrderedDict[tuple[str | None, str], Turn] = OrderedDict()
+    Bounded per principal first: one busy client (a script opening a conversation per call) forgets its own oldest
+    threads and never another principal's. The overall bound, for many principals at once, forgets the oldest
+    thread of whoever holds the most."""
+
+    def __init__(self, max_items: int = MAX_CONVERSATIONS, clock: Callable[[], float] = time.monotonic,
+                 per_principal: int = MAX_PER_PRINCIPAL):
+        self._turns: OrderedDict[tuple[str | None, str], Turn] = OrderedDict()  # least recently answered first
+        self._held: Counter[str | None] = Counter()  # principal -> its remembered conversations
         self._lock = threading.Lock()
-        self.max_items, self.clock = max_items, clock
+        self.max_items, self.clock, self.per_principal = max_items, clock, per_principal
 
     def last(self, principal: str | None, conversation: str) -> Turn | None:
         with self._lock:
             turn = self._turns.get((principal, conversation))
             if turn is not None and self.clock() - turn.asked_at > MAX_AGE_S:
-                del self._turns[(principal, conversation)]
+                self._forget((principal, conversation))
                 return None
             return turn
 
     def remember(self, principal: str | None, conversation: str, turn: Turn | None) -> None:
         with self._lock:
             key = (principal, conversation)
-            self._turns.pop(key, None)
-            if turn is not None:
-                self._turns[key] = turn
-                while len(self._turns) > self.max_items:
-                    self._turns.popitem(last=False)
+            self._forget(key)
+            if turn is None:
+                return
+            self._turns[key] = turn
+            self._held[principal] += 1
+            if self._held[principal] > self.per_principal:
+                self._forget_oldest_of(principal)
+            while len(self._turns) > self.max_items:
+                busiest = max(self._held, key=lambda p: self._held[p])
+                self._forget_oldest_of(busiest)
+
+    def _forget(self, key: tuple[str | None, str]) -> None:
+        if self._turns.pop(key, None) is not None:
+            self._held[key[0]] -= 1
+            if not self._held[key[0]]:
+                del self._held[key[0]]
+
+    def _forget_oldest_of(self, principal: str | None) -> None:
+        self._forget(next(k for k in self._turns if k[0] == principal))
