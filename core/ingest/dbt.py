@@ -165,14 +165,17 @@ class _Reader:
                 **({"last_run": run} if run else {})}
 
     def _all_nodes(self):
-        """(unique_id, node, enabled): the manifest's nodes, then its disabled ones (`disabled`: a list per id)."""
+        """(unique_id, node, enabled): the manifest's nodes, then its disabled ones (`disabled`: a list per id).
+        A disabled node whose name an enabled node of its type holds is one the project overrides (a package's seed
+        replaced by the project's own): that name is the enabled node's, and the shadow is left out."""
         for uid, n in self.nodes.items():
             yield uid, n, True
+        held = {(n.get("resource_type"), n.get("name")) for n in self.nodes.values() if isinstance(n, dict)}
         for uid, found in (self.art.manifest.get("disabled") or {}).items():
             if uid in self.nodes or not isinstance(found, list):
                 continue
             n = next((x for x in found if isinstance(x, dict)), None)
-            if n is not None:
+            if n is not None and (n.get("resource_type"), n.get("name")) not in held:
                 yield uid, n, False
 
     def _build(self, uid: str) -> str:
