@@ -432,11 +432,11 @@ def _decide_exact(question, intent, view, exact: list[Match], toks, base) -> Cho
 def _decide_named(question, intent, view, cands: list[Candidate], toks, base, rule_prefix) -> Choice:
     entities = view.entities
     _score_named(question, intent, view, cands, toks)
+    named = {c.entity_id for c in cands}  # named by the words; not one whose name only holds them (below)
     if cands and all(c.features["kind"] < 0 for c in cands):
         # "payment events staging model": the words name a source, the kind asked for is a model; a
         # visible entity of another kind whose name holds the same words is a candidate too.
-        have = {c.entity_id for c in cands}
-        named = set(have)
+        have = set(named)
         for c in list(cands):
             words = tuple(t.norm for t in toks[c.span[0]:c.span[1]])
             pool = set.intersection(*(view.topic_names_by_word.get(w, set()) for w in words)) if words else set()
@@ -464,8 +464,9 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
                       f"({entities[lead.entity_id].role}) named in the question", candidates=ordered, **base)
     if lead.score - ordered[1].score >= MARGIN:
         others = [c.entity_id for c in ordered[1:]]
-        twin = next((c for c in ordered[1:] if c.span == lead.span and {entities[c.entity_id].role,
-                     entities[lead.entity_id].role} in ({"metric", "model"}, {"metric", "source"})), None)
+        twin = next((c for c in ordered[1:] if c.span == lead.span and {c.entity_id, lead.entity_id} <= named
+                     and {entities[c.entity_id].role, entities[lead.entity_id].role}
+                     in ({"metric", "model"}, {"metric", "source"})), None)
         said = (f"read as the {entities[lead.entity_id].role} {entities[lead.entity_id].label}, as the question's words "
                 f"say; a {entities[twin.entity_id].role} of the same name is another thing") if twin else None
         return Choice("answer", lead.entity_id, related=others, candidates=ordered, note=said, **base,
@@ -479,7 +480,8 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
     unrelated = [c.entity_id for c in top if c.entity_id != leader.entity_id and c.entity_id not in linked]
     same = _kind_for_same_name(question, top, entities)
     note = None
-    shared = same_name_kinds(top, entities)
+    # One name, two things: a metric and a table the words both name (fct_burn_share only holds "burn share").
+    shared = same_name_kinds([c for c in top if c.entity_id in named], entities)
     if same is not None:
         leader, unrelated = same, []
         if shared:  # one name, two things: said which was read, and why
