@@ -34,6 +34,13 @@ class Identity(BaseModel):
     # Whose conversations these are: the principal, or for a role the token (or the stdio process) asking.
     subject: str = ""
 
+    @model_validator(mode="after")
+    def _subject(self) -> Identity:
+        # Unset, the conversations are the principal's (or the role's): two principals never continue each other's.
+        if not self.subject:
+            self.subject = self.principal or f"role {self.role}"
+        return self
+
     @property
     def who(self) -> str:
         return f"principal {self.principal}" if self.principal else f"role {self.role}"
