@@ -175,6 +175,9 @@ def _verdict(run: _Run, primary: Entity, chosen: Evidence, versions: list[Eviden
              fresh, conflicts: list[Conflict]) -> str:
     """One sentence: what governs, for when, and why the alternatives don't; who owns it first when asked."""
     text = _what_governs(run, primary, chosen, versions, selected, fresh, conflicts)
+    if chosen.model is not None and chosen.model.enabled is False:
+        # Kept so that "which models are disabled?" can list it; never presented as a table someone can query.
+        text = f"{primary.label} is disabled in dbt (enabled: false): it is not built, so no table holds it. {text}"
     if "owner" in run.intent.aspects:
         text = f"{owned_by(primary.label, chosen)} {text}"
     return text

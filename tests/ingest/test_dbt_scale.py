@@ -58,20 +58,23 @@ def test_the_generated_project_is_a_large_real_dbt_project(acme):
     by_class = {}
     for e in catalog.evidence:
         by_class[e.authority_class] = by_class.get(e.authority_class, 0) + 1
-    assert by_class["dbt_model"] == len(models) and by_class["dbt_exposure"] == len(m["exposures"]) == 6
+    # Disabled models are read too (issue 46: "which models are disabled?"), marked so (the next test).
+    disabled = [n for found in m["disabled"].values() for n in found[:1] if n["resource_type"] == "model"]
+    assert by_class["dbt_model"] == len(models) + len(disabled) and by_class["dbt_exposure"] == len(m["exposures"]) == 6
     assert by_class["dbt_metric"] >= 16 and by_class["dbt_semantic_model"] >= 6 and by_class["dbt_doc"] >= 3
 
 
-def test_disabled_models_are_not_in_the_catalog_and_not_found(acme):
+def test_disabled_models_are_marked_disabled_and_never_answered_as_built(acme):
     catalog, store = acme
     disabled = _manifest()["disabled"]
     assert len(disabled) == 8
-    ids = {e.evidence_id for e in catalog.evidence}
-    assert not set(disabled) & ids
+    # Issue 46 reads them (listed by "which models are disabled?"), each marked disabled; before, none was read.
+    marked = {e.evidence_id: e.model.enabled for e in catalog.evidence if e.evidence_id in disabled}
+    assert marked == dict.fromkeys(disabled, False)
     env = _ask(store, "What is stg_sales__legacy_export?")
-    # Whether a weak name match may answer at all is the resolver's rule (issue 12 item 2); the disabled model
-    # itself is never the answer nor named as one.
-    assert "legacy_export" not in (env.entity_id or "") + " ".join(s.evidence_id for s in env.selected)
+    # A disabled model is never answered as a table someone can query: the answer says first that it is not built.
+    assert env.entity_id == "model.stg_sales__legacy_export"
+    assert env.verdict.startswith("stg_sales__legacy_export is disabled in dbt (enabled: false): it is not built")
 
 
 def test_owners_come_from_meta_and_groups(acme):
