@@ -10,7 +10,7 @@ import unicodedata
 from datetime import date, datetime, timedelta, timezone
 from enum import Enum
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -122,6 +122,10 @@ class MetricSpec(BaseModel):
     # One SELECT computing the value over the half-open period [$start, $end) as a column named `value`;
     # `{{ model }}` stands for the backing model version's relation. Checked at ingest (core/ingest/metric_sql.py).
     sql: str | None = None
+    # How values over several periods make one: summed (a flow: revenue, orders), the last one (a stock held at a
+    # moment: subscribers, recurring revenue at month end) or their average. None: summed for a currency or a count,
+    # never rolled up for a rate (core/resolve/values.py: over_time). dbt's non_additive_dimension maps to `last`.
+    time_aggregation: Literal["sum", "last", "average"] | None = None
 
 
 class ColumnSpec(BaseModel):
@@ -144,7 +148,7 @@ class DataTest(BaseModel):
     models: list[str] = Field(default_factory=list)
 
 
-_LATER_FIELDS = ("label", "model.column_details", "model.tests")
+_LATER_FIELDS = ("label", "model.column_details", "model.tests", "metric.time_aggregation")
 
 
 class ModelSpec(BaseModel):

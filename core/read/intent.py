@@ -204,6 +204,9 @@ class Intent:
     listing: str | None = None  # discover: metric | model | source | document
     value: bool = False  # the question asks for the number, not only the definition (core/answer/values.py)
     value_grain: str | None = None  # month | quarter | year: one value per calendar bucket
+    # The grain was read from one word that may be part of a name ("monthly"): the subject's name keeps it
+    # ("monthly swim visits in Q2" is one value for the quarter), core/answer/values.py decides.
+    grain_word: str | None = None
     restate: bool = False  # also compute under another version (today's, or one named) and say the difference
     includes: str | None = None  # "does CAC include agency fees?": the term asked about (agency fees)
 
@@ -291,7 +294,7 @@ VALUE_CUES = re.compile(
     r"(?:per|each|every) (?:month|quarter|year)|monthly|quarterly|yearly|month[- ]by[- ]month|quarter[- ]by[- ]quarter|"
     r"restat\w*|would .{1,60} be|compute|calculate the)\b", re.I)
 WHAT_WAS = re.compile(r"\bwhat (?:was|were) (?:the |our )?(?:total )?[\w\s'-]{1,40}?\b"
-                      r"(?:in|for|during|over|last|this|on|through)\b", re.I)
+                      r"(?:in|for|during|over|last|this|on|through|yesterday)\b", re.I)
 # A magnitude in other words: "how big was X", "how high were X", "what did X come to / total / amount to",
 # "the size of X". An adjective right before a verb asks how big the metric was; one before "a"/"an" ("how big
 # a change was v2") asks how big something else was, and is read in DEFINITION_ASKED below.
@@ -327,15 +330,21 @@ def value_reading(question: str, dates: list[DateMention]) -> dict:
     come to"), by "what was X in <period>", or by a metric and a period alone ("AOV last month"); never when it
     asks what something means, how it is computed, what it includes, what backs it or owns it."""
     restate = bool(RESTATE.search(question))
-    grain = next((g for g, p in GRAIN if p.search(question)), None)
+    said = [(m.start(), g, m.group(0)) for g, p in GRAIN for m in p.finditer(question)]
+    # "monthly X by quarter": a grain in so many words wins over an adjective that may be X's name
+    said.sort(key=lambda x: (" " not in x[2], x[0]))
+    grain = said[0][1] if said else None
+    word = said[0][2].lower() if said and " " not in said[0][2] and "-" not in said[0][2] else None
     periods = [d for d in dates if d.kind not in ("timestamp", "ambiguous") and not d.qualifier]
     asks_about = NOT_A_VALUE.search(question) or DEFINITION_ASKED.search(question) or inclusion_match(question)
     cued = VALUE_CUES.search(question) or MAGNITUDE.search(question)
     value = (restate or bool(cued and not asks_about)
              or bool(periods and WHAT_WAS.search(question) and not asks_about)
              or bool(periods and not asks_about and len(re.findall(r"[A-Za-z']+", question)) <= 8
-                     and any(d.kind == "period" for d in periods)))
-    return {"value": value, "value_grain": grain or ("month" if restate else None), "restate": restate}
+                     # "AOV last month", and a day said as one ("bookings yesterday") when the metric has a day's value
+                     and any(d.kind == "period" or d.rule.startswith("yesterday") for d in periods)))
+    return {"value": value, "value_grain": grain or ("month" if restate else None), "restate": restate,
+            "grain_word": word}
 
 
 # Questions the catalog answers without a definition: what can I see, how do two versions differ, who owns it,

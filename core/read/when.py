@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta
 
 from core.catalog.envelope import ClarifyOption, DateReading, TraceStep
 from core.read.date_mention import DateMention
+from core.read.dates import NO_QUARTER
 
 
 @dataclass
@@ -118,6 +119,9 @@ def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_
     bad = [m for m in mentions if m.kind == "invalid"]
     if bad and not (confirmed_form and (day or period)):
         m = bad[0]
+        if m.rule == NO_QUARTER:  # "Q5 2024": said as it is, not asked as a day
+            return AskBack(f"There is no {m.text}: a year has four quarters, Q1 to Q4. Which quarter do you mean?",
+                           [], f"{m.text!r} names a quarter that does not exist ({m.rule})")
         options = [ClarifyOption(label=_long(d), date=d) for d in m.readings]
         if day or period:
             options.append(ClarifyOption(label=form, date=day or period[0]))
