@@ -370,6 +370,12 @@ def _changed_yes_no(env: Envelope, label: str) -> str:
     return f"Yes: {label} changed{since}, {_version(c.left)} to {_version(c.right)}; {said}"
 
 
+def with_headline(env: Envelope) -> Envelope:
+    """`env` carrying its headline: what the CLI's JSON, its batch and the MCP tools hand on, the page's own line."""
+    env.headline = headline(env)
+    return env
+
+
 def headline(env: Envelope) -> str:
     """One plain sentence, at most 25 words."""
     label = _label(env)

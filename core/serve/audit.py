@@ -44,7 +44,7 @@ from core.serve.audit_key import audit_key
 SOURCES = ("cli", "app", "mcp")
 # Bookkeeping that says when and how an envelope was produced, not what it answers; left out of its hash so
 # a replay that reads the same catalog state reproduces it exactly.
-UNHASHED = {"explanation", "recorded"}
+UNHASHED = {"explanation", "recorded", "headline"}
 _LOCK = threading.Lock()
 GENESIS = "sha256:" + "0" * 64  # what the first record of a log chains to
 KEYED = "hmac-sha256:"  # the prefix of a hash made with the audit key
