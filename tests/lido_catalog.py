@@ -6,7 +6,12 @@ lido (an open-air pool). Its clock is Wednesday 8 Mar 2028, 09:00 UTC.
   passes, one of them a staff pass.
 - "Ticket sales" (USD, summed over time): each month m holds m tickets of 10 dollars.
 - "Monthly swim visits" (one version): a count of visits whose name says "monthly"; each month m holds 2 * m visits.
-- "Pool temperature" (degrees, `time_aggregation: average`): month m reads 20 + m degrees.
+- "Pool temperature" (degrees, `time_aggregation: average`): month m reads 20 + m degrees; v2, from 1 Jun 2028, is
+  approved ahead of time.
+- "Ticket sales" v2 is a draft proposed from 1 Sep 2028 (not approved).
+- Three pages nobody may read (an empty access list) wait in the "office" steward's review queue; the office also
+  reads the passes model, the gate source and the lineage between them, not the metrics.
+- "Till float" (the cashier's alone) changed definition on 1 Jul 2027.
 - The gate source was loaded every day at 06:00 UTC up to 7 Mar 2028; its policy warns after 6 h and fails after
   24 h, so at the clock's 09:00 it was loaded 27 h before (failing)."""
 from __future__ import annotations
@@ -31,14 +36,15 @@ VISITS = "SELECT count(*) AS value FROM {{ model }} WHERE visited_on >= $start A
 TEMP = "SELECT round(avg(celsius), 2) AS value FROM {{ model }} WHERE read_on >= $start AND read_on < $end"
 
 
-def metric(name, title, version, sql, unit, model, valid_from, valid_to=None, over_time=None, lifecycle="current"):
+def metric(name, title, version, sql, unit, model, valid_from, valid_to=None, over_time=None, lifecycle="current",
+           acl=ROLES):
     spec = {"sql": sql, "formula": f"{title} from {model}", "grain": "one row per event", "unit": unit,
             "time_dimension": "day"}
     if over_time:
         spec["time_aggregation"] = over_time
     out = {"evidence_id": f"metric.{name}.v{version}", "entity_id": f"metric.{name}", "kind": "metric_definition",
            "title": f"{title} v{version}", "label": title, "version": version, "authority": "authoritative",
-           "lifecycle": lifecycle, "authority_class": "semantic_registry", "valid_from": valid_from, "acl": ROLES,
+           "lifecycle": lifecycle, "authority_class": "semantic_registry", "valid_from": valid_from, "acl": acl,
            "owner": OWNER, "links": {"implemented_by": [f"model.{model}.v1"]}, "metric": spec,
            "text": f"{title}, version {version}."}
     if valid_to:
@@ -46,10 +52,10 @@ def metric(name, title, version, sql, unit, model, valid_from, valid_to=None, ov
     return out
 
 
-def _model(name, relation):
+def _model(name, relation, acl=ROLES):
     return {"evidence_id": f"model.{name}.v1", "entity_id": f"model.{name}", "kind": "model", "title": f"{name} v1",
             "version": "1", "authority": "authoritative", "lifecycle": "current", "authority_class": "dbt_manifest",
-            "valid_from": "2025-01-01", "acl": ROLES, "owner": OWNER,
+            "valid_from": "2025-01-01", "acl": acl, "owner": OWNER,
             "model": {"relation": relation, "grain": "one row per event", "primary_key": ["id"]},
             "text": f"{name}: one row per event."}
 
@@ -73,27 +79,44 @@ EVIDENCE = [
     metric("pass_holders", "Pass holders", "2", PASSES_V2, "customers", "fct_passes", "2027-01-01", over_time="last"),
     metric("ticket_sales", "Ticket sales", "1", SALES, "USD", "fct_tickets", "2025-01-01"),
     metric("monthly_swim_visits", "Monthly swim visits", "1", VISITS, "customers", "fct_visits", "2025-01-01"),
-    metric("pool_temperature", "Pool temperature", "1", TEMP, "degrees", "fct_temps", "2025-01-01",
+    metric("pool_temperature", "Pool temperature", "1", TEMP, "degrees", "fct_temps", "2025-01-01", "2028-06-01",
            over_time="average"),
-    _model("fct_passes", "lido.fct_passes"),
+    # Approved ahead of time: from June 2028 the temperature is read at the deep end (what is coming)
+    metric("pool_temperature", "Pool temperature", "2", TEMP, "degrees", "fct_temps", "2028-06-01",
+           over_time="average"),
+    # The cashier's alone: its change in July 2027 is never listed or counted for the lifeguard
+    metric("till_float", "Till float", "1", SALES, "USD", "fct_tickets", "2025-01-01", "2027-07-01",
+           lifecycle="historical", acl=["cashier"]),
+    metric("till_float", "Till float", "2", SALES, "USD", "fct_tickets", "2027-07-01", acl=["cashier"]),
+    # A proposal nobody has approved: ticket sales net of refunds from September 2028
+    {**metric("ticket_sales", "Ticket sales", "2", SALES, "USD", "fct_tickets", "2028-09-01", lifecycle="draft"),
+     "authority": "non_authoritative", "authority_class": "wiki", "title": "Ticket sales v2 proposal"},
+    _model("fct_passes", "lido.fct_passes", acl=[*ROLES, "office"]),
     _model("fct_tickets", "lido.fct_tickets"),
     _model("fct_visits", "lido.fct_visits"),
     _model("fct_temps", "lido.fct_temps"),
     {"evidence_id": "lineage.lido.v1", "entity_id": "lineage.lido", "kind": "lineage", "title": "Lido lineage",
      "version": "1", "authority": "authoritative", "lifecycle": "current", "authority_class": "dbt_manifest",
-     "valid_from": "2025-01-01", "acl": ROLES,
+     "valid_from": "2025-01-01", "acl": [*ROLES, "office"],
      "edges": [["source.raw_gate.entries", f"model.{m}.v1"] for m in ("fct_passes", "fct_tickets", "fct_visits",
                                                                       "fct_temps")]
      + [["model.fct_passes.v1", "metric.pass_holders.v1"], ["model.fct_passes.v1", "metric.pass_holders.v2"],
         ["model.fct_tickets.v1", "metric.ticket_sales.v1"], ["model.fct_visits.v1", "metric.monthly_swim_visits.v1"],
-        ["model.fct_temps.v1", "metric.pool_temperature.v1"]],
+        ["model.fct_temps.v1", "metric.pool_temperature.v1"], ["model.fct_temps.v1", "metric.pool_temperature.v2"]],
      "text": "raw_gate.entries feeds every lido model."},
-    *watched_source("raw_gate.entries", ROLES, None, owner=OWNER, since="2025-01-01"),
+    *watched_source("raw_gate.entries", [*ROLES, "office"], None, owner=OWNER, since="2025-01-01"),
+    # Nobody's (an empty access list): in the office steward's review queue
+    *({"evidence_id": f"doc.{key}", "entity_id": f"doc.{key}", "kind": "documentation", "title": title,
+       "version": "1", "authority": "non_authoritative", "lifecycle": "current", "authority_class": "wiki",
+       "valid_from": "2025-01-01", "acl": [], "owner": OWNER, "text": f"{title}."}
+      for key, title in (("opening_hours", "Lido opening hours and lane timetable for the summer season wiki page"),
+                         ("locker_rules", "Locker deposit rules and lost property procedure from the old handbook"),
+                         ("kiosk_menu", "Kiosk menu prices and allergen notes kept by the summer staff"))),
     *_loads("raw_gate.entries", date(2024, 6, 1), date(2028, 3, 7)),
 ]
 
 ROLES_FILE = {"settings": {"evaluation_time": AT.isoformat().replace("+00:00", "Z")},
-              "roles": [{"name": r} for r in ROLES]}
+              "roles": [{"name": r} for r in ROLES] + [{"name": "office", "steward": True}]}
 
 
 def warehouse(path: Path) -> Path:

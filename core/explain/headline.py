@@ -82,10 +82,26 @@ def _title(text: str, words: int) -> str:
     return " ".join(kept) + "…"
 
 
+def _whole(text: str, words: int) -> str:
+    """At most `words` words, cut where a clause ends (a "; " between listed items, a ": " before them), never inside
+    one: "3 items wait in the review queue you can see (drafts): A; and more below". A text with no such place
+    within the words is cut as _short cuts."""
+    parts = text.split()
+    if len(parts) <= words:
+        return text
+    ends = [i for i, w in enumerate(parts[:words - 3]) if w.endswith((";", ":"))]
+    if not ends:
+        return _short(text, words)
+    last = ends[-1]
+    head = " ".join(parts[:last + 1])[:-1]
+    return head + ("; and more below" if parts[last].endswith(";") else ": listed below")
+
+
 def _cap(text: str) -> str:
-    """Never more than MAX_WORDS words: a headline that needs more is a paragraph."""
+    """Never more than MAX_WORDS words: a headline that needs more is a paragraph, cut where a clause ends."""
     text = " ".join(text.split())
-    return _short(text, MAX_WORDS)
+    # A quotation is cut inside itself ("…”), as quotes are; any other headline where a clause ends.
+    return _short(text, MAX_WORDS) if "“" in text else _whole(text, MAX_WORDS)
 
 
 def _source_name(source: str) -> str:
@@ -307,7 +323,7 @@ def _intent(env: Envelope) -> str | None:
             return f"Nothing you can see reads {label}"
         return f"{n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} {label}"
     if env.review or env.table_facts:
-        return _short(env.verdict, 25)
+        return _whole(env.verdict, MAX_WORDS)
     if env.documents:
         return _quoted(env)
     return None
@@ -474,8 +490,14 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
         out.append(Status(level="info", text=note))
     if env.index is not None and env.index.status == "stale":
         out.append(Status(level="info", text="The search index is behind the catalog; the live catalog was used"))
-    if env.behavior is Behavior.answer and not drafts and env.selected and env.selected[0].kind != "source" \
-            and _intent(env) is None:  # an owner, a comparison or a listing is not a definition a draft could contest
+    # Said only of a definition no draft is shown beside: a draft listed as still to come (NOT YET IN EFFECT) is a
+    # draft on the page, and an owner, a comparison, a listing or who may see it is not a definition a draft contests.
+    listed_draft = [c for c in env.conflicts if c.lifecycle == "draft" and c.label != "DRAFT"]
+    for c in listed_draft[:1]:  # a change to come, not a disagreement on the date: said as what it is
+        out.append(Status(level="info", text=f"A draft starts later: {_short(c.title, 10)} (not in effect on "
+                                             f"{day_text(env.reporting_date or env.evaluated_at.date())})"))
+    if env.behavior is Behavior.answer and not drafts and not listed_draft and env.selected \
+            and env.selected[0].kind != "source" and _intent(env) is None and env.intent != "access":
         out.append(Status(level="ok", text="No draft disagrees"))
     return sorted(out, key=lambda s: _ORDER[s.level])
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from core.read import name_pattern
+from core.read.catalog_changes import ChangesAsked, changes_asked
 from core.read.date_mention import DateMention
 from core.read.dates import find_dates
 from core.read.described import asks_trouble, asks_trust
@@ -209,6 +210,8 @@ class Intent:
     grain_word: str | None = None
     restate: bool = False  # also compute under another version (today's, or one named) and say the difference
     includes: str | None = None  # "does CAC include agency fees?": the term asked about (agency fees)
+    # "which metrics changed in 2025?", "what changes are coming?": the catalog's own changes, when no subject is named
+    changes: ChangesAsked | None = None
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -285,7 +288,7 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
                   kind=kind, listing=listing, includes=included[0] if included else None,
-                  **value_reading(question, dates))
+                  changes=changes_asked(question, [d.span[0] for d in dates]), **value_reading(question, dates))
 
 
 # Asking for the number. Values never change which version governs: they are computed after the answer, under it.

@@ -60,3 +60,36 @@ def test_mcp_ask_computes_values_with_the_servers_warehouse(mcp):
     assert [v.value for v in env.values.values] == [150.0]
     assert body["headline"] == body["envelope"]["headline"] == headline(env) == \
         "Ticket sales was $150.00 in Q2 2027 under v1"
+
+
+@pytest.fixture(scope="module")
+def ask_lido(lido):
+    from core.answer.ask import Question, ask
+    from core.compute.engine import DuckDBEngine
+    store, wh = lido
+    engine = DuckDBEngine(wh)
+
+    def _ask(text, role="lifeguard"):
+        return ask(store, Question(role=role, text=text, at=AT), engine=engine)
+    return _ask
+
+
+def test_the_catalogs_own_changes_list_the_versions_starting_in_the_span(ask_lido):
+    env = ask_lido("which metrics changed definition in 2027?")
+    assert env.behavior.value == "answer" and [i.label for i in env.listing.items] == ["Pass holders"]
+    assert "Pass holders v2 from 1 Jan 2027, after v1" in env.verdict
+    assert env.listing.checked == 4  # the lifeguard's four metrics: the cashier's till float is not counted
+    assert "Till float" not in env.verdict and "till" not in headline(env).lower()
+    assert [i.label for i in ask_lido("which metrics changed definition in 2027?", "cashier").listing.items] == \
+        ["Pass holders", "Till float"]
+    coming = ask_lido("what changes are coming?")
+    assert [i.label for i in coming.listing.items] == ["Pool temperature", "Ticket sales"]
+    assert "Pool temperature v2 from 1 Jun 2028 (still to come), after v1" in coming.verdict
+    assert "Ticket sales draft v2 proposed from 1 Sep 2028" in coming.verdict  # proposed, not approved
+    assert headline(coming).startswith("2 of the 9 definitions you can see will change after 8 Mar 2028")
+    since = ask_lido("what changed since last month?")
+    assert since.behavior.value == "answer" and not since.listing.items
+    assert headline(since) == "None of the 9 definitions you can see changed from 1 Feb 2028 to 8 Mar 2028"
+    assert [i.label for i in ask_lido("what has changed since 2026?").listing.items] == ["Pass holders"]
+    # naming a subject of its own is that subject's comparison, not the catalog's changes
+    assert ask_lido("what changed in pass holders in 2027?").comparison is not None
