@@ -20,6 +20,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import duckdb
+import yaml
 from builders import watched_source
 from visits_catalog import catalog_store
 
@@ -154,3 +155,11 @@ def build(folder: Path):
     """(store, warehouse path) for this catalog in `folder`."""
     store = catalog_store(folder / "catalog", ROLES_FILE, EVIDENCE)
     return store, warehouse(folder / "warehouse.duckdb")
+
+
+def write(folder: Path) -> Path:
+    """This catalog as YAML files in `folder` (created), for `asof ingest` or conftest.build."""
+    folder.mkdir(parents=True)
+    (folder / "00_roles.yaml").write_text(yaml.safe_dump(ROLES_FILE))
+    (folder / "10_evidence.yaml").write_text(yaml.safe_dump({"evidence": EVIDENCE}, sort_keys=False))
+    return folder
