@@ -5,7 +5,7 @@ Each step appends to the trace what it decided and by which rule.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 from core.answer import intents, values
 from core.answer.entity import _intent_entity, _llm_reading, _named_objects, _pick_entity
@@ -24,6 +24,7 @@ from core.catalog.envelope import (
 from core.catalog.store import Store
 from core.compute.engine import ValueEngine
 from core.read import recorded, when
+from core.read.date_mention import DateMention
 from core.read.described import asks_stale
 from core.read.intent import Intent, parse_intent
 from core.read.when import dates_read
@@ -54,6 +55,11 @@ class Question:
     # A follow-up's word on what it carried from the asker's last question (core/answer/conversation.py): said
     # first in the notes when `entity` resolves, so an answer never rests on a carried subject silently.
     carried: str | None = None
+    # What a follow-up keeps from the last answer beyond its subject and period (core/answer/conversation.py): a
+    # number was asked for (and by which grain), or two periods are set side by side ("vs last year?").
+    asks_value: bool = False
+    value_grain: str | None = None
+    compare: tuple[tuple[date, date], tuple[date, date]] | None = None
 
 
 @dataclass
@@ -200,6 +206,7 @@ def _authorize(store: Store, q: Question, now: datetime | None, searcher: Search
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
     intent = parse_intent(q.text, at.date(), store.fiscal_year_start_month)
+    _carry_into(intent, q)
     view = visible(store, q.role, q.grants)
     run = _Run(q=q, view=view, intent=intent, revision=view.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
@@ -208,6 +215,19 @@ def _authorize(store: Store, q: Question, now: datetime | None, searcher: Search
     # Counted as the sidebar counts (access.seen_text): the role's own objects, then what its review queue adds.
     run.step("authorization", f"role {q.role}: {seen_text(view)}")
     return run
+
+
+def _carry_into(intent: Intent, q: Question) -> None:
+    """A follow-up's carried asks, as if its words had said them: the number (by the last grain unless it names
+    one), and the two periods of "vs last year?" as the two dates a comparison reads."""
+    if q.asks_value:
+        intent.value = True
+        intent.value_grain = intent.value_grain or q.value_grain
+    if q.compare:
+        said = [DateMention("period", start=a, end=b, text=f"{a} to {b - timedelta(days=1)}",
+                            rule="moved from the period of your last question") for a, b in q.compare]
+        intent.dates = said + [d for d in intent.dates if d.kind == "timestamp"]
+        intent.kind = intent.kind or "compare"
 
 
 def _read(run: _Run, llm: tuple[str, float] | None) -> None:

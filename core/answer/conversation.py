@@ -30,6 +30,7 @@ from datetime import date, timedelta
 from core.answer.ask import Question
 from core.answer.entity import NO_SUBJECT
 from core.catalog.envelope import Behavior, Envelope
+from core.read.moves import moved, period_move
 
 MAX_AGE_S = 30 * 60  # a follow-up after half an hour away is more likely a new thought than a continuation
 MAX_CONVERSATIONS = 1000  # per MCP server: the oldest are forgotten first
@@ -48,16 +49,24 @@ class Turn:
     day: date | None
     period: tuple[date, date] | None
     asked_at: float  # time.monotonic() when answered
+    value: bool = False  # it gave a number: a follow-up moving its period gives the number too
+    grain: str | None = None
 
 
 def turn_of(env: Envelope, q: Question, principal: str | None, clock: Callable[[], float] = time.monotonic
             ) -> Turn | None:
     """What `env` leaves for a follow-up: its subject and dates, when it answered about one subject."""
-    if not env.entity_id or env.behavior not in (Behavior.answer, Behavior.abstain):
+    # Every answer about one subject leaves it: a split across a definition change and an overlap for review too.
+    if not env.entity_id or env.behavior not in (Behavior.answer, Behavior.abstain, Behavior.split,
+                                                 Behavior.human_review):
         return None
     period = (env.period_start, env.period_end) if env.period_start and env.period_end else None
+    compared = env.values.compared if env.values is not None else None
+    if period is None and compared is not None:  # "X in 2026 vs 2027": the later period is on the table
+        period = (compared.sides[-1].start, compared.sides[-1].end)
     return Turn(principal=principal, role=q.role, entity_id=env.entity_id, label=env.entity_label or env.entity_id,
-                day=env.reporting_date if period is None else None, period=period, asked_at=clock())
+                day=env.reporting_date if period is None else None, period=period, asked_at=clock(),
+                value=env.values is not None, grain=env.values.grain if env.values is not None else None)
 
 
 def _names_no_subject(env: Envelope) -> bool:
@@ -78,12 +87,35 @@ def carried(q: Question, first: Envelope, last: Turn | None, principal: str | No
     if (last is None or last.principal != principal or last.role != q.role or clock() - last.asked_at > MAX_AGE_S
             or not _names_no_subject(first)):
         return None
+    move = period_move(q.text)
+    table = last.period or ((last.day, last.day + timedelta(days=1)) if last.day else None)
+    # "and the year before?", "vs last year?": read against the period on the table, not the clock, even where the
+    # date reader read the same words against the clock ("last year")
+    inside = move is not None and all(d.text.lower() in q.text[move.span[0]:move.span[1]].lower()
+                                      for d in first.dates_read)
+    if move is not None and table is not None and inside and q.day is None and q.period is None:
+        there = moved(table, move)
+        pair = tuple(sorted((there, table))) if move.compare else None
+        back = _BACK.search(q.text)
+        said = f"Reading '{back.group(0)}' as {last.label}" if back else f"Continuing with {last.label}"
+        span = f"{there[0].isoformat()} to {(there[1] - timedelta(days=1)).isoformat()}"
+        words, was = q.text[move.span[0]:move.span[1]], _when(last).strip().removeprefix("for ").removeprefix("on ")
+        how = (f"{said}: {was} beside {span} ('{words}' of it)" if pair
+               else f"{said} for {span} ('{words}' {was})")
+        again = last.value and first.intent in (None, "compare") and not first.asked
+        return replace(q, entity=last.entity_id, day=None, period=None if pair else there, compare=pair,
+                       asks_value=again, value_grain=last.grain if again else None,
+                       carried=f"{how} from your last question")
     own_dates = bool(first.dates_read) or q.day is not None or q.period is not None
     back = _BACK.search(q.text)
     said = f"Reading '{back.group(0)}' as {last.label}" if back else f"Continuing with {last.label}"
     when = "" if own_dates else _when(last)
+    # "and for 2025?", "by quarter?" after a number ask for the number again; "who owns it?", "is it fresh?" ask
+    # something of their own
+    again = last.value and first.intent is None and not first.asked
     return replace(q, entity=last.entity_id, day=q.day if own_dates else last.day,
-                   period=q.period if own_dates else last.period, carried=f"{said}{when} from your last question")
+                   period=q.period if own_dates else last.period, asks_value=again,
+                   value_grain=last.grain if again else None, carried=f"{said}{when} from your last question")
 
 
 def follow(q: Question, last: Turn | None, principal: str | None, answer: Callable[[Question], Envelope],

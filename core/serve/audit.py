@@ -294,6 +294,9 @@ def inputs_of(q) -> dict:
                       "recorded_at": getattr(q, "recorded_at", None),
                       # what a follow-up carried (core/answer/conversation.py), so a replay says it again
                       **({"carried": q.carried} if getattr(q, "carried", None) else {}),
+                      # and what else it kept: a number asked for, by its grain; two periods set side by side
+                      **({"asks_value": True, "value_grain": q.value_grain} if getattr(q, "asks_value", False) else {}),
+                      **({"compare": [list(p) for p in q.compare]} if getattr(q, "compare", None) else {}),
                       # a steward's review queue, so a replay reads exactly what the answer could
                       **({"grants": sorted(q.grants)} if getattr(q, "grants", None) else {})})
 

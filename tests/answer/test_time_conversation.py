@@ -93,3 +93,78 @@ def test_the_catalogs_own_changes_list_the_versions_starting_in_the_span(ask_lid
     assert [i.label for i in ask_lido("what has changed since 2026?").listing.items] == ["Pass holders"]
     # naming a subject of its own is that subject's comparison, not the catalog's changes
     assert ask_lido("what changed in pass holders in 2027?").comparison is not None
+
+
+class Session:
+    """One asker's session on the lido catalog, through the pure rule (core/answer/conversation.py)."""
+
+    def __init__(self, ask_lido):
+        self.ask_lido, self.turn = ask_lido, None
+
+    def ask(self, text):
+        from core.answer.ask import Question
+        from core.answer.conversation import follow
+        q = Question(role="lifeguard", text=text, at=AT)
+        _, env, self.turn = follow(q, self.turn, "maren", lambda x: self.ask_lido.ask(x), clock=lambda: 1.0)
+        return env
+
+
+@pytest.fixture(scope="module")
+def session(lido):
+    from core.answer.ask import ask
+    from core.compute.engine import DuckDBEngine
+    store, wh = lido
+    engine = DuckDBEngine(wh)
+
+    class Asker:
+        pass
+    asker = Asker()
+    asker.store, asker.ask = store, lambda q: ask(store, q, engine=engine)
+    return lambda: Session(asker)
+
+
+def test_a_follow_up_moves_the_period_on_the_table_not_the_clock_and_keeps_the_value(session):
+    s = session()
+    assert headline(s.ask("ticket sales in Q2 2027")) == "Ticket sales was $150.00 in Q2 2027 under v1"
+    before = s.ask("and the quarter before?")
+    assert headline(before) == "Ticket sales was $60.00 in Q1 2027 under v1"
+    assert before.notes[0] == ("Continuing with Ticket sales for 2027-01-01 to 2027-03-31 ('the quarter before' "
+                               "2027-04-01 to 2027-06-30) from your last question")
+    # "last year" is the year before the period on the table (Q1 2027), not the clock's (2027 itself)
+    versus = s.ask("vs last year?")
+    assert headline(versus) == "Ticket sales was $60.00 in Q1 2026 and $60.00 in Q1 2027 (+$0.00, +0.00%), both under v1"
+    assert headline(s.ask("who owns it?")) == "Ticket sales is owned by Lido Office (Maren Holt)"  # its own ask
+    s = session()
+    s.ask("pass holders in 2027 by quarter")
+    year = s.ask("and the year before?")  # the grain and the stock's end value kept, under 2026's definition
+    assert headline(year) == "Pass holders was 120 customers at the end of 2026 under v1; 4 quarters below"
+    month = s.ask("the month before")
+    assert (month.period_start.isoformat(), month.period_end.isoformat()) == ("2025-12-01", "2026-01-01")
+
+
+def test_a_split_answer_leaves_its_subject(session):
+    s = session()
+    split = s.ask("how was pass holders defined from 2026 through 2027?")
+    assert split.behavior.value == "split"
+    owner = s.ask("who owns it?")
+    assert owner.entity_id == "metric.pass_holders" and owner.notes[0].startswith("Reading 'it' as Pass holders")
+
+
+def test_the_cli_batch_and_mcp_move_the_period_and_replay_it(lido, mcp, tmp_path):
+    out = _batch(lido, tmp_path, [{"question": "ticket sales in Q2 2027"},
+                                  {"question": "vs last year?", "follows_on": True},
+                                  {"question": "and the quarter before?", "follows_on": True}])
+    assert out[1]["headline"] == ("Ticket sales was $150.00 in Q2 2026 and $150.00 in Q2 2027 (+$0.00, +0.00%), "
+                                  "both under v1")
+    assert out[2]["headline"] == "Ticket sales was $60.00 in Q1 2027 under v1"  # from the later period compared
+    store, wh = lido
+    from core.serve.audit import audit_path
+    records = [json.loads(x) for x in audit_path(store.path).read_text().splitlines() if x.strip()]
+    moved = next(r for r in records if (r.get("inputs") or {}).get("compare"))
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ASOF_WAREHOUSE", str(wh))  # the configured warehouse the replay computes on again
+        replayed = cli("audit", "replay", moved["id"], "--db", str(store.path))
+    assert replayed.returncode == 0 and "REPRODUCED" in replayed.stdout, replayed.stdout + replayed.stderr
+    mcp("pool temperature in 2027", "c9")
+    body, env = mcp("and the year before?", "c9")
+    assert body["headline"] == "Pool temperature averaged 26.53 degrees in 2026 under v1; 12 months below"
