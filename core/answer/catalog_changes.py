@@ -9,15 +9,20 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from core.answer.discover import NOUNS
+from core.answer.discover import KIND_WORDS, NOUNS
 from core.catalog.entities import match_entities
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing
 from core.catalog.evidence import Kind
+from core.catalog.text import content_words, words
 from core.resolve.versions import governing_versions
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source]}
 RECENT_DAYS = 30  # "what changed?" with no date: the last month up to the clock's day
 NOUNS_HERE = {**NOUNS, "definition": ("definition", "definitions")}
+# Words a question about the catalog's changes uses around its asking words and dates, naming no subject.
+SPAN_WORDS = set(words("catalog definition definitions change changes changed changing since recently lately so far "
+                       "coming upcoming planned pending scheduled ahead soon any anything new version versions "
+                       "ever happened been there our my the this last year quarter month week"))
 
 
 def _day(d: date) -> str:
@@ -32,7 +37,11 @@ def asked(run) -> bool:
     spans = [d.span for d in run.intent.dates] + [changes.span]
     found, _ = match_entities(run.q.text, run.view.entities, run.view.phrases, spans)
     ents = run.view.entities
-    return not any(m.full and m.entity_id in ents and ents[m.entity_id].role in KINDS for m in found)
+    if any(m.full and m.entity_id in ents and ents[m.entity_id].role in KINDS for m in found):
+        return False
+    # Words naming something else ("what changed in crew overtime in 2023?") name a subject the role cannot see or
+    # that does not exist: answered as not found by the comparison, the same for both, never as the whole catalog.
+    return not content_words(run.q.text, spans, KIND_WORDS | SPAN_WORDS)
 
 
 def _span(run) -> tuple[date, date, str]:

@@ -134,6 +134,21 @@ def _owner(env: Envelope, definition: EvidenceRef, label: str) -> str | None:
     return f"{label} is owned by {definition.owner}" if definition.owner else f"No owner is recorded for {label}"
 
 
+_MOMENT_WORD = {"pass": "fresh", "warn": "stale", "error": "failing"}
+
+
+def _at_moment(env: Envelope, f, what: str) -> str:
+    """Freshness at a moment the question named, said of that moment from the loads recorded up to it: "On 30 Jun
+    2024 at 23:59 UTC, raw_shop.orders had last loaded 4 h before: fresh"."""
+    at = env.moment
+    when = f"On {day_text(at.date())} at {at:%H:%M} UTC"
+    if f.status == "unknown" or f.age_hours is None:
+        return f"Not known: {when}, no load of {what} had been recorded"
+    before = age_text(f.age_hours).replace(" ago", " before")
+    verdict = "Yes" if (f.status == "pass") != env.asks_stale else "No"
+    return f"{verdict}: {when}, {what} had last loaded {before}: {_MOMENT_WORD[f.status]}"
+
+
 def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     """The definition's answer to what was asked besides its owner: yes/no, freshness, lineage, model, or which
     version applies."""
@@ -141,6 +156,8 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
         f = env.freshness[0] if env.freshness else None
         if f is None:
             return f"{label}: no freshness is recorded"
+        if env.moment is not None:
+            return _at_moment(env, f, label)
         if f.status == "unknown" or f.age_hours is None:
             return f"{label}: no load is recorded, so its freshness is not known"
         said = f"{label} is {_FRESH_WORD[f.status]}: last loaded {age_text(f.age_hours)}"
@@ -173,6 +190,8 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     # asks what the metric means keeps the definition first (freshness then leads the status line).
     if "freshness_status" in env.asked and env.freshness and "definition" not in env.asked:
         worst = max(env.freshness, key=lambda f: _SEVERITY[f.status])
+        if env.moment is not None:
+            return _at_moment(env, worst, f"{_source_name(worst.source)} behind {name}")
         # "is it fresh?" is answered Yes when it is; "is it stale?" Yes when it is not fresh.
         fresh, stale = ("No, fresh", "Yes") if env.asks_stale else ("Yes, fresh", "No")
         if worst.status == "pass" and len(env.freshness) == 1:

@@ -176,6 +176,8 @@ def included_term(m: re.Match) -> tuple[str, bool]:
         term = between
     return term, bool(_EXCLUDING.match(m.group("verb")))
 
+PAST_FRESHNESS = re.compile(r"\b(?:was|were)\b[^?.;]{0,80}?\b(?:fresh|stale|up[- ]to[- ]date|out[- ]of[- ]date|late|"
+                            r"loaded)\b", re.I)
 VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)
 
 # Requests to step outside policy. Matched on the requester's own words; document text is never read here.
@@ -212,6 +214,9 @@ class Intent:
     includes: str | None = None  # "does CAC include agency fees?": the term asked about (agency fees)
     # "which metrics changed in 2025?", "what changes are coming?": the catalog's own changes, when no subject is named
     changes: ChangesAsked | None = None
+    # "was X fresh at the end of Q2 2024?", "were the loads late on 3 May?": freshness asked of a moment past, which
+    # a day written alone sets (its end), core/read/when.py
+    moment: bool = False
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -288,7 +293,8 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
                   kind=kind, listing=listing, includes=included[0] if included else None,
-                  changes=changes_asked(question, [d.span[0] for d in dates]), **value_reading(question, dates))
+                  changes=changes_asked(question, [d.span[0] for d in dates]),
+                  moment=bool(PAST_FRESHNESS.search(question)), **value_reading(question, dates))
 
 
 # Asking for the number. Values never change which version governs: they are computed after the answer, under it.

@@ -91,8 +91,11 @@ def test_the_catalogs_own_changes_list_the_versions_starting_in_the_span(ask_lid
     assert since.behavior.value == "answer" and not since.listing.items
     assert headline(since) == "None of the 9 definitions you can see changed from 1 Feb 2028 to 8 Mar 2028"
     assert [i.label for i in ask_lido("what has changed since 2026?").listing.items] == ["Pass holders"]
-    # naming a subject of its own is that subject's comparison, not the catalog's changes
+    # naming a subject of its own is that subject's comparison, not the catalog's changes; one the role cannot see
+    # is not found, as a made-up one is
     assert ask_lido("what changed in pass holders in 2027?").comparison is not None
+    for subject in ("till float", "crew overtime"):
+        assert ask_lido(f"what changed in {subject} in 2027?").behavior.value == "not_found_or_not_authorized"
 
 
 class Session:
@@ -168,3 +171,20 @@ def test_the_cli_batch_and_mcp_move_the_period_and_replay_it(lido, mcp, tmp_path
     mcp("pool temperature in 2027", "c9")
     body, env = mcp("and the year before?", "c9")
     assert body["headline"] == "Pool temperature averaged 26.53 degrees in 2026 under v1; 12 months below"
+
+
+def test_freshness_at_a_moment_is_judged_from_the_loads_recorded_up_to_it(session):
+    s = session()
+    end = s.ask("was the gate source fresh at the end of Q2 2027?")  # loaded daily at 06:00; warns after 6 h
+    assert end.evaluated_at.isoformat() == "2027-06-30T23:59:00+00:00"
+    assert headline(end) == "No: On 30 Jun 2027 at 23:59 UTC, raw_gate.entries had last loaded 18 h before: stale"
+    friday = s.ask("was it fresh last Friday at 9am?")  # the clock's day is Wednesday 8 Mar 2028
+    assert headline(friday) == "Yes: On 3 Mar 2028 at 09:00 UTC, raw_gate.entries had last loaded 3 h before: fresh"
+    evening = s.ask("was it fresh at 6pm yesterday?")
+    assert evening.evaluated_at.isoformat() == "2028-03-07T18:00:00+00:00"
+    assert not any("today" in n for n in evening.notes)  # no note calls 7 Mar "today"
+    early = s.ask("was raw_gate.entries fresh on 1 May 2024 at noon?")  # loads are recorded from June 2024
+    assert "no load of raw_gate.entries had been recorded" in headline(early)
+    metric = s.ask("was pass holders fresh on 1 March 2028 at noon?")
+    assert headline(metric) == ("Yes: On 1 Mar 2028 at 12:00 UTC, raw_gate.entries behind Pass holders v2 had last "
+                                "loaded 6 h before: fresh")
