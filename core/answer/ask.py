@@ -60,6 +60,7 @@ class Question:
     asks_value: bool = False
     value_grain: str | None = None
     compare: tuple[tuple[date, date], tuple[date, date]] | None = None
+    compare_versions: tuple[str, str] | None = None  # version labels a follow-up compares ("between them")
 
 
 @dataclass
@@ -223,7 +224,12 @@ def _carry_into(intent: Intent, q: Question) -> None:
     one), and the two periods of "vs last year?" as the two dates a comparison reads."""
     if q.asks_value:
         intent.value = True
-        intent.value_grain = intent.value_grain or q.value_grain
+        if intent.under_version:  # "under v1" after a number: the period on the table restated under v1
+            intent.restate = True
+        intent.value_grain = intent.value_grain or q.value_grain or ("month" if intent.restate else None)
+    if q.compare_versions:  # "what changed between them?": the two versions the last answer showed
+        intent.versions = [(label, 0) for label in q.compare_versions]
+        intent.kind = "compare"
     if q.compare:
         said = [DateMention("period", start=a, end=b, text=f"{a} to {b - timedelta(days=1)}",
                             rule="moved from the period of your last question") for a, b in q.compare]

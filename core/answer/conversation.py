@@ -30,7 +30,8 @@ from datetime import date, timedelta
 from core.answer.ask import Question
 from core.answer.entity import NO_SUBJECT
 from core.catalog.envelope import Behavior, Envelope
-from core.read.moves import moved, period_move
+from core.read.intent import RESTATE
+from core.read.moves import asks_between_them, moved, period_move
 
 MAX_AGE_S = 30 * 60  # a follow-up after half an hour away is more likely a new thought than a continuation
 MAX_CONVERSATIONS = 1000  # per MCP server: the oldest are forgotten first
@@ -51,6 +52,7 @@ class Turn:
     asked_at: float  # time.monotonic() when answered
     value: bool = False  # it gave a number: a follow-up moving its period gives the number too
     grain: str | None = None
+    versions: tuple[str, ...] = ()  # the version labels it showed (a restatement's two, a comparison's, a split's)
 
 
 def turn_of(env: Envelope, q: Question, principal: str | None, clock: Callable[[], float] = time.monotonic
@@ -66,7 +68,21 @@ def turn_of(env: Envelope, q: Question, principal: str | None, clock: Callable[[
         period = (compared.sides[-1].start, compared.sides[-1].end)
     return Turn(principal=principal, role=q.role, entity_id=env.entity_id, label=env.entity_label or env.entity_id,
                 day=env.reporting_date if period is None else None, period=period, asked_at=clock(),
-                value=env.values is not None, grain=env.values.grain if env.values is not None else None)
+                value=env.values is not None, grain=env.values.grain if env.values is not None else None,
+                versions=_shown_versions(env))
+
+
+def _shown_versions(env: Envelope) -> tuple[str, ...]:
+    """The versions an answer set before the asker, in order: what "between them" names next."""
+    out: list[str | None] = []
+    if env.comparison is not None:
+        out += [env.comparison.left.version, env.comparison.right.version]
+    if env.values is not None and env.values.restatement is not None:
+        r = env.values.restatement
+        out += [x.governing.version for x in r.rows] + [x.other.version for x in r.rows]
+    out += [d.version for sp in env.splits for d in sp.selected[:1]]
+    out += [s.version for s in env.selected if s.role_in_answer == "definition"]
+    return tuple(dict.fromkeys(v for v in out if v))
 
 
 def _names_no_subject(env: Envelope) -> bool:
@@ -80,13 +96,26 @@ def _when(turn: Turn) -> str:
     return f" on {turn.day.isoformat()}" if turn.day else ""
 
 
+def _points_back_unfound(q: Question, first: Envelope) -> bool:
+    """"what would it be under today's definition?": not found as it stands (no subject named), but it points back
+    with "it" and asks nothing of its own kind; a named subject not found ("what about crew overtime?") never
+    carries."""
+    return (first.behavior is Behavior.not_found_or_not_authorized and first.intent is None
+            and (bool(_BACK.search(q.text)) and bool(RESTATE.search(q.text)) or asks_between_them(q.text)))
+
+
 def carried(q: Question, first: Envelope, last: Turn | None, principal: str | None,
             clock: Callable[[], float] = time.monotonic) -> Question | None:
     """The question to answer instead of `q`, with the last turn's subject (and its dates unless `q` gives its
     own), when `q` is a follow-up of it; None when `q` starts afresh. `first` is `q` answered as it stands."""
     if (last is None or last.principal != principal or last.role != q.role or clock() - last.asked_at > MAX_AGE_S
-            or not _names_no_subject(first)):
+            or not (_names_no_subject(first) or _points_back_unfound(q, first))):
         return None
+    if asks_between_them(q.text) and len(last.versions) >= 2:
+        pair = tuple(sorted(last.versions[:2], key=lambda v: (len(v), v)))
+        return replace(q, entity=last.entity_id, day=last.day, period=last.period, compare_versions=pair,
+                       carried=f"Comparing the two versions of {last.label} your last answer showed, "
+                               f"v{pair[0]} and v{pair[1]}")
     move = period_move(q.text)
     table = last.period or ((last.day, last.day + timedelta(days=1)) if last.day else None)
     # "and the year before?", "vs last year?": read against the period on the table, not the clock, even where the

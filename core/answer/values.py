@@ -67,7 +67,16 @@ class _Checked:
         return model
 
 
-def _restate_target(view: Visible, versions: list[Evidence], labels: list[str], at: datetime) -> tuple[Evidence | None, str]:
+def _restate_target(view: Visible, versions: list[Evidence], labels: list[str], at: datetime,
+                    previous_of: date | None = None) -> tuple[Evidence | None, str]:
+    if previous_of is not None:
+        # "under the old definition": the version before the one that governed the period (at its start), never
+        # today's against itself
+        now = in_effect(versions, previous_of)
+        if len(now) == 1 and versions.index(now[0]) > 0:
+            before = versions[versions.index(now[0]) - 1]
+            return before, f"the old definition ({version_name(before)}, before {version_name(now[0])})"
+        return None, ""
     for label in labels:
         named = by_version(versions, label)
         if named is not None:
@@ -77,7 +86,8 @@ def _restate_target(view: Visible, versions: list[Evidence], labels: list[str], 
 
 
 def metric_values(view: Visible, entity_id: str, start: date, end: date, engine: ValueEngine | None, at: datetime,
-                  grain: str | None = None, restate: bool = False, version_labels: list[str] = ()) -> Values:
+                  grain: str | None = None, restate: bool = False, version_labels: list[str] = (),
+                  previous: bool = False) -> Values:
     """Values of one metric over [start, end) for the role whose view this is (see the module's docstring)."""
     versions = governing_versions([e for e in view.entity_objects(entity_id) if e.kind is Kind.metric_definition],
                                   "metric")
@@ -105,7 +115,11 @@ def metric_values(view: Visible, entity_id: str, start: date, end: date, engine:
     if len(periods) > MAX_VALUES:
         return Values(status="unavailable", start=start, end=end, grain=grain,
                       message=f"{len(periods)} values asked for; at most {MAX_VALUES} are computed at once")
-    other, why = _restate_target(view, versions, list(version_labels), at) if restate else (None, "")
+    other, why = (_restate_target(view, versions, list(version_labels), at, start if previous else None)
+                  if restate else (None, ""))
+    if restate and previous and other is None:
+        return Values(status="unavailable", start=start, end=end, grain=grain,
+                      message="there is no older definition: the version that governed the period is the first")
     checked = _Checked(view)
     try:
         plan = [(p, p.version, checked.model(p.version, p.start)) for p in periods if p.version is not None]
@@ -234,7 +248,8 @@ def attach(view: Visible, env: Envelope, intent, engine: ValueEngine | None) -> 
     if intent.grain_word and any(intent.grain_word in name for name in ent.names):
         grain = "month" if intent.restate else None  # "monthly" is the metric's name, not a grain asked for
     env.values = metric_values(view, env.entity_id, start, end, engine, env.evaluated_at, grain=grain,
-                               restate=intent.restate, version_labels=[label for label, _ in intent.versions])
+                               restate=intent.restate, version_labels=[label for label, _ in intent.versions],
+                               previous=intent.restate_previous)
     n = len(env.values.values)
     env.trace.append(TraceStep(rule="values", detail= f"{env.values.status}: {n} value(s)"
                                      + (f" with {engine.name}" if engine is not None and n else "")

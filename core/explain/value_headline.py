@@ -122,8 +122,13 @@ def _single(env: Envelope, label: str, values: Values) -> str:
 def _restated(label: str, values: Values, r: Restatement) -> str:
     unit = values.values[0].unit if values.values else None
     other = _vname(r.rows[0].other.version) if r.rows else r.other_title
+    if r.rows and all(x.other.evidence_id == x.governing.evidence_id for x in r.rows):
+        # the version named already governed the whole period: said so, never a difference of +0 against itself
+        fig = _fig(r.governing_total if r.governing_total is not None else r.rows[-1].governing.value, unit)
+        return f"{other} already governs {label} {when(values.start, values.end)}: {fig}"
     base = _versions([_vname(x.governing.version) for x in r.rows])
-    why = " (today's definition)" if r.why.startswith("today's") else ""
+    why = (" (today's definition)" if r.why.startswith("today's")
+           else " (the old definition)" if r.why.startswith("the old") else "")
     said = when(values.start, values.end)
     if r.difference is not None or len(r.rows) == 1:
         then, now = ((r.governing_total, r.other_total) if r.difference is not None

@@ -18,6 +18,7 @@ ASKED = re.compile(
     r"\b(?:what|which|any)\s+(?:\w+\s+)?(?:upcoming|planned|coming|pending|scheduled)\s+(?:definition\s+)?changes\b|"
     r"\bwhat(?:'s|\s+is)\s+(?:coming|about\s+to\s+change|changing)\b|"
     r"\b(?:which|what|any)\s+" + _WHAT + r"\s+(?:will|are\s+(?:going|about)\s+to)\s+change\b", re.I)
+_POINTS_BACK = re.compile(r"\b(?:it|its|them|they|these|those|both|the\s+two)\b", re.I)
 COMING = re.compile(r"\b(?:coming|upcoming|planned|pending|scheduled|ahead|about to|will|going to|changing)\b", re.I)
 SINCE = re.compile(r"\b(?:since|after|from)\s*$", re.I)
 # The kind the question lists: "which metrics changed", "what models changed"; none named: every definition.
@@ -39,7 +40,7 @@ def changes_asked(question: str, date_starts: list[int] = ()) -> ChangesAsked | 
     subject it names, if any, is decided over the role's view (core/answer/catalog_changes.py). `date_starts`: where
     the dates written in it start."""
     m = ASKED.search(question)
-    if m is None:
+    if m is None or _POINTS_BACK.search(question):  # "what changed between them?" follows an answer, not the catalog
         return None
     kind = KIND.search(m.group(0))
     return ChangesAsked(span=m.span(), coming=bool(COMING.search(m.group(0))),

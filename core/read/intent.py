@@ -217,6 +217,10 @@ class Intent:
     # "was X fresh at the end of Q2 2024?", "were the loads late on 3 May?": freshness asked of a moment past, which
     # a day written alone sets (its end), core/read/when.py
     moment: bool = False
+    # "under the old definition": restated under the version before the one governing the period, not today's
+    restate_previous: bool = False
+    # "under v2", "under version 1" written with no "definition": a restatement when a number is asked of a period
+    under_version: bool = False
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -325,9 +329,12 @@ DEFINITION_ASKED = re.compile(
     r"\bhow (?:" + _MAGNITUDE_ADJ + r"|much of) an?\b", re.I)
 RESTATE = re.compile(
     r"\b(under (?:today'?s|the current|current|the new|new|the latest|latest|the old|old|the previous|previous|"
+    r"the prior|prior|the former|former|the earlier|earlier|"
     r"(?:v|version\s*)\d+(?:\.\d+)?)(?:'s)? (?:definition|version|rules?)|restat\w*|"
     r"(?:change|switch|move|redefinition)\b.{0,30}\b(?:move|moved|shift|shifted|affect|affected|impact|impacted)|"
     r"how much did .{1,60}\b(?:move|moved|shift|change|affect))\b", re.I)
+UNDER_VERSION = re.compile(r"\bunder\s+(?:v|version\s*)\d+(?:\.\d+)?\b", re.I)
+OLD = re.compile(r"\b(?:old|previous|prior|former|earlier)\b", re.I)
 GRAIN = [("month", re.compile(r"\b(by month|monthly|per month|each month|every month|month[- ]by[- ]month)\b", re.I)),
          ("quarter", re.compile(r"\b(by quarter|quarterly|per quarter|each quarter|every quarter|quarter[- ]by[- ]quarter)\b", re.I)),
          ("year", re.compile(r"\b(by year|yearly|annually|per year|each year|every year|year[- ]by[- ]year)\b", re.I))]
@@ -352,8 +359,13 @@ def value_reading(question: str, dates: list[DateMention]) -> dict:
              or bool(periods and not asks_about and len(re.findall(r"[A-Za-z']+", question)) <= 8
                      # "AOV last month", and a day said as one ("bookings yesterday") when the metric has a day's value
                      and any(d.kind == "period" or d.rule.startswith("yesterday") for d in periods)))
-    return {"value": value, "value_grain": grain or ("month" if restate else None), "restate": restate,
-            "grain_word": word}
+    under = bool(UNDER_VERSION.search(question))
+    if under and not restate and value and periods:  # "pass holders in Q2 2026 under v2": restated under v2
+        restate = True
+    old = RESTATE.search(question)
+    return {"value": value or restate, "value_grain": grain or ("month" if restate else None), "restate": restate,
+            "grain_word": word, "under_version": under,
+            "restate_previous": bool(old and OLD.search(old.group(0)))}
 
 
 # Questions the catalog answers without a definition: what can I see, how do two versions differ, who owns it,

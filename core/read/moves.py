@@ -62,3 +62,13 @@ def moved(period: tuple[date, date], move: Move) -> tuple[date, date]:
     if move.steps < 0:
         return _shift(a, move.unit, -1), a
     return b, _shift(b, move.unit, 1)
+
+
+# "what changed between them?", "compare the two versions", "how do they differ?": the two versions the last answer
+# showed, compared
+BETWEEN_THEM = re.compile(r"\b(?:between\s+(?:them|these|those|the\s+two)|(?:the|these|those)\s+two\s+versions|"
+                          r"both\s+versions|compare\s+(?:them|the\s+two|both)|how\s+do\s+they\s+differ)\b", re.I)
+
+
+def asks_between_them(question: str) -> bool:
+    return bool(BETWEEN_THEM.search(question))

@@ -297,6 +297,8 @@ def inputs_of(q) -> dict:
                       # and what else it kept: a number asked for, by its grain; two periods set side by side
                       **({"asks_value": True, "value_grain": q.value_grain} if getattr(q, "asks_value", False) else {}),
                       **({"compare": [list(p) for p in q.compare]} if getattr(q, "compare", None) else {}),
+                      **({"compare_versions": list(q.compare_versions)} if getattr(q, "compare_versions", None)
+                         else {}),
                       # a steward's review queue, so a replay reads exactly what the answer could
                       **({"grants": sorted(q.grants)} if getattr(q, "grants", None) else {})})
 

@@ -188,3 +188,27 @@ def test_freshness_at_a_moment_is_judged_from_the_loads_recorded_up_to_it(sessio
     metric = s.ask("was pass holders fresh on 1 March 2028 at noon?")
     assert headline(metric) == ("Yes: On 1 Mar 2028 at 12:00 UTC, raw_gate.entries behind Pass holders v2 had last "
                                 "loaded 6 h before: fresh")
+
+
+def test_a_follow_up_moves_the_version(session):
+    s = session()
+    s.ask("pass holders in Q2 2027")
+    old = s.ask("under the old definition")  # the version before v2, which governed Q2 2027; never v2 against itself
+    assert headline(old) == ("Under v1 (the old definition), Pass holders in Q2 2027 would be 160 customers: "
+                             "+1 customers, +0.63% against 159 customers under v2")
+    between = s.ask("what changed between them?")
+    assert between.comparison is not None
+    assert {between.comparison.left.version, between.comparison.right.version} == {"1", "2"}
+    assert between.notes[0] == "Comparing the two versions of Pass holders your last answer showed, v1 and v2"
+    s = session()
+    s.ask("pass holders in Q2 2026")
+    today = s.ask("what would it be under today's definition?")
+    assert headline(today) == ("Under v2 (today's definition), Pass holders in Q2 2026 would be 59 customers: "
+                               "-1 customers, -1.67% against 60 customers under v1")
+    assert s.ask("compare the two versions").comparison is not None
+    assert headline(s.ask("pass holders in Q2 2027 under v1")).startswith("Under v1, Pass holders in Q2 2027 would be")
+    assert headline(s.ask("pass holders in Q2 2027 under v2")) == "v2 already governs Pass holders in Q2 2027: 159 customers"
+    s.ask("pass holders in Q2 2027")
+    assert headline(s.ask("under v1")).startswith("Under v1, Pass holders in Q2 2027 would be 160 customers")
+    # a subject the conversation does not hold is never the last one
+    assert s.ask("what about crew overtime?").behavior.value == "not_found_or_not_authorized"
