@@ -15,6 +15,7 @@ from core.read.dates import find_dates
 from core.read.described import asks_trouble, asks_trust
 from core.read.disagreement import asks_disagreement
 from core.read.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, NOT_LOADED, OWNER_NAMED, UPSTREAM_VERBS
+from core.read.moves import anchored, so_far_versus
 from core.read.table_facts import table_facts_asked
 
 ASPECTS: dict[str, re.Pattern] = {
@@ -235,7 +236,8 @@ class Intent:
 def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     """`today` (the evaluation date) lets relative dates be read; `fy_start` is the catalog's fiscal
     year start month."""
-    dates = find_dates(question, today, fy_start)
+    dates = anchored(question, find_dates(question, today, fy_start))  # "the quarter before Q1 2025"
+    dates = so_far_versus(question, dates, today, DateMention)  # "so far this year vs last"
     # "under today's definition" names a version (the one in effect now), not a reporting date.
     restating = [m.span() for m in RESTATE.finditer(question)]
     dates = [d for d in dates if not (d.now and any(a <= d.span[0] and d.span[1] <= b for a, b in restating))]

@@ -72,3 +72,49 @@ BETWEEN_THEM = re.compile(r"\b(?:between\s+(?:them|these|those|the\s+two)|(?:the
 
 def asks_between_them(question: str) -> bool:
     return bool(BETWEEN_THEM.search(question))
+
+
+_ANCHOR = re.compile(r"\b(?:the\s+|a\s+|one\s+)?(?P<unit>year|quarter|month|week|day)\s+(?P<dir>before|after|prior\s+to)"
+                     r"\s*$", re.I)
+
+
+def anchored(question: str, dates: list) -> list:
+    """"the quarter before Q1 2025", "the month after March 2026": a period named against a date the question
+    writes, moved from it (not from the clock). `dates`: the DateMentions read; the moved ones replace them."""
+    from dataclasses import replace as _replace
+    out = []
+    for d in dates:
+        m = _ANCHOR.search(question[:d.span[0]]) if d.kind in ("period", "date") and d.start else None
+        if m is None:
+            out.append(d)
+            continue
+        end = d.end or d.start + timedelta(days=1)
+        move = Move(m.group("unit").lower(), 1 if m.group("dir").lower() == "after" else -1, False, m.span())
+        a, b = moved((d.start, end), move)
+        out.append(_replace(d, kind="period" if b - a > timedelta(days=1) else "date", start=a,
+                            end=b if b - a > timedelta(days=1) else None, span=(m.start(), d.span[1]),
+                            text=question[m.start():d.span[1]], rule=f"{m.group(0).strip()} {d.text}: moved from it"))
+    return out
+
+
+SO_FAR_VS = re.compile(r"\b(?:so\s+far\s+this|this)\s+(?P<unit>year|quarter|month)(?:\s+so\s+far|\s+to\s+date)?\s+"
+                       r"(?:vs\.?|versus|against|compared\s+(?:with|to))\s+(?:the\s+same\s+(?:span|period)\s+)?"
+                       r"(?:last|the\s+previous|the\s+prior)(?:\s+(?P=unit))?\b", re.I)
+_SO_FAR = re.compile(r"\bso\s+far\b|\bto\s+date\b", re.I)
+
+
+def so_far_versus(question: str, dates: list, today: date | None, mention) -> list:
+    """"so far this year vs last": this year up to the clock's day beside the same span of last year (not all of
+    last year, which would set a part against a whole). `mention` builds a DateMention."""
+    m = SO_FAR_VS.search(question)
+    if m is None or today is None or not _SO_FAR.search(question):
+        return dates
+    unit = m.group("unit").lower()
+    months = _MONTHS[unit]
+    first = date(today.year, 1, 1) if unit == "year" else date(today.year, (today.month - 1) // months * months + 1, 1)
+    now = (first, today + timedelta(days=1))
+    then = (_shift(first, unit, -1), _shift(today, unit, -1) + timedelta(days=1))
+    kept = [d for d in dates if d.span[1] <= m.start() or d.span[0] >= m.end()]
+    said = [mention("period", start=a, end=b, span=m.span(), text=m.group(0),
+                    rule=f"{unit} so far: {a} to {b - timedelta(days=1)}") for a, b in (then, now)]
+    return sorted(kept + said, key=lambda d: d.span)

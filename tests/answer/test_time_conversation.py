@@ -212,3 +212,12 @@ def test_a_follow_up_moves_the_version(session):
     assert headline(s.ask("under v1")).startswith("Under v1, Pass holders in Q2 2027 would be 160 customers")
     # a subject the conversation does not hold is never the last one
     assert s.ask("what about crew overtime?").behavior.value == "not_found_or_not_authorized"
+
+
+def test_a_period_named_against_another_and_so_far_against_the_same_span(ask_lido):
+    assert headline(ask_lido("ticket sales in the quarter before Q1 2027")) == "Ticket sales was $330.00 in Q4 2026 under v1"
+    assert headline(ask_lido("ticket sales for the month after March 2027")) == "Ticket sales was $40.00 in Apr 2027 under v1"
+    sides = ask_lido("ticket sales so far this year vs last").values.compared.sides
+    # 1 Jan to 8 Mar of each year: a part set beside the same part, never beside all of last year
+    assert [(s.start.isoformat(), s.end.isoformat(), s.value) for s in sides] == [
+        ("2027-01-01", "2027-03-09", 60.0), ("2028-01-01", "2028-03-09", 60.0)]
