@@ -67,3 +67,23 @@ def test_value_cards_and_tables_are_whole_at_1024_px(server, browser):
     _settled(page)
     assert ".audit.jsonl" in operator.inner_text() and "ASOF_AUDIT_SHOW_QUESTIONS" in operator.inner_text()
     page.context.close()
+
+
+def test_a_conversation_moves_through_time_on_the_ask_page(server, browser):
+    page = _page(browser, f"{server}/?role=lifeguard", width=1366)
+    _ask(page, "ticket sales in Q2 2027")
+    assert _headline(page) == "Ticket sales was $150.00 in Q2 2027 under v1"
+    _ask(page, "and the quarter before?")
+    assert _headline(page) == "Ticket sales was $60.00 in Q1 2027 under v1"
+    _ask(page, "vs last year?")
+    assert _headline(page) == "Ticket sales was $60.00 in Q1 2026 and $60.00 in Q1 2027 (+$0.00, +0.00%), both under v1"
+    _ask(page, "pass holders in Q2 2027")
+    _ask(page, "under the old definition")
+    assert _headline(page).startswith("Under v1 (the old definition), Pass holders in Q2 2027 would be 160 customers")
+    _ask(page, "what changed between them?")
+    assert "Comparing the two versions of Pass holders your last answer showed, v1 and v2" in \
+        page.locator("[data-testid=stMain]").inner_text()
+    _ask(page, "was it fresh last Friday at 9am?")
+    assert _headline(page) == ("Yes: On 3 Mar 2028 at 09:00 UTC, raw_gate.entries behind Pass holders v2 had last "
+                               "loaded 3 h before: fresh")
+    page.context.close()
