@@ -240,15 +240,99 @@ def _questions_only(n: int, n_questions: int, raw: dict, db: Path, embedder) -> 
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
-def run_size(n: int, n_questions: int, keep: str | None = None) -> dict:
+class HashEmbedder:
+    """`--embedder hash`: deterministic 384-dim feature-hashing vectors (each word's CRC32 picks a dimension and a
+    sign), no model. For memory and write-path measurements only: it keeps minutes of encoding out of a run whose
+    question is how memory grows with the catalog. Its vectors find words, not meanings, so answers and recall on
+    them say nothing about the real model; the results file names the embedder of every row."""
+    dim, precision = 384, "hash"
+
+    def for_rows(self, rows: int) -> "HashEmbedder":
+        return self
+
+    def for_precision(self, precision: str) -> "HashEmbedder":
+        return self
+
+    def encode(self, texts: list[str], progress=None):
+        import zlib
+
+        import numpy as np
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                h = zlib.crc32(word.encode())
+                out[i, h % self.dim] += 1.0 if h & 0x80000000 else -1.0
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+class TimedEmbedder:
+    """The ingest's encoder with its wall and CPU time counted (the embed phase inside the batched index write)."""
+
+    def __init__(self, inner):
+        self.inner, self.wall, self.cpu = inner, 0.0, 0.0
+
+    def for_rows(self, rows: int) -> "TimedEmbedder":
+        self.inner = self.inner.for_rows(rows)
+        return self
+
+    @property
+    def precision(self) -> str:
+        return self.inner.precision
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def encode(self, texts, progress=None):
+        w, c = time.perf_counter(), time.process_time()
+        try:
+            return self.inner.encode(texts)
+        finally:
+            self.wall += time.perf_counter() - w
+            self.cpu += time.process_time() - c
+
+
+def _peak_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def _ingest(path: Path, db: Path, embedder) -> dict:
+    """One ingest as `asof ingest` runs it: validate, the index in batches (chunk, embed, write), then DuckDB."""
     from core.catalog.store import write_catalog
     from core.ingest.load import load_catalog
-    from core.retrieve.embed import Embedder
-    from core.retrieve.index import chunks_of, commit_index, embedded_text, prepare_index
+    from core.retrieve.writer import write_index
 
-    embedder = Embedder()
+    timed = TimedEmbedder(embedder)
+    t0, c0 = time.perf_counter(), time.process_time()
+    catalog = load_catalog(path)
+    t_load, c_load = time.perf_counter(), time.process_time()
+    report = write_index(catalog.evidence, db, timed, catalog.revision(), quiet=True)
+    t_index, c_index = time.perf_counter(), time.process_time()
+    write_catalog(catalog, db, index_version=report.version)
+    t_end, c_end = time.perf_counter(), time.process_time()
+    return {"catalog": catalog, "report": report, "precision": timed.precision, "wall": t_end - t0, "cpu": c_end - c0,
+            "phases_s": {"validate": round(t_load - t0, 2), "embed": round(timed.wall, 2),
+                         "index_write": round(t_index - t_load - timed.wall, 2), "duckdb": round(t_end - t_index, 2)},
+            # CPU of every thread of the process: on a shared machine a phase's wall time is partly waiting for a core.
+            "phases_cpu_s": {"validate": round(c_load - c0, 1), "embed": round(timed.cpu, 1),
+                             "index_write": round(c_index - c_load - timed.cpu, 1), "duckdb": round(c_end - c_index, 1)}}
+
+
+def changed_share(raw: dict, share: float) -> dict:
+    """The same catalog with `share` of its objects' texts changed (every k-th object), for a re-ingest."""
+    step = max(1, round(1 / share))
+    evidence = [{**e, "text": e.get("text", "") + " Revised this quarter."} if i % step == 0 else e
+                for i, e in enumerate(raw["evidence"])]
+    return {**raw, "evidence": evidence}
+
+
+def run_size(n: int, n_questions: int, keep: str | None = None, kind: str = "model",
+             reingest: float | None = None) -> dict:
+    from core.retrieve.embed import Embedder
+    from core.retrieve.index import chunks_of, embedded_text
+
+    embedder = HashEmbedder() if kind == "hash" else Embedder()
     embedder.encode(["warm up"])  # model load is not ingest throughput
-    raw = synth_catalog(n)
     kept = Path(keep) / f"bench-{n}" if keep else None
     reuse = bool(kept and (kept / "bench.duckdb").exists())
     with (contextlib.nullcontext(str(kept)) if kept else tempfile.TemporaryDirectory(prefix=f"asof-bench-{n}-")) as tmp:
@@ -256,51 +340,57 @@ def run_size(n: int, n_questions: int, keep: str | None = None) -> dict:
         path = Path(tmp) / "catalog.json"
         db = Path(tmp) / "bench.duckdb"
         if reuse:  # the same deterministic catalog, ingested by an earlier run: only the questions are measured
-            return _questions_only(n, n_questions, raw, db, embedder)
-        path.write_text(json.dumps(raw))
-
-        t0, c0 = time.perf_counter(), time.process_time()
-        catalog = load_catalog(path)
-        t_load, c_load = time.perf_counter(), time.process_time()
-        prepared = prepare_index(catalog, db, embedder, quiet=True)
-        t_embed, c_embed = time.perf_counter(), time.process_time()
-        write_catalog(catalog, db)
-        t_duck, c_duck = time.perf_counter(), time.process_time()
-        report = commit_index(prepared)
-        t_end = time.perf_counter()
-        ingest_s, ingest_cpu = t_end - t0, time.process_time() - c0
-
-        # Raw MiniLM throughput, through the encoder the ingest chose, on a random sample of the very texts it
-        # embedded.
-        encoder = embedder.for_rows(report.chunks)
-        texts = [embedded_text(text, ev.kind, part) for ev in catalog.evidence for _, part, text in chunks_of(ev)]
-        sample = random.Random(3).sample(texts, min(len(texts), 4000))
-        r0 = time.perf_counter()
-        encoder.encode(sample)
-        raw_rate = len(sample) / (time.perf_counter() - r0)
-
-        asked = _ask_all(n_questions, raw, db, embedder)
+            return _questions_only(n, n_questions, synth_catalog(n), db, embedder)
+        path.write_text(json.dumps(synth_catalog(n)))  # not held during the ingest: its memory is the ingest's
+        before_rss = _peak_mb()
+        first = _ingest(path, db, embedder)
+        catalog, report = first.pop("catalog"), first["report"]
+        ingest_rss = _peak_mb()
+        again = None
+        if reingest:
+            path.write_text(json.dumps(changed_share(synth_catalog(n), reingest)))
+            again = _ingest(path, db, embedder)
+            again.pop("catalog")
+        raw_rate = None
+        if kind != "hash":
+            # Raw MiniLM throughput, through the encoder the ingest chose, on a random sample of the very texts it
+            # embedded.
+            encoder = embedder.for_rows(report.chunks)
+            texts = [embedded_text(text, ev.kind, part) for ev in catalog.evidence for _, part, text in chunks_of(ev)]
+            sample = random.Random(3).sample(texts, min(len(texts), 4000))
+            r0 = time.perf_counter()
+            encoder.encode(sample)
+            raw_rate = len(sample) / (time.perf_counter() - r0)
+        del catalog
+        asked = _ask_all(n_questions, synth_catalog(n), db, embedder) if n_questions else {}
+    ingest_s = first["wall"]
     return {
-        "objects": n, "chunks": report.chunks,
-        "ingest_s": round(ingest_s, 2), "ingest_cpu_s": round(ingest_cpu, 1), "precision": encoder.precision,
+        "objects": n, "chunks": report.chunks, "embedder": kind,
+        "ingest_s": round(ingest_s, 2), "ingest_cpu_s": round(first["cpu"], 1), "precision": first["precision"],
         "ingest_objects_per_s": round(n / ingest_s, 1),
         "ingest_chunks_per_s": round(report.chunks / ingest_s, 1),
-        "ingest_phases_s": {"validate": round(t_load - t0, 2), "embed": round(t_embed - t_load, 2),
-                            "duckdb": round(t_duck - t_embed, 2), "lancedb": round(t_end - t_duck, 2)},
-        # CPU of every thread of the process: on a shared machine a phase's wall time is partly waiting for a core.
-        "ingest_phases_cpu_s": {"validate": round(c_load - c0, 1), "embed": round(c_embed - c_load, 1),
-                                "duckdb": round(c_duck - c_embed, 1), "lancedb": round(c0 + ingest_cpu - c_duck, 1)},
-        "raw_encode_chunks_per_s": round(raw_rate, 1),
-        "ingest_vs_raw_encode": round((report.chunks / ingest_s) / raw_rate, 3),
+        "ingest_phases_s": first["phases_s"], "ingest_phases_cpu_s": first["phases_cpu_s"],
+        "raw_encode_chunks_per_s": round(raw_rate, 1) if raw_rate else None,
+        "ingest_vs_raw_encode": round((report.chunks / ingest_s) / raw_rate, 3) if raw_rate else None,
+        "rss_before_ingest_mb": before_rss, "ingest_peak_rss_mb": ingest_rss,
+        **({"reingest_changed_share": reingest, "reingest_s": round(again["wall"], 2),
+            "reingest_cpu_s": round(again["cpu"], 1), "reingest_embedded": again["report"].embedded,
+            "reingest_phases_cpu_s": again["phases_cpu_s"],
+            "reingest_cpu_vs_first": round(again["cpu"] / first["cpu"], 3)} if again else {}),
         **asked,
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mb": _peak_mb(),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 10000, 100000])
-    parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument("--questions", type=int, default=200, help="questions asked per size (0: ingest only)")
+    parser.add_argument("--embedder", choices=("model", "hash"), default="model",
+                        help="model: the packaged MiniLM (the real ingest); hash: HashEmbedder, deterministic "
+                             "vectors without a model, for memory curves of the write path only")
+    parser.add_argument("--reingest", type=float, metavar="SHARE",
+                        help="then re-ingest with SHARE (e.g. 0.01) of the objects' texts changed; report its CPU")
     parser.add_argument("--keep", help="ingest each size into KEEP/bench-N and keep it; a later run with the same "
                         "--keep asks the questions on it without ingesting again (ingest figures then empty)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: run one size in this process
@@ -308,40 +398,57 @@ def main() -> None:
     parser.add_argument("--name", default="bench", help="results file name in --out (.json, .md)")
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_size(args.one, args.questions, args.keep)))
+        print(json.dumps(run_size(args.one, args.questions, args.keep, args.embedder, args.reingest)))
         return
     results = []
     for n in args.sizes:
         print(f"size {n} ...", file=sys.stderr, flush=True)
         proc = subprocess.run([sys.executable, __file__, "--one", str(n), "--questions", str(args.questions),
+                               "--embedder", args.embedder, *(["--reingest", str(args.reingest)] if args.reingest else []),
                                *(["--keep", args.keep] if args.keep else [])], capture_output=True, text=True)
         if proc.returncode != 0:
             sys.exit(f"size {n} failed:\n{proc.stderr[-3000:]}")
         results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        results[-1]["load_average"] = [round(x, 2) for x in os.getloadavg()]
         print(json.dumps(results[-1]), file=sys.stderr, flush=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     (out / f"{args.name}.json").write_text(json.dumps({"generated": stamp, "machine": f"{os.cpu_count()} cores",
                                                  "results": results}, indent=2) + "\n")
+    columns = [("objects", "objects"), ("chunks", "chunks"), ("embedder", "embedder"), ("precision", "vectors"),
+               ("ingest_s", "ingest s"), ("ingest_cpu_s", "ingest CPU-s"), ("ingest_phases_cpu_s", "CPU-s by phase"),
+               ("ingest_objects_per_s", "objects/s"), ("raw_encode_chunks_per_s", "raw encode chunks/s"),
+               ("ingest_chunks_per_s", "ingest chunks/s"), ("ingest_vs_raw_encode", "ingest/raw"),
+               ("rss_before_ingest_mb", "RSS before ingest MB"), ("ingest_peak_rss_mb", "ingest peak RSS MB"),
+               ("reingest_cpu_s", "re-ingest CPU-s"), ("reingest_embedded", "re-ingest chunks embedded"),
+               ("reingest_cpu_vs_first", "re-ingest CPU / first"),
+               ("ann", "ANN"), ("ann_recall_at_10", "ANN recall@10 vs flat"), ("same_answers_ann_vs_flat", "same answers"),
+               ("ask_p50_ms", "ask p50 ms"), ("ask_p95_ms", "ask p95 ms"), ("ask_flat_p50_ms", "ask flat p50 ms"),
+               ("ask_flat_p95_ms", "ask flat p95 ms"), ("floor_p50_ms", "floor p50 ms"), ("floor_p95_ms", "floor p95 ms"),
+               ("floor_flat_p95_ms", "floor flat p95 ms"), ("research_p95_ms", "research p95 ms"),
+               ("ask_p95_vs_floor_p95", "ask p95 / floor p95"), ("peak_rss_mb", "peak RSS MB"),
+               ("load_average", "load average after (1/5/15 min)")]
+    shown = [(k, h) for k, h in columns if any(r.get(k) is not None for r in results)]
+
+    def cell(value) -> str:
+        if isinstance(value, dict):
+            return ", ".join(f"{k} {v}" for k, v in value.items())
+        if isinstance(value, list):
+            return " / ".join(map(str, value))
+        if isinstance(value, bool):
+            return "yes" if value else "no (flat)"
+        return "" if value is None else str(value)
     load = os.getloadavg()
     lines = [f"Generated by benchmarks/bench.py at {stamp} on {os.cpu_count()} cores, load average {load[0]:.1f} / "
-             f"{load[1]:.1f} / {load[2]:.1f} (1/5/15 min). Do not edit by hand. Empty ingest figures: the size was "
-             "ingested by an earlier run (--keep) and only its questions were measured.", "",
-             "| objects | chunks | ingest s | ingest CPU-s | vectors | objects/s | raw encode chunks/s | ingest chunks/s | "
-             "ingest/raw | ANN | "
-             "ANN recall@10 vs flat | same answers | ask p50 ms | ask p95 ms | ask flat p50 ms | ask flat p95 ms | "
-             "floor p50 ms | floor p95 ms | floor flat p95 ms | research p95 ms | ask p95 / floor p95 | peak RSS MB |",
-             "|" + "---|" * 22]
-    for r in results:
-        lines.append(f"| {r['objects']} | {r['chunks']} | {r['ingest_s']} | {r.get('ingest_cpu_s')} | "
-                     f"{r.get('precision')} | {r['ingest_objects_per_s']} | "
-                     f"{r['raw_encode_chunks_per_s']} | {r['ingest_chunks_per_s']} | {r['ingest_vs_raw_encode']} | "
-                     f"{'yes' if r['ann'] else 'no (flat)'} | {r['ann_recall_at_10']} | {r['same_answers_ann_vs_flat']} | "
-                     f"{r['ask_p50_ms']} | {r['ask_p95_ms']} | {r['ask_flat_p50_ms']} | {r['ask_flat_p95_ms']} | "
-                     f"{r['floor_p50_ms']} | {r['floor_p95_ms']} | {r['floor_flat_p95_ms']} | {r['research_p95_ms']} | "
-                     f"{r['ask_p95_vs_floor_p95']} | {r['peak_rss_mb']} |")
-    lines += ["", "ask: `ask()` through the index as built (ANN above core/retrieve/ann.py's ANN_MIN_ROWS chunk rows); "
+             f"{load[1]:.1f} / {load[2]:.1f} (1/5/15 min) at the end. Do not edit by hand. Empty ingest figures: the "
+             "size was ingested by an earlier run (--keep) and only its questions were measured. Embedder `hash`: "
+             "HashEmbedder (no model; memory and write path only).", "",
+             "| " + " | ".join(h for _, h in shown) + " |", "|" + "---|" * len(shown)]
+    lines += ["| " + " | ".join(cell(r.get(k)) for k, _ in shown) + " |" for r in results]
+    lines += ["", "ingest peak RSS: the process's peak resident memory right after the first ingest (the catalog file "
+              "is written and dropped before it starts); peak RSS: after the questions too. "
+              "ask: `ask()` through the index as built (ANN above core/retrieve/ann.py's ANN_MIN_ROWS chunk rows); "
               "ask flat: the same questions with vector search forced exact. floor: one query embedding plus one "
               "hybrid search with the role's pre-filter; research: the research harness's hybrid method "
               "(core/serve/evaluate.py), no permission filter. Recall@10: share of the flat top 10 the ANN search "

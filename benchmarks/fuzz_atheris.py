@@ -22,8 +22,8 @@ import atheris  # noqa: E402
 with atheris.instrument_imports():
     from core.ingest.ingest import read_inputs
     from core.ingest.load import CatalogError, load_catalog
-    from core.read.dates import find_dates
-    from core.read.intent import parse_intent
+    from core.read.dates.written import find_dates
+    from core.read.intents.intent import parse_intent
 
 WORK = Path(tempfile.mkdtemp(prefix="asof-atheris-"))
 TARGET = WORK / "target"

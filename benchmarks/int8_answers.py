@@ -44,8 +44,8 @@ def main() -> None:
     from core.catalog.store import Store, write_catalog
     from core.ingest.load import load_catalog
     from core.retrieve.embed import Embedder
-    from core.retrieve.index import build_index
     from core.retrieve.search import Searcher
+    from core.retrieve.writer import build_index
     from core.serve.evaluate import scorecard
 
     raw = synth_catalog(args.objects)

@@ -6,6 +6,7 @@ Chromium), whose rendering on the same 2 CPUs is most of their cost.
 
     .venv/bin/python benchmarks/replicas.py                          # both drivers, 1 and 3 replicas
     .venv/bin/python benchmarks/replicas.py --drivers websocket --replicas 1,2 --ws-sessions 300
+    .venv/bin/python benchmarks/replicas.py --switch 10000,100000   # a replica's switch, with and without checks
 
 For each driver and replica count: answers per second (all, and per replica: the answers each replica served
 over the measured wall time), end-to-end latency p50/p95 (request to the answer's headline), and the answers
@@ -188,8 +189,127 @@ def publish_figures(s3, dbs, embedder, tmp: Path, repeats: int = 3) -> dict:
             "publish_s": round(statistics.median(publishes), 2), "switch_to_first_answer_s": round(statistics.median(switches), 2)}
 
 
+def _timed(fn, repeats: int) -> float:
+    """Median seconds of `fn()` over `repeats` calls."""
+    out = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return statistics.median(out)
+
+
+def switch_figures(n: int, s3, tmp: Path, repeats: int) -> dict:
+    """A replica's switch to a published revision of `n` synthetic objects (benchmarks/bench.py's catalog, no
+    search index), whole and by part: the download, the signature on CURRENT, the size and sha256, opening the
+    file, and the schema check (no view, macro or undeclared table or column); medians of `repeats`."""
+    import importlib.util
+
+    import pyarrow.fs as pafs
+
+    from core.catalog.store import Store, write_catalog
+    from core.ingest.load import load_catalog as load
+    from core.serve.replica import Replica, check_signature
+    from core.settings.objects import DB_NAME, ObjectLocation, file_sha256, read_pointer
+    from core.settings.signing import load_trusted_keys
+    spec = importlib.util.spec_from_file_location("asof_bench", ROOT / "benchmarks" / "bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    folder = tmp / f"switch-{n}"
+    folder.mkdir()
+    (folder / "catalog.json").write_text(json.dumps(bench.synth_catalog(n)))
+    db = folder / "catalog.duckdb"
+    t = time.perf_counter()
+    write_catalog(load(folder / "catalog.json"), db)
+    built = time.perf_counter() - t
+    url = f"s3://asof-test/switch-{n}"
+    t = time.perf_counter()
+    pointer = publish_to(url, db, s3)
+    published = time.perf_counter() - t
+    assert read_pointer(s3.filesystem(), ObjectLocation.parse(url)) == pointer
+    import core.serve.replica as replica_mod
+    runs = iter(range(10 ** 6))
+    real = replica_mod.check_signature, replica_mod.check_revision
+
+    def switch(signature: bool = True, revision: bool = True) -> float:
+        """A new replica's switch: CURRENT read, the download, and the checks asked for (the others skipped)."""
+        replica_mod.check_signature = real[0] if signature else (lambda *a: None)
+        replica_mod.check_revision = (real[1] if revision else
+                                      (lambda rev, trusted: replica_mod.check_signature(rev.pointer, trusted)))
+        try:
+            t = time.perf_counter()
+            Replica(url, folder / f"cache-{next(runs)}", s3, poll_s=0).current()
+            return time.perf_counter() - t
+        finally:
+            replica_mod.check_signature, replica_mod.check_revision = real
+
+    local = folder / "downloaded.duckdb"
+
+    def download():
+        local.unlink(missing_ok=True)
+        pafs.copy_files(ObjectLocation.parse(url).revision_key(pointer.folder, DB_NAME), str(local),
+                        source_filesystem=s3.filesystem(), destination_filesystem=pafs.LocalFileSystem())
+
+    def opened():
+        Store(local).close()
+
+    def declared():
+        store = Store(local)
+        store.check_declared()
+        store.close()
+
+    trusted = load_trusted_keys(s3.trusted_keys)
+    parts = {"download_s": _timed(download, repeats), "open_s": _timed(opened, repeats),
+             "signature_s": _timed(lambda: check_signature(pointer, trusted), repeats * 10),
+             "sha256_s": _timed(lambda: file_sha256(local), repeats),
+             "schema_check_s": _timed(declared, repeats) - _timed(opened, repeats)}
+    # Interleaved, so a change in the machine's load falls on every variant alike.
+    variants = {"switch_s": (True, True), "switch_no_signature_s": (False, True), "switch_no_checks_s": (False, False)}
+    seen = {k: [] for k in variants}
+    for _ in range(repeats):
+        for name, (signature, revision) in variants.items():
+            seen[name].append(switch(signature, revision))
+    return {"objects": n, "db_mb": round(db.stat().st_size / 1e6, 1), "built_s": round(built, 1),
+            "publish_s": round(published, 2), **{k: round(statistics.median(v), 3) for k, v in seen.items()},
+            **{k: round(v, 5) for k, v in parts.items()}}
+
+
+def switch_main(sizes: list[int], repeats: int) -> None:
+    load = os.getloadavg()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, seaweedfs(Path(tmp) / "s3") as s3:
+        for n in sizes:
+            rows.append(switch_figures(n, s3, Path(tmp), repeats))
+            print(json.dumps(rows[-1]), flush=True)
+    after = os.getloadavg()
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(exist_ok=True)
+    (out / "replicas_switch.json").write_text(json.dumps({"load_average_at_start": load, "load_average_at_end": after,
+                                                          "cpus": os.cpu_count(), "runs": rows}, indent=2))
+    lines = ["# A replica's switch to a new revision, with and without its checks (benchmarks/replicas.py --switch)", "",
+             f"{os.cpu_count()} CPUs, load average {load[0]:.1f} at start and {after[0]:.1f} at the end (other jobs "
+             "were running); SeaweedFS on this machine. Catalogs of synthetic objects (benchmarks/bench.py), "
+             f"published without a search index; medians of {repeats}. A switch: a new replica reading CURRENT, "
+             "downloading the revision and checking it, timed with both checks, without the signature check, and "
+             "with neither (interleaved). The revision check is the sha256 of the file, opening it, the schema "
+             "check (no view, macro, or undeclared table or column) and the revision id; the signature check is "
+             "Ed25519 over CURRENT. Parts timed alone on the downloaded file on the right.", "",
+             "| objects | DuckDB MB | publish s | switch, both checks s | no signature check s | no checks s | "
+             "signature alone s | sha256 alone s | schema check alone s | download alone s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['objects']:,} | {r['db_mb']} | {r['publish_s']} | {r['switch_s']} | "
+                     f"{r['switch_no_signature_s']} | {r['switch_no_checks_s']} | {r['signature_s']} | "
+                     f"{r['sha256_s']} | {r['schema_check_s']} | {r['download_s']} |")
+    (out / "replicas_switch.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
+    p.add_argument("--switch", metavar="SIZES", help="only time a replica's switch, with and without its checks, at "
+                   "these catalog sizes (e.g. 10000,100000); writes benchmarks/results/replicas_switch.md")
+    p.add_argument("--repeats", type=int, default=3, help="with --switch: medians of this many")
     p.add_argument("--replicas", default="1,3", help="comma-separated replica counts to measure")
     p.add_argument("--drivers", default="websocket,browser",
                    help="websocket: Streamlit's protocol without a browser (the replicas' capacity); browser: Chromium")
@@ -198,6 +318,8 @@ def main() -> None:
     p.add_argument("--ws-sessions", type=int, default=180, help="websocket sessions per replica count")
     p.add_argument("--ws-concurrency", type=int, default=12, help="websocket sessions at once")
     args = p.parse_args()
+    if args.switch:
+        return switch_main([int(x) for x in args.switch.split(",")], args.repeats)
     load = os.getloadavg()
     catalogs = {"A": load_catalog(ROOT / "data" / "demo")}
     catalogs["B"] = restated(catalogs["A"])

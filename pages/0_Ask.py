@@ -19,8 +19,8 @@ from core.catalog.history import view_for  # noqa: E402
 from core.explain.explain import explain  # noqa: E402
 from core.explain.headline import date_source, day_text, markdown  # noqa: E402
 from core.explain.value_headline import loaded_for_period  # noqa: E402
-from core.read.dates import parse_period  # noqa: E402
-from core.read.day_range import check_day  # noqa: E402
+from core.read.dates.day_range import check_day  # noqa: E402
+from core.read.dates.written import parse_period  # noqa: E402
 from core.resolve.parts import part_details  # noqa: E402
 from core.settings.budget import too_long  # noqa: E402
 from ui import answer  # noqa: E402

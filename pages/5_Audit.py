@@ -9,6 +9,7 @@ from core.serve import audit_view  # noqa: E402
 from core.serve.audit import audit_path, read_log, verify  # noqa: E402
 from core.serve.audit_cli import NO_KEY, filtered  # noqa: E402
 from core.serve.audit_key import AuditKeyError  # noqa: E402
+from core.serve.decision_audit import DECISION, replay_decision  # noqa: E402
 from core.serve.replay import replay  # noqa: E402
 from ui.history import asked_here  # noqa: E402
 from ui.resources import searcher, settings, sidebar, store  # noqa: E402
@@ -95,8 +96,14 @@ if records:
                        "explanation")])
     with st.expander("The whole record (JSON)", expanded=False):
         st.json(audit_view.readable(rec, view, reader, others, mine).model_dump(mode="json"))
-    replayable = rec.behavior not in ("refused", "error")
-    if not replayable:
+    replayable = rec.behavior not in ("refused", "error", DECISION)
+    if rec.behavior == DECISION and st.button("Replay", key="audit_replay_decision", type="primary"):
+        # A steward decision replays against the catalog's history (core/serve/decision_audit.py).
+        decided = replay_decision(db, rec.id)
+        (st.success if decided.reproduced else st.error)(
+            ("Reproduced" if decided.reproduced else "Not reproduced") + f"; audit chain: {decided.verification}")
+        st.code(decided.report(), language=None)
+    if rec.behavior in ("refused", "error"):
         message = audit_view.readable(rec, view, reader, others, mine).message
         st.info(f"A {rec.behavior} call: {message or 'no message'}. There is no answer to replay.")
     if replayable and st.button("Replay", key="audit_replay", type="primary"):

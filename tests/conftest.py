@@ -25,8 +25,8 @@ from core.answer.ask import Question, ask  # noqa: E402
 from core.catalog.store import Store, write_catalog  # noqa: E402
 from core.ingest.load import load_catalog  # noqa: E402
 from core.retrieve.embed import Embedder  # noqa: E402
-from core.retrieve.index import build_index  # noqa: E402
 from core.retrieve.search import Searcher  # noqa: E402
+from core.retrieve.writer import build_index  # noqa: E402
 
 DEMO = ROOT / "data" / "demo"
 SUITES = ROOT / "tests" / "suites"

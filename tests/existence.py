@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import Path
 
-from core.answer.review import review_queue
+from core.answer.intents.review import review_queue
 from core.catalog.evidence import Catalog, Evidence
 from core.catalog.store import Store, write_catalog
 from core.ingest.ingest import read_inputs

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from core.settings.objects import ObjectStoreSettings
+from core.settings.signing import SIGNING_KEY_ENV, TRUSTED_KEYS_ENV, new_key_pair
 
 ACCESS, SECRET = "asof-test-key", "asof-test-secret"
 # One bucket for every test (prefixes keep them apart): SeaweedFS gives each bucket its own volumes, and a
@@ -89,7 +90,11 @@ def seaweedfs(folder: Path):
                 if time.time() > deadline:
                     pytest.fail(f"SeaweedFS S3 did not answer on {endpoint} within 60 s")
                 time.sleep(0.3)
-        settings = ObjectStoreSettings(endpoint=endpoint, access_key=ACCESS, secret_key=SECRET)
+        # The deployment's publisher key, made as an operator would (`asof keys new`): publish signs with it and
+        # every replica built from these settings trusts it.
+        secret, public = new_key_pair(folder / "keys")
+        settings = ObjectStoreSettings(endpoint=endpoint, access_key=ACCESS, secret_key=SECRET,
+                                       signing_key=str(secret), trusted_keys=(str(public),))
         _wait_writable(settings)
         yield settings
     finally:
@@ -119,6 +124,7 @@ def _wait_writable(settings: ObjectStoreSettings, timeout: float = 60) -> None:
 
 
 def env_for(settings: ObjectStoreSettings) -> dict[str, str]:
-    """The variables a replica or `asof publish` process reads (ObjectStoreSettings.from_env)."""
+    """The variables a replica or `asof publish` process reads (ObjectStoreSettings.from_env), keys included."""
     return {"AWS_ENDPOINT_URL": settings.endpoint, "AWS_ACCESS_KEY_ID": settings.access_key,
-            "AWS_SECRET_ACCESS_KEY": settings.secret_key, "AWS_REGION": settings.region}
+            "AWS_SECRET_ACCESS_KEY": settings.secret_key, "AWS_REGION": settings.region,
+            SIGNING_KEY_ENV: settings.signing_key or "", TRUSTED_KEYS_ENV: os.pathsep.join(settings.trusted_keys)}

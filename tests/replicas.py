@@ -235,7 +235,7 @@ def expectations(catalogs: dict, dbs: dict) -> tuple[dict, dict]:
 
     from concurrency import foreign_ids
 
-    from core.answer.review import steward_scope
+    from core.answer.intents.review import steward_scope
     from core.answer.steward import steward_view
     from core.catalog.store import Store
     views, foreign = {}, {}

@@ -8,7 +8,7 @@ from datetime import date, datetime
 import streamlit as st
 
 from core.catalog.envelope import Envelope
-from core.read.recorded import end_of
+from core.read.dates.recorded import end_of
 from core.serve import audit
 from core.serve.audit_key import AuditKeyError
 from ui.resources import settings

@@ -16,8 +16,8 @@ from core.compute import choose
 from core.explain.explain import ExplanationCache, cache_for
 from core.explain.headline import clock_text
 from core.explain.ingested import ingested_text
-from core.read.dates import parse_period
-from core.read.day_range import FIRST_DAY, LAST_DAY, check_day
+from core.read.dates.day_range import FIRST_DAY, LAST_DAY, check_day
+from core.read.dates.written import parse_period
 from core.retrieve.embed import Embedder
 from core.retrieve.search import Searcher
 from core.serve.live import Live
@@ -49,6 +49,11 @@ def _embedder(model: str | None) -> tuple[Embedder, threading.Thread]:
     thread = threading.Thread(target=lambda: embedder.model, daemon=True)
     thread.start()
     return embedder, thread
+
+
+def embedder() -> Embedder:
+    """The app's embedding model (loaded once per process), for a steward decision's new revision."""
+    return _embedder(settings().embed_model)[0]
 
 
 @st.cache_resource(show_spinner=False)
@@ -211,7 +216,7 @@ def sidebar(s: Store, dates: bool = True) -> dict:
         return {"role": role, "principal": ident.principal, "day": None, "period": None, "at": s.now()}
     mode = st.sidebar.radio("Reporting", ["Date", "Period", "No date"], key="date_mode", horizontal=True)
     day = period = None
-    bounds = dict(min_value=FIRST_DAY, max_value=LAST_DAY)  # the days AsOf answers for (core/read/day_range.py)
+    bounds = dict(min_value=FIRST_DAY, max_value=LAST_DAY)  # the days AsOf answers for (core/read/dates/day_range.py)
     if mode == "Date":
         day = st.sidebar.date_input("Reporting date", key="day", **bounds)
     elif mode == "Period":

@@ -5,7 +5,7 @@ from datetime import date
 
 import streamlit as st
 
-from core.answer.review import StewardScope, steward_scope
+from core.answer.intents.review import StewardScope, steward_scope
 from core.answer.steward import queue_day
 from core.catalog.store import Store
 

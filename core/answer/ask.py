@@ -5,14 +5,14 @@ Each step appends to the trace what it decided and by which rule.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timezone
 
-from core.answer import intents, values
+from core.answer import decision_note, values
 from core.answer.entity import _intent_entity, _llm_reading, _named_objects, _pick_entity
+from core.answer.intents import route as intents
 from core.answer.resolution import _resolve
 from core.catalog import history
 from core.catalog.access import Visible, seen_text, visible
-from core.catalog.entities import match_entities
 from core.catalog.envelope import (
     Behavior,
     CatalogState,
@@ -23,11 +23,10 @@ from core.catalog.envelope import (
 )
 from core.catalog.store import Store
 from core.compute.engine import ValueEngine
-from core.read import recorded, when
-from core.read.date_mention import DateMention
-from core.read.described import asks_stale
-from core.read.intent import Intent, parse_intent
-from core.read.when import dates_read
+from core.read.dates import recorded, when
+from core.read.dates.when import dates_read
+from core.read.intents.intent import Intent
+from core.read.reading import Reading, check_length, read
 from core.resolve.outcome import _clarify
 from core.resolve.search_pass import SEARCH_K, _search_filters
 from core.retrieve.index import IndexUnavailable
@@ -67,7 +66,8 @@ class Question:
 class _Run:
     q: Question
     view: Visible
-    intent: Intent
+    reading: Reading  # the question, read once: later steps read this, never the text
+    intent: Intent  # reading.intent
     revision: str
     at: datetime
     searcher: Searcher | None = None
@@ -77,7 +77,7 @@ class _Run:
     notes: list[str] = field(default_factory=list)
     columns: ColumnLineage | None = None
     read_as: str | None = None  # how a misspelt name was read
-    reading: object = None  # the LLM's reading, when one was asked for and could be read
+    llm_reading: object = None  # the LLM's reading, when one was asked for and could be read
     dates_read: list = field(default_factory=list)  # how each date in the text was read
     now: list = field(default_factory=list)  # "now" words read as the evaluation time (the form's date stood)
     refs: list = field(default_factory=list)  # visible objects named exactly (named.named_objects)
@@ -105,7 +105,7 @@ class _Run:
                         columns=self.columns, entity_read_as=self.read_as,
                         today_by_default=bool(self.other_versions), other_versions=self.other_versions,
                         dates_read=self.dates_read, moment=self.moment,
-                        asks_stale="freshness_status" in self.intent.aspects and asks_stale(self.q.text), **kw)
+                        asks_stale="freshness_status" in self.intent.aspects and self.reading.asks_stale, **kw)
 
 
 def ask(store: Store, q: Question, now: datetime | None = None, searcher: Searcher | None = None,
@@ -114,13 +114,13 @@ def ask(store: Store, q: Question, now: datetime | None = None, searcher: Search
     answer comes from the catalog alone. A recorded-at time (on the form or in the text) answers from the
     catalog as it stood then (core/catalog/history.py), from DuckDB alone. An index that cannot be read (at opening
     or mid-question) gives the catalog-only answer with a notice, never a Lance traceback. `llm` (model,
-    timeout s) adds a checked LLM reading of the question (core/read/reading.py); without it the reading is
+    timeout s) adds a checked LLM reading of the question (core/read/llm/reading.py); without it the reading is
     deterministic. `engine` computes metric values when the question asks for numbers (core/answer/values.py);
     without it such an answer says that no warehouse is configured.
 
     A question longer than budget.MAX_QUESTION_CHARS raises budget.QuestionTooLong before anything reads it;
     an answer that spends its time budget (budget.ANSWER_BUDGET_S) stops and says so (an abstain envelope)."""
-    budget.check_question(q.text)
+    check_length(q)
     with budget.answer_budget():
         try:
             return _ask_within_budget(store, q, now, searcher, llm, engine)
@@ -164,6 +164,7 @@ def _ask_within_budget(store: Store, q: Question, now: datetime | None, searcher
         env.notes.append(f"Search index unavailable: {problem}.")
     env.recorded = state
     env.granted = sorted(q.grants)
+    decision_note.cite(store, env)
     if q.carried and q.entity and env.entity_id == q.entity:
         env.notes.insert(0, q.carried)
     if q.grants:
@@ -200,41 +201,22 @@ def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | N
 
 
 def _authorize(store: Store, q: Question, now: datetime | None, searcher: Searcher | None) -> _Run:
-    """Authorization first: the role's view (widened by a steward's queue grants) and the intent's reading."""
+    """Authorization first: the role's view (widened by a steward's queue grants), and the question read once."""
     roles = [r.name for r in store.roles()]
     if q.role not in roles:
         raise UnknownRole(f"unknown role {q.role!r}; roles in this catalog: {', '.join(roles)}")
     at = q.at or now or store.now()
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
-    intent = parse_intent(q.text, at.date(), store.fiscal_year_start_month)
-    _carry_into(intent, q)
+    reading = read(q, at.date(), store.fiscal_year_start_month)
     view = visible(store, q.role, q.grants)
-    run = _Run(q=q, view=view, intent=intent, revision=view.revision, at=at,
+    run = _Run(q=q, view=view, reading=reading, intent=reading.intent, revision=view.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
     if run.searcher:
-        run.searcher.prepare(q.text)
+        run.searcher.prepare(reading.search_query)
     # Counted as the sidebar counts (access.seen_text): the role's own objects, then what its review queue adds.
     run.step("authorization", f"role {q.role}: {seen_text(view)}")
     return run
-
-
-def _carry_into(intent: Intent, q: Question) -> None:
-    """A follow-up's carried asks, as if its words had said them: the number (by the last grain unless it names
-    one), and the two periods of "vs last year?" as the two dates a comparison reads."""
-    if q.asks_value:
-        intent.value = True
-        if intent.under_version:  # "under v1" after a number: the period on the table restated under v1
-            intent.restate = True
-        intent.value_grain = intent.value_grain or q.value_grain or ("month" if intent.restate else None)
-    if q.compare_versions:  # "what changed between them?": the two versions the last answer showed
-        intent.versions = [(label, 0) for label in q.compare_versions]
-        intent.kind = "compare"
-    if q.compare:
-        said = [DateMention("period", start=a, end=b, text=f"{a} to {b - timedelta(days=1)}",
-                            rule="moved from the period of your last question") for a, b in q.compare]
-        intent.dates = said + [d for d in intent.dates if d.kind == "timestamp"]
-        intent.kind = intent.kind or "compare"
 
 
 def _read(run: _Run, llm: tuple[str, float] | None) -> None:
@@ -247,7 +229,7 @@ def _read(run: _Run, llm: tuple[str, float] | None) -> None:
 def _named_document(run: _Run) -> Envelope | None:
     if run.bare and not run.q.entity and all(r.document for r in run.refs):
         # A visible document, note or lineage page asked for by its exact title or id: it is the answer.
-        from core.answer import documents
+        from core.answer.intents import documents
         return documents.named(run)
     return None
 
@@ -257,7 +239,7 @@ def _definition(run: _Run) -> Envelope:
     if run.searcher:
         # The answer pass's vector search is over the role's approved rows for the question's text: it does not
         # depend on the entity, so it runs on the searcher's threads while this one chooses the entity.
-        run.answer_vector = run.searcher.submit(run.searcher.vector, run.q.text, _search_filters(run)[1],
+        run.answer_vector = run.searcher.submit(run.searcher.vector, run.reading.search_query, _search_filters(run)[1],
                                                 k=2 * SEARCH_K)
     try:
         return _definition_answer(run)
@@ -270,9 +252,9 @@ def _definition_answer(run: _Run) -> Envelope:
     view, q = run.view, run.q
     if q.entity and q.entity in view.entities:
         run.step("entity", f"{q.entity} chosen on the form")
-        _, toks = match_entities(q.text, view.entities, view.phrases, run.intent.excluded_spans)
+        _, toks = run.reading.match_entities(view.entities, view.phrases)
         return _resolve(run, view.entities, view.entities[q.entity], [], toks)
-    from core.answer import documents
+    from core.answer.intents import documents
     block = documents.doc_block(run)  # a dbt doc block whose name is the topic is the answer
     if block is not None:
         return block
@@ -281,7 +263,7 @@ def _definition_answer(run: _Run) -> Envelope:
         if (picked.behavior is Behavior.not_found_or_not_authorized and run.refs
                 and all(r.document for r in run.refs)):
             # A document named exactly (by title, name or id) when nothing else is: it is what is asked about.
-            from core.answer import documents
+            from core.answer.intents import documents
             return documents.named(run) or picked
         return picked
     primary, matches, toks = picked

@@ -128,7 +128,7 @@ class QueueRow(BaseModel):
 
 def queue_rows(store, scope, today: date) -> list[QueueRow]:
     """Every object a steward may open read-only (exactly its review queue), one row each."""
-    from core.answer.review import CATEGORIES, review_queue  # the queue's own module decides what is in it
+    from core.answer.intents.review import CATEGORIES, review_queue  # the queue's own module decides what is in it
 
     problems: dict[str, list[str]] = {}
     for item in review_queue(store.all_evidence_for_review(), today):

@@ -19,10 +19,9 @@ follow on, the MCP server per conversation id (`Conversations`, bounded).
 """
 from __future__ import annotations
 
-import re
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
@@ -30,15 +29,11 @@ from datetime import date, timedelta
 from core.answer.ask import Question
 from core.answer.entity import NO_SUBJECT
 from core.catalog.envelope import Behavior, Envelope
-from core.read.intent import RESTATE
-from core.read.moves import asks_between_them, moved, period_move
+from core.read.reading import Reading, read
 
 MAX_AGE_S = 30 * 60  # a follow-up after half an hour away is more likely a new thought than a continuation
-MAX_CONVERSATIONS = 1000  # per MCP server: the oldest are forgotten first
-
-# Words that point back at the last subject; the first one written is named in the note.
-_BACK = re.compile(r"\b(it|its|it's|that|this|those|these|they|them|the same)\b", re.IGNORECASE)
-
+MAX_CONVERSATIONS = 1000  # per MCP server, all principals together: the busiest principal's oldest go first
+MAX_PER_PRINCIPAL = 100  # per principal: a client opening more threads forgets its own oldest, never another's
 
 @dataclass(frozen=True)
 class Turn:
@@ -96,48 +91,49 @@ def _when(turn: Turn) -> str:
     return f" on {turn.day.isoformat()}" if turn.day else ""
 
 
-def _points_back_unfound(q: Question, first: Envelope) -> bool:
+def _points_back_unfound(words: Reading, first: Envelope) -> bool:
     """"what would it be under today's definition?": not found as it stands (no subject named), but it points back
     with "it" and asks nothing of its own kind; a named subject not found ("what about crew overtime?") never
     carries."""
     return (first.behavior is Behavior.not_found_or_not_authorized and first.intent is None
-            and (bool(_BACK.search(q.text)) and bool(RESTATE.search(q.text)) or asks_between_them(q.text)))
+            and (bool(words.pointed_back) and words.intent.restate or words.asks_between_them))
 
 
 def carried(q: Question, first: Envelope, last: Turn | None, principal: str | None,
             clock: Callable[[], float] = time.monotonic) -> Question | None:
     """The question to answer instead of `q`, with the last turn's subject (and its dates unless `q` gives its
     own), when `q` is a follow-up of it; None when `q` starts afresh. `first` is `q` answered as it stands."""
-    if (last is None or last.principal != principal or last.role != q.role or clock() - last.asked_at > MAX_AGE_S
-            or not (_names_no_subject(first) or _points_back_unfound(q, first))):
+    if last is None or last.principal != principal or last.role != q.role or clock() - last.asked_at > MAX_AGE_S:
         return None
-    if asks_between_them(q.text) and len(last.versions) >= 2:
+    # What the follow-up's words say of the last answer (a move of its period, "between them", the word pointing
+    # back) is read in core/read/, like every other reading of a question's words.
+    words = read(q, first.evaluated_at.date())
+    if not (_names_no_subject(first) or _points_back_unfound(words, first)):
+        return None
+    back = words.pointed_back
+    said = f"Reading '{back}' as {last.label}" if back else f"Continuing with {last.label}"
+    if words.asks_between_them and len(last.versions) >= 2:
         pair = tuple(sorted(last.versions[:2], key=lambda v: (len(v), v)))
         return replace(q, entity=last.entity_id, day=last.day, period=last.period, compare_versions=pair,
                        carried=f"Comparing the two versions of {last.label} your last answer showed, "
                                f"v{pair[0]} and v{pair[1]}")
-    move = period_move(q.text)
+    move = words.period_move
     table = last.period or ((last.day, last.day + timedelta(days=1)) if last.day else None)
     # "and the year before?", "vs last year?": read against the period on the table, not the clock, even where the
     # date reader read the same words against the clock ("last year")
-    inside = move is not None and all(d.text.lower() in q.text[move.span[0]:move.span[1]].lower()
-                                      for d in first.dates_read)
+    inside = move is not None and all(d.text.lower() in move.words.lower() for d in first.dates_read)
     if move is not None and table is not None and inside and q.day is None and q.period is None:
-        there = moved(table, move)
+        there = move.from_period(table)
         pair = tuple(sorted((there, table))) if move.compare else None
-        back = _BACK.search(q.text)
-        said = f"Reading '{back.group(0)}' as {last.label}" if back else f"Continuing with {last.label}"
         span = f"{there[0].isoformat()} to {(there[1] - timedelta(days=1)).isoformat()}"
-        words, was = q.text[move.span[0]:move.span[1]], _when(last).strip().removeprefix("for ").removeprefix("on ")
-        how = (f"{said}: {was} beside {span} ('{words}' of it)" if pair
-               else f"{said} for {span} ('{words}' {was})")
+        was = _when(last).strip().removeprefix("for ").removeprefix("on ")
+        how = (f"{said}: {was} beside {span} ('{move.words}' of it)" if pair
+               else f"{said} for {span} ('{move.words}' {was})")
         again = last.value and first.intent in (None, "compare") and not first.asked
         return replace(q, entity=last.entity_id, day=None, period=None if pair else there, compare=pair,
                        asks_value=again, value_grain=last.grain if again else None,
                        carried=f"{how} from your last question")
     own_dates = bool(first.dates_read) or q.day is not None or q.period is not None
-    back = _BACK.search(q.text)
-    said = f"Reading '{back.group(0)}' as {last.label}" if back else f"Continuing with {last.label}"
     when = "" if own_dates else _when(last)
     # "and for 2025?", "by quarter?" after a number ask for the number again; "who owns it?", "is it fresh?" ask
     # something of their own
@@ -163,26 +159,46 @@ def follow(q: Question, last: Turn | None, principal: str | None, answer: Callab
 
 class Conversations:
     """The MCP server's memory of each conversation's last turn, keyed by principal and conversation id (so one
-    principal can never continue another's), bounded and expiring. Thread-safe: tools run on many threads."""
+    principal can never continue another's), bounded and expiring. Thread-safe: tools run on many threads.
 
-    def __init__(self, max_items: int = MAX_CONVERSATIONS, clock: Callable[[], float] = time.monotonic):
-        self._turns: OrderedDict[tuple[str | None, str], Turn] = OrderedDict()
+    Bounded per principal first: one busy client (a script opening a conversation per call) forgets its own oldest
+    threads and never another principal's. The overall bound, for many principals at once, forgets the oldest
+    thread of whoever holds the most."""
+
+    def __init__(self, max_items: int = MAX_CONVERSATIONS, clock: Callable[[], float] = time.monotonic,
+                 per_principal: int = MAX_PER_PRINCIPAL):
+        self._turns: OrderedDict[tuple[str | None, str], Turn] = OrderedDict()  # least recently answered first
+        self._held: Counter[str | None] = Counter()  # principal -> its remembered conversations
         self._lock = threading.Lock()
-        self.max_items, self.clock = max_items, clock
+        self.max_items, self.clock, self.per_principal = max_items, clock, per_principal
 
     def last(self, principal: str | None, conversation: str) -> Turn | None:
         with self._lock:
             turn = self._turns.get((principal, conversation))
             if turn is not None and self.clock() - turn.asked_at > MAX_AGE_S:
-                del self._turns[(principal, conversation)]
+                self._forget((principal, conversation))
                 return None
             return turn
 
     def remember(self, principal: str | None, conversation: str, turn: Turn | None) -> None:
         with self._lock:
             key = (principal, conversation)
-            self._turns.pop(key, None)
-            if turn is not None:
-                self._turns[key] = turn
-                while len(self._turns) > self.max_items:
-                    self._turns.popitem(last=False)
+            self._forget(key)
+            if turn is None:
+                return
+            self._turns[key] = turn
+            self._held[principal] += 1
+            if self._held[principal] > self.per_principal:
+                self._forget_oldest_of(principal)
+            while len(self._turns) > self.max_items:
+                busiest = max(self._held, key=lambda p: self._held[p])
+                self._forget_oldest_of(busiest)
+
+    def _forget(self, key: tuple[str | None, str]) -> None:
+        if self._turns.pop(key, None) is not None:
+            self._held[key[0]] -= 1
+            if not self._held[key[0]]:
+                del self._held[key[0]]
+
+    def _forget_oldest_of(self, principal: str | None) -> None:
+        self._forget(next(k for k in self._turns if k[0] == principal))

@@ -5,15 +5,11 @@ Objects named exactly, by id or full title, are read first."""
 from __future__ import annotations
 
 from core.answer import values
-from core.catalog.entities import Entity, match_entities
+from core.catalog.entities import Entity
 from core.catalog.envelope import NOT_FOUND, Behavior, ClarifyOption, Envelope
-from core.catalog.text import STOPWORDS, tokenize, words
-from core.read.candidate import MAX_OPTIONS
-from core.read.described import names_hold, says_data, subject_tables
-from core.read.named import named_objects
-from core.read.ranker import rank_question
-from core.read.stand_in import stands_in
-from core.read.subject import names_no_subject, names_nothing_visible
+from core.catalog.text import STOPWORDS, words
+from core.read.intents.described import names_hold
+from core.read.names.candidate import MAX_OPTIONS
 from core.resolve.chain import chain_head, reads
 from core.resolve.outcome import _clarify, _refusal
 from core.resolve.run import Run as _Run
@@ -24,11 +20,11 @@ BARE_WORDS = set(words("say says said show open read quote summarize summarise t
 
 
 def _named_objects(run: _Run) -> None:
-    """Visible objects named exactly, by id or full title (core/read/ranker.py): dates inside such a name are part
+    """Visible objects named exactly, by id or full title (core/read/names/ranker.py): dates inside such a name are part
     of the name, not a reporting date ("Capacity plan 2026", "...load-2026-11-29"); an id of one governing
     version asks for that version; and a question that is only such names asks for those objects, whatever
     intent the words inside the names suggest."""
-    refs = named_objects(run.q.text, run.view)
+    refs = run.reading.named_objects(run.view)
     if not refs:
         return
     intent = run.intent
@@ -55,9 +51,9 @@ def _named_objects(run: _Run) -> None:
     if not said:
         return
     dates = [d.span for d in intent.dates]
-    rest = [t for t in tokenize(run.q.text) if not any(r.start <= t.start and t.end <= r.end for r in said)
+    rest = [t for t in run.reading.tokens if not any(r.start <= t.start and t.end <= r.end for r in said)
             and not any(a <= t.start < b for a, b in dates)]
-    from core.answer.documents import DOC_WORDS, TOPIC_START
+    from core.answer.intents.documents import DOC_WORDS, TOPIC_START
     # "what does <title> say about claims?": what follows "about" is what to quote, not another question.
     cut = next((k for k, t in enumerate(rest) if t.norm in TOPIC_START and t.start > said[0].end), len(rest))
     run.bare = all(t.norm in STOPWORDS or t.norm in BARE_WORDS or t.norm in DOC_WORDS for t in rest[:cut])
@@ -67,18 +63,18 @@ def _named_objects(run: _Run) -> None:
 
 
 def _pick_entity(run: _Run, entities: dict[str, Entity]):
-    """The ranker (core/read/ranker.py) picks among the role's visible entities; this turns its choice
+    """The ranker (core/read/names/ranker.py) picks among the role's visible entities; this turns its choice
     into the next step, a clarification, or not-found."""
-    if not run.intent.overrides and names_nothing_visible(run.q.text, run.view, run.intent.excluded_spans):
+    if not run.intent.overrides and run.reading.names_nothing_visible(run.view):
         # Said the same for a hidden and a made-up subject: the phrase itself is not repeated. A request to step
         # outside policy is left to the ranker's path, which refuses it.
         run.step("entity", "the question's subject holds a word no visible object uses; nothing stands in for it")
         return run.envelope(Behavior.not_found_or_not_authorized, NOT_FOUND)
-    choice = rank_question(run.q.text, run.intent, run.view, run.searcher, run.q.role)
-    if run.reading is not None:
+    choice = run.reading.rank(run.view, run.searcher, run.q.role)
+    if run.llm_reading is not None:
         choice = _settle_with_reading(run, choice)
-    if choice.decision == "answer" and choice.rule.startswith("semantic match") and stands_in(
-            run.q.text, run.view, choice.entity_id, run.intent.excluded_spans):
+    if choice.decision == "answer" and choice.rule.startswith("semantic match") and run.reading.stands_in(
+            run.view, choice.entity_id):
         choice.decision, choice.rule = "none", f"{choice.entity_id} only sounds like it: {choice.rule}"
     if choice.decision == "clarify":
         choice = _freshness_chain(run, choice)
@@ -102,7 +98,7 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
             return _clarify(run, f"Which metric's {run.intent.versions[0][0].join(('v', ''))} change do you mean?",
                             [ClarifyOption(label=f"{label} ({i})", entity_id=i) for i, label in restated],
                             "a restatement names a version but no metric")
-        from core.answer import documents
+        from core.answer.intents import documents
         return documents.by_title(run) or _no_subject(run) or run.envelope(Behavior.not_found_or_not_authorized,
                                                                            NOT_FOUND)
     run.step("entity", choice.rule)
@@ -116,10 +112,10 @@ NO_SUBJECT = "Which metric, model or source do you mean? Your question doesn't n
 
 
 def _no_subject(run: _Run) -> Envelope | None:
-    """"is it current?", "who owns it?": a question naming no subject at all (core/read/subject.py) is asked back,
+    """"is it current?", "who owns it?": a question naming no subject at all (core/read/names/subject.py) is asked back,
     offering the role's own visible metrics (else its other topics), never answered as not found. A role that sees
     nothing to offer gets not found, as for any question."""
-    if not names_no_subject(run.q.text, run.intent.excluded_spans):
+    if not run.reading.names_no_subject:
         return None
     ents = run.view.entities
     topics = sorted((e for e in ents.values() if e.is_topic), key=lambda e: (e.role != "metric", e.label.lower()))
@@ -152,12 +148,12 @@ def _freshness_chain(run: _Run, choice):
 def _freshness_tables(run: _Run, choice):
     """"Is the cost of goods data up to date?" matching two metrics and a model by one word ("cost"): freshness is a
     source's (its loads), so the visible sources and models whose names, descriptions or columns hold the question's
-    subject (core/read/described.py subject_tables) are what it may mean. One such source answers it; otherwise they
+    subject (core/read/intents/described.py subject_tables) are what it may mean. One such source answers it; otherwise they
     are offered beside the other matches, sources first when the question says "data" or "table". Only the role's
     view is read: a source the role cannot see is never offered, never hinted at, and moves nothing."""
     if "freshness_status" not in run.intent.aspects or run.intent.kind is not None:
         return choice
-    found = subject_tables(run.q.text, run.view, run.intent.excluded_spans)
+    found = run.reading.subject_tables(run.view)
     tables = found.sources + found.models
     if not tables:
         return choice
@@ -165,7 +161,7 @@ def _freshness_tables(run: _Run, choice):
     if len(found.sources) == 1 and not _rival_tables(run, found, choice.options):
         source = found.sources[0]
         others = [ents[i].label for i in dict.fromkeys(choice.options + found.models) if i != source]
-        said = " ".join(dict.fromkeys(run.q.text[t.start:t.end] for t in tokenize(run.q.text) if t.norm in found.said))
+        said = " ".join(dict.fromkeys(run.reading.as_written([t for t in run.reading.tokens if t.norm in found.said])))
         run.notes.append(f"Answered with {ents[source].label}, the one source you can see whose name or description "
                          f"says what you asked about (“{said or ' '.join(found.said)}”): freshness is a source's loads."
                          + (f" Also matching: {', '.join(others)}." if others else ""))
@@ -182,7 +178,7 @@ def _freshness_tables(run: _Run, choice):
         choice.rule = f"{tables[0]}: the one visible table whose words hold the subject of a freshness question"
         return choice
     rest = [o for o in choice.options if o not in tables]
-    if says_data(run.q.text):
+    if run.reading.says_data:
         options = tables + rest
     else:  # the ranker's matches first, with room kept for the tables
         options = rest[:max(MAX_OPTIONS - len(tables), 0)] + tables
@@ -204,7 +200,7 @@ def _rival_tables(run: _Run, found, options: list[str]) -> list[str]:
 def _intent_entity(run: _Run):
     """The entity an intent is about: the form's choice, else the ordinary pick (unchanged)."""
     if run.q.entity and run.q.entity in run.view.entities:
-        _, toks = match_entities(run.q.text, run.view.entities, run.view.phrases, run.intent.excluded_spans)
+        _, toks = run.reading.match_entities(run.view.entities, run.view.phrases)
         return run.view.entities[run.q.entity], [], toks
     return _pick_entity(run, run.view.entities)
 
@@ -212,16 +208,16 @@ def _intent_entity(run: _Run):
 def _llm_reading(run: _Run, llm: tuple[str, float]) -> None:
     """Ask the model for a reading; use only the date part here (the entity part is settled after the
     ranker). The model sees the question and visible entity names only."""
-    from core.read.llm import ModelFailure
-    from core.read.reading import check, read_question
+    from core.read.llm.model import ModelFailure
+    from core.read.llm.reading import check
     ents = run.view.entities
     names = [(e.entity_id, e.label, e.role) for e in ents.values() if e.is_topic]
     try:
-        run.reading = read_question(run.q.text, names, llm[0], llm[1])
+        run.llm_reading = run.reading.llm_proposal(names, llm[0], llm[1])
     except ModelFailure as exc:
         run.step("llm reading", f"not used ({str(exc)[:120]}); the deterministic reading stands")
         return
-    use, reasons = check(run.reading, set(), [], run.intent.dates)
+    use, reasons = check(run.llm_reading, set(), [], run.intent.dates)
     if "date" in use and use["date"] not in run.intent.dates:
         chosen = use["date"]
         run.intent.dates = [chosen if (m.kind == "ambiguous" and m.span == chosen.span) else m for m in run.intent.dates]
@@ -233,9 +229,9 @@ def _llm_reading(run: _Run, llm: tuple[str, float]) -> None:
 
 def _settle_with_reading(run: _Run, choice):
     """The LLM may pick among the ranker's clarify options or confirm its winner; nothing else."""
-    from core.read.reading import check
+    from core.read.llm.reading import check
     allowed = choice.options if choice.decision == "clarify" else ([choice.entity_id] if choice.entity_id else [])
-    use, reasons = check(run.reading, set(run.view.entities), allowed, [])
+    use, reasons = check(run.llm_reading, set(run.view.entities), allowed, [])
     picked = use.get("entity")
     if picked and choice.decision == "clarify":
         run.step("llm reading", f"chose {picked} among the ranker's options")

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from core.answer.ownership import owned_by
+from core.answer.intents.ownership import owned_by
 from core.catalog.entities import Entity
 from core.catalog.envelope import NOT_FOUND, Behavior, Conflict, Envelope, EvidenceRef, SearchHit
 from core.catalog.evidence import Evidence
-from core.read.disagreement import asked_kinds
 from core.resolve import upcoming
 from core.resolve.choose import (
     _choose_for_period,
@@ -147,7 +146,7 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
 
 def _disagreement(run: _Run, found: list[Conflict], chosen: Evidence):
     """Which of the answer's conflicts disagree, of the kinds the question names (core/resolve/disagreement.py)."""
-    asked = asked_kinds(run.q.text)
+    asked = run.reading.disagreement_kinds
     evidence = {e.evidence_id: e for e in run.view.by_ids(sorted({c.evidence_id for c in found}))}
     dis = disagreement(found, evidence, asked, chosen.evidence_id)
     run.step("disagreement", f"asked whether {' or '.join(asked) or 'anything'} disagrees with {chosen.evidence_id}: "
@@ -159,11 +158,11 @@ def _disagreement(run: _Run, found: list[Conflict], chosen: Evidence):
 def _what_reads_it(run: _Run, primary: Entity, chosen: Evidence, day: date | None, selected: list[EvidenceRef]):
     """The downstream half of a question that asks more ("which raw tables feed it and what uses it?", "who owns it
     and what depends on it?"): what reads the chosen version on the day, over the role's visible lineage and
-    formulas (core/answer/downstream.py), beside its own lineage, as the verdict names the owner beside the
+    formulas (core/answer/intents/downstream.py), beside its own lineage, as the verdict names the owner beside the
     definition. Its evidence joins `selected`; returns (Downstream, its sentence), or None when not asked."""
     if "downstream" not in run.intent.aspects:
         return None
-    from core.answer import downstream
+    from core.answer.intents import downstream
     day = day or chosen.valid_from or run.at.date()
     walked = downstream.walk(run, primary, [chosen], day)
     have = {s.evidence_id for s in selected}

@@ -20,7 +20,7 @@ from dataclasses import replace
 from datetime import date, datetime
 
 from core.answer.ask import STEWARD_VIEW, Question, ask
-from core.answer.review import StewardScope, steward_scope
+from core.answer.intents.review import StewardScope, steward_scope
 from core.catalog.access import visible
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store

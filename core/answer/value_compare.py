@@ -1,6 +1,6 @@
 """Two periods' values side by side: "net revenue in 2023 vs 2024" compares the numbers, not only the versions.
 
-The comparison flow (core/answer/compare.py) already chose and diffed the versions in effect; this computes each
+The comparison flow (core/answer/intents/compare.py) already chose and diffed the versions in effect; this computes each
 period's value under the versions that governed it, with the same permission checks as any value (a side the
 role may not compute answers the whole question as not found), and the difference between the two.
 """

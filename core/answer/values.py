@@ -223,7 +223,7 @@ def restated_metrics(view: Visible, intent) -> list[tuple[str, str]]:
 
 
 def attach(view: Visible, env: Envelope, intent, engine: ValueEngine | None) -> None:
-    """Add values to an answer about a metric when its question asks for numbers (core/read/intent.py
+    """Add values to an answer about a metric when its question asks for numbers (core/read/intents/intent.py
     value_reading). The answer's own behavior is unchanged: values are computed under what it resolved."""
     if not intent.value or env.entity_id is None or env.behavior not in (Behavior.answer, Behavior.split):
         return

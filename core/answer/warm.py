@@ -10,33 +10,38 @@ index is built once).
 from __future__ import annotations
 
 import sys
+import threading
 
 from core.catalog.access import visible
 from core.catalog.store import Store
-from core.read.named import build_view
+from core.read.names.named import build_view
 from core.retrieve.search import Searcher
 
 
-def warm(store: Store, searcher: Searcher | None = None) -> None:
+def warm(store: Store, searcher: Searcher | None = None, stop: threading.Event | None = None) -> None:
     """The file's keyed rows, then each role's view (without a steward's grants: those are per queue), and with a
-    searcher its index state and each role's search filter, then the index's rows and their words counted."""
+    searcher its index state and each role's search filter, then the index's rows and their words counted. `stop`
+    set (the process is exiting) ends it at the next step, so whoever joins this thread waits one step at most."""
+    stop = stop or threading.Event()
     _ = store.rows  # read on this thread, not the first question's
     for role in store.roles():
+        if stop.is_set():
+            return
         view = visible(store, role.name)
         view.build()
         build_view(view)
         if searcher is not None and searcher.available:
             searcher.view_filter(view)
             searcher.status_for(role.name)
-    if searcher is not None and searcher.available:
+    if searcher is not None and searcher.available and not stop.is_set():
         # After the views, which matter more to a first answer: the index's rows and their words (~5 s at 100k).
         _ = searcher.terms
 
 
-def warm_quietly(store: Store, searcher: Searcher | None = None) -> None:
+def warm_quietly(store: Store, searcher: Searcher | None = None, stop: threading.Event | None = None) -> None:
     """warm() on a background thread: a warm-up is only ahead of time, so a failure (the file closed under it by a
     newer revision) is said once on stderr and the questions build what they need."""
     try:
-        warm(store, searcher)
+        warm(store, searcher, stop)
     except Exception as exc:  # noqa: BLE001 (DuckDB, Lance, pydantic, OS errors: none may kill the server)
         print(f"warming {store.path} stopped: {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr, flush=True)

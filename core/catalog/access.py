@@ -82,7 +82,7 @@ class FreshnessRecord:
 
 @dataclass(frozen=True, slots=True)
 class Listed:
-    """What a listing row reads of one visible object (core/answer/discover.py): the evidence table's columns, none of
+    """What a listing row reads of one visible object (core/answer/intents/discover.py): the evidence table's columns, none of
     which redaction rewrites except `text` (a formula quoted in it), so an object that names others is read in full
     instead (Visible.listed). The effective-time and governing rules are the parsed object's own."""
     evidence_id: str

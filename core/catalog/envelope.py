@@ -230,7 +230,7 @@ class TableColumn(BaseModel):
 
 
 class TableFacts(BaseModel):
-    """A table's make-up as the role may see it (core/answer/table_facts.py): its columns and the tests on it."""
+    """A table's make-up as the role may see it (core/answer/intents/table_facts.py): its columns and the tests on it."""
     evidence_id: str
     asked: str  # tests | columns
     column: str | None = None  # the column asked about, when one was
@@ -259,7 +259,7 @@ class ListedEntity(BaseModel):
 
 
 class ReviewFinding(BaseModel):
-    """One item of the governance review queue (core/answer/review.py), computed over the asking view only."""
+    """One item of the governance review queue (core/answer/intents/review.py), computed over the asking view only."""
     category: str  # overlap | draft_conflict | superseded_surfaced | untrusted_instructions | empty_acl | stale_index
     title: str
     detail: str
@@ -314,7 +314,7 @@ class Comparison(BaseModel):
     left_model: str | None = None  # backing model evidence ids (metrics)
     right_model: str | None = None
     right_label: str | None = None
-    # Two revisions of one object that ingests recorded (core/answer/recorded_change.py): the ingest that recorded
+    # Two revisions of one object that ingests recorded (core/answer/intents/recorded_change.py): the ingest that recorded
     # the later one, and its day.
     recorded_ingest: int | None = None
     recorded_on: date | None = None
@@ -406,7 +406,7 @@ class Envelope(BaseModel):
     entity_read_as: str | None = None  # "read 'net reveneu' as Net revenue": a misspelt name was read
     dates_read: list[DateReading] = Field(default_factory=list)
     asked: list[str] = Field(default_factory=list)
-    # A freshness question put the stale way ("is AOV stale?"): its Yes is the bad news (core/read/described.py).
+    # A freshness question put the stale way ("is AOV stale?"): its Yes is the bad news (core/read/intents/described.py).
     asks_stale: bool = False
     verdict: str
     selected: list[EvidenceRef] = Field(default_factory=list)

@@ -13,6 +13,7 @@ one before the swap and only adds to it; core/catalog/history.py reads past stat
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -312,8 +313,21 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
         ("evaluation_time", catalog.settings.evaluation_time.isoformat() if catalog.settings.evaluation_time else "")])
     _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
-    for table, data in _rows(catalog.evidence).items():
-        _many(con, table, data)
+    # A batch of objects at a time: the rows of every object at once (a tuple each, the JSON document, then an
+    # Arrow copy) were most of a large ingest's peak memory (docs/scale.md, "Bounded memory").
+    kinds: dict[str, set[str]] = {}
+    for start in range(0, len(catalog.evidence), INSERT_BATCH):
+        batch = catalog.evidence[start:start + INSERT_BATCH]
+        for table, data in _rows(batch).items():
+            if table != "entities":
+                _many(con, table, data)
+        for ev in batch:
+            kinds.setdefault(ev.entity_id, set()).add(ev.kind.value)
+    _many(con, "entities", [(k, sorted(v)) for k, v in kinds.items()])
+
+
+# Objects whose rows are built and inserted at a time.
+INSERT_BATCH = 5_000
 
 
 def _rows(evidence: list[Evidence]) -> dict[str, list[tuple]]:
@@ -352,18 +366,70 @@ def _many(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None
     con.execute(f"INSERT INTO {table} SELECT {', '.join(columns)} FROM batch")
 
 
-def _open_read_only(path: Path) -> duckdb.DuckDBPyConnection:
-    """The file attached read-only to a private in-memory database.
+# A catalog file is data, never a program: a served revision is written by someone else (core/serve/replica.py), and a
+# view in it calling read_text() or read_csv() would read the replica's own files and show them as catalog text. So
+# the connection reading it has no file system, no extension loading, and a configuration no statement can change.
+DATA_ONLY = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
+LOCKED = ("SET enable_external_access = false", "SET lock_configuration = true")
+
+
+def open_data_file(path: str | Path) -> duckdb.DuckDBPyConnection:
+    """A DuckDB file attached read-only (as `catalog`) to a private in-memory database that can read nothing else.
 
     `duckdb.connect(path)` shares one database instance per path within a process, so after a
     re-ingest renames a new file over the old one, a new connection would still read the old file
-    while any Store holds it open. Attaching opens the file that is at the path now.
+    while any Store holds it open. Attaching opens the file that is at the path now. External access is
+    switched off only after the ATTACH (which is itself file access), then the configuration is locked.
     """
-    con = duckdb.connect(":memory:")
-    literal = "'" + str(path).replace("'", "''") + "'"
-    con.execute(f"ATTACH {literal} AS catalog (READ_ONLY)")
-    con.execute("USE catalog")
+    con = duckdb.connect(":memory:", config=DATA_ONLY)
+    try:
+        literal = "'" + str(path).replace("'", "''") + "'"
+        con.execute(f"ATTACH {literal} AS catalog (READ_ONLY)")
+        con.execute("USE catalog")
+        for statement in LOCKED:
+            con.execute(statement)
+    except BaseException:
+        con.close()
+        raise
     return con
+
+
+@functools.cache
+def _declared() -> frozenset[tuple[str, str, str, str | None]]:
+    """(table, column, type, default) of every column the schema creates, as DuckDB reports them."""
+    con = duckdb.connect(":memory:", config=DATA_ONLY)
+    try:
+        con.execute(SCHEMA)
+        con.execute(HISTORY_SCHEMA)
+        return frozenset(con.execute("""SELECT table_name, column_name, data_type, column_default FROM duckdb_columns()
+                                        WHERE database_name = 'memory'""").fetchall())
+    finally:
+        con.close()
+
+
+def undeclared(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """What the attached `catalog` holds beyond the tables and columns the schema declares: views, macros, other
+    tables, other schemas, changed or generated columns (anything that could run when a table is read)."""
+    found = []
+    for (name,) in con.execute("""SELECT schema_name || '.' || view_name FROM duckdb_views()
+                                  WHERE database_name = 'catalog' ORDER BY 1""").fetchall():
+        found.append(f"view {name}")
+    for name, kind in con.execute("""SELECT DISTINCT schema_name || '.' || function_name, function_type
+                                     FROM duckdb_functions() WHERE database_name = 'catalog' ORDER BY 1""").fetchall():
+        found.append(f"{kind.replace('_', ' ')} {name}")
+    for (name,) in con.execute("""SELECT schema_name FROM duckdb_schemas() WHERE database_name = 'catalog'
+                                  AND schema_name <> 'main' ORDER BY 1""").fetchall():
+        found.append(f"schema {name}")
+    declared = _declared()
+    tables = {t for t, _, _, _ in declared}
+    for schema, table, column, kind, default in con.execute(
+            """SELECT schema_name, table_name, column_name, data_type, column_default FROM duckdb_columns()
+               WHERE database_name = 'catalog' ORDER BY table_name, column_index""").fetchall():
+        if schema != "main" or table not in tables:
+            found.append(f"table {schema}.{table}")
+        elif (table, column, kind, default) not in declared:
+            found.append(f"column {table}.{column} ({kind}{', computed' if default is not None else ''})")
+    return list(dict.fromkeys(found))
 
 
 class Store:
@@ -386,7 +452,7 @@ class Store:
         if self.path.stat().st_size == 0:
             raise DatabaseError(f"{self.path} is empty, not a catalog database{again}")
         try:
-            self._con = _open_read_only(self.path)
+            self._con = open_data_file(self.path)
         except duckdb.Error as exc:
             raise DatabaseError(f"{self.path} is not a readable DuckDB catalog database "
                                 f"({str(exc).splitlines()[0][:200]}){again}") from exc
@@ -424,6 +490,13 @@ class Store:
 
     def close(self) -> None:
         self._con.close()
+
+    def check_declared(self) -> None:
+        """Raise DatabaseError unless the file holds only the schema's tables and columns (a served revision)."""
+        extra = undeclared(self._con)
+        if extra:
+            raise DatabaseError(f"{self.path} holds what an AsOf catalog never does: {', '.join(extra[:5])}"
+                                f"{f' and {len(extra) - 5} more' if len(extra) > 5 else ''}")
 
     @property
     def rows(self) -> MemoryRows:

@@ -18,7 +18,7 @@ from core.catalog.explanation import DETERMINISTIC, Explanation
 from core.explain.citations import validate
 from core.explain.prompt import build_messages
 from core.explain.prose import explain_deterministic
-from core.read.llm import ModelFailure, ask_model
+from core.read.llm.model import ModelFailure, ask_model
 
 MaySee = Callable[[set[str]], set[str]]  # ids -> the subset the requester may see
 

@@ -236,7 +236,7 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     return plain
 
 
-# How the headline names the kinds a disagreement question asks about (core/read/disagreement.py KINDS).
+# How the headline names the kinds a disagreement question asks about (core/read/intents/disagreement.py KINDS).
 _KIND_NOUN = {"draft": ("draft", "drafts"), "wiki": ("wiki page", "wiki pages"), "memo": ("memo", "memos"),
               "note": ("note", "notes"), "handbook": ("handbook", "handbooks"), "glossary": ("glossary", "glossaries"),
               "slack": ("Slack note", "Slack notes"), "thread": ("thread", "threads"), "email": ("email", "emails"),
@@ -313,7 +313,7 @@ def _intent(env: Envelope) -> str | None:
     if env.listing:
         li = env.listing
         about = f" about {' '.join(li.topic)}" if li.topic else ""
-        from core.answer.discover import NOUNS
+        from core.answer.intents.discover import NOUNS
         one, many = NOUNS.get(li.kind, (li.kind, li.kind + "s"))
         if li.condition is not None:  # a whole-catalog question: how many of what you can see meet it
             seen = f"{li.checked} {one if li.checked == 1 else many}{about} you can see"
@@ -375,7 +375,7 @@ def _changed(env: Envelope, label: str) -> str:
         return f"{label} {_version(v)} is the only approved version you can see{since}".strip()
     if c.left.evidence_id == c.right.evidence_id:  # one version throughout: never "v2 and v2 are the same"
         return f"{label} {_version(c.left)} is in effect throughout: nothing changed".strip()
-    if c.right.lifecycle == "draft":  # a draft against the version that governs (core/answer/compare.py)
+    if c.right.lifecycle == "draft":  # a draft against the version that governs (core/answer/intents/compare.py)
         pair = f"{label} {_version(c.left)} and the draft “{_title(c.right.title, 8)}”".strip()
     else:
         pair = (f"{label} and {c.right_label}" if c.right_label else

@@ -49,12 +49,12 @@ def _compare(env: Envelope) -> list[Cited]:
 
 
 def _description(env: Envelope, f) -> str:
-    from core.answer.compare import quote_change, sentences
+    from core.answer.intents.compare import quote_change, sentences
     c = env.comparison
     if c.right_label:
         first = (sentences(f.before) or ["not recorded"])[0], (sentences(f.after) or ["not recorded"])[0]
         return f"{env.entity_label}'s description reads “{first[0]}”; {c.right_label}'s reads “{first[1]}”."
-    from core.answer.compare import end
+    from core.answer.intents.compare import end
     said = quote_change(f)
     if len(f.removed) + len(f.added) > 2:  # (no count: a number in a sentence must be one the evidence states)
         return f"Its description changed: {said}; other sentences differ too."
@@ -97,7 +97,7 @@ def _documents(env: Envelope) -> list[Cited]:
         out.append(Cited(text=f"{doc.title} is {status}; as a document it never governs a metric definition.",
                          citations=[doc.evidence_id]))
         out.append(Cited(text=f"It says: \"{doc.quote}\"", citations=[doc.evidence_id]))
-    # What governs in its place (core/answer/documents.py governs_instead): said beside the quote, never after it.
+    # What governs in its place (core/answer/intents/documents.py governs_instead): said beside the quote, never after it.
     for ref in env.selected:
         if ref.role_in_answer == "definition":
             out.append(Cited(text=f"{ref.title} governs instead: it is the approved version in effect.",

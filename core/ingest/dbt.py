@@ -15,7 +15,17 @@ from typing import Any
 
 from core.ingest.artifacts import artifact_problems
 from core.ingest.dbt_tests import column_details, node_tests
-from core.ingest.load import MAX_FILE_BYTES, CatalogError, Problem, linked_file, open_regular, parse_text, read_text
+from core.ingest.load import (
+    MAX_FILE_BYTES,
+    CatalogError,
+    Problem,
+    file_in,
+    linked_file,
+    open_regular,
+    parse_text,
+    pinned,
+    read_text,
+)
 
 NODE_TYPES = ("model", "seed", "snapshot")
 HOURS = {"minute": 1 / 60, "hour": 1, "day": 24}
@@ -56,8 +66,9 @@ def _artifact(folder: Path, name: str) -> Path | None:
         refused = linked_file(path, folder)
         if refused:
             raise refused
-        if path.is_file():
-            return path
+        found = file_in(folder, path.name)  # read later only if still this file, in this folder (load.Listed)
+        if found is not None:
+            return found
     return None
 
 
@@ -77,7 +88,7 @@ def _gunzip(path: Path) -> str:
 
 def read_target(folder: str | Path) -> DbtArtifacts:
     """Read the artifacts; manifest.json is required, the others are used when present."""
-    folder = Path(folder)
+    folder = pinned(Path(folder))  # every artifact is read from the folder as it is now, never one swapped in later
     problems, loaded, files = [], {}, {}
     if _artifact(folder, "manifest") is None:
         raise CatalogError([Problem(file=str(folder), message="no manifest.json: give a dbt target/ folder "

@@ -1,8 +1,9 @@
 """Everything `python -m core ingest` can read, merged into one validated Catalog, and what changed.
 
 Inputs: a hand-written catalog (JSON/YAML), a dbt target folder, OpenLineage events, a governance overlay
-and loose Markdown documents. Nothing is written here; the CLI writes the catalog and the index only when
-this returns without problems.
+and loose Markdown documents. Nothing is written here (but the decisions file's source check, which counts only
+once an ingest writes the revision it names); the CLI writes the catalog and the index only when this returns
+without problems.
 """
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from pathlib import Path
 import duckdb
 
 from core.catalog.evidence import Catalog
+from core.catalog.store import open_data_file
 from core.ingest.dbt import dbt_evidence, read_target
+from core.ingest.decision_apply import reapply
 from core.ingest.load import CatalogError, Problem, build_catalog, catalog_files, parse_file
 from core.ingest.openlineage import read_openlineage
 from core.ingest.overlay import Overlay, read_documents
+from core.ingest.oversize import cut_oversized
 
 
 @dataclass
@@ -38,7 +42,7 @@ def _previous(db_path: str | Path) -> dict[str, tuple[str, str, datetime | None]
     if not path.exists():
         return {}
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = open_data_file(path)
         try:
             rows = con.execute("SELECT evidence_id, content_hash, acl_revision, recorded_at FROM evidence").fetchall()
         finally:
@@ -96,7 +100,9 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
             stage = str(Path(dbt) / "manifest.json")
             art = read_target(dbt)
             dbt_file = art.files["manifest"]
-            generated += dbt_evidence(art)
+            models = dbt_evidence(art)
+            warnings += [f"{dbt_file}: {w}" for w in cut_oversized(models)]  # kept, cut, named: never dropped
+            generated += models
         if openlineage:
             stage = str(openlineage)
             ol = read_openlineage(openlineage, _relations(generated))
@@ -131,6 +137,9 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
         docs.insert(0, (name, {"roles": roles, "evidence": generated}))
     result = build_catalog(docs, str(catalog or dbt or openlineage), problems)
     result.warnings.extend(warnings)
+    # Steward decisions recorded beside the database stay in force over the source until it says the same
+    # (carried) or contradicts them (back in the review queue): core/ingest/decision_apply.py.
+    result = reapply(db_path, result, str(catalog or dbt or openlineage))
     return result, diff(result, previous)
 
 

@@ -78,7 +78,13 @@ def open_regular(path: Path, follow: bool = True) -> BinaryIO:
         if exc.errno == errno.ELOOP and not follow:
             raise _fail(path, "is a symbolic link; only regular files inside the folder are read") from None
         raise _fail(path, f"cannot read: {exc.strerror or exc}") from None
-    mode = os.fstat(fd).st_mode
+    opened = os.fstat(fd)
+    mode = opened.st_mode
+    listed = getattr(path, "identity", None)
+    if listed is not None and (opened.st_dev, opened.st_ino) != listed:
+        os.close(fd)  # a folder above it was replaced (by a link, or moved) after the walk listed the file
+        raise _fail(path, "is not the file that was listed in its folder (a folder on its path was replaced, by a "
+                          "symbolic link or otherwise, while the ingest read it); not read")
     if stat.S_ISREG(mode):
         return os.fdopen(fd, "rb")
     os.close(fd)  # a folder opens too, but is no file
@@ -92,7 +98,7 @@ def open_regular(path: Path, follow: bool = True) -> BinaryIO:
 def read_text(path: Path | str, max_bytes: int | None = None, follow: bool = True) -> str:
     """The text of a regular file, or CatalogError naming the file and why it cannot be read (`follow`: as
     open_regular)."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)  # a Listed path keeps the identity it was listed with
     limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
     with open_regular(path, follow) as fh:
         size = os.fstat(fh.fileno()).st_size
@@ -281,27 +287,115 @@ def _link_problem(link: Path, folder: Path) -> Problem:
                                            "read, so the link is refused: copy the file into the folder instead")
 
 
-def folder_files(folder: Path, suffixes: set[str] | frozenset[str]) -> tuple[list[Path], list[Problem]]:
+class Listed(type(Path())):
+    """A file found inside a folder, with the (device, inode) it had when it was listed: opened later by its path, it
+    is read only if it is still that file. Refusing a link as the last component is not enough: a folder above the
+    file swapped for a link between listing and reading would open another file, whose inode differs."""
+    identity: tuple[int, int]
+
+
+def listed(path: Path, st: os.stat_result) -> Listed:
+    out = Listed(path)
+    out.identity = (st.st_dev, st.st_ino)
+    return out
+
+
+def folder_files(folder: Path, suffixes: set[str] | frozenset[str]) -> tuple[list[Listed], list[Problem]]:
     """The files under `folder` whose suffix is one of `suffixes`, and a problem naming each symbolic link that
     would have been read (a linked file with such a suffix, or a linked folder: anything could lie below it).
 
     Links are refused, never followed, even when they point inside the folder: what a folder publishes to its
     roles must be what is in it, and a link can be repointed (to an account or token file) after it was checked.
-    The folder itself may be a link: the person running the ingest named it."""
-    found: list[Path] = []
+    The folder itself may be a link: the person running the ingest named it. Every level below it is listed
+    through a descriptor of the level above (os.fwalk), never through a path, so a sub-folder swapped for a link
+    while the walk runs is not entered; and each file found carries its identity (`Listed`), checked when read."""
+    found: list[Listed] = []
     problems: list[Problem] = []
-    for root, dirs, files in os.walk(folder):  # followlinks=False: a linked folder is listed, never entered
-        here = Path(root)
-        problems += [_link_problem(here / d, folder) for d in sorted(dirs) if (here / d).is_symlink()]
-        for name in sorted(files):
-            path = here / name
-            if path.suffix not in suffixes:
-                continue
-            if path.is_symlink():
-                problems.append(_link_problem(path, folder))
-            else:
-                found.append(path)
+    top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for root, dirs, files, here_fd in os.fwalk(".", dir_fd=top):  # follow_symlinks=False: links never entered
+            here = folder / root
+            for name in sorted(dirs):
+                st = _lstat(name, here_fd)
+                if st is not None and stat.S_ISLNK(st.st_mode):
+                    problems.append(_link_problem(here / name, folder))
+            for name in sorted(files):
+                if Path(name).suffix not in suffixes:
+                    continue
+                st = _lstat(name, here_fd)
+                if st is None:
+                    continue  # removed since it was listed
+                if stat.S_ISLNK(st.st_mode):
+                    problems.append(_link_problem(here / name, folder))
+                else:
+                    found.append(listed(here / name, st))
+    finally:
+        os.close(top)
     return sorted(found), problems
+
+
+def pinned(folder: Path) -> Path:
+    """A folder named by whoever runs the ingest (it may be a link), with the identity it has now: a file looked for
+    in it by name later (`file_in`) is looked for in this folder, or refused once the folder was replaced."""
+    try:
+        return listed(folder, folder.stat())
+    except OSError:
+        return folder  # missing or unreadable: the reader says so, naming it
+
+
+def file_in(folder: Path, name: str) -> Listed | None:
+    """`folder/name` if it is a regular file, looked up in the folder's own descriptor without following a link,
+    with its identity (checked again when it is read); None when there is no such file."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
+    try:
+        now, was = os.fstat(fd), getattr(folder, "identity", None)
+        if was is not None and (now.st_dev, now.st_ino) != was:
+            raise _fail(folder, "was replaced (by a symbolic link or otherwise) while the ingest read it; not read")
+        found = _lstat(name, fd)
+    finally:
+        os.close(fd)
+    return listed(folder / name, found) if found is not None and stat.S_ISREG(found.st_mode) else None
+
+
+def file_below(folder: Path, *names: str) -> Listed | None:
+    """`folder/names...` found level by level, each sub-folder opened relative to the one above without following a
+    link (CatalogError naming the level that is a link), with the file's identity, so reading it later by path
+    (read_text) refuses anything swapped in meanwhile; None when it is missing. `folder` itself may be a link."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    path = folder
+    try:
+        for name in names[:-1]:
+            path = path / name
+            try:
+                inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                st = _lstat(name, fd)
+                if st is not None and stat.S_ISLNK(st.st_mode):
+                    raise CatalogError([_link_problem(path, folder)]) from None
+                raise _fail(path, f"cannot open: {exc.strerror or exc}") from None
+            os.close(fd)
+            fd = inner
+        st = _lstat(names[-1], fd)
+    finally:
+        os.close(fd)
+    path = path / names[-1]
+    if st is None:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise CatalogError([_link_problem(path, folder)])
+    return listed(path, st)
+
+
+def _lstat(name: str, dir_fd: int) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
 
 
 def linked_file(path: Path, folder: Path) -> CatalogError | None:

@@ -30,6 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from core.ingest.load import CatalogError, file_below, read_text
 from core.settings.config import Settings
 
 Grain = Literal["day", "week", "month", "quarter", "year"]
@@ -124,12 +125,17 @@ def _project_dir(project: Path) -> Path:
 
 def project_manifest(project: Path) -> str:
     """The project's current semantic manifest (target/semantic_manifest.json, written by `dbt parse`)."""
-    path = _project_dir(project) / "target" / "semantic_manifest.json"
-    if path.is_symlink() or path.parent.is_symlink():  # the rule of every file read inside a folder (load.folder_files)
-        raise MetricFlowError(f"{path}: is a symbolic link; only regular files inside the project are read")
-    if not path.is_file():
-        raise MetricFlowError(f"{path}: missing; run `dbt parse` in {path.parent.parent} first")
-    return path.read_text(encoding="utf-8")
+    project = _project_dir(project)
+    # The rule of every file read inside a folder (core/ingest/load.py): no level below the project may be a link,
+    # and what is read is the file that was found, even if target/ is swapped for a link in between.
+    try:
+        found = file_below(project, "target", "semantic_manifest.json")
+        if found is None:
+            raise MetricFlowError(f"{project / 'target' / 'semantic_manifest.json'}: missing; run `dbt parse` in "
+                                  f"{project} first")
+        return read_text(found, follow=False)
+    except CatalogError as exc:
+        raise MetricFlowError(str(exc)) from None
 
 
 def manifest_metrics(manifest: str, where: str = "semantic_manifest.json") -> dict[str, dict]:

@@ -16,12 +16,12 @@ from core.ingest.load import CatalogError, Problem, folder_files, parse_file, pa
 
 DEFAULT_ROLE = "analyst"
 OBJECT_FIELDS = {"acl", "aliases", "owner", "authority", "lifecycle", "authority_class", "valid_from",
-                 "valid_through", "valid_to", "version", "title", "text", "versions", "history"}
+                 "valid_through", "valid_to", "expires_at", "version", "title", "text", "versions", "history"}
 VERSION_FIELDS = {"acl", "owner", "authority", "lifecycle", "valid_from", "valid_through", "valid_to", "text"}
 HISTORY_FIELDS = VERSION_FIELDS | {"version", "formula", "title", "grain", "description"}
 DOC_FIELDS = {"evidence_id", "entity_id", "about", "title", "kind", "authority", "lifecycle", "authority_class",
-              "valid_from", "valid_through", "valid_to", "acl", "owner", "version", "aliases", "supersedes",
-              "superseded_by"}
+              "valid_from", "valid_through", "valid_to", "expires_at", "acl", "owner", "version", "aliases",
+              "supersedes", "superseded_by"}
 # Objects that describe another one take its permissions (and are dropped with it).
 FOLLOWERS = ("lineage", "freshness_policy", "freshness_observation")
 # dbt objects that document other nodes: never visible where none of those nodes is.
@@ -105,7 +105,7 @@ class Overlay:
             for t in targets:
                 e = out[t]
                 for f in ("acl", "aliases", "owner", "authority", "lifecycle", "authority_class", "title", "text",
-                          "valid_from", "valid_to", "valid_through", "version"):
+                          "valid_from", "valid_to", "valid_through", "expires_at", "version"):
                     if f in spec:
                         e[f] = spec[f]
                 if "valid_through" in spec:

@@ -19,6 +19,7 @@ from pathlib import Path
 import duckdb
 from pydantic import BaseModel, ConfigDict
 
+from core.catalog.store import open_data_file
 from core.ingest.dbt import _artifact, _gunzip
 from core.ingest.load import read_text
 from core.ingest.metricflow import MetricFlowError, manifest_metrics, sha256
@@ -69,7 +70,7 @@ def _project_name(target: Path) -> str | None:
 
 
 def _last_ingest(db_path: Path) -> tuple[int, datetime]:
-    con = duckdb.connect(str(db_path), read_only=True)
+    con = open_data_file(db_path)
     try:
         row = con.execute("SELECT ingest, ingested_at FROM ingests ORDER BY ingest DESC LIMIT 1").fetchone()
     finally:
@@ -105,7 +106,7 @@ def _rows(db_path: Path, with_text: bool) -> list[tuple]:
     path = sidecar_path(db_path)
     if not path.is_file():
         return []
-    con = duckdb.connect(str(path), read_only=True)
+    con = open_data_file(path)
     try:
         cols = "ingest, ingested_at, project, target, sha256" + (", manifest" if with_text else "")
         return con.execute(f"SELECT {cols} FROM semantic_manifests ORDER BY ingest").fetchall()

@@ -4,7 +4,8 @@ The local ingest (`publish.py`) stays the one writer of a revision; this copies 
 file and the LanceDB folder, to a new folder `revisions/<folder>/` and only then replaces `CURRENT`
 (see core/settings/objects.py). Nothing under `revisions/` is ever rewritten, so a replica still answering
 from an older revision keeps reading consistent files, and one that reads the new CURRENT finds every
-file of the new revision already uploaded.
+file of the new revision already uploaded. CURRENT is signed with the publisher's Ed25519 key
+(ASOF_SIGNING_KEY, core/settings/signing.py): replicas switch only to a revision signed by a key they trust.
 """
 from __future__ import annotations
 
@@ -26,6 +27,14 @@ from core.settings.objects import (
     ObjectStoreSettings,
     Pointer,
     file_sha256,
+)
+from core.settings.signing import (
+    SIGNING_KEY_ENV,
+    TRUSTED_KEYS_ENV,
+    SigningError,
+    key_id,
+    load_signing_key,
+    sign,
 )
 
 
@@ -68,6 +77,14 @@ def publish_to(url: str, db_path: str | Path, settings: ObjectStoreSettings | No
     db_path = Path(db_path)
     index_dir = index_path(db_path)
     now = now or datetime.now(timezone.utc)
+    if not settings.signing_key:
+        raise ObjectStoreError(f"publishing to {where.url} needs the publisher's signing key: set {SIGNING_KEY_ENV} to "
+                               "a private key file (`asof keys new` makes one; replicas trust its .pub through "
+                               f"{TRUSTED_KEYS_ENV})")
+    try:
+        signer = load_signing_key(settings.signing_key)  # before any upload: a bad key leaves storage untouched
+    except SigningError as exc:
+        raise ObjectStoreError(str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="asof-publish-") as tmp:
         snap = _snapshot(db_path, Path(tmp))
         store = Store(snap)  # refuses a file that is not an AsOf catalog, naming it
@@ -88,7 +105,8 @@ def publish_to(url: str, db_path: str | Path, settings: ObjectStoreSettings | No
                                            "missing; ingest again before publishing")
                 _upload(fs, local, str(index_dir), where.revision_key(folder, INDEX_NAME))
             pointer = Pointer(folder=folder, revision=revision, index_version=index_version, published_at=now,
-                              db_size=snap.stat().st_size, db_sha256=file_sha256(snap))
+                              db_size=snap.stat().st_size, db_sha256=file_sha256(snap), key_id=key_id(signer.public_key()))
+            pointer = pointer.model_copy(update={"signature": sign(signer, pointer.fields())})
             # Last, one PUT: readers move to the new revision all at once.
             with fs.open_output_stream(where.key(POINTER)) as f:
                 f.write(pointer.model_dump_json().encode())

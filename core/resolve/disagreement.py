@@ -1,5 +1,5 @@
 """What disagrees with the governing definition, for a question that asks whether anything does ("are there drafts or
-wiki pages that contradict how churn is defined?"; core/read/disagreement.py reads the question).
+wiki pages that contradict how churn is defined?"; core/read/intents/disagreement.py reads the question).
 
 Nothing new is looked for: the answer's conflicts are already the role's drafts, superseded pages, notes and other
 non-governing documents about the entity on the date (catalog rules and the search pass). Approved versions in effect

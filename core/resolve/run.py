@@ -1,5 +1,5 @@
 """What the resolve steps read and write of one question's run (core/answer/ask.py `_Run` is one): the question,
-the role's view, what was read of it, the dates decided, and the trace and notes the answer carries. A protocol,
+the role's view, what was read of it (`reading`, `intent`), the dates decided, and the trace and notes the answer carries. A protocol,
 so the resolver depends on no stage above it."""
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any, Protocol
 class Run(Protocol):
     q: Any
     view: Any
+    reading: Any  # core/read/reading.py: the question as read; the resolver never reads its text
     intent: Any
     at: datetime
     searcher: Any

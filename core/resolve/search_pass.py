@@ -31,9 +31,9 @@ def _start_search(run: _Run, primary: Entity):
     base, approved = _search_filters(run)
     names = " ".join(" ".join(n) for n in primary.names[:3])
     texts = run.searcher.submit(lambda: [
-        run.searcher.text(run.q.text, approved, 2 * SEARCH_K),  # as hybrid() takes each half: twice what it keeps
-        run.searcher.text(f"{run.q.text} {names}", f"{base} AND NOT ({_APPROVED})", SEARCH_K)])
-    vector = run.answer_vector or run.searcher.submit(run.searcher.vector, run.q.text, approved, k=2 * SEARCH_K)
+        run.searcher.text(run.reading.search_query, approved, 2 * SEARCH_K),  # as hybrid() takes each half: twice what it keeps
+        run.searcher.text(f"{run.reading.search_query} {names}", f"{base} AND NOT ({_APPROVED})", SEARCH_K)])
+    vector = run.answer_vector or run.searcher.submit(run.searcher.vector, run.reading.search_query, approved, k=2 * SEARCH_K)
     run.answer_vector = None  # collected by _search_pass
     return texts, vector
 

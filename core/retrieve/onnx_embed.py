@@ -120,12 +120,16 @@ class OnnxEncoder:
 
     dim = 384
 
-    def __init__(self, model_dir: str | Path, quantized: bool = False, threads: int | None = None):
+    def __init__(self, model_dir: str | Path | None, quantized: bool = False, threads: int | None = None,
+                 graph: bytes | None = None, tokenizer: str | None = None):
+        """From the packaged weights (exported once, cached), or from a graph and tokenizer already read (`graph`,
+        `tokenizer`: what a Ray worker receives from the ingest, core/retrieve/ray_embed.py)."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        path = export(model_dir, quantized)
-        self.tokenizer = Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
+        path = graph if graph is not None else str(export(model_dir, quantized))
+        self.tokenizer = Tokenizer.from_str(tokenizer) if tokenizer is not None else \
+            Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in the batch, not 128
         opts = ort.SessionOptions()
@@ -135,7 +139,7 @@ class OnnxEncoder:
         # Threads that spin while waiting burn the CPU the other core's work needs (measured on a shared
         # 2-core machine: spinning off was faster in wall and CPU time).
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
         width = self.session.get_outputs()[0].shape[1]
         self.dim = width if isinstance(width, int) else self.dim
 

@@ -20,7 +20,8 @@ written before the chain existed read as "unchained". Calls that were refused or
 With an audit key (core/serve/audit_key.py) `hash` is an HMAC-SHA256 ("hmac-sha256:...") instead: whoever
 edits a record without the key cannot give it a hash that verifies, so even an edit followed by recomputing
 every later hash is found, at the edited record. Records written before the key was set keep their sha256 and
-are reported as unkeyed; an unkeyed record after a keyed one is a rewrite.
+are reported as unkeyed; an unkeyed record after a keyed one is a rewrite. So a process without the key (or with
+another one) never appends to a keyed log: it is refused with AuditKeyError naming ASOF_AUDIT_KEY, never written.
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from core.catalog.envelope import Envelope
-from core.serve.audit_key import audit_key
+from core.serve.audit_key import KEY_FILE_VAR, KEY_VAR, AuditKeyError, audit_key
 
 SOURCES = ("cli", "app", "mcp")
 # Bookkeeping that says when and how an envelope was produced, not what it answers; left out of its hash so
@@ -221,6 +222,47 @@ def _tail(fd: int) -> tuple[bytes, bool]:
     return b"", False
 
 
+def _keyed_hash(line: bytes) -> str | None:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    value = data.get("hash") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value.startswith(KEYED) else None
+
+
+def _refuse_keyless(path: Path, last: bytes, key: bytes | None) -> None:
+    """Raise AuditKeyError when appending would break a keyed chain by accident: a process started without the key
+    (an unkeyed record after keyed ones reads as a rewrite), or with another key than the log's last record was
+    written with (every later record would fail verification)."""
+    stated = _keyed_hash(last) if last else None
+    if stated is None:
+        return
+    if key is None:
+        raise AuditKeyError(f"{path} is a keyed audit log (its records are HMACs with the audit key), but this "
+                            f"process has no key: set {KEY_VAR} or {KEY_FILE_VAR} to the key it was written with; "
+                            "nothing was appended (an unkeyed record would break its chain)")
+    if not hmac.compare_digest(stated, record_hash(json.loads(last), key)):
+        raise AuditKeyError(f"{path}: its last record was written with another audit key than the one {KEY_VAR} or "
+                            f"{KEY_FILE_VAR} gives; nothing was appended. To change keys, verify the log with the old "
+                            "key, keep it, and start a new log")
+
+
+def check_appendable(db_path: str | Path) -> None:
+    """AuditKeyError now, at start, if this process could not append to the log at `db_path` (see append)."""
+    key = audit_key()
+    path = audit_path(db_path)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        last, _ = _tail(fd)
+    finally:
+        os.close(fd)
+    _refuse_keyless(path, last, key)
+
+
 def append(db_path: str | Path, rec: AuditRecord) -> AuditRecord:
     """Append one record as one line, chained to the last record of the log (read under the same locks, so
     two appends never chain to the same record). O_APPEND makes each write land at the end; the locks keep a
@@ -234,6 +276,7 @@ def append(db_path: str | Path, rec: AuditRecord) -> AuditRecord:
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:
                 last, torn = _tail(fd)
+                _refuse_keyless(path, last, key)
                 data = json.loads(rec.model_dump_json(exclude={"prev", "hash"}))
                 data["prev"] = link_of(last) if last else GENESIS
                 data["hash"] = record_hash(data, key)

@@ -10,6 +10,7 @@ from core.catalog.store import Store
 from core.compute.choose import value_engine
 from core.retrieve.search import open_searcher
 from core.serve.audit import audit_path, find, read_log, verify
+from core.serve.decision_audit import DECISION, replay_decision
 from core.serve.replay import format_report, replay
 from core.settings.config import Settings
 
@@ -78,6 +79,10 @@ def run_audit(args) -> int:
         print(find(args.db, args.id).model_dump_json(indent=2))
         return 0
     rec = find(args.db, args.id)
+    if rec.behavior == DECISION:  # a steward decision replays against the catalog's history
+        decided = replay_decision(args.db, rec.id)
+        print(decided.report())
+        return 0 if decided.reproduced else 1
     store = Store(args.db)
     settings = Settings.from_env()
     searcher = open_searcher(store, settings.embed_model) if rec.searched else None

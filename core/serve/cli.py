@@ -26,20 +26,22 @@ from core.ingest.load import CatalogError, read_text
 from core.ingest.metricflow import DbtTools, MetricFlowError
 from core.ingest.publish import publish
 from core.ingest.upload import publish_to
-from core.read.dates import parse_period
-from core.read.day_range import check_day, check_time
+from core.read.dates.day_range import check_day, check_time
+from core.read.dates.written import parse_period
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
-from core.serve import audit, mcp_cli
+from core.retrieve.writer import stderr_progress
+from core.serve import audit, mcp_cli, review_cli
 from core.settings import budget
 from core.settings.auth import cli_role, cli_roles
 from core.settings.config import Settings
 from core.settings.objects import ObjectLocation, ObjectStoreError
+from core.settings.signing import SIGNING_KEY_ENV, TRUSTED_KEYS_ENV, SigningError, new_key_pair
 
 
 def _recorded_at(value: str) -> datetime:
-    from core.read.recorded import end_of
+    from core.read.dates.recorded import end_of
     try:
         return check_time(end_of(value), "recorded-at time")
     except ValueError as exc:
@@ -83,12 +85,20 @@ def build_parser() -> argparse.ArgumentParser:
     ing.add_argument("--docs", metavar="FOLDER", help="Markdown pages with front matter to attach")
     ing.add_argument("--allow-empty", action="store_true",
                      help="allow an ingest that removes every object of the current catalog")
+    ing.add_argument("--ray", metavar="ADDRESS", help="chunk and embed on a Ray cluster (ray://HOST:10001, HOST:6379, "
+                     "or auto: the cluster `ray start` joined this machine to); needs `pip install '.[ray]'`")
+    ing.add_argument("--ray-workers", type=int, metavar="N", help="encoder actors on the cluster (default: one "
+                     "per CPU the cluster has)")
     ing.add_argument("--publish", metavar="s3://BUCKET/PREFIX",
                      help="then publish the new revision to object storage for replicas (as `publish` does)")
     pub = sub.add_parser("publish", help="copy the catalog revision at --db (database and index) to object storage "
                                          "and point CURRENT at it; replicas started with ASOF_DB=URL follow it")
     pub.add_argument("url", metavar="s3://BUCKET/PREFIX")
     pub.add_argument("--db", required=True, help="the ingested DuckDB file to publish")
+    keys = sub.add_parser("keys", help="`keys new --out FOLDER`: a new Ed25519 key pair for signing published "
+                                       "revisions (the publisher's ASOF_SIGNING_KEY; replicas' ASOF_TRUSTED_KEYS)")
+    keys.add_argument("action", choices=["new"])
+    keys.add_argument("--out", required=True, metavar="FOLDER", help="where to write asof-ID.key and asof-ID.pub")
 
     a = sub.add_parser("ask", help="answer one question (or a --batch file) as a role")
     a.add_argument("--db", required=True)
@@ -142,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("roles", help="list the catalog's roles")
     r.add_argument("--db", required=True)
     mcp_cli.add_parsers(sub)
+    review_cli.add_parser(sub)
     return p
 
 
@@ -154,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
             return _eval(args)
         if args.cmd == "publish":
             return _publish(args.db, args.url)
+        if args.cmd == "keys":
+            secret, public = new_key_pair(args.out)
+            print(f"private key (the publisher's {SIGNING_KEY_ENV}; keep it secret): {secret}\n"
+                  f"public key (add it to every replica's {TRUSTED_KEYS_ENV}): {public}")
+            return 0
         if args.cmd in ("mcp", "mcp-token"):
             return mcp_cli.run(args)
         if args.cmd == "audit":
@@ -162,13 +178,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "history":
             from core.serve.audit_cli import run_history
             return run_history(args)
+        if args.cmd == "review":
+            return review_cli.run(args)
         if args.cmd == "roles":
             store = Store(args.db)
             for role in store.roles():
                 print(plain(role.name, oneline=True))
             return 0
         return _ask(args)
-    except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError, ObjectStoreError) as exc:
+    except (UnknownRole, ValueError, DatabaseError, CatalogError, OSError, ObjectStoreError, SigningError) as exc:
         # OSError: a path that is a folder, unreadable, on a full or read-only disk; all named in the message.
         # Messages can quote catalog text and user input: no terminal escapes reach the terminal.
         print(f"error: {plain(exc)}", file=sys.stderr)
@@ -204,7 +222,7 @@ def _ingest(args) -> int:
         print(f"removing {len(changes.removed)} object(s) no longer in the inputs: {plain(shown, oneline=True)}",
               file=sys.stderr)
     done = publish(catalog, args.db, Embedder(Settings.from_env().embed_model), source=str(args.catalog),
-                   dbt_target=args.dbt)
+                   dbt_target=args.dbt, progress=stderr_progress(), chunker=_ray_chunker(args))
     revision, report = done.revision, done.index
     print(f"ingested {len(catalog.evidence)} evidence objects, {len(catalog.roles)} roles into {args.db} "
           f"(revision {revision}); index {index_path(args.db)}: {report.chunks} chunks, "
@@ -214,6 +232,19 @@ def _ingest(args) -> int:
         print(f"kept the dbt semantic manifest (sha256 {done.semantic.sha256[:12]}) for metric values as recorded "
               f"at ingest {done.semantic.ingest}")
     return _publish(args.db, args.publish) if args.publish else 0
+
+
+def _ray_chunker(args):
+    """The Ray chunker for --ray, or None; Ray is an optional extra, imported only when asked for."""
+    if not args.ray:
+        return None
+    try:
+        import ray  # noqa: F401
+
+        from core.retrieve.ray_embed import ray_chunker
+    except ImportError as exc:
+        raise DatabaseError(f"--ray needs Ray: pip install 'asof[ray]' ({exc})") from exc
+    return ray_chunker(args.ray, args.ray_workers)
 
 
 def _ingest_label(db) -> str:
@@ -275,6 +306,7 @@ def _engine(args, settings: Settings, store):
 
 def _ask(args) -> int:
     store = Store(args.db)  # no catalog, nothing to audit: the error says so
+    audit.check_appendable(args.db)  # a keyed log without its key: refused before answering, not after
     try:
         return _ask_store(args, store)
     except ValueError as exc:  # refused before any answer: an unknown role or principal, a too-long question...

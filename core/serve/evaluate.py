@@ -25,10 +25,10 @@ from core.catalog.access import visible
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
-from core.read.dates import find_dates
+from core.read.dates.written import find_dates
 from core.retrieve.embed import Embedder
-from core.retrieve.index import build_index
 from core.retrieve.search import Hit, Searcher
+from core.retrieve.writer import build_index
 
 REPO = Path(__file__).resolve().parents[2]
 METHODS = ("bm25", "dense", "hybrid", "governed", "pipeline")

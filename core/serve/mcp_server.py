@@ -8,6 +8,7 @@ a slow call (an LLM explanation) does not hold up the others.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from core.answer.conversation import Conversations
-from core.answer.review import CATEGORIES
+from core.answer.intents.review import CATEGORIES
 from core.answer.warm import warm_quietly
 from core.compute.choose import value_engine
 from core.retrieve.embed import Embedder
@@ -81,12 +82,14 @@ class CatalogHolder:
     what they started with."""
 
     def __init__(self, db_path: Path | str, settings: Settings):
-        # A replica (db_path an s3:// URL) keeps its audit log beside settings.db_path (ASOF_REPLICA_DIR).
+        # A replica (db_path an s3:// URL) keeps its audit log and explanation cache beside settings.db_path
+        # (ASOF_REPLICA_DIR/replica.duckdb.*), outside the revisions/ folder its downloads go to and are pruned from.
         self.db_path = settings.db_path if is_object_url(str(db_path)) else Path(db_path)
         self.settings = settings
         self.live = Live(str(db_path), Embedder(settings.embed_model), cache_dir=settings.revisions_dir,
                          poll_s=settings.poll_s)
         self.ready = threading.Event()  # set once the embedding model is loaded (or known to be unneeded)
+        self.stopping = threading.Event()  # the server is exiting: warm-up ends at its next step
         self.engine, self._engine_key = None, None
 
     def current(self) -> tools.Catalog:
@@ -96,17 +99,26 @@ class CatalogHolder:
         key = (str(store.path), store.revision)
         if self.engine is None or self._engine_key != key:
             self.engine, self._engine_key = value_engine(store, self.settings), key
-        return tools.Catalog(store, self.live.searcher(store), self.settings, engine=self.engine)
+        # Answers are recorded at self.db_path, with refusals, in one chain: never beside a revision's file, which
+        # a replica deletes when it prunes old revisions.
+        return tools.Catalog(store, self.live.searcher(store), self.settings, engine=self.engine, home=self.db_path)
 
     def warm(self) -> None:
         """Load the embedding model once, before any call uses it (sentence-transformers takes seconds)."""
         try:
             cat = self.current()
-            if cat.searcher is not None:
+            if cat.searcher is not None and not self.stopping.is_set():
                 cat.searcher.embed("warm up")
         finally:
             self.ready.set()
-        warm_quietly(cat.store, cat.searcher)  # every role's view, after the waiting calls were let in
+        if not self.stopping.is_set():
+            warm_quietly(cat.store, cat.searcher, self.stopping)  # every role's view, after waiting calls were let in
+
+    def close(self) -> None:
+        """Stop background work (the replica's watch of CURRENT) before the interpreter exits."""
+        self.stopping.set()
+        if self.live.replica is not None:
+            self.live.replica.close()
 
 
 def _token_identity(principal: Principal) -> tuple[str, str | None]:
@@ -321,16 +333,35 @@ def serve(db_path: Path, settings: Settings, principal: Principal, transport: st
         raise FileNotFoundError(f"no catalog database at {db_path}; run `python -m core ingest` first")
     audit_key()  # a configured audit key that cannot be used stops the server before it answers anything
     holder = CatalogHolder(db_path, settings)
+    audit.check_appendable(holder.db_path)  # a keyed log this process could not append to: stopped, named
     cat = holder.current()  # fail before serving: an unknown principal or a missing catalog is a start-up error
     if principal.tokens_path is None:
         principal.resolved = resolve_identity(cat.store, principal.name, principal.role).resolved
     else:
         load_tokens(principal.tokens_path)
-    # Load the embedding model while the transport starts; calls wait for it.
-    threading.Thread(target=holder.warm, daemon=True).start()
-    if transport == "stdio":
-        build_server(holder, principal).run("stdio")
-        return
+    # Load the embedding model while the transport starts; calls wait for it. A thread still inside native code
+    # (ONNX Runtime loading the model, DuckDB) while the interpreter finalizes aborts the process ("terminate called
+    # ...", SIGABRT): that is what a client disconnecting within a second or two of start used to cause. So the
+    # thread is no daemon (an error exit waits for it, told to stop at its next step), and a normal exit ends below.
+    warming = threading.Thread(target=holder.warm, name="asof-warm")
+    warming.start()
+    try:
+        if transport == "stdio":
+            build_server(holder, principal).run("stdio")
+        else:
+            _serve_http(holder, principal, host, port, path)
+    finally:
+        holder.close()
+    # The transport is closed and every call has finished, its audit record written and fsynced. The warm-up only
+    # fills caches: rather than wait seconds for a model load to end (or finalize around it and abort), the process
+    # ends here without finalizing, exit status 0.
+    if warming.is_alive():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+def _serve_http(holder: CatalogHolder, principal: Principal, host: str, port: int, path: str) -> None:
     server = build_server(holder, principal, auth_url=f"http://{host}:{port}")
     print(f"AsOf MCP server: http://{host}:{port}{path} (bearer tokens from {principal.tokens_path})",
           file=sys.stderr, flush=True)

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from core.answer.ask import Question, ask
-from core.answer.compare import diff
 from core.answer.conversation import Conversations, follow
-from core.answer.review import review_queue, steward_scope
+from core.answer.intents.compare import diff
+from core.answer.intents.review import review_queue, steward_scope
 from core.answer.steward import ask_as_steward, grants, queue_day, steward_view
 from core.catalog import history
 from core.catalog.access import Visible
@@ -25,8 +25,8 @@ from core.catalog.text import words
 from core.compute.engine import ValueEngine
 from core.explain.explain import cache_for, explain
 from core.explain.headline import with_headline
-from core.read.dates import parse_period
-from core.read.day_range import check_day, check_time
+from core.read.dates.day_range import check_day, check_time
+from core.read.dates.written import parse_period
 from core.resolve import lineage as lineage_mod
 from core.resolve.columns import trace_column
 from core.resolve.freshness import source_freshness
@@ -54,12 +54,15 @@ class Catalog:
     searcher: Searcher | None
     settings: Settings
 
-    @property
-    def db_path(self) -> Path:
-        return self.store.path
-
     scopes: dict = field(default_factory=dict, repr=False)  # (role, day) -> a steward's review queue
     engine: ValueEngine | None = None  # computes metric values (metric_value); None: no warehouse configured
+    # Where the deployment's audit log and explanation cache live (CatalogHolder.db_path): for a replica a stable
+    # path outside the revision folders, which switches and prunes replace; None: beside the catalog file.
+    home: Path | None = None
+
+    @property
+    def db_path(self) -> Path:
+        return self.home or self.store.path
 
     def scope(self, who: Identity):
         """A steward's review scope (None for any other role), built once per role and queue day."""
@@ -139,7 +142,7 @@ def _period(value: str | None) -> tuple[date, date] | None:
 
 
 def _day(value: date | None, arg: str = "date") -> date | None:
-    """The CLI's check (core/read/day_range.py): a day AsOf does not answer for is refused, not overflowed."""
+    """The CLI's check (core/read/dates/day_range.py): a day AsOf does not answer for is refused, not overflowed."""
     if value is None:
         return None
     try:

@@ -6,7 +6,7 @@ governing id is selected, and no forbidden id appears anywhere in the envelope o
 object hidden from the asking role is forbidden, whatever the question's own list says.
 
 The bank is split once, at random with the recorded SPLIT_SEED, into a tuning half (thresholds in
-core/read/ranker.py are calibrated on it) and a check half (reported, never tuned on). The split of a
+core/read/names/ranker.py are calibrated on it) and a check half (reported, never tuned on). The split of a
 question depends only on the seed and the question's own id and text, so adding questions never
 moves old ones between halves. A file that declares `split: heldout` (tests/questions/heldout_*.yaml)
 is a third part: questions written by someone who had not read the ranker, committed before the
@@ -27,7 +27,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.answer.ask import Question
-from core.answer.review import review_queue
+from core.answer.intents.review import review_queue
 from core.answer.steward import steward_answer
 from core.catalog.envelope import Envelope
 from core.catalog.evidence import Catalog, CatalogSettings
@@ -144,8 +144,9 @@ def load_catalogs(names: set[str], workdir: Path, embedder, built: dict | None =
     import shutil
 
     from core.catalog.store import Store, write_catalog
-    from core.retrieve.index import build_index, index_path
+    from core.retrieve.index import index_path
     from core.retrieve.search import Searcher
+    from core.retrieve.writer import build_index
     built = built or {}
     out = {}
     for name in sorted(names, key=lambda n: (n == "demo_fy7", n)):  # the fiscal demo reuses the demo's index

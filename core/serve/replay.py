@@ -19,8 +19,8 @@ from core.catalog import history
 from core.catalog.envelope import Envelope
 from core.catalog.store import Store
 from core.compute.engine import ValueEngine
-from core.read import recorded
-from core.read.dates import parse_period
+from core.read.dates import recorded
+from core.read.dates.written import parse_period
 from core.serve.audit import NOT_ANSWERED, AuditRecord, envelope_hash, find, governed_hash, verify
 
 

@@ -8,9 +8,12 @@ into place when complete). The background look is what keeps an idle replica cur
 requests, the first ones after a quiet spell answered from the revision before, however long ago the new one
 was published, while one of them downloaded it.
 
-A downloaded revision is checked before any request answers from it (`check_revision`): its DuckDB file is the
-size and sha256 CURRENT records, opens as an AsOf catalog of this schema, holds the catalog revision CURRENT names,
-and its index is there with that revision's tag. A revision that fails is refused: the replica keeps answering from
+A revision is switched to only if CURRENT carries the publisher's signature by a key the replica trusts
+(ASOF_TRUSTED_KEYS; checked before anything is downloaded), and a downloaded revision is checked before any request
+answers from it (`check_revision`): its DuckDB file is the size and sha256 CURRENT records (a CURRENT without them
+is refused), opens as an AsOf catalog of this schema holding nothing else (no view, macro, or table or column the
+schema does not declare: a served file is data, never a program; Store opens it with no file access at all), holds
+the catalog revision CURRENT names, and its index is there with that revision's tag. A revision that fails is refused: the replica keeps answering from
 the last good one, says why once on stderr (and in `problem`), tries the same CURRENT again only after RETRY_S, and
 switches as soon as CURRENT names a good revision. A replica (re)started while CURRENT is bad answers from the
 newest revision in its cache that passed the check. A bad publish (a truncated upload, a hand-edited CURRENT, files
@@ -40,6 +43,7 @@ from core.settings.objects import (
     file_sha256,
     read_pointer,
 )
+from core.settings.signing import TRUSTED_KEYS_ENV, SigningError, load_trusted_keys, verify
 
 KEEP_REVISIONS = 3  # downloaded revisions kept on disk; requests still on an older one hold its open file
 RETRY_S = 60.0  # a refused CURRENT is downloaded and checked again after this long, if it has not changed
@@ -56,11 +60,10 @@ class Revision:
 def _watch(replica: "Replica") -> None:
     """Look at CURRENT every `poll_s` for as long as the replica is in use (the thread holds it weakly, and ends
     once it is gone). A failed look is the request path's to report: `problem` says why, the last revision stays."""
-    ref, poll = weakref.ref(replica), replica.poll_s
+    ref, poll, stop = weakref.ref(replica), replica.poll_s, replica._stop
 
     def run() -> None:
-        while True:
-            time.sleep(poll)
+        while not stop.wait(poll):
             live = ref()
             if live is None:
                 return
@@ -70,25 +73,48 @@ def _watch(replica: "Replica") -> None:
                 pass  # nothing published yet, or its revision unreadable: the next request raises it, named
             del live
 
-    threading.Thread(target=run, daemon=True, name="asof-replica-watch").start()
+    replica._watching = threading.Thread(target=run, daemon=True, name="asof-replica-watch")
+    replica._watching.start()
 
 
-def check_revision(revision: Revision) -> None:
+def check_signature(pointer: Pointer, trusted: dict[str, object]) -> None:
+    """Raise ObjectStoreError unless CURRENT was signed by a publisher key this replica trusts (before any download:
+    an unsigned revision is never fetched, let alone opened)."""
+    name = f"revision {pointer.folder}"
+    if not trusted:
+        raise ObjectStoreError(f"CURRENT names {name}, but this replica trusts no publisher key: set "
+                               f"{TRUSTED_KEYS_ENV} to the publisher's public key file (`asof keys new` writes it)")
+    try:
+        verify(trusted, pointer.fields())
+    except SigningError as exc:
+        raise ObjectStoreError(f"CURRENT names {name}, but {exc}: refused") from None
+
+
+def check_revision(revision: Revision, trusted: dict[str, object]) -> None:
     """Raise ObjectStoreError naming what is wrong unless `revision` is one a replica can answer from."""
     pointer, name = revision.pointer, f"revision {revision.pointer.folder}"
-    if pointer.db_size is not None or pointer.db_sha256 is not None:
-        size = revision.db_path.stat().st_size
-        if pointer.db_size is not None and size != pointer.db_size:
-            raise ObjectStoreError(f"CURRENT names {name}, but its {DB_NAME} is {size:,} bytes where "
-                                   f"{pointer.db_size:,} were published (a cut-short or replaced upload)")
-        if pointer.db_sha256 is not None and file_sha256(revision.db_path) != pointer.db_sha256:
-            raise ObjectStoreError(f"CURRENT names {name}, but its {DB_NAME} is not the file published "
-                                   "(its sha256 differs): a corrupted or replaced upload")
+    check_signature(pointer, trusted)
+    if pointer.db_size is None or pointer.db_sha256 is None:
+        # Never "not checked": a pointer without them could name any file that happens to be there.
+        raise ObjectStoreError(f"CURRENT names {name} without the size and sha256 of its {DB_NAME}; "
+                               "publish again with `asof publish`")
+    size = revision.db_path.stat().st_size
+    if size != pointer.db_size:
+        raise ObjectStoreError(f"CURRENT names {name}, but its {DB_NAME} is {size:,} bytes where "
+                               f"{pointer.db_size:,} were published (a cut-short or replaced upload)")
+    if file_sha256(revision.db_path) != pointer.db_sha256:
+        raise ObjectStoreError(f"CURRENT names {name}, but its {DB_NAME} is not the file published "
+                               "(its sha256 differs): a corrupted or replaced upload")
     try:
-        store = Store(revision.db_path)  # opens the file, and checks it is an AsOf catalog of this schema
+        store = Store(revision.db_path)  # opens the file as data (no file access), checks it is an AsOf catalog
     except Exception as exc:  # noqa: BLE001 (DuckDB raises many kinds on a damaged file; none may escape)
         why = str(exc).split("; run `")[0]  # the ingest hint is for a local file, not a replica's download
         raise ObjectStoreError(f"CURRENT names {name}, but its {DB_NAME} is refused: {why}") from None
+    try:
+        store.check_declared()  # a view or macro in a served file would be a program the replica runs
+    except Exception as exc:  # noqa: BLE001 (DatabaseError, or DuckDB failing on a damaged catalog)
+        store.close()
+        raise ObjectStoreError(f"CURRENT names {name}, but its {DB_NAME} is refused: {exc}") from None
     try:
         held, meta = store.revision, store.meta()
     except KeyError:
@@ -123,6 +149,10 @@ class Replica:
         self.cache_dir = Path(cache_dir)
         self.poll_s = poll_s
         self._fs = self.settings.filesystem()
+        try:
+            self.trusted = load_trusted_keys(self.settings.trusted_keys)  # id -> public key; read once, at start
+        except SigningError as exc:
+            raise ObjectStoreError(str(exc)) from None
         self._current: Revision | None = None
         self._checked = 0.0
         self._refreshing = threading.Lock()
@@ -130,8 +160,16 @@ class Replica:
         # The last CURRENT refused, why, and when: the same CURRENT is not downloaded again before RETRY_S (a bad
         # publish costs one download a minute, and a transient failure or files mended in place are picked up).
         self._refused: tuple[Pointer, str, float] | None = None
+        self._stop, self._watching = threading.Event(), None
         if poll_s > 0:
             _watch(self)
+
+    def close(self) -> None:
+        """End the watch of CURRENT and wait for a look in progress (a server exiting must not leave a thread in
+        pyarrow's S3 client while the interpreter finalizes)."""
+        self._stop.set()
+        if self._watching is not None and self._watching is not threading.current_thread():
+            self._watching.join()
 
     def current(self) -> Revision:
         """The revision CURRENT names (as of at most `poll_s` ago)."""
@@ -172,9 +210,14 @@ class Replica:
         if (self._refused is not None and self._refused[0] == pointer
                 and time.monotonic() - self._refused[2] < RETRY_S):
             raise ObjectStoreError(self._refused[1])  # the same CURRENT, refused a moment ago: not downloaded again
+        try:
+            check_signature(pointer, self.trusted)
+        except ObjectStoreError as exc:
+            self._refused = (pointer, str(exc), time.monotonic())
+            raise
         revision = self._fetch(pointer)
         try:
-            check_revision(revision)
+            check_revision(revision, self.trusted)
         except ObjectStoreError as exc:
             self._refused = (pointer, str(exc), time.monotonic())
             _remove(revision.db_path)  # downloaded again when next tried, in case the files were mended in place
@@ -220,7 +263,7 @@ class Replica:
         for pointer in sorted(kept, key=lambda p: p.published_at, reverse=True):
             revision = self._revision(pointer, self.cache_dir / pointer.folder / DB_NAME)
             try:
-                check_revision(revision)
+                check_revision(revision, self.trusted)
             except (ObjectStoreError, OSError):
                 continue
             return revision

@@ -3,7 +3,7 @@ answer may take. Every surface (core.answer.ask, the CLI, the MCP tools, the Ask
 
 The length cap is checked before anything reads the question. The time budget is CPU time of the thread
 answering (time.thread_time), so a busy machine does not cut an ordinary answer short, while a question
-that keeps one CPU busy is stopped: `check()` is called between steps (core/answer/ask.py, core/read/dates.py) and
+that keeps one CPU busy is stopped: `check()` is called between steps (core/answer/ask.py, core/read/dates/written.py) and
 raises OverBudget once the answer's budget is spent; core.answer.ask turns that into an abstain envelope. Loading
 the embedding model and an LLM reading (which has its own timeout) are not counted (`not_counted`).
 """

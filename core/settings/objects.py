@@ -4,12 +4,13 @@ Layout under `s3://bucket/prefix/`:
 
     revisions/<folder>/catalog.duckdb   the catalog database of one revision, never rewritten
     revisions/<folder>/catalog.lance/   its LanceDB index, never rewritten
-    CURRENT                             a small JSON `Pointer` naming the live folder, written last
+    CURRENT                             a small JSON `Pointer` naming the live folder, signed, written last
 
 A single PUT replaces an object whole (S3 readers see the old or the new bytes, never a mix), so moving
 CURRENT is the atomic step: a reader that read CURRENT finds every file of that revision already there.
 The connection comes from the standard AWS variables (`AWS_ENDPOINT_URL`, `AWS_ACCESS_KEY_ID`,
-`AWS_SECRET_ACCESS_KEY`, `AWS_REGION`), read once in `ObjectStoreSettings.from_env`.
+`AWS_SECRET_ACCESS_KEY`, `AWS_REGION`), read once in `ObjectStoreSettings.from_env`, with the key that
+signs CURRENT (`ASOF_SIGNING_KEY`, the publisher's) or the keys that verify it (`ASOF_TRUSTED_KEYS`, a replica's).
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ import re
 from datetime import datetime
 
 from pydantic import BaseModel, ValidationError, field_validator
+
+from core.settings.signing import SIGNING_KEY_ENV, TRUSTED_KEYS_ENV
 
 SCHEME = "s3://"
 POINTER = "CURRENT"
@@ -70,13 +73,17 @@ class ObjectStoreSettings(BaseModel, frozen=True):
     region: str = "us-east-1"
     access_key: str | None = None
     secret_key: str | None = None
+    signing_key: str | None = None  # the publisher's private key file (ASOF_SIGNING_KEY)
+    trusted_keys: tuple[str, ...] = ()  # the public key files a replica accepts revisions signed by (ASOF_TRUSTED_KEYS)
 
     @classmethod
     def from_env(cls) -> "ObjectStoreSettings":
         env = os.environ
         return cls(endpoint=env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or None,
                    region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
-                   access_key=env.get("AWS_ACCESS_KEY_ID") or None, secret_key=env.get("AWS_SECRET_ACCESS_KEY") or None)
+                   access_key=env.get("AWS_ACCESS_KEY_ID") or None, secret_key=env.get("AWS_SECRET_ACCESS_KEY") or None,
+                   signing_key=env.get(SIGNING_KEY_ENV) or None,
+                   trusted_keys=tuple(p for p in (env.get(TRUSTED_KEYS_ENV) or "").split(os.pathsep) if p))
 
     def filesystem(self):
         """pyarrow's S3 client (pyarrow is already part of the stack, through LanceDB)."""
@@ -120,6 +127,14 @@ class Pointer(BaseModel, frozen=True):
     # truncated or corrupted upload can still open, and fail only in the middle of an answer). None: an older publish.
     db_size: int | None = None
     db_sha256: str | None = None
+    # The publisher's Ed25519 signature over every other field, and the id of the key that made it
+    # (core/settings/signing.py). A replica refuses a CURRENT that is unsigned or not signed by a key it trusts.
+    key_id: str | None = None
+    signature: str | None = None
+
+    def fields(self) -> dict:
+        """The fields as JSON values: what is signed and checked."""
+        return self.model_dump(mode="json")
 
     @field_validator("folder")
     @classmethod

@@ -196,7 +196,7 @@ def test_the_demo(demo, text, role, lead):
 @pytest.mark.parametrize("heading", ["DRAFT.", "DRAFT, NOT APPROVED.", "PROPOSAL - FOR DISCUSSION ONLY."])
 def test_a_changed_description_is_quoted_by_its_first_sentence_of_substance(heading):
     # A draft's description opens with a heading in capitals; the quote is the sentence that says what changes.
-    from core.answer.compare import quote_change
+    from core.answer.intents.compare import quote_change
     from core.catalog.envelope import FieldChange
     change = FieldChange(field="description", changed=True, removed=["Fares minus refunds, in EUR."],
                          added=[heading, "Proposal to subtract port taxes from fare revenue."])

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from core.answer.ask import Question, ask
-from core.answer.compare import changed_sentences, diff, fields_of
+from core.answer.intents.compare import changed_sentences, diff, fields_of
 from core.catalog.access import visible
 from core.catalog.store import Store, write_catalog
 from core.explain.explain import deterministic

@@ -104,7 +104,7 @@ def test_every_headline_is_short_and_answers_yes_or_no(ask_demo, question):
 
 
 def test_a_question_about_the_queue_is_still_the_review_queues(ask_demo):
-    """No metric named: the review queue answers, and it too says yes or no (core/answer/review.py). Naming one
+    """No metric named: the review queue answers, and it too says yes or no (core/answer/intents/review.py). Naming one
     ("do any drafts disagree with churn?") makes it that metric's question (tests/answer/test_disagreement_wordings.py)."""
     env = ask_demo("do any drafts disagree?")
     assert env.intent == "review" and env.verdict.startswith("Yes: 2 in the review queue")

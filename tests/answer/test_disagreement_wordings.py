@@ -1,6 +1,6 @@
 """A question whether drafts, documents, pages or notes disagree with a named metric gets the same kind of answer
 however it is worded: yes or no first, naming what the role can see that disagrees, then the version that governs
-(core/answer/review.py `queue_answers` routes it; core/explain/headline.py words it). Before, wordings that read like
+(core/answer/intents/review.py `queue_answers` routes it; core/explain/headline.py words it). Before, wordings that read like
 a review-queue question ("which drafts disagree with X?", "any drafts that disagree about X?", "X drafts in
 conflict?") got the queue's "Yes: 1 in the review queue ..." with no metric and no version. A question that names no
 metric ("which drafts contradict a governing version?", "what's in my review queue?") stays the review queue's.

@@ -131,3 +131,30 @@ def test_mcp_conversations_are_kept_apart_by_id_and_principal(ferry):
     assert ask_in(nils, "is it fresh?", "c1")[1].behavior is Behavior.clarify
     # Without a conversation id nothing is remembered.
     assert ask_in(odile, "is it fresh?", None)[1].behavior is Behavior.clarify
+
+
+def test_one_busy_principal_never_evicts_another_principals_thread(ferry):
+    """Issue 47 item 5: a client opening thousands of conversations forgets its own oldest, never another
+    principal's thread: odile's 'and for 2025?' still continues her fare revenue question."""
+    from core.answer.conversation import MAX_CONVERSATIONS
+    from core.serve import mcp_tools as tools
+    from core.serve.mcp_auth import Identity
+    from core.serve.mcp_server import CatalogHolder
+    from core.settings.config import Settings
+    store, _ = ferry
+    cat = CatalogHolder(store.path, Settings()).current()
+    memory = Conversations()
+    odile, nils = (Identity(principal=p, role="dispatcher", resolved="test") for p in ("odile", "nils"))
+
+    def ask_in(who, text, conversation):
+        return tools.ask_tool(cat, who, text, None, None, AT, None, conversation, memory)[0][1]
+
+    ask_in(odile, "what was fare revenue in 2024?", "budget")
+    ask_in(nils, "what about seated passengers?", "n0")
+    busy = memory.last("nils", "n0")
+    for n in range(1, 2 * MAX_CONVERSATIONS):  # a script opening a conversation per call
+        memory.remember("nils", f"n{n}", busy)
+    env = ask_in(odile, "and for 2025?", "budget")
+    assert env.entity_id == "metric.fare_revenue" and env.period_start.year == 2025
+    assert memory.last("nils", "n0") is None and memory.last("nils", f"n{2 * MAX_CONVERSATIONS - 1}") is busy
+    assert sum(memory.last("nils", f"n{n}") is not None for n in range(2 * MAX_CONVERSATIONS)) < MAX_CONVERSATIONS

@@ -1,7 +1,7 @@
 """A freshness question about data ("is the cost of goods data up to date?") is about a source's loads. When the
 question's words match several names by one word, the sources and models whose names, descriptions or columns hold
 its subject are what it may mean: one such source answers it; several are offered, sources first when the question
-says "data" or "table" (core/answer/ask.py _freshness_tables, core/read/described.py subject_tables). The demo's
+says "data" or "table" (core/answer/ask.py _freshness_tables, core/read/intents/described.py subject_tables). The demo's
 finance role was asked to choose between two metrics and a model, never offered raw_finance.cogs ("Cost of goods
 per SKU"). A source a role cannot see is never offered nor hinted at: its answer is the one it gets from the catalog
 without it.

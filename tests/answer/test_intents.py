@@ -22,7 +22,7 @@ from core.explain.explain import deterministic
 from core.explain.render import render_text
 from core.ingest.ingest import read_inputs
 from core.ingest.load import load_catalog
-from core.read.intent import intent_kind
+from core.read.intents.intent import intent_kind
 from ui.intents import md
 
 REAL = ROOT / "tests" / "fixtures" / "realworld"

@@ -2,7 +2,7 @@
 
 Freshness of the whole catalog said with loading as a verb ("is everything loaded on time?", "did everything load
 today?", "did anything fail to load?") is the same question as "is anything stale?": a freshness word, a whole-catalog
-quantifier, no subject (core/read/listing_filter.py STALE_WORDS / FRESH_WORDS). It was read as naming nothing and
+quantifier, no subject (core/read/intents/listing_filter.py STALE_WORDS / FRESH_WORDS). It was read as naming nothing and
 answered not-found, for a role with sources and one without alike.
 
 An owner named as a team lists what the team owns; a name no visible object is owned by (a role's name, a team that

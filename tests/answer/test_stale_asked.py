@@ -1,7 +1,7 @@
 """A freshness question put the stale way ("is AOV stale?", "is the data out of date?") is answered Yes when the data
 behind the metric is stale and No when it is fresh; put the fresh way ("is it fresh?", "up to date?") the other way
 round. The headline said "No: ... is stale" to "is it stale?", the opposite of the truth to anyone reading one line
-(core/read/described.py asks_stale, core/explain/headline.py). On a bakery catalog the test writes, then the demo."""
+(core/read/intents/described.py asks_stale, core/explain/headline.py). On a bakery catalog the test writes, then the demo."""
 from datetime import datetime, timezone
 
 import pytest

@@ -1,7 +1,7 @@
 """Freshness asked of the whole catalog ("which sources are stale?", "is anything stale?", "what data is late?") lists
 the role's visible sources by their freshness at the evaluation time, each with the status, hours since its last load
 and its thresholds: stale is WARN or ERROR, fresh is PASS, and a source with no recorded load is said to be not known,
-neither stale nor fresh (core/read/listing_filter.py reads the condition, core/answer/discover.py lists,
+neither stale nor fresh (core/read/intents/listing_filter.py reads the condition, core/answer/intents/discover.py lists,
 core/resolve/stale.py sorts by the status core/resolve/freshness.py computes). These questions answered "not found".
 A source the role cannot see is never counted or named: the answer is the one the catalog without it gives.
 

@@ -8,7 +8,7 @@ from conftest import DEMO_AT
 
 from core.answer.ask import Question, ask
 from core.answer.browse import metric_rows, search
-from core.answer.review import queue_csv, review_queue, steward_scope
+from core.answer.intents.review import queue_csv, review_queue, steward_scope
 from core.answer.steward import ask_as_steward
 from core.catalog.access import visible
 from core.resolve.lineage import upstream

@@ -9,7 +9,7 @@ import pytest
 from visits_catalog import catalog_store
 
 from core.answer.ask import Question
-from core.answer.review import review_queue
+from core.answer.intents.review import review_queue
 from core.answer.steward import steward_answer
 from core.catalog.store import Store
 from core.explain.render import render_text

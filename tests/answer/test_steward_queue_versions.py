@@ -13,7 +13,7 @@ from conftest import DEMO_AT
 from visits_catalog import catalog_store
 
 from core.answer.ask import Question, ask
-from core.answer.review import review_queue
+from core.answer.intents.review import review_queue
 from core.answer.steward import steward_answer
 from core.catalog.store import Store
 from core.explain.render import render_text

@@ -13,7 +13,7 @@ from conftest import DEMO_AT
 from visits_catalog import catalog_store
 
 from core.answer.ask import Question
-from core.answer.review import review_queue, steward_scope
+from core.answer.intents.review import review_queue, steward_scope
 from core.answer.steward import steward_answer, steward_view
 from core.catalog.access import seen_text, visible
 from core.catalog.store import Store

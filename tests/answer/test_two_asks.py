@@ -11,7 +11,7 @@ import pytest
 from conftest import DEMO_AT, asker
 
 from core.answer.ask import Question
-from core.answer.review import steward_scope
+from core.answer.intents.review import steward_scope
 from core.answer.steward import ask_as_steward
 from core.catalog.envelope import Behavior
 from core.explain.explain import deterministic

@@ -21,7 +21,7 @@ from core.catalog.store import Store, write_catalog
 from core.compute import warehouse
 from core.compute.engine import CONNECT, DuckDBEngine, EngineError
 from core.ingest.load import CatalogError, load_catalog
-from core.read.intent import parse_intent
+from core.read.intents.intent import parse_intent
 from core.resolve.values import buckets, value_periods
 from core.resolve.versions import backing_model
 from core.serve import audit

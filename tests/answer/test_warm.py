@@ -9,7 +9,7 @@ from core.answer.warm import warm, warm_quietly
 from core.catalog import access
 from core.catalog import store as store_module
 from core.catalog.store import Store
-from core.read import named
+from core.read.names import named
 
 
 def _nothing_may_be_built(monkeypatch):

@@ -14,7 +14,7 @@ from core.catalog.access import visible
 from core.catalog.store import Store, write_catalog
 from core.explain.render import render_text
 from core.ingest.load import load_catalog
-from core.read.recorded import recorded_in_text
+from core.read.dates.recorded import recorded_in_text
 
 QUESTION = "What is net revenue on 2025-03-31, and is its data fresh?"
 V1_FORMULA = "SUM(captured_payment_usd) - SUM(refund_amount_usd) - SUM(chargeback_amount_usd)"

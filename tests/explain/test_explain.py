@@ -16,7 +16,7 @@ from core.catalog.access import Visible
 from core.catalog.explanation import Cited
 from core.explain.citations import validate
 from core.explain.explain import ExplanationCache, explain
-from core.read.llm import parse
+from core.read.llm.model import parse
 
 MODEL = "fake/explainer"
 

@@ -23,8 +23,8 @@ from core.explain.explain import deterministic
 from core.explain.render import render_text
 from core.ingest.dbt import DbtArtifacts, dbt_evidence
 from core.ingest.ingest import read_inputs
-from core.retrieve.index import build_index
 from core.retrieve.search import Searcher
+from core.retrieve.writer import build_index
 
 ACME = ROOT / "tests" / "fixtures" / "generated" / "acme-analytics"
 ACME_OVERLAY = ROOT / "data" / "dbt" / "acme-analytics.overlay.yml"

@@ -240,3 +240,27 @@ def test_columns_a_metric_is_made_from_are_its_lineage_not_a_column_list(clinic,
                                "which test group does consultations use?", "what is the A/B test for consultations?"])
 def test_test_data_and_experiments_are_not_data_tests(clinic, q):
     assert _ask(clinic[0], q).intent != "tests"
+
+
+def test_a_model_with_oversized_column_descriptions_is_kept_cut_and_named(tmp_path, monkeypatch):
+    """Issue 47 item 6: a model whose column description runs past the text limit used to refuse the whole ingest
+    (the model dropped, and every metric and edge naming it with it). Now the model is kept, the text cut, and a
+    warning names the model and the field."""
+    from core.catalog.evidence import MAX_TEXT_CHARS
+    models = [dict(m) for m in SPEC["models"]]
+    models[0]["columns"] = [dict(c) for c in models[0]["columns"]]
+    models[0]["columns"][1]["description"] = "The animal seen, by species and breed. " * 7000  # ~273k characters
+    monkeypatch.setitem(SPEC, "models", models)
+    folder, overlay = _write(tmp_path, "long")
+    catalog, _ = read_inputs(tmp_path / "long.duckdb", dbt=folder, overlay=overlay)
+    by_id = {e.evidence_id: e for e in catalog.evidence}
+    model = by_id[f"model.{P}.consultations"]
+    pet = next(c for c in model.model.column_details if c.name == "pet_id")
+    assert pet.description.startswith("The animal seen") and len(pet.description) <= MAX_TEXT_CHARS
+    assert "cut" in pet.description[-60:] and len(model.text) <= MAX_TEXT_CHARS
+    assert f"model.{P}.consultations" in by_id[f"metric.{P}.consultation_count"].links["implemented_by"]
+    said = [w for w in catalog.warnings if f"model.{P}.consultations" in w]
+    assert any("model.column_details[1].description" in w and "kept, cut" in w for w in said), catalog.warnings
+    write_catalog(catalog, tmp_path / "long.duckdb")
+    env = ask(Store(tmp_path / "long.duckdb"), Question(role="frontdesk", text="which columns does consultations have?"))
+    assert "pet_id" in render_text(env)

@@ -446,7 +446,7 @@ def test_ask_at_the_calendar_ends_and_bad_batch_lines(tmp_path, demo_copy):
     for args, code, needle in [
         (["--date", "9999-12-31"], 2, "out of range"),
         (["--period", "9999-01-01..9999-12-31"], 2, "out of range"),
-        # The days AsOf answers for (core/read/day_range.py, issue 40): year 1 is refused as year 9999 is.
+        # The days AsOf answers for (core/read/dates/day_range.py, issue 40): year 1 is refused as year 9999 is.
         (["--date", "0001-01-01"], 2, "out of range"),
         (["--period", "0001-01-01..9998-12-31"], 2, "out of range"),
         (["--period", "1000-01-01..9998-12-31"], 0, ""),

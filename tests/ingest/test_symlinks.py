@@ -3,6 +3,7 @@ token file, not even to a file inside the same folder (it can be repointed later
 given folder are read, for hand-written catalogs, Markdown documents, dbt target folders and OpenLineage events.
 The path the person names on the command line may itself be a link: they chose it."""
 import json
+import pathlib
 import shutil
 
 import duckdb
@@ -181,3 +182,126 @@ def test_a_linked_target_folder_of_a_dbt_project_is_refused(tmp_path):
         assert "symbolic link" in str(exc) and SECRET not in str(exc)
     else:
         raise AssertionError("the linked target folder was read")
+
+
+def _swap_for_link(folder, target):
+    """`folder` replaced by a link to `target`, as someone racing the ingest would do between listing and reading."""
+    folder.rename(folder.with_name(folder.name + ".moved"))
+    folder.symlink_to(target, target_is_directory=True)
+
+
+def _listing_then_swap(module, monkeypatch, folder, target, name="folder_files"):
+    """`module.<name>` lists as before, then the sub-folder is swapped: deterministic, no thread racing a read."""
+    real = getattr(module, name)
+
+    def listed_then_swapped(*args, **kwargs):
+        out = real(*args, **kwargs)
+        if not folder.is_symlink():
+            _swap_for_link(folder, target)
+        return out
+
+    monkeypatch.setattr(module, name, listed_then_swapped)
+
+
+def _not_as_listed(problems_text):
+    assert "is not the file that was listed" in problems_text or "was replaced" in problems_text, problems_text
+    assert SECRET not in problems_text
+
+
+def test_a_catalog_sub_folder_swapped_for_a_link_while_it_is_read_is_refused(tmp_path, monkeypatch):
+    import core.ingest.load as load
+    token = _secret(tmp_path)
+    folder = _ward_catalog(tmp_path / "wards")
+    (folder / "wing").mkdir()
+    (folder / "wing" / "token.yaml").write_text((folder / "beds.json").read_text().replace("bed_occupancy", "wing_beds"))
+    _listing_then_swap(load, monkeypatch, folder / "wing", token.parent)
+    try:
+        catalog = load.load_catalog(folder)
+    except load.CatalogError as exc:
+        _not_as_listed(str(exc))
+        assert str(folder / "wing" / "token.yaml") in str(exc)
+    else:
+        raise AssertionError(f"read through the swapped link: {[e.text for e in catalog.evidence]}")
+
+
+def test_a_documents_sub_folder_swapped_for_a_link_while_it_is_read_is_refused(tmp_path, monkeypatch):
+    import core.ingest.overlay as overlay
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "handover.md").write_text(f"---\ntitle: Credentials\nacl: [clinician]\n---\n{SECRET}\n")
+    docs = tmp_path / "pages"
+    (docs / "ward").mkdir(parents=True)
+    (docs / "ward" / "handover.md").write_text("---\ntitle: Handover\nacl: [clinician]\n---\nBeds at midnight.\n")
+    _listing_then_swap(overlay, monkeypatch, docs / "ward", outside)
+    pages, problems = overlay.read_documents(docs, {}, ["clinician"])
+    assert SECRET not in json.dumps(pages, default=str)
+    _not_as_listed(" ".join(f"{p.file}: {p.message}" for p in problems))
+
+
+def test_an_openlineage_sub_folder_swapped_for_a_link_while_it_is_read_is_skipped(tmp_path, monkeypatch):
+    import core.ingest.openlineage as openlineage
+    good = (REAL / "openlineage" / "compat__simple_run_event.json").read_text()
+    events = tmp_path / "events"
+    (events / "day1").mkdir(parents=True)
+    (events / "day1" / "a.json").write_text(good)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "a.json").write_text(good.replace("mock-bucket", "leaked-bucket"))
+    _listing_then_swap(openlineage, monkeypatch, events / "day1", outside)
+    read = openlineage.read_openlineage(events)
+    assert read.events == 0 and "leaked-bucket" not in json.dumps(read.evidence, default=str)
+    _not_as_listed({s.file: s.reason for s in read.skipped}[str(events / "day1" / "a.json")])
+
+
+def test_a_dbt_target_folder_swapped_for_a_link_while_it_is_read_is_refused(tmp_path, monkeypatch):
+    import core.ingest.dbt as dbt
+    from core.ingest.load import CatalogError
+    target = tmp_path / "project" / "target"
+    shutil.copytree(REAL / "jaffle-shop", target)
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(REAL / "jaffle-shop", elsewhere)
+    manifest = json.loads((elsewhere / "manifest.json").read_text())
+    for node in manifest["nodes"].values():
+        node["description"] = SECRET
+    (elsewhere / "manifest.json").write_text(json.dumps(manifest))
+    assert dbt.read_target(target)  # as listed, it reads
+    _listing_then_swap(dbt, monkeypatch, target, elsewhere, name="_artifact")
+    try:
+        read = dbt.read_target(target)
+    except CatalogError as exc:
+        _not_as_listed(str(exc))
+    else:
+        raise AssertionError(f"read through the swapped link (secret shown: {SECRET in json.dumps(read, default=str)})")
+
+
+def test_a_dbt_projects_target_folder_swapped_for_a_link_while_it_is_read_is_refused(tmp_path, monkeypatch):
+    """MetricFlow's manifest (`target/semantic_manifest.json` of the configured project): found level by level
+    without following a link, and read only if it is the file that was found."""
+    import core.ingest.load as load
+    import core.ingest.metricflow as metricflow
+    project = tmp_path / "project"
+    (project / "target").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text("name: wards\n")
+    (project / "target" / "semantic_manifest.json").write_text(json.dumps({"semantic_models": []}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "semantic_manifest.json").write_text(json.dumps({"secret": SECRET}))
+    assert metricflow.project_manifest(project) == json.dumps({"semantic_models": []})
+    # Swapped once the manifest was found: after file_below, or after the is_file look a reader by path makes.
+    _listing_then_swap(load, monkeypatch, project / "target", elsewhere, name="file_below")
+    monkeypatch.setattr(metricflow, "file_below", load.file_below, raising=False)
+    looked = pathlib.Path.is_file
+
+    def is_file_then_swap(self, *args, **kwargs):
+        out = looked(self, *args, **kwargs)
+        if self.name == "semantic_manifest.json" and not (project / "target").is_symlink():
+            _swap_for_link(project / "target", elsewhere)
+        return out
+
+    monkeypatch.setattr(pathlib.Path, "is_file", is_file_then_swap)
+    try:
+        text = metricflow.project_manifest(project)
+    except metricflow.MetricFlowError as exc:
+        _not_as_listed(str(exc))
+    else:
+        raise AssertionError(f"read through the swapped link: {text}")

@@ -6,8 +6,8 @@ from conftest import DEMO
 
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
-from core.read.dates import find_dates
-from core.read.when import AskBack, decide
+from core.read.dates.when import AskBack, decide
+from core.read.dates.written import find_dates
 
 TODAY = date(2026, 11, 29)  # a Sunday
 

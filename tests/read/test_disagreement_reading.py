@@ -1,13 +1,13 @@
-"""Reading a question whether drafts, pages or documents disagree with a definition (core/read/disagreement.py, and how
-core/read/intent.py reads it): the words naming what disagrees are never a date, a time ("upcoming"), a listing or a
+"""Reading a question whether drafts, pages or documents disagree with a definition (core/read/intents/disagreement.py, and how
+core/read/intents/intent.py reads it): the words naming what disagrees are never a date, a time ("upcoming"), a listing or a
 comparison, while real dates beside them are still read. Pure over the text."""
 from datetime import date
 
 import pytest
 
-from core.read.disagreement import asked_kinds, asks_disagreement
-from core.read.intent import intent_kind, parse_intent
-from core.read.review_question import asked_categories
+from core.read.intents.disagreement import asked_kinds, asks_disagreement
+from core.read.intents.intent import intent_kind, parse_intent
+from core.read.intents.review_question import asked_categories
 
 TODAY = date(2026, 11, 29)  # the demo's clock
 

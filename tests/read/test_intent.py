@@ -3,8 +3,8 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from core.read.dates import find_dates
-from core.read.intent import MODEL_ASKED, meaning_asked, parse_intent
+from core.read.dates.written import find_dates
+from core.read.intents.intent import MODEL_ASKED, meaning_asked, parse_intent
 
 
 @pytest.mark.parametrize("text,kind,start,end", [

@@ -10,7 +10,7 @@ import pytest
 from conftest import asker
 
 from core.catalog.envelope import Behavior
-from core.read.dates import find_dates
+from core.read.dates.written import find_dates
 
 AT = datetime(2026, 9, 1, 8, 0, tzinfo=timezone.utc)
 ROLES = ["librarian"]

@@ -26,8 +26,8 @@ from core.catalog.store import Store, write_catalog
 from core.explain.render import render_text
 from core.ingest.load import load_catalog
 from core.ingest.publish import publish
-from core.retrieve.index import build_index
 from core.retrieve.search import Searcher
+from core.retrieve.writer import build_index
 
 ROOT = Path(__file__).resolve().parents[2]
 TIDEWATER = ROOT / "tests" / "fixtures" / "trust" / "tidewater.catalog.yaml"

@@ -1,7 +1,7 @@
 """A date written in the question that names no day ("feb 30 2024", "2024-02-30", "31 april 2025", "2025-13-01") is
 asked back, with its month's last day to choose where it names a month. It was dropped unsaid, and the answer was as
-of today's definition: the wrong version, with nothing to say why (core/read/dates.py keeps it as an "invalid"
-mention, core/read/when.py asks). On a catalog the test writes (a quarry), and the parser alone."""
+of today's definition: the wrong version, with nothing to say why (core/read/dates/written.py keeps it as an "invalid"
+mention, core/read/dates/when.py asks). On a catalog the test writes (a quarry), and the parser alone."""
 from datetime import date, datetime, timezone
 
 import pytest
@@ -9,7 +9,7 @@ from conftest import asker
 
 from core.catalog.envelope import Behavior
 from core.explain.headline import headline
-from core.read.dates import find_dates
+from core.read.dates.written import find_dates
 
 AT = datetime(2032, 8, 1, 9, 0, tzinfo=timezone.utc)
 ROLES = ["blasters"]

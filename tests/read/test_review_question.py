@@ -1,8 +1,8 @@
-"""Reading a reviewer's question (core/read/review_question.py): which of its words name what the queue items are
+"""Reading a reviewer's question (core/read/intents/review_question.py): which of its words name what the queue items are
 about, and which only ask about the queue or a kind of item. Pure over the text."""
 import pytest
 
-from core.read.review_question import asked_categories, subject_words
+from core.read.intents.review_question import asked_categories, subject_words
 
 
 @pytest.mark.parametrize("text, subject", [
@@ -38,14 +38,14 @@ def test_a_question_about_the_queue_or_a_kind_alone_names_no_subject(text):
 ])
 def test_objects_no_role_may_see_are_asked_for_in_many_words(text):
     """The empty-ACL kind, however a reviewer says it; the words that say it name no subject."""
-    from core.read.review_question import asked_categories
+    from core.read.intents.review_question import asked_categories
     assert asked_categories(text) == ["empty_acl"] and subject_words(text) == []
 
 
 @pytest.mark.parametrize("text", ["which metrics have an unassigned owner?", "who can see net revenue?",
                                   "what roles can see churn?", "is net revenue shared with finance?"])
 def test_questions_about_owners_or_access_to_a_subject_are_not_that_kind(text):
-    from core.read.review_question import asked_categories
+    from core.read.intents.review_question import asked_categories
     assert "empty_acl" not in asked_categories(text)
 
 

@@ -12,7 +12,7 @@ from builders import watched_source
 from conftest import asker
 
 from core.catalog.envelope import Behavior
-from core.read.dates import find_dates
+from core.read.dates.written import find_dates
 
 AT = datetime(2027, 5, 10, 9, 0, tzinfo=timezone.utc)
 ROLES = ["network_ops"]

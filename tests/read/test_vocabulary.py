@@ -17,8 +17,8 @@ from core.catalog.store import Store, write_catalog
 from core.catalog.text import tokenize, words
 from core.ingest.ingest import read_inputs
 from core.ingest.load import load_catalog
-from core.read.made_up import absent_object_name
-from core.read.vocabulary import visible_vocabulary
+from core.read.names.made_up import absent_object_name
+from core.read.names.vocabulary import visible_vocabulary
 
 JAFFLE = ROOT / "tests" / "fixtures" / "realworld" / "jaffle-sl-template"
 JAFFLE_OVERLAY = ROOT / "tests" / "fixtures" / "existence" / "jaffle-sl-template.overlay.yml"

@@ -1,8 +1,8 @@
 """Reporting date and evaluation time: form vs text, literal cases."""
 from datetime import date, datetime, timezone
 
-from core.read.dates import find_dates
-from core.read.when import AskBack, When, decide
+from core.read.dates.when import AskBack, When, decide
+from core.read.dates.written import find_dates
 
 NOW = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
 

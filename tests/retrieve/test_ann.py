@@ -14,8 +14,9 @@ from core.catalog.access import visible
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
 from core.retrieve import ann, reader
-from core.retrieve.index import build_index, index_path
+from core.retrieve.index import index_path
 from core.retrieve.search import Searcher
+from core.retrieve.writer import build_index
 
 PARAPHRASES = [c["q"] for c in yaml.safe_load((ROOT / "tests" / "paraphrases.yaml").read_text())]
 CATALOGS = {"demo": DEMO, "suite_a": SUITES / "suite_a.catalog.json", "suite_b": SUITES / "suite_b.catalog.json"}

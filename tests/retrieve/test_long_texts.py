@@ -9,8 +9,9 @@ from conftest import ROOT
 from core.catalog.evidence import Evidence
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import build_catalog
-from core.retrieve.index import HEAD_CHARS, MAX_CHUNK_CHARS, build_index, chunks_of, embedded_text
+from core.retrieve.index import HEAD_CHARS, MAX_CHUNK_CHARS, chunks_of, embedded_text
 from core.retrieve.search import Searcher
+from core.retrieve.writer import build_index
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from gen_dbt_project import long_description  # noqa: E402

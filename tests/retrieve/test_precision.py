@@ -9,8 +9,9 @@ import pytest
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import build_catalog
 from core.retrieve.embed import LARGE_INDEX_ROWS, Embedder
-from core.retrieve.index import build_index, index_path, index_precision
+from core.retrieve.index import index_path, index_precision
 from core.retrieve.search import Searcher
+from core.retrieve.writer import build_index
 
 TOPICS = {
     "parcel_delays": "Parcels that left the depot after the promised dispatch day, by carrier and lane.",

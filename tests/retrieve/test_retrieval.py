@@ -15,8 +15,8 @@ from core.answer.ask import Question, ask
 from core.catalog.access import visible
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
-from core.retrieve.index import build_index
 from core.retrieve.search import Searcher, sql_str
+from core.retrieve.writer import build_index
 from core.serve.evaluate import scorecard
 
 PARAPHRASES = yaml.safe_load((ROOT / "tests" / "paraphrases.yaml").read_text())
@@ -270,7 +270,7 @@ def test_search_found_conflict_is_labelled(suites):
 
 
 def test_close_semantic_candidates_ask_which(ask_demo, monkeypatch):
-    import core.read.paraphrase as ask_mod
+    import core.read.names.paraphrase as ask_mod
     monkeypatch.setattr(ask_mod, "semantic_entities",
                         lambda *a, **k: [("metric.refund_rate", 0.61, 0.5), ("metric.conversion_rate", 0.60, 0.5)])
     env = ask_demo("how often does this happen per order on 2025-03-31?")

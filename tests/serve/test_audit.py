@@ -320,7 +320,7 @@ def test_a_steward_reads_the_log_through_its_own_view(app_db, monkeypatch):
 def test_the_audit_view_keeps_only_what_the_reader_sees(tmp_path):
     """core.serve.audit_view, without Streamlit: a steward's own record keeps its question; ids outside the reader's
     view are dropped from the record, its JSON and a replay's reasons."""
-    from core.answer.review import steward_scope
+    from core.answer.intents.review import steward_scope
     from core.answer.steward import steward_view
     from core.serve import audit_view
     db = tmp_path / "demo.duckdb"

@@ -17,6 +17,7 @@ from core.answer.ask import Question, ask
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
 from core.serve import audit
+from core.serve.audit_key import AuditKeyError
 from core.serve.replay import replay
 
 KEY = "orchard-audit-key-0f9e8d7c6b5a4"
@@ -179,3 +180,30 @@ def test_a_loose_key_file_is_said_by_the_app_and_stops_the_mcp_server(tmp_path, 
     assert audit.audit_path(db).read_bytes() == before
     r = cli("mcp", "--db", str(db), "--principal", "nobody")
     assert r.returncode == 2 and "mode 0640" in r.stderr
+
+
+def test_a_process_without_the_key_never_appends_to_a_keyed_log(tmp_path, monkeypatch):
+    """Issue 47 item 4: started without ASOF_AUDIT_KEY (or with another key), a process is refused with an error
+    naming the key setting, before it answers; the log is left as it was and still verifies."""
+    db, _ = _log(tmp_path, monkeypatch, key=KEY)
+    before = audit.audit_path(db).read_bytes()
+    q = Question(role=ROLE, text=QUESTIONS[0])
+    for key in (None, "another-orchard-key-1a2b3c4d5e"):
+        if key:
+            monkeypatch.setenv("ASOF_AUDIT_KEY", key)
+        else:
+            monkeypatch.delenv("ASOF_AUDIT_KEY")
+        with pytest.raises(AuditKeyError, match="ASOF_AUDIT_KEY"):
+            audit.record(db, envelope=ask(Store(db), q), role=ROLE, principal=None, source="cli",
+                         inputs=audit.inputs_of(q))
+        with pytest.raises(AuditKeyError, match="ASOF_AUDIT_KEY"):
+            audit.record_refusal(db, role=ROLE, principal=None, source="cli", inputs={}, message="no")
+        r = cli("ask", "--db", str(db), "--role", ROLE, QUESTIONS[0])
+        assert r.returncode == 2 and ("keyed audit log" in r.stderr or "another audit key" in r.stderr), r.stderr
+        assert "Fruit set" not in r.stdout, "refused before answering"
+        assert audit.audit_path(db).read_bytes() == before
+    monkeypatch.setenv("ASOF_AUDIT_KEY", KEY)
+    assert audit.verify(db).intact
+    audit.record(db, envelope=ask(Store(db), q), role=ROLE, principal=None, source="cli", inputs=audit.inputs_of(q))
+    check = audit.verify(db)
+    assert check.intact and check.keyed == len(QUESTIONS) + 1

@@ -1,5 +1,5 @@
 """Extreme days and times on every surface (issue 40, item 3): a reporting date, a period's ends or an evaluation
-time outside the days AsOf answers for (core.read.day_range: FIRST_DAY..LAST_DAY) get the one out-of-range refusal,
+time outside the days AsOf answers for (core.read.dates.day_range: FIRST_DAY..LAST_DAY) get the one out-of-range refusal,
 in the same words, from the CLI (--date, --period, --at), the MCP tools (ask, metric_value, get_freshness, over the
 SDK's in-memory client) and the Ask page (AppTest); a day inside is answered. Never an internal error or a
 traceback. Before: --at 9999-12-31 ended in an OverflowError traceback, a period ending in 9999 by month in "year
@@ -23,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.catalog.store import write_catalog
 from core.ingest.load import load_catalog
-from core.read.day_range import FIRST_DAY, LAST_DAY, RANGE
+from core.read.dates.day_range import FIRST_DAY, LAST_DAY, RANGE
 from core.serve.mcp_server import CatalogHolder, Principal, build_server
 from core.settings.config import Settings
 

@@ -145,7 +145,7 @@ def test_full_disk_while_writing_the_index_leaves_the_database_unchanged(demo_co
 
     def full(*_a, **_k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(publish_mod, "commit_index", full)
+    monkeypatch.setattr(publish_mod, "write_index", full)
     r = cli("ingest", str(DEMO), "--db", str(demo_copy))
     assert r.returncode == 2 and "No space left on device" in r.stderr and "search index" in r.stderr
     assert digest(demo_copy) == before

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from core.ingest.ingest import read_inputs
 from core.ingest.load import CatalogError, load_catalog
 from core.ingest.openlineage import read_openlineage
-from core.read.dates import find_dates, parse_period
-from core.read.intent import parse_intent
+from core.read.dates.written import find_dates, parse_period
+from core.read.intents.intent import parse_intent
 
 SCALE = float(os.environ.get("ASOF_FUZZ_SCALE", "1"))
 

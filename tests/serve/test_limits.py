@@ -13,7 +13,7 @@ from core.answer.ask import Question, ask
 from core.catalog.store import Store, write_catalog
 from core.explain.headline import headline
 from core.ingest.load import load_catalog
-from core.read.intent import parse_intent
+from core.read.intents.intent import parse_intent
 from core.serve import mcp_tools as tools
 from core.serve.mcp_auth import Identity
 from core.settings import budget

@@ -3,6 +3,7 @@ started here on loopback; tests/objectstore.py): revisions are uploaded whole be
 replica answers exactly as the local catalog does (its index read from s3:// by LanceDB), follows a new
 revision without a restart, and no answer mixes two revisions while publishes keep coming."""
 import copy
+import hashlib
 import json
 import re
 import shutil
@@ -20,6 +21,7 @@ from core.catalog.store import Store
 from core.ingest.load import load_catalog
 from core.ingest.publish import publish
 from core.ingest.upload import publish_to
+from core.retrieve.index import index_path
 from core.retrieve.search import Searcher
 from core.serve.cli import main
 from core.serve.live import Live
@@ -29,9 +31,11 @@ from core.settings.objects import (
     POINTER,
     ObjectLocation,
     ObjectStoreError,
+    Pointer,
     RemoteIndex,
     read_pointer,
 )
+from core.settings.signing import key_id, load_signing_key, new_key_pair, sign
 
 CATALOG = load_catalog(DEMO)
 QS = questions(CATALOG)[::3]  # every role, common and aimed-at-hidden questions; a third keeps it quick
@@ -244,11 +248,25 @@ def _put(fs, key: str, data: bytes) -> None:
         f.write(data)
 
 
-def _point(fs, url: str, folder: str, revision: str, index_version: int | None = None) -> None:
-    """CURRENT written by hand, as a broken publish script or an operator would."""
-    _put(fs, ObjectLocation.parse(url).key(POINTER), json.dumps(
-        {"folder": folder, "revision": revision, "index_version": index_version,
-         "published_at": f"2026-05-0{1 + len(folder) % 8}T00:00:00Z"}).encode())
+def _point(fs, url: str, folder: str, revision: str, index_version: int | None = None, db_bytes: bytes = b"",
+           key: str | None = None, signed: dict | None = None, **changes) -> None:
+    """CURRENT written by hand, as a broken publish script or an operator would: signed with `key` (a private key
+    file; None: unsigned), with the size and sha256 of the bytes uploaded (or `signed`'s values), then `changes`
+    made after signing."""
+    fields = {"folder": folder, "revision": revision, "index_version": index_version,
+              "published_at": f"2026-05-0{1 + len(folder) % 8}T00:00:00Z", "db_size": len(db_bytes),
+              "db_sha256": hashlib.sha256(db_bytes).hexdigest(), **(signed or {})}
+    try:
+        pointer = Pointer.model_validate(fields)
+    except ValueError:
+        pointer = None  # a folder no pointer may name: written as it is, refused when read
+    if pointer is not None:
+        if key:
+            signer = load_signing_key(key)
+            pointer = pointer.model_copy(update={"key_id": key_id(signer.public_key())})
+            pointer = pointer.model_copy(update={"signature": sign(signer, pointer.fields())})
+        fields = {**pointer.fields(), **changes}
+    _put(fs, ObjectLocation.parse(url).key(POINTER), json.dumps(fields).encode())
 
 
 def _older_schema(db, tmp_path):
@@ -282,10 +300,10 @@ def test_a_bad_published_revision_is_refused_and_replicas_keep_the_last_good_one
     b_index = int(Store(b_db).meta()["index_version"])
     capsys.readouterr()
 
-    def bad(folder, revision, why, db_bytes=None, index_version=None):
+    def bad(folder, revision, why, db_bytes=None, index_version=None, **changes):
         if db_bytes is not None:
             _put(fs, where.revision_key(folder, DB_NAME), db_bytes)
-        _point(fs, url, folder, revision, index_version)
+        _point(fs, url, folder, revision, index_version, db_bytes or b"", **{"key": s3.signing_key, **changes})
         for _ in range(3):  # each request finds the same CURRENT: refused once, not downloaded again
             assert live.store() is good and holder.current().store.revision == a_rev
         assert re.search(why, live.replica.problem), live.replica.problem
@@ -306,6 +324,17 @@ def test_a_bad_published_revision_is_refused_and_replicas_keep_the_last_good_one
     bad("other-id", "0" * 64, rf"as catalog revision 0{{64}}, but its catalog\.duckdb holds revision {b_rev}",
         db_bytes=b_bytes)
     bad("no-index", b_rev, r"its index catalog\.lance cannot be opened", db_bytes=b_bytes, index_version=b_index)
+    # Whole, good files, but CURRENT not signed by the publisher: unsigned, signed by a key no replica trusts,
+    # changed after signing, or signed without the file's size and hash.
+    stranger, _ = new_key_pair(tmp_path / "stranger")
+    bad("unsigned", b_rev, r"revision unsigned, but it is not signed", db_bytes=b_bytes, index_version=b_index,
+        key=None)
+    bad("stranger", b_rev, r"signed by key [0-9a-f]{16}, which this replica does not trust", db_bytes=b_bytes,
+        index_version=b_index, key=str(stranger))
+    bad("changed", b_rev, r"its signature does not verify", db_bytes=b_bytes, index_version=b_index,
+        db_sha256="0" * 64)
+    bad("no-hash", b_rev, r"without the size and sha256 of its catalog\.duckdb", db_bytes=b_bytes,
+        index_version=b_index, signed={"db_size": None, "db_sha256": None})
     assert not (tmp_path / "cache" / "truncated").exists(), "a refused download is not kept"
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [live.replica.current().pointer.folder]
 
@@ -352,3 +381,113 @@ def test_a_corrupted_upload_a_rollback_a_restart_and_files_mended_in_place(s3, r
     assert live.store().revision == b_rev and live.replica.problem is None
     capsys.readouterr()
 
+
+
+def _reading_host_file(db, secret_file, tmp_path):
+    """A copy of revision `db` (index folder too) whose evidence table is a view reading `secret_file` on the
+    host that opens it, every other table as published: the attack a revision carrying a program makes."""
+    evil = tmp_path / "evil" / "catalog.duckdb"
+    evil.parent.mkdir()
+    shutil.copy(db, evil)
+    shutil.copytree(index_path(db), index_path(evil))
+    con = duckdb.connect(str(evil))
+    con.execute("DROP INDEX evidence_entity")
+    con.execute("ALTER TABLE evidence RENAME TO evidence_rows")
+    literal = str(secret_file).replace("'", "''")
+    con.execute(f"""CREATE VIEW evidence AS SELECT e.* REPLACE (f.content AS text, f.content AS title)
+                    FROM evidence_rows e, read_text('{literal}') f""")
+    con.close()
+    return evil
+
+
+def test_a_signed_revision_that_reads_the_replicas_files_is_refused(s3, revisions, tmp_path, embedder):
+    """A revision signed by the publisher's own key whose evidence table is a view calling read_text() on a file of
+    the replica's host: refused for holding a view (the last good revision keeps answering), and a replica with no
+    good revision refuses to start on it. The file's content never appears in any answer."""
+    url = "s3://asof-test/program"
+    secret = tmp_path / "replica-host-secret.txt"
+    secret.write_text("HOST-SECRET-7c1e do not show")
+    (a_db, a_rev, _), b_db = revisions["a"], revisions["b"][0]
+    publish_to(url, a_db, s3)
+    live = Live(url, embedder, cache_dir=tmp_path / "cache", objects=s3, poll_s=0)
+    good = live.store()
+    assert good.revision == a_rev
+    evil = publish_to(url, _reading_host_file(b_db, secret, tmp_path), s3)  # signed: the check must refuse it
+    assert evil.signature and live.store() is good
+    assert re.search(r"catalog\.duckdb is refused: .*holds what an AsOf catalog never does: view main\.evidence, "
+                     r"table main\.evidence_rows", live.replica.problem), live.replica.problem
+    shown = [answer(good, live.searcher(good), *q) for q in QS[:8]]
+    assert shown and not any("HOST-SECRET" in text for text in shown)
+    with pytest.raises(ObjectStoreError, match=r"view main\.evidence"):
+        Live(url, None, cache_dir=tmp_path / "fresh", objects=s3, poll_s=0).store()
+    assert not (tmp_path / "fresh" / evil.folder / DB_NAME).exists(), "a refused download is not kept"
+
+
+def test_keys_rotate_replicas_trust_what_they_are_given(s3, revisions, tmp_path, capsys):
+    """`asof keys new`, then rotation: replicas trusting old and new follow a revision signed with the new key;
+    a replica trusting only the new key refuses one signed with the old."""
+    url = "s3://asof-test/rotate"
+    (a_db, a_rev, _), (b_db, b_rev, _) = revisions["a"], revisions["b"]
+    assert main(["keys", "new", "--out", str(tmp_path / "keys")]) == 0
+    printed = capsys.readouterr().out
+    new_secret = next((tmp_path / "keys").glob("asof-*.key"))
+    new_public = new_secret.with_suffix(".pub")
+    assert str(new_secret) in printed and str(new_public) in printed and new_secret.stat().st_mode & 0o077 == 0
+    publish_to(url, a_db, s3)  # the old key
+    both = Live(url, None, cache_dir=tmp_path / "both", poll_s=0,
+                objects=s3.model_copy(update={"trusted_keys": (*s3.trusted_keys, str(new_public))}))
+    assert both.store().revision == a_rev
+    only_new = Live(url, None, cache_dir=tmp_path / "new", poll_s=0,
+                    objects=s3.model_copy(update={"trusted_keys": (str(new_public),)}))
+    with pytest.raises(ObjectStoreError, match="which this replica does not trust"):
+        only_new.store()
+    publish_to(url, b_db, s3.model_copy(update={"signing_key": str(new_secret)}))
+    assert both.store().revision == b_rev and only_new.store().revision == b_rev
+    nobody = Live(url, None, cache_dir=tmp_path / "none", poll_s=0, objects=s3.model_copy(update={"trusted_keys": ()}))
+    with pytest.raises(ObjectStoreError, match="trusts no publisher key: set ASOF_TRUSTED_KEYS"):
+        nobody.store()
+    with pytest.raises(ObjectStoreError, match="needs the publisher's signing key: set ASOF_SIGNING_KEY"):
+        publish_to(url, a_db, s3.model_copy(update={"signing_key": None}))
+
+
+def test_an_mcp_replicas_audit_trail_outlives_revision_switches_and_prunes(s3, revisions, tmp_path, monkeypatch):
+    """One audit log per deployment, at a path no switch or prune touches: answers and refusals in one chain,
+    every record kept across more revisions than the replica keeps on disk, and `verify` passes."""
+    import anyio
+    from mcp import Client
+
+    from core.serve.audit import read_all, verify
+    from core.serve.mcp_server import CatalogHolder, Principal, build_server
+    from core.serve.replica import KEEP_REVISIONS
+    from core.settings.config import Settings
+    url = "s3://asof-test/audit-trail"
+    for key, value in {**env_for(s3), "ASOF_DB": url, "ASOF_REPLICA_DIR": str(tmp_path / "replica"),
+                       "ASOF_POLL_SECONDS": "0"}.items():
+        monkeypatch.setenv(key, value)
+    settings = Settings.from_env()
+    publish_to(url, revisions["a"][0], s3)
+    holder = CatalogHolder(url, settings)
+    holder.ready.set()  # no embedding needed for these tools
+    assert holder.current().db_path == holder.db_path  # the explanation cache is kept there too (cache_for)
+    server = build_server(holder, Principal(name="alice"))
+    served = []
+
+    async def calls():
+        async with Client(server) as c:
+            for step in range(KEEP_REVISIONS + 1):
+                if step:
+                    publish_to(url, revisions["ab"[step % 2]][0], s3)
+                assert not (await c.call_tool("list_metrics", {"topic": "revenue"})).is_error
+                assert (await c.call_tool("export_everything", {})).is_error  # refused by the SDK
+                served.append(holder.current().store.path.parent.name)
+
+    anyio.run(calls)
+    assert len(set(served)) == KEEP_REVISIONS + 1
+    kept = [p.name for p in settings.revisions_dir.iterdir() if p.is_dir()]
+    assert len(kept) <= KEEP_REVISIONS, "old revisions were pruned"
+    records = read_all(holder.db_path)
+    assert [r.behavior == "refused" for r in records] == [False, True] * (KEEP_REVISIONS + 1), records
+    assert len({r.catalog_revision for r in records if r.behavior != "refused"}) == 2  # answered from both
+    check = verify(holder.db_path)
+    assert check.intact and check.chained == len(records), check.broken
+    assert not list(settings.revisions_dir.rglob("*.audit.jsonl")), "nothing is logged inside a revision folder"

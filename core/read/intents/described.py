@@ -1,0 +1,298 @@
+"""A table described instead of named: "the customer overview data mart", "what is the grain of our supply expenses
+data?". When no visible name is in the question, the words of each visible entity's names, description
+and column names are matched against the question's own words, weighted by how rare each word is among the
+visible entities (IDF). One entity that covers nearly all of the question's words, clearly ahead of the next,
+is what the question describes.
+
+Everything is computed inside the role's view (the bags and the word rarities), so a hidden object is never a
+candidate and never moves a score: a hidden object described reads exactly like one never written.
+"""
+from __future__ import annotations
+
+import math
+import re
+import weakref
+from dataclasses import dataclass
+
+from core.catalog.evidence import Kind
+from core.catalog.text import STOPWORDS, normalize, tokenize, words
+from core.read.intents.listing_filter import FRESH_WORDS, STALE_WORDS
+
+DESCRIBED_MIN = 0.8  # share of the question's (IDF-weighted) words the best entity's words must cover
+DESCRIBED_MARGIN = 0.2  # ... and its lead over the next entity
+MIN_WORDS = 2  # one word is a name, or too little to describe anything by
+# Words that ask or describe how a table is put, never what it holds: they count for no entity and against none.
+ASKING = {normalize(w) for w in """
+what which where who whom how is are was were does do did the a an model models table tables mart marts
+view views dataset datasets relation relations data list lists listing listed show shows showing shown hold holds
+holding contain contains containing record records find finds finding calculate calculates calculated give gives
+every each one single row rows per grain granularity level detail column columns field fields built build
+made make makes mean means meaning defined definition define describe described called named name there here
+our my your their we i you please tell about thing things stuff info information look looks like kind type
+""".split()}
+NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3"}
+IDENT = re.compile(r"[A-Za-z0-9]+(?:_+[A-Za-z0-9]+)+")
+
+
+@dataclass
+class _Bags:
+    bags: dict[str, set[str]]  # entity id -> its words (names, description, columns)
+    pairs: dict[str, set[tuple[str, str]]]  # entity id -> its adjacent describing words ("customer overview")
+    prose: dict[str, set[tuple[str, str]]]  # ... said in its description or title, not only in a column name
+    columns: dict[str, set[tuple[str, ...]]]  # entity id -> the words of its column names and identifiers
+    tables: set[str]  # the models and sources: what a description may name
+    idf: dict[str, float]
+    unseen: float  # the rarity of a word no visible entity uses
+
+
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _split(name: str) -> list[str]:
+    return words(re.sub(r"[_.]+", " ", name))
+
+
+def _stem(w: str) -> str:
+    # "joining" meets "joins" and "joined" (already "join"); normalize folds plurals and -ed only.
+    return w[:-3] if len(w) > 6 and w.endswith("ing") else w
+
+
+def _describing(seq: list[str]) -> list[str]:
+    # "zero direct parents" meets "0 direct parents"
+    return [_stem(NUMBER_WORDS.get(w, w)) for w in seq
+            if w not in STOPWORDS and w not in ASKING and (len(w) >= 3 or w.isdigit())]
+
+
+def said_together(view, entity_id: str, asked: list[str]) -> bool:
+    """Are at least half of the asked words' adjacent pairs said side by side in the entity's description or
+    title (not inside an identifier such as order_cost)?"""
+    prose = _bags(view).prose.get(entity_id, set())
+    pairs = list(zip(asked, asked[1:]))
+    return 2 * sum(p in prose for p in pairs) >= len(pairs)
+
+
+def entity_words(view, entity_id: str) -> set[str]:
+    """The words of a visible entity's names, description and columns."""
+    return _bags(view).bags.get(entity_id, set())
+
+
+def shared_by_one(view, said: set[str]) -> bool:
+    """Does some visible entity's words hold every word of `said`?"""
+    return any(said <= bag for bag in _bags(view).bags.values())
+
+
+def _inside(words_: tuple[str, ...], ident: tuple[str, ...]) -> bool:
+    k = len(words_)
+    return any(ident[i:i + k] == words_ for i in range(len(ident) - k + 1))
+
+
+def _adjacent(seq: list[str]) -> set[tuple[str, str]]:
+    return set(zip(seq, seq[1:]))
+
+
+def _bags(view) -> _Bags:
+    try:
+        return _CACHE[view]
+    except (KeyError, TypeError):
+        pass
+    bags: dict[str, set[str]] = {}
+    pairs: dict[str, set[tuple[str, str]]] = {}
+    prose: dict[str, set[tuple[str, str]]] = {}
+    columns: dict[str, set[tuple[str, ...]]] = {}
+    grouped: dict[str, list] = {}
+    # One read of the view (never one query per entity: a 1,000-model project has 1,300 entities).
+    for ev in view.of_kinds([k.value for k in Kind if k is not Kind.lineage]):
+        grouped.setdefault(ev.entity_id, []).append(ev)
+    for eid, ent in view.entities.items():
+        if not ent.is_topic:
+            continue
+        bag = {_stem(w) for n in ent.names for w in n}
+        pair = {p for n in ent.names for p in _adjacent(_describing(list(n)))}
+        said: set[tuple[str, str]] = set()
+        for ev in grouped.get(eid, []):
+            # The description (dbt's) or the body (a hand-written catalog's), the title, aliases and columns.
+            for text in (ev.title, ev.description or ev.text or "", *ev.aliases):
+                seq = [_stem(w) for w in words(text)]
+                bag.update(seq)
+                # An identifier in the text (a measure "food_orders", a column) is a name, not prose saying words
+                # side by side: it is kept apart, and a question made of its words names it.
+                for ident in IDENT.findall(text):
+                    columns.setdefault(eid, set()).add(tuple(_stem(w) for w in _split(ident)))
+                said |= _adjacent(_describing([_stem(w) for w in words(IDENT.sub(" identifier_ ", text))]))
+            if ev.model:
+                for col in ev.model.columns:
+                    seq = [_stem(w) for w in _split(col)]
+                    columns.setdefault(eid, set()).add(tuple(seq))
+                    bag.update(seq)
+                    pair |= _adjacent(_describing(seq))
+        bags[eid] = bag - STOPWORDS
+        pairs[eid] = pair | said
+        prose[eid] = said
+    n = max(len(bags), 1)
+    df: dict[str, int] = {}
+    for bag in bags.values():
+        for w in bag:
+            df[w] = df.get(w, 0) + 1
+    tables = {e for e, ent in view.entities.items() if e in bags and ent.role in ("model", "source")}
+    out = _Bags(bags, pairs, prose, columns, tables, {w: math.log(1 + n / c) for w, c in df.items()}, math.log(1 + n))
+    try:
+        _CACHE[view] = out
+    except TypeError:
+        pass
+    return out
+
+
+def question_words(question: str, excluded: list[tuple[int, int]] = ()) -> list[str]:
+    """The question's own words that could describe a table: not stop words, not asking words, not dates."""
+    return list(dict.fromkeys(_describing([t.norm for t in tokenize(question)
+                                           if not any(s <= t.start < e for s, e in excluded)])))
+
+
+@dataclass
+class Described:
+    entity_id: str
+    coverage: float  # IDF-weighted share of the question's words the entity's words hold
+    next_id: str | None
+    next_coverage: float
+    asked: list[str]
+
+    names_a_column: bool = False  # the asked words are one of the entity's column names ("order cost")
+
+    @property
+    def clear(self) -> bool:
+        return (self.coverage >= DESCRIBED_MIN and self.coverage - self.next_coverage >= DESCRIBED_MARGIN
+                and not self.names_a_column)
+
+
+def coverage(view, entity_id: str, asked: list[str]) -> float:
+    """The IDF-weighted share of the asked words in the entity's words, averaged with the share of the asked
+    words' adjacent pairs that the entity says side by side too ("customer overview" is the customers mart's,
+    though the orders mart mentions a customer and an overview)."""
+    b = _bags(view)
+    total = sum(b.idf.get(w, b.unseen) for w in asked)
+    bag = b.bags.get(entity_id, set())
+    words_ = sum(b.idf.get(w, b.unseen) for w in asked if w in bag) / total if total else 0.0
+    asked_pairs = list(zip(asked, asked[1:]))
+    if not asked_pairs:
+        return words_
+    have = b.pairs.get(entity_id, set())
+    return (words_ + sum(p in have for p in asked_pairs) / len(asked_pairs)) / 2
+
+
+def described_entity(question: str, view, excluded: list[tuple[int, int]] = ()) -> Described | None:
+    """The visible entity whose words cover the question's best, with the runner-up; None when the question has
+    too few describing words or nothing covers any of them."""
+    asked = question_words(question, excluded)
+    if len(asked) < MIN_WORDS:
+        return None
+    b = _bags(view)
+    # Tables (models, sources) are what a description names: a policy or a page that mentions the words in passing
+    # ("standard revenue" in a rebate policy) does not stand in for a metric the role cannot see.
+    scored = sorted(((coverage(view, eid, asked), eid) for eid in b.tables), key=lambda x: (-x[0], x[1]))
+    if not scored or scored[0][0] == 0:
+        return None
+    (best, eid), rest = scored[0], scored[1:]
+    nxt = rest[0] if rest else (0.0, None)
+    # "what is order cost?", "food orders": the words are (part of) a column's or a measure's name (order_cost,
+    # is_food_order), so a column or a metric of that name is asked about, not the table that has it.
+    column = any(_inside(tuple(asked), ident) for ident in b.columns.get(eid, set()))
+    return Described(eid, best, nxt[1], nxt[0], asked, column)
+
+
+# ---- what a freshness question is about ------------------------------------------------------------------------------
+# Words that ask whether data is up to date, or name the kind of thing loaded, never what it holds: "is the cost of
+# goods data up to date?" is about cost of goods.
+NOT_THE_SUBJECT = {_stem(normalize(w)) for w in """
+fresh freshness stale staleness up date late latest last newest recent recently current currently today yesterday
+old load loads loaded loading reload reloaded update updated refresh refreshed refreshing arrive arrived arriving
+land landed ingest ingested sync synced extract extracted ok okay healthy in
+source sources raw feed feeds seed pipeline pipelines snapshot
+""".split()}
+
+
+# A question that says it is about data or a table ("is the cost of goods data up to date?") means what is loaded.
+DATA_WORDING = re.compile(r"\b(?:data|datasets?|tables?|feeds?|extracts?|loads?)\b", re.I)
+
+
+def says_data(question: str) -> bool:
+    """Whether the question says it is about data or a table: then sources and models come first among its options."""
+    return bool(DATA_WORDING.search(question))
+
+
+@dataclass
+class SubjectTables:
+    """The visible sources and models whose words hold every word of a question's subject."""
+    said: list[str]  # the subject's words, as the bags hold them
+    sources: list[str]
+    models: list[str]
+
+
+def subject_tables(question: str, view, excluded: list[tuple[int, int]] = ()) -> SubjectTables:
+    """For a question about freshness: the subject's words (what is left once the words asking about loads are set
+    aside), and the visible sources and models whose names, description or columns hold all of them, those whose
+    names hold them first. A source's loads are what "up to date" is about, and a source is often named in the
+    catalog's own shorthand ("raw_finance.cogs") while its description says what a question says ("cost of goods").
+    Only the role's view is read: a hidden table is never one of them and never moves the others."""
+    said = [w for w in question_words(question, excluded) if w not in NOT_THE_SUBJECT]
+    # "is the HR export fresh?": a two-letter acronym written in capitals says what is held as a longer word does.
+    said += [t.norm for t in tokenize(question) if len(t.norm) == 2 and question[t.start:t.end].isupper()
+             and t.norm not in STOPWORDS and not any(a <= t.start < b for a, b in excluded)]
+    if not said:
+        return SubjectTables(said, [], [])
+    b = _bags(view)
+    entities = view.entities
+    holding = [e for e in sorted(b.tables) if set(said) <= b.bags.get(e, set())]
+    holding.sort(key=lambda e: not names_hold(view, e, said))
+    return SubjectTables(said, [e for e in holding if entities[e].role == "source"],
+                         [e for e in holding if entities[e].role == "model"])
+
+
+def names_hold(view, entity_id: str, said: list[str]) -> bool:
+    """Does the entity's own name (not only its description) say every one of the words?"""
+    return set(said) <= {_stem(w) for n in view.entities[entity_id].names for w in n}
+
+
+_STALE_ASKED = re.compile(r"\b(?:" + STALE_WORDS + r")\b", re.I)
+_NOT_STALE = re.compile(r"\bnot\s+(?:stale|late|overdue|out[- ]of[- ]date)\b", re.I)
+_FRESH_ASKED = re.compile(r"\b(?:" + FRESH_WORDS + r")\b", re.I)
+
+
+# Trouble asked of data in other words: "anything look off with the payments feed?", "is the orders table broken?",
+# "is something wrong with the clicks data?". Of data, trouble is its loads: asked the stale way (Yes is the bad news).
+# Not "broken down by day", "broken out by channel" or "off by one": those ask how the data is cut or counted.
+_TROUBLE = re.compile(r"\b(?:looks?|looking|seems?|seeming|gone|goes|going|went|anything|something|everything|is|are)"
+                      r"\s+(?:\w+\s+)?(?:off(?!\s+by\b)|wrong|amiss)\b|\bbroken?\b(?!\s+(?:down|out|up|into|apart)\b)",
+                      re.I)
+
+
+def asks_trouble(question: str) -> bool:
+    """Whether the question asks if something is wrong with data it names as data (a feed, table, load): a
+    freshness question, asked the stale way. Of a metric alone ("anything wrong with churn?") it is not."""
+    return bool(_TROUBLE.search(question)) and says_data(question)
+
+
+# Trust asked of numbers or data: "can I trust yesterday's number?", "are the bookings figures reliable today?". Of
+# loaded data, trust is its loads: a freshness question, asked the fresh way (Yes is the good news). Of a page or a
+# definition ("can I trust the wiki page?") it is not.
+_TRUST = re.compile(r"\b(?:(?:can|could|should|may|do)\s+(?:i|we|you)\s+(?:still\s+)?(?:trust|rely\s+on|believe)|"
+                    r"trust(?:worthy)?|reliable|safe\s+to\s+(?:use|report|share|quote))\b", re.I)
+_NUMBERS = re.compile(r"\b(?:numbers?|figures?|values?|stats|counts?|totals?|dashboards?)\b", re.I)
+
+
+def asks_trust(question: str) -> bool:
+    """Whether the question asks if numbers or data can be trusted: their freshness, asked the fresh way."""
+    return bool(_TRUST.search(question)) and (says_data(question) or bool(_NUMBERS.search(question)))
+
+
+def asks_stale(question: str) -> bool:
+    """Does a freshness question ask whether the data is stale ("is AOV stale?", "is the data out of date?"),
+    so that "Yes" is the bad news? Not when it also asks whether it is fresh ("fresh or stale?"), where a yes or
+    no would answer one half only. "not fresh" is a stale word, so "is it not fresh?" is asked the stale way."""
+    if _NOT_STALE.search(question):  # "is it not stale?" asks the fresh way
+        return False
+    stale = [m.span() for m in _STALE_ASKED.finditer(question)]
+    if asks_trouble(question):
+        stale += [m.span() for m in _TROUBLE.finditer(question)]
+    fresh = [m for m in _FRESH_ASKED.finditer(question)
+             if not any(a <= m.start() and m.end() <= b for a, b in stale)]
+    return bool(stale) and not fresh

@@ -1,0 +1,362 @@
+"""Writing the search index in batches of objects, so an ingest's memory does not grow with the catalog.
+
+Each batch of objects is chunked, looked up in the existing index (its rows by evidence_id: a vector is reused
+when its object's content_hash and its chunk's text match), embedded where it must be, and written, before the
+next batch is read. Nothing here holds every row, vector or chunk id: what stays is one batch's rows, the rows
+waiting to be written (at most FLUSH_ROWS), and the set of the catalog's evidence ids (to delete the rows of
+objects it no longer has).
+
+One revision, published whole: the batches are LanceDB versions no reader opens (readers check out the version
+tagged with the catalog revision they opened, core/retrieve/index.py `open_table`); the tag is set only after
+the last batch and the indexes. A failure part-way restores the table to the version it started from (a new
+table is dropped), so the latest version is the previous revision again; a process killed part-way leaves
+untagged versions that the next ingest writes over, row by row, as it would any other difference.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from core.catalog.bulk import collector_paused
+from core.catalog.evidence import Evidence
+from core.retrieve import ann
+from core.retrieve.index import (
+    FILTER_COLUMNS,
+    TABLE,
+    IndexReport,
+    check_index_path,
+    chunks_of,
+    embedded_text,
+    index_path,
+    index_precision,
+    open_table,
+    revision_tag,
+    schema,
+)
+
+# Objects read, chunked and embedded at a time: ~1,800 chunk rows of the synthetic catalogs, a few MB of rows and
+# vectors; large enough that the encoder's length-sorted batches pad little and a LanceDB commit is not per row.
+BATCH_OBJECTS = 1000
+# Rows of a re-ingest (changed objects, changed ACLs) written per commit: each commit deletes their old rows by
+# chunk_id and appends the new ones, so a re-ingest that changes 1% makes a few commits, not one per batch.
+FLUSH_ROWS = 20_000
+# Ids per delete predicate (LanceDB parses the IN list as SQL).
+DELETE_IDS = 2_000
+
+Progress = Callable[[int, int, int], None]  # (objects done, objects in all, chunks embedded so far)
+
+
+class ChunkEncoder:
+    """Chunks and embeds objects whose vectors cannot be reused: here, in this process. The Ray backend
+    (core/retrieve/ray_embed.py) does the same on a cluster."""
+
+    def __init__(self, encoder):
+        self.encoder = encoder
+        self.precision = encoder.precision
+        self.dim = encoder.dim
+
+    def rows(self, objects: list[Evidence]) -> list[tuple[int, str, str, str, np.ndarray]]:
+        """(object position in `objects`, chunk_id, part, text, vector) of every chunk of these objects."""
+        chunks = [(n, *c) for n, ev in enumerate(objects) for c in chunks_of(ev)]
+        heads = [embedded_text(text, objects[n].kind, part) for n, _, part, text in chunks]
+        return list(zip(*zip(*chunks), self.vectors(heads))) if chunks else []
+
+    def vectors(self, heads: list[str]) -> np.ndarray:
+        # Each distinct text is encoded once (sources and policies of one system often read alike).
+        texts = list(dict.fromkeys(heads))
+        encoded = self.encoder.encode(texts)
+        position = {text: n for n, text in enumerate(texts)}
+        return encoded[[position[h] for h in heads]] if heads else encoded
+
+    def close(self) -> None:
+        pass
+
+
+def _batches(items: Iterable[Evidence], size: int) -> Iterator[list[Evidence]]:
+    batch: list[Evidence] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _quoted(ids: Iterable[str]) -> str:
+    return ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
+
+
+@dataclass
+class _Pending:
+    """Rows waiting to be written and chunk ids whose old rows go, flushed together."""
+    rows: list[pa.Table]
+    replaced: list[str]
+    count: int = 0
+
+
+class IndexWriter:
+    """One ingest's index write: `add` batches of objects, then `finish` (indexes, tag) or `abort`."""
+
+    def __init__(self, db_path: str | Path, chunker: ChunkEncoder, quiet: bool = False):
+        import lancedb
+        self.path = index_path(db_path)
+        check_index_path(db_path)
+        self.chunker = chunker
+        self.fields = schema(chunker.dim)
+        table, broken = open_table(self.path, None)  # the probe readers run: a half-broken index is rebuilt
+        self.aside = None
+        if broken and not quiet:
+            print(f"warning: {broken.split('; answers use')[0]}; rebuilding it now", file=sys.stderr)
+        if broken and self.path.is_dir():
+            # Unreadable: set it aside (one atomic rename) and build a new one; removed once that succeeded.
+            self.aside = self.path.with_name(f".{self.path.name}.broken-{os.getpid()}")
+            shutil.rmtree(self.aside, ignore_errors=True)
+            os.replace(self.path, self.aside)
+            table = None
+        self.db = lancedb.connect(str(self.path))
+        self.table = table
+        self.start = table.version if table is not None else None
+        # Written before rows recorded their precision, or at another one: every row is embedded again, into a
+        # new version of the same table (readers pinned to an older tag keep reading it).
+        self.reuse = table is not None and table.schema.names == self.fields.names \
+            and index_precision(table) == chunker.precision
+        self.overwrite = table is not None and not self.reuse
+        self.pending = _Pending([], [])
+        self.report = IndexReport(chunks=0, embedded=0, reused=0, deleted=0)
+        self.ids: set[str] = set()
+
+    def _existing(self, objects: list[Evidence]) -> tuple[dict[str, tuple[str, str, str, np.ndarray]], set[str]]:
+        """chunk_id -> (content_hash, acl_revision, text, vector) of these objects' rows in the index, and the
+        evidence ids whose rows hold the object's present content_hash."""
+        if not self.reuse:
+            return {}, set()
+        old = self.table.to_lance().to_table(
+            columns=["chunk_id", "evidence_id", "content_hash", "acl_revision", "text", "vector"],
+            filter=f"evidence_id IN ({_quoted(ev.evidence_id for ev in objects)})")
+        vectors = _matrix(old["vector"])
+        hashes = {ev.evidence_id: ev.content_hash for ev in objects}
+        rows, known = {}, set()
+        for i, (cid, eid, h, a, t) in enumerate(zip(
+                old["chunk_id"].to_pylist(), old["evidence_id"].to_pylist(), old["content_hash"].to_pylist(),
+                old["acl_revision"].to_pylist(), old["text"].to_pylist())):
+            rows[cid] = (h, a, t, vectors[i])
+            if hashes.get(eid) == h:
+                known.add(eid)
+        return rows, known
+
+    def add(self, objects: list[Evidence]) -> int:
+        """Index one batch; returns the chunks embedded for it."""
+        with collector_paused():
+            self.ids.update(ev.evidence_id for ev in objects)
+            existing, known = self._existing(objects)
+            # An object whose content_hash the index holds is chunked here and keeps each chunk's vector when the
+            # chunk's text is the same (a release that chunks differently re-embeds just those chunks); any other
+            # object is chunked and embedded by the chunker (here, or on a Ray cluster).
+            kept: list[tuple[int, str, str, str, np.ndarray]] = []
+            again: list[tuple[int, str, str, str]] = []
+            fresh: list[int] = []
+            for n, ev in enumerate(objects):
+                if ev.evidence_id not in known:
+                    fresh.append(n)
+                    continue
+                for cid, part, text in chunks_of(ev):
+                    prior = existing.get(cid)
+                    if prior and prior[0] == ev.content_hash and prior[2] == text:
+                        kept.append((n, cid, part, text, prior[3]))
+                    else:
+                        again.append((n, cid, part, text))
+        embedded = [(fresh[n], *rest) for n, *rest in self.chunker.rows([objects[n] for n in fresh])] if fresh else []
+        if again:
+            heads = [embedded_text(text, objects[n].kind, part) for n, _, part, text in again]
+            embedded += [(*row, v) for row, v in zip(again, self.chunker.vectors(heads))]
+        with collector_paused():
+            rows = kept + embedded
+            self.report.chunks += len(rows)
+            self.report.embedded += len(embedded)
+            self.report.reused += len(kept)
+            new = {cid for _, cid, _, _, _ in rows}
+            stale = [cid for cid in existing if cid not in new]
+            self.report.deleted += len(stale)
+            # Only rows that changed are written: rewriting a row moves it out of the vector index's coverage, so
+            # rewriting all of them made every re-ingest retrain the index (ann.build), changed or not.
+            changed = [r for r in rows if (existing.get(r[1]) or (None, None, None))[:3]
+                       != (objects[r[0]].content_hash, objects[r[0]].acl_revision, r[3])]
+            replaced = [r[1] for r in changed if r[1] in existing] + stale
+            if changed or replaced:
+                self._stage(self._arrow(objects, changed), replaced)
+        return len(embedded)
+
+    def _arrow(self, objects: list[Evidence], rows: list[tuple]) -> pa.Table:
+        evs = [objects[r[0]] for r in rows]
+        columns = {"chunk_id": [r[1] for r in rows], "evidence_id": [ev.evidence_id for ev in evs],
+                   "entity_id": [ev.entity_id for ev in evs], "part": [r[2] for r in rows],
+                   "kind": [ev.kind.value for ev in evs], "authority": [ev.authority.value for ev in evs],
+                   "lifecycle": [ev.lifecycle.value for ev in evs], "valid_from": [ev.valid_from for ev in evs],
+                   "valid_to": [ev.valid_to for ev in evs], "acl": [ev.acl for ev in evs],
+                   "content_hash": [ev.content_hash for ev in evs],
+                   "acl_revision": [ev.acl_revision for ev in evs], "text": [r[3] for r in rows],
+                   "precision": [self.chunker.precision] * len(rows)}
+        dim = self.chunker.dim
+        vectors = np.stack([r[4] for r in rows]).astype(np.float32) if rows else np.zeros((0, dim), np.float32)
+        arrays = [pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1), pa.float32()), dim)
+                  if f.name == "vector" else pa.array(columns[f.name], f.type) for f in self.fields]
+        return pa.Table.from_arrays(arrays, schema=self.fields)
+
+    def _stage(self, rows: pa.Table, replaced: list[str]) -> None:
+        if self.table is None or self.overwrite:
+            # The first rows of a new table, or of the new version that replaces every row of an old one.
+            self.table = self.db.create_table(TABLE, data=rows, mode="overwrite" if self.overwrite else "create")
+            self.overwrite = False
+            return
+        self.pending.rows.append(rows)
+        self.pending.replaced += replaced
+        self.pending.count += rows.num_rows
+        if self.pending.count >= FLUSH_ROWS or len(self.pending.replaced) >= FLUSH_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        pending, self.pending = self.pending, _Pending([], [])
+        for start in range(0, len(pending.replaced), DELETE_IDS):
+            self.table.delete(f"chunk_id IN ({_quoted(pending.replaced[start:start + DELETE_IDS])})")
+        rows = [t for t in pending.rows if t.num_rows]
+        if rows:
+            self.table.add(pa.concat_tables(rows))
+
+    def _drop_removed(self) -> None:
+        """Delete the rows of objects the catalog no longer has (read a column at a time, not held)."""
+        gone: set[str] = set()
+        for batch in self.table.to_lance().to_batches(columns=["evidence_id"]):
+            gone.update(e for e in batch.column(0).to_pylist() if e not in self.ids)
+        if not gone:
+            return
+        ids = sorted(gone)
+        for start in range(0, len(ids), DELETE_IDS):
+            self.report.deleted += self.table.count_rows(f"evidence_id IN ({_quoted(ids[start:start + DELETE_IDS])})")
+            self.table.delete(f"evidence_id IN ({_quoted(ids[start:start + DELETE_IDS])})")
+
+    def finish(self, revision: str | None, ann_min_rows: int = ann.ANN_MIN_ROWS) -> IndexReport:
+        """Write what is pending, delete removed objects' rows, build the indexes and tag the version."""
+        from lancedb.index import Bitmap, BTree, LabelList
+
+        if self.table is None or self.overwrite:  # a catalog with no indexed rows still gets an (empty) table
+            self._stage(self._arrow([], []), [])
+        self._flush()
+        self._drop_removed()
+        table = self.table
+        table.create_index("acl", config=LabelList(), replace=True)
+        # Every search's filter names these few-valued columns beside the ACL: with their bitmaps Lance computes the
+        # whole pre-filter from indexes instead of reading three columns of every row (at 178k rows a role-filtered
+        # vector search went from 24 to 10 ms: docs/scale.md; a full-text search's mask is one such filter).
+        for column in FILTER_COLUMNS:
+            table.create_index(column, config=Bitmap(), replace=True)
+        # The next ingest looks its batches' rows up by evidence_id.
+        table.create_index("evidence_id", config=BTree(), replace=True)
+        self.report.ann = ann.build(table, ann_min_rows)
+        if revision:
+            tag = revision_tag(revision)
+            if tag in table.tags.list():
+                table.tags.update(tag, table.version)
+            else:
+                table.tags.create(tag, table.version)
+        self.report.version = table.version
+        if self.aside is not None:
+            shutil.rmtree(self.aside, ignore_errors=True)
+        return self.report
+
+    def abort(self) -> None:
+        """Leave the index as this ingest found it: the latest version is the previous revision's again."""
+        try:
+            if self.start is not None:
+                if self.table is not None and self.table.version != self.start:
+                    self.table.restore(self.start)
+            elif self.table is not None:
+                self.db.drop_table(TABLE)
+            if self.aside is not None and not self.path.exists():
+                os.replace(self.aside, self.path)
+        except Exception:  # noqa: BLE001 (the error being reported is the one that stopped the ingest)
+            pass
+        finally:
+            self.chunker.close()
+
+
+def _matrix(column) -> np.ndarray:
+    """A fixed-size-list column as a (rows, dim) array, without a Python list per vector."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if len(column) == 0:
+        return np.zeros((0, column.type.list_size), dtype=np.float32)
+    return column.flatten().to_numpy(zero_copy_only=False).reshape(len(column), column.type.list_size)
+
+
+def count_chunks(evidence: Iterable[Evidence]) -> int:
+    """Chunk rows the catalog makes, counted before any is built: the encoder's precision follows the index's
+    size (core/retrieve/embed.py `for_rows`)."""
+    return sum(len(chunks_of(ev)) for ev in evidence)
+
+
+def write_index(evidence: list[Evidence], db_path: str | Path, embedder, revision: str | None = None,
+                quiet: bool = False, ann_min_rows: int = ann.ANN_MIN_ROWS, progress: Progress | None = None,
+                chunker: Callable[[object], ChunkEncoder] | None = None) -> IndexReport:
+    """The catalog's index, written batch by batch and tagged with `revision` once complete; on any failure the
+    index is left as it was and the error raised."""
+    with collector_paused():
+        encoder = embedder.for_rows(count_chunks(evidence))
+    writer = IndexWriter(db_path, (chunker or ChunkEncoder)(encoder), quiet)
+    try:
+        done = 0
+        # A remote chunker takes larger windows (core/retrieve/ray_embed.py: starting its actors costs seconds).
+        for batch in _batches(evidence, getattr(writer.chunker, "batch_objects", BATCH_OBJECTS)):
+            writer.add(batch)
+            done += len(batch)
+            if progress:
+                progress(done, len(evidence), writer.report.embedded)
+        report = writer.finish(revision, ann_min_rows)
+    except BaseException:
+        writer.abort()
+        raise
+    writer.chunker.close()
+    return report
+
+
+def stderr_progress(quiet: bool = False, every: float = 5.0) -> Progress | None:
+    """Progress lines on stderr for a long ingest: objects, chunks embedded, rate, time left; at most one every
+    `every` seconds, and the last."""
+    if quiet:
+        return None
+    start = time.monotonic()
+    last = [start]
+
+    def report(done: int, total: int, embedded: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < every and done < total:
+            return
+        last[0] = now
+        elapsed = max(now - start, 1e-6)
+        left = elapsed / done * (total - done) if done else 0.0
+        print(f"  indexed {done:,}/{total:,} objects, {embedded:,} chunks embedded, "
+              f"{embedded / elapsed:,.0f} chunks/s, {done / elapsed:,.0f} objects/s, "
+              f"about {_duration(left)} left", file=sys.stderr, flush=True)
+    return report
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def build_index(catalog, db_path: str | Path, embedder, quiet: bool = False,
+                ann_min_rows: int = ann.ANN_MIN_ROWS) -> IndexReport:
+    """The whole catalog's index, tagged with its revision (tests, the evaluation page, benchmarks)."""
+    return write_index(catalog.evidence, db_path, embedder, catalog.revision(), quiet, ann_min_rows)
