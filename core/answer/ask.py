@@ -60,6 +60,7 @@ class Question:
     value_grain: str | None = None
     compare: tuple[tuple[date, date], tuple[date, date]] | None = None
     compare_versions: tuple[str, str] | None = None  # version labels a follow-up compares ("between them")
+    asks_freshness: bool = False  # a follow-up naming only a new moment after a freshness answer ("and at 6pm?")
 
 
 @dataclass

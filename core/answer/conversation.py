@@ -48,6 +48,7 @@ class Turn:
     value: bool = False  # it gave a number: a follow-up moving its period gives the number too
     grain: str | None = None
     versions: tuple[str, ...] = ()  # the version labels it showed (a restatement's two, a comparison's, a split's)
+    freshness: bool = False  # it judged freshness: a follow-up naming only a new moment asks it again then
 
 
 def turn_of(env: Envelope, q: Question, principal: str | None, clock: Callable[[], float] = time.monotonic
@@ -64,7 +65,7 @@ def turn_of(env: Envelope, q: Question, principal: str | None, clock: Callable[[
     return Turn(principal=principal, role=q.role, entity_id=env.entity_id, label=env.entity_label or env.entity_id,
                 day=env.reporting_date if period is None else None, period=period, asked_at=clock(),
                 value=env.values is not None, grain=env.values.grain if env.values is not None else None,
-                versions=_shown_versions(env))
+                versions=_shown_versions(env), freshness="freshness_status" in env.asked)
 
 
 def _shown_versions(env: Envelope) -> tuple[str, ...]:
@@ -138,9 +139,14 @@ def carried(q: Question, first: Envelope, last: Turn | None, principal: str | No
     # "and for 2025?", "by quarter?" after a number ask for the number again; "who owns it?", "is it fresh?" ask
     # something of their own
     again = last.value and first.intent is None and not first.asked
+    # "and at 6pm yesterday?", "what about last Friday at 9am?" after a freshness answer name only a new moment:
+    # freshness again, judged then ("how much was it in Q2?" asks a number instead)
+    fresh = (last.freshness and first.intent is None and not first.asked and bool(first.dates_read)
+             and not words.intent.value)
     return replace(q, entity=last.entity_id, day=q.day if own_dates else last.day,
                    period=q.period if own_dates else last.period, asks_value=again,
-                   value_grain=last.grain if again else None, carried=f"{said}{when} from your last question")
+                   value_grain=last.grain if again else None, asks_freshness=fresh,
+                   carried=f"{said}{when} from your last question")
 
 
 def follow(q: Question, last: Turn | None, principal: str | None, answer: Callable[[Question], Envelope],

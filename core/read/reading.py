@@ -225,8 +225,8 @@ def read(question, day: date, fiscal_year_start_month: int = 1) -> Reading:
 
 def carried_asks(intent: Intent, question) -> Intent:
     """A follow-up's carried asks (core/answer/conversation.py sets them on the Question), read as if its words had
-    said them: the number (by the last grain unless it names one), the two versions "between them" names, and the
-    two periods of "vs last year?" as the two dates a comparison reads. `intent` itself is left as parsed."""
+    said them: the number (by the last grain unless it names one), the two versions "between them" names, the
+    two periods of "vs last year?" as the two dates a comparison reads, and freshness asked again at a new moment. `intent` itself is left as parsed."""
     changed: dict = {}
     if getattr(question, "asks_value", False):
         restate = intent.restate or intent.under_version  # "under v1" after a number: the period restated under v1
@@ -239,6 +239,8 @@ def carried_asks(intent: Intent, question) -> Intent:
                             rule="moved from the period of your last question") for a, b in question.compare]
         changed.update(dates=said + [d for d in intent.dates if d.kind == "timestamp"],
                        kind=changed.get("kind") or intent.kind or "compare")
+    if getattr(question, "asks_freshness", False):  # "and at 6pm yesterday?" after "is it fresh?": judged then
+        changed.update(aspects=set(intent.aspects) | {"freshness_status"}, moment=True)
     return replace(intent, **changed) if changed else intent
 
 

@@ -342,6 +342,7 @@ def inputs_of(q) -> dict:
                       **({"compare": [list(p) for p in q.compare]} if getattr(q, "compare", None) else {}),
                       **({"compare_versions": list(q.compare_versions)} if getattr(q, "compare_versions", None)
                          else {}),
+                      **({"asks_freshness": True} if getattr(q, "asks_freshness", False) else {}),
                       # a steward's review queue, so a replay reads exactly what the answer could
                       **({"grants": sorted(q.grants)} if getattr(q, "grants", None) else {})})
 

@@ -60,7 +60,8 @@ def question_of(rec: AuditRecord) -> Question:
                     asks_value=bool(i.get("asks_value")), value_grain=i.get("value_grain"),
                     compare=tuple((date.fromisoformat(str(a)), date.fromisoformat(str(b)))
                                   for a, b in i["compare"]) if i.get("compare") else None,
-                    compare_versions=tuple(i["compare_versions"]) if i.get("compare_versions") else None)
+                    compare_versions=tuple(i["compare_versions"]) if i.get("compare_versions") else None,
+                    asks_freshness=bool(i.get("asks_freshness")))
 
 
 def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher, engine=None) -> tuple[Envelope | None, str, str]:

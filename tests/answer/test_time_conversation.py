@@ -221,3 +221,67 @@ def test_a_period_named_against_another_and_so_far_against_the_same_span(ask_lid
     # 1 Jan to 8 Mar of each year: a part set beside the same part, never beside all of last year
     assert [(s.start.isoformat(), s.end.isoformat(), s.value) for s in sides] == [
         ("2027-01-01", "2027-03-09", 60.0), ("2028-01-01", "2028-03-09", 60.0)]
+
+
+def test_a_follow_up_naming_only_a_new_moment_asks_the_freshness_again(session):
+    # "and at 6pm yesterday?" after a freshness answer moves the moment it is judged at, as "was it fresh at 6pm
+    # yesterday?" does; it names no freshness word of its own
+    s = session()
+    s.ask("is the gate source fresh?")
+    evening = s.ask("and at 6pm yesterday?")  # loaded at 06:00 on 7 Mar 2028; warns after 6 h
+    assert evening.entity_id == "source.raw_gate.entries"
+    assert evening.evaluated_at.isoformat() == "2028-03-07T18:00:00+00:00"
+    assert headline(evening) == "No: On 7 Mar 2028 at 18:00 UTC, raw_gate.entries had last loaded 12 h before: stale"
+    morning = s.ask("what about last Friday at 9am?")
+    assert headline(morning) == "Yes: On 3 Mar 2028 at 09:00 UTC, raw_gate.entries had last loaded 3 h before: fresh"
+    # a day alone, past, is judged at its end; no note calls that day "today"
+    day = s.ask("and on 1 March 2028?")
+    assert day.evaluated_at.isoformat() == "2028-03-01T23:59:00+00:00"
+    assert not any("today" in n for n in day.notes)
+    # after a number, a new date asks the number again, never freshness
+    s.ask("ticket sales in Q2 2027")
+    assert headline(s.ask("and in Q3 2027?")) == "Ticket sales was $240.00 in Q3 2027 under v1"
+
+
+def test_how_much_was_it_follows_any_answer_with_the_number(session):
+    # "how much" names nothing: it follows on (it was not found before), and after a freshness answer it asks the
+    # number, not freshness at the period's end
+    s = session()
+    s.ask("is pass holders fresh?")
+    assert headline(s.ask("how much was it in Q2 2027?")) == "Pass holders was 159 customers at the end of Q2 2027 under v2"
+    s.ask("ticket sales in Q1 2027")
+    assert headline(s.ask("how much was it in Q2 2027?")) == "Ticket sales was $150.00 in Q2 2027 under v1"
+
+
+def test_a_lineage_or_freshness_follow_up_keeps_its_subject_when_the_moment_moves(session):
+    s = session()
+    lineage = s.ask("where does pass holders come from?")
+    assert lineage.entity_id == "metric.pass_holders"
+    friday = s.ask("was it fresh last Friday at 9am?")
+    assert friday.entity_id == "metric.pass_holders" and friday.notes[0].startswith("Reading 'it' as Pass holders")
+    assert headline(friday) == ("Yes: On 3 Mar 2028 at 09:00 UTC, raw_gate.entries behind Pass holders v2 had last "
+                                "loaded 3 h before: fresh")
+    evening = s.ask("and at 6pm yesterday?")
+    assert evening.entity_id == "metric.pass_holders"
+    assert headline(evening) == ("No: On 7 Mar 2028 at 18:00 UTC, raw_gate.entries behind Pass holders v2 had last "
+                                 "loaded 12 h before: stale")
+    assert s.ask("where does it come from?").entity_id == "metric.pass_holders"  # the thread still holds it
+    # a question naming its own subject restarts the thread, whatever moment it names
+    assert s.ask("was ticket sales fresh at 6pm yesterday?").entity_id == "metric.ticket_sales"
+    assert s.ask("and last Friday at 9am?").entity_id == "metric.ticket_sales"
+
+
+def test_the_cli_batch_and_mcp_move_the_moment_and_replay_it(lido, mcp, tmp_path):
+    out = _batch(lido, tmp_path, [{"question": "is the gate source fresh?"},
+                                  {"question": "and at 6pm yesterday?", "follows_on": True}])
+    said = "No: On 7 Mar 2028 at 18:00 UTC, raw_gate.entries had last loaded 12 h before: stale"
+    assert out[1]["headline"] == said
+    store, _ = lido
+    from core.serve.audit import audit_path
+    records = [json.loads(x) for x in audit_path(store.path).read_text().splitlines() if x.strip()]
+    moved = next(r for r in reversed(records) if (r.get("inputs") or {}).get("asks_freshness"))
+    replayed = cli("audit", "replay", moved["id"], "--db", str(store.path))
+    assert replayed.returncode == 0 and "REPRODUCED" in replayed.stdout, replayed.stdout + replayed.stderr
+    mcp("is the gate source fresh?", "c12")
+    body, _ = mcp("and at 6pm yesterday?", "c12")
+    assert body["headline"] == said

@@ -69,6 +69,11 @@ POINTING = set(words("more else again other another one ones thing things stuff 
                      "ok okay hi hello hey thanks"))
 
 
+# "how much was it in Q2?", "how many were there?": they ask for a number of whatever is on the table, naming nothing.
+# Kept here, not among the catalog's asking words, which every name match also drops.
+QUANTITY = set(words("much many"))
+
+
 # A word written as an identifier ("int_model_7", "raw.orders") names something, whatever words it is made of.
 # Not "e.g." or "i.e.": a dotted name's parts are words.
 _IDENTIFIER = re.compile(r"\b[a-z]\w*(?:_\w+)+|\b[a-z]\w+(?:\.[a-z]\w+)+", re.I)
@@ -87,7 +92,7 @@ def names_no_subject(question: str, excluded: list[tuple[int, int]] = ()) -> boo
         return False  # "which sources are ...?", "have any metrics changed?": a kind, across the catalog, is the subject
     return not any(not skip(t.start) and t.norm not in STOPWORDS and t.norm not in GENERIC
                    and t.norm not in ASKING_WORDS and t.norm not in MONTH_WORDS and t.norm not in KIND_NOUNS
-                   and t.norm not in POINTING and not t.norm.isdigit() and len(t.norm) > 1
+                   and t.norm not in POINTING and t.norm not in QUANTITY and not t.norm.isdigit() and len(t.norm) > 1
                    for t in tokenize(question))
 
 
