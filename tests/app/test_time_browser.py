@@ -86,4 +86,7 @@ def test_a_conversation_moves_through_time_on_the_ask_page(server, browser):
     _ask(page, "was it fresh last Friday at 9am?")
     assert _headline(page) == ("Yes: On 3 Mar 2028 at 09:00 UTC, raw_gate.entries behind Pass holders v2 had last "
                                "loaded 3 h before: fresh")
+    _ask(page, "and at 6pm yesterday?")  # only the moment moves: freshness again, of the same subject
+    assert _headline(page) == ("No: On 7 Mar 2028 at 18:00 UTC, raw_gate.entries behind Pass holders v2 had last "
+                               "loaded 12 h before: stale")
     page.context.close()
