@@ -14,7 +14,7 @@ from core.answer.steward import steward_view  # noqa: E402
 from core.explain.headline import day_text  # noqa: E402
 from core.resolve.versions import governing_versions, interval_text  # noqa: E402
 from ui.resources import catalog_today, searcher, sidebar, store  # noqa: E402
-from ui.safe import code, dataframe, inert, md  # noqa: E402
+from ui.safe import code, inert, md  # noqa: E402
 from ui.safe import table as wrapped_table  # noqa: E402 (the page has its own `table` of rows)
 from ui.steward import badge, scope_for  # noqa: E402
 
@@ -48,14 +48,22 @@ if query.strip():
 at = form["at"]  # the catalog's clock (a demo's) unless the sidebar sets another
 
 
-def _open_row(key: str, picked, table: list[dict]) -> None:
-    """A newly selected table row opens its entity in the view below (once: the entity box stays free)."""
-    rows = picked.selection.rows if picked else []
-    chosen = table[rows[0]]["entity_id"] if rows and rows[0] < len(table) else None
-    if chosen != st.session_state.get(f"_{key}_opened"):
-        st.session_state[f"_{key}_opened"] = chosen
-        if chosen in entities:
-            st.session_state["catalog_entity"] = chosen
+MAX_OPEN_BUTTONS = 24  # more rows than this open through the Entity box below
+
+
+def _open_buttons(key: str, table: list[dict], name: str) -> None:
+    """One click opens a listed row's entity below. The table itself is static so its text wraps (a grid cuts a cell
+    that does not fit its column at 1024 px); these buttons are what a row click was."""
+    if not table:
+        return
+    if len(table) > MAX_OPEN_BUTTONS:
+        st.caption("Choose one in the Entity box below to open it.")
+        return
+    st.caption("Open one below:")
+    cols = st.columns(4)
+    for i, r in enumerate(table):
+        cols[i % 4].button(md(r[name]), key=f"{key}_open_{i}", type="tertiary",
+                           on_click=lambda e=r["entity_id"]: st.session_state.update(catalog_entity=e))
 
 
 rows = [r.model_dump() for r in metric_rows(view, at)]
@@ -70,29 +78,17 @@ with st.expander(f"Metrics you can {'see or review' if scope is not None else 's
     pick_status = f2.multiselect("Status", statuses, key="metric_status", placeholder="All statuses")
     table = [r for r in rows if (not pick_owner or r["owner"] in pick_owner)
              and (not pick_status or r["status"] in pick_status)]
-    picked = dataframe(table, hide_index=True, width="stretch", key="metric_table", on_select="rerun",
-                          selection_mode="single-row",
-                          # Five columns sized to fit the page at 1024 px (a grid cannot wrap text: a column that
-                          # does not fit is cut); the id and version count are on the metric opened below.
-                          column_order=["metric", "in_effect_today", "status", "team", "freshness"],
-                          column_config={"metric": st.column_config.TextColumn("metric", width=128),
-                                         "in_effect_today": st.column_config.TextColumn("in effect", width=58),
-                                         "status": st.column_config.TextColumn("status", width=140),
-                                         "team": st.column_config.TextColumn("owner", width=108),
-                                         "freshness": st.column_config.TextColumn("data", width=58,
-                                                                                  help="worst freshness of its raw sources")})
-    st.caption("Click a row to open that metric below.")
-    _open_row("metric_table", picked, table)
+    # Static and wrapping: every cell whole at 1024 px; the id and version count are on the metric opened below.
+    wrapped_table([{"metric": r["metric"], "in effect": r["in_effect_today"], "status": r["status"],
+                    "owner": r["team"], "data": r["freshness"]} for r in table])
+    _open_buttons("metric_table", table, "metric")
 
 if scope is not None:
     qrows = [r.model_dump() for r in queue_rows(s, scope, catalog_today(s))]
     with st.expander(f"Objects in your review queue ({len(qrows)}): each opens read-only", expanded=not query.strip()):
-        picked = dataframe(qrows, hide_index=True, width="stretch", key="queue_table", on_select="rerun",
-                              selection_mode="single-row",
-                              column_order=["title", "problem", "kind", "standing", "owner", "may_see", "evidence_id"],
-                              column_config={"may_see": "who may see it", "evidence_id": "id"})
-        st.caption("Click a row to open that object's entity below, read-only.")
-        _open_row("queue_table", picked, qrows)
+        wrapped_table([{"title": r["title"], "problem": r["problem"], "kind": r["kind"], "standing": r["standing"],
+                        "owner": r["owner"], "who may see it": r["may_see"], "id": r["evidence_id"]} for r in qrows])
+        _open_buttons("queue_table", qrows, "title")
 
 if st.session_state.get("catalog_entity") not in entities:
     st.session_state["catalog_entity"] = next(iter(entities))

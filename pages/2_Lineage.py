@@ -4,7 +4,7 @@ import streamlit as st
 st.set_page_config(page_title="AsOf · Lineage", page_icon="🕸️", layout="wide")
 
 
-from core.answer.lineage_start import lineage_starts  # noqa: E402
+from core.answer.lineage_start import first_with_lineage, lineage_starts  # noqa: E402
 from core.answer.steward import steward_view  # noqa: E402
 from core.explain.headline import day_text  # noqa: E402
 from core.resolve.freshness import source_freshness  # noqa: E402
@@ -34,11 +34,13 @@ if linked and not st.session_state.get("lineage_link_read"):  # a shared link (?
         st.session_state["lineage_entity"] = linked
     else:  # said, not silently replaced: the same words for hidden and absent
         st.warning(f"No entity {code(linked)} with lineage is visible to role {md(role)}; showing another.")
+day = form["day"] or (form["period"][0] if form["period"] else form["at"].date())
 if st.session_state.get("lineage_entity") not in entities:
-    st.session_state["lineage_entity"] = next(iter(entities))
+    # Opens on something with lineage in effect that day (a steward's first entity by name may be a queued page's
+    # bare subject), else the first by name.
+    st.session_state["lineage_entity"] = first_with_lineage(ev_view, list(entities), day) or next(iter(entities))
 entity_id = st.selectbox("Entity", list(entities), key="lineage_entity",
                          format_func=lambda e: inert(f"{entities[e]} ({e})"))
-day = form["day"] or (form["period"][0] if form["period"] else form["at"].date())
 c1, c2 = st.columns(2)
 up = c1.slider("Upstream depth", 0, 10, 5, key="up_depth")
 down = c2.slider("Downstream depth", 0, 10, 2, key="down_depth")

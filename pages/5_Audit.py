@@ -13,7 +13,7 @@ from core.serve.decision_audit import DECISION, replay_decision  # noqa: E402
 from core.serve.replay import replay  # noqa: E402
 from ui.history import asked_here  # noqa: E402
 from ui.resources import searcher, settings, sidebar, store  # noqa: E402
-from ui.safe import dataframe, inert  # noqa: E402
+from ui.safe import inert  # noqa: E402
 from ui.safe import table as wrapped  # noqa: E402 (the page has its own `table` of rows)
 from ui.steward import scope_for  # noqa: E402
 
@@ -35,9 +35,9 @@ view = steward_view(s, role.name, scope_for(s, role.name))
 others = cfg.audit_show_questions
 mine = frozenset(asked_here())  # this session's own questions (audit_view.question_shown reads them)
 
-st.caption(f"Append-only log beside the catalog: `{audit_path(db)}`. Each record holds ids and hashes, never "
-           "evidence text. Ids outside your steward view are left out; other principals' questions are "
-           + ("shown (ASOF_AUDIT_SHOW_QUESTIONS=1)." if others else "withheld (ASOF_AUDIT_SHOW_QUESTIONS=1 shows them).")
+st.caption("Every answer AsOf gave, as an append-only log: each record holds ids and hashes, never evidence text. "
+           "Ids outside your steward view are left out; other principals' questions are "
+           + ("shown." if others else "withheld.")
            + ("" if others or reader else " Nobody is signed in, so your questions are the ones asked in this "
               "browser session; \"Question contains\" searches those."))
 everything = filtered(db)
@@ -52,9 +52,14 @@ except AuditKeyError as exc:  # a configured key that cannot be used: said, not 
     st.stop()
 if not chain.intact:
     st.error(f"The audit log's hash chain is broken at line {chain.broken_line}: {chain.broken} "
-             "Records from that line on are not verified (`python -m core audit verify`).")
-if not chain.key:
-    st.caption(NO_KEY[0].upper() + NO_KEY[1:] + ".")
+             "Records from that line on are not verified.")
+# File paths, settings and commands are for whoever runs AsOf, not for a business audience: kept in one place.
+with st.expander("For operators: where the log is and how it is set up", expanded=False):
+    st.markdown(f"- Log file: `{audit_path(db)}` (beside the catalog)\n"
+                f"- Other principals' questions: {'shown' if others else 'withheld'} "
+                "(`ASOF_AUDIT_SHOW_QUESTIONS=1` shows them)\n"
+                f"- Signature: {'an audit key signs each record' if chain.key else NO_KEY}\n"
+                "- Check the chain from a terminal: `python -m core audit verify`")
 # Two rows: five filters side by side cut their own labels at 1024 px.
 cols = st.columns(3) + st.columns(2)
 anyone = {"format_func": lambda v: v or "any"}
@@ -74,15 +79,12 @@ st.metric("Records", len(records))
 # What a steward reads first (when, who, what was asked, what came back) on the left; the ids and
 # revisions that identify the record for a replay to the right.
 table = [audit_view.rows([r], view, reader, others, mine)[0].model_dump() for r in records[:500]]
-# Five columns sized to fit the page at 1024 px (a grid cannot wrap: a column that does not fit is cut off the
-# right edge); who asked from where, and the ids and revisions a replay needs, are under the record chosen below.
-dataframe(table, hide_index=True, width="stretch",
-          column_order=["when", "role", "question", "behavior", "governs"],
-          column_config={"when": st.column_config.TextColumn("when", width=124),
-                         "role": st.column_config.TextColumn("role", width=76),
-                         "question": st.column_config.TextColumn("question", width=150),
-                         "behavior": st.column_config.TextColumn("behavior", width=64),
-                         "governs": st.column_config.TextColumn("governs", width=100)})
+# A static table that wraps (a grid cuts a cell that does not fit at 1024 px); who asked from where, and the ids and
+# revisions a replay needs, are under the record chosen below.
+SHOWN = 100
+if len(table) > SHOWN:
+    st.caption(f"The latest {SHOWN} of {len(table)} are listed; filter above, or choose any in the Record box below.")
+wrapped([{k: r[k] for k in ("when", "role", "question", "behavior", "governs")} for r in table[:SHOWN]])
 
 if records:
     shown = {r["id"]: r for r in table}

@@ -22,6 +22,10 @@ def render(env: Envelope) -> None:
         st.info(md(values.message[:1].upper() + values.message[1:]))  # a sentence on its own here
         return
     unit = values.values[0].unit if values.values else None
+    # Fixed CSS (no catalog text): a card's label and number wrap instead of ending in "…" in a narrow column.
+    st.html("<style>[data-testid=stMetricLabel], [data-testid=stMetricLabel] *, [data-testid=stMetricValue], "
+            "[data-testid=stMetricValue] * { white-space: normal !important; overflow: visible !important; "
+            "text-overflow: clip !important; overflow-wrap: anywhere; }</style>")
     if values.compared is not None:
         _compared(env, values.compared)
     elif len(values.values) <= MAX_CARDS:

@@ -54,6 +54,13 @@ class Question:
     # A follow-up's word on what it carried from the asker's last question (core/answer/conversation.py): said
     # first in the notes when `entity` resolves, so an answer never rests on a carried subject silently.
     carried: str | None = None
+    # What a follow-up keeps from the last answer beyond its subject and period (core/answer/conversation.py): a
+    # number was asked for (and by which grain), or two periods are set side by side ("vs last year?").
+    asks_value: bool = False
+    value_grain: str | None = None
+    compare: tuple[tuple[date, date], tuple[date, date]] | None = None
+    compare_versions: tuple[str, str] | None = None  # version labels a follow-up compares ("between them")
+    asks_freshness: bool = False  # a follow-up naming only a new moment after a freshness answer ("and at 6pm?")
 
 
 @dataclass
@@ -78,6 +85,7 @@ class _Run:
     bare: bool = False  # the question is only such names (and words like "what does ... say")
     other_versions: list = field(default_factory=list)  # no date given: the versions not in effect today
     answer_vector: object = None  # the answer pass's vector search, started before the entity is chosen
+    moment: datetime | None = None  # freshness judged at a moment the question named ("at 6pm yesterday")
 
     def step(self, rule: str, detail: str) -> None:
         budget.check()  # between steps: a question that has spent its time budget stops here
@@ -97,7 +105,7 @@ class _Run:
                         ignored_instructions=ignored, trace=self.trace, catalog_revision=self.revision,
                         columns=self.columns, entity_read_as=self.read_as,
                         today_by_default=bool(self.other_versions), other_versions=self.other_versions,
-                        dates_read=self.dates_read,
+                        dates_read=self.dates_read, moment=self.moment,
                         asks_stale="freshness_status" in self.intent.aspects and self.reading.asks_stale, **kw)
 
 
@@ -267,11 +275,13 @@ def _decide_when(run: _Run) -> Envelope | None:
     q = run.q
     run.dates_read = dates_read(run.intent.dates)
     freshness = bool(run.intent.aspects & {"freshness_status", "freshness_policy"})
-    decided = when.decide(q.day, q.period, run.at, q.at is not None, run.intent.dates, q.date_from_form, freshness)
+    decided = when.decide(q.day, q.period, run.at, q.at is not None, run.intent.dates, q.date_from_form, freshness,
+                          run.intent.moment)
     if isinstance(decided, when.AskBack):
         run.day, run.period = q.day, q.period
         return _clarify(run, decided.question, decided.options, decided.why)
     run.day, run.period, run.at, run.now = decided.day, decided.period, decided.at, decided.now
+    run.moment = decided.at if decided.moment else None
     if decided.now:
         run.dates_read = dates_read(run.intent.dates, decided.now, decided.at)
     run.trace.extend(decided.steps)

@@ -29,7 +29,7 @@ from datetime import date, timedelta
 from core.answer.ask import Question
 from core.answer.entity import NO_SUBJECT
 from core.catalog.envelope import Behavior, Envelope
-from core.read.names.subject import pointed_back
+from core.read.reading import Reading, read
 
 MAX_AGE_S = 30 * 60  # a follow-up after half an hour away is more likely a new thought than a continuation
 MAX_CONVERSATIONS = 1000  # per MCP server, all principals together: the busiest principal's oldest go first
@@ -45,16 +45,40 @@ class Turn:
     day: date | None
     period: tuple[date, date] | None
     asked_at: float  # time.monotonic() when answered
+    value: bool = False  # it gave a number: a follow-up moving its period gives the number too
+    grain: str | None = None
+    versions: tuple[str, ...] = ()  # the version labels it showed (a restatement's two, a comparison's, a split's)
+    freshness: bool = False  # it judged freshness: a follow-up naming only a new moment asks it again then
 
 
 def turn_of(env: Envelope, q: Question, principal: str | None, clock: Callable[[], float] = time.monotonic
             ) -> Turn | None:
     """What `env` leaves for a follow-up: its subject and dates, when it answered about one subject."""
-    if not env.entity_id or env.behavior not in (Behavior.answer, Behavior.abstain):
+    # Every answer about one subject leaves it: a split across a definition change and an overlap for review too.
+    if not env.entity_id or env.behavior not in (Behavior.answer, Behavior.abstain, Behavior.split,
+                                                 Behavior.human_review):
         return None
     period = (env.period_start, env.period_end) if env.period_start and env.period_end else None
+    compared = env.values.compared if env.values is not None else None
+    if period is None and compared is not None:  # "X in 2026 vs 2027": the later period is on the table
+        period = (compared.sides[-1].start, compared.sides[-1].end)
     return Turn(principal=principal, role=q.role, entity_id=env.entity_id, label=env.entity_label or env.entity_id,
-                day=env.reporting_date if period is None else None, period=period, asked_at=clock())
+                day=env.reporting_date if period is None else None, period=period, asked_at=clock(),
+                value=env.values is not None, grain=env.values.grain if env.values is not None else None,
+                versions=_shown_versions(env), freshness="freshness_status" in env.asked)
+
+
+def _shown_versions(env: Envelope) -> tuple[str, ...]:
+    """The versions an answer set before the asker, in order: what "between them" names next."""
+    out: list[str | None] = []
+    if env.comparison is not None:
+        out += [env.comparison.left.version, env.comparison.right.version]
+    if env.values is not None and env.values.restatement is not None:
+        r = env.values.restatement
+        out += [x.governing.version for x in r.rows] + [x.other.version for x in r.rows]
+    out += [d.version for sp in env.splits for d in sp.selected[:1]]
+    out += [s.version for s in env.selected if s.role_in_answer == "definition"]
+    return tuple(dict.fromkeys(v for v in out if v))
 
 
 def _names_no_subject(env: Envelope) -> bool:
@@ -68,19 +92,61 @@ def _when(turn: Turn) -> str:
     return f" on {turn.day.isoformat()}" if turn.day else ""
 
 
+def _points_back_unfound(words: Reading, first: Envelope) -> bool:
+    """"what would it be under today's definition?": not found as it stands (no subject named), but it points back
+    with "it" and asks nothing of its own kind; a named subject not found ("what about crew overtime?") never
+    carries."""
+    return (first.behavior is Behavior.not_found_or_not_authorized and first.intent is None
+            and (bool(words.pointed_back) and words.intent.restate or words.asks_between_them))
+
+
 def carried(q: Question, first: Envelope, last: Turn | None, principal: str | None,
             clock: Callable[[], float] = time.monotonic) -> Question | None:
     """The question to answer instead of `q`, with the last turn's subject (and its dates unless `q` gives its
     own), when `q` is a follow-up of it; None when `q` starts afresh. `first` is `q` answered as it stands."""
-    if (last is None or last.principal != principal or last.role != q.role or clock() - last.asked_at > MAX_AGE_S
-            or not _names_no_subject(first)):
+    if last is None or last.principal != principal or last.role != q.role or clock() - last.asked_at > MAX_AGE_S:
         return None
-    own_dates = bool(first.dates_read) or q.day is not None or q.period is not None
-    back = pointed_back(q)
+    # What the follow-up's words say of the last answer (a move of its period, "between them", the word pointing
+    # back) is read in core/read/, like every other reading of a question's words.
+    words = read(q, first.evaluated_at.date())
+    if not (_names_no_subject(first) or _points_back_unfound(words, first)):
+        return None
+    back = words.pointed_back
     said = f"Reading '{back}' as {last.label}" if back else f"Continuing with {last.label}"
+    if words.asks_between_them and len(last.versions) >= 2:
+        pair = tuple(sorted(last.versions[:2], key=lambda v: (len(v), v)))
+        return replace(q, entity=last.entity_id, day=last.day, period=last.period, compare_versions=pair,
+                       carried=f"Comparing the two versions of {last.label} your last answer showed, "
+                               f"v{pair[0]} and v{pair[1]}")
+    move = words.period_move
+    table = last.period or ((last.day, last.day + timedelta(days=1)) if last.day else None)
+    # "and the year before?", "vs last year?": read against the period on the table, not the clock, even where the
+    # date reader read the same words against the clock ("last year")
+    inside = move is not None and all(d.text.lower() in move.words.lower() for d in first.dates_read)
+    if move is not None and table is not None and inside and q.day is None and q.period is None:
+        there = move.from_period(table)
+        pair = tuple(sorted((there, table))) if move.compare else None
+        span = f"{there[0].isoformat()} to {(there[1] - timedelta(days=1)).isoformat()}"
+        was = _when(last).strip().removeprefix("for ").removeprefix("on ")
+        how = (f"{said}: {was} beside {span} ('{move.words}' of it)" if pair
+               else f"{said} for {span} ('{move.words}' {was})")
+        again = last.value and first.intent in (None, "compare") and not first.asked
+        return replace(q, entity=last.entity_id, day=None, period=None if pair else there, compare=pair,
+                       asks_value=again, value_grain=last.grain if again else None,
+                       carried=f"{how} from your last question")
+    own_dates = bool(first.dates_read) or q.day is not None or q.period is not None
     when = "" if own_dates else _when(last)
+    # "and for 2025?", "by quarter?" after a number ask for the number again; "who owns it?", "is it fresh?" ask
+    # something of their own
+    again = last.value and first.intent is None and not first.asked
+    # "and at 6pm yesterday?", "what about last Friday at 9am?" after a freshness answer name only a new moment:
+    # freshness again, judged then ("how much was it in Q2?" asks a number instead)
+    fresh = (last.freshness and first.intent is None and not first.asked and bool(first.dates_read)
+             and not words.intent.value)
     return replace(q, entity=last.entity_id, day=q.day if own_dates else last.day,
-                   period=q.period if own_dates else last.period, carried=f"{said}{when} from your last question")
+                   period=q.period if own_dates else last.period, asks_value=again,
+                   value_grain=last.grain if again else None, asks_freshness=fresh,
+                   carried=f"{said}{when} from your last question")
 
 
 def follow(q: Question, last: Turn | None, principal: str | None, answer: Callable[[Question], Envelope],

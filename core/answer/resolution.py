@@ -110,8 +110,10 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
         # No date: the version is expanded as of the evaluation time, not its first day, so its backing
         # model, lineage and freshness are today's.
         day = run.at.date()
-        run.notes.append(f"No reporting date was given, so the answer is expanded as of today ({day}, the "
-                         "evaluation time): the backing model, lineage and freshness are those in effect then.")
+        # "today" only when it is the clock's day: a moment the question named ("at 6pm yesterday") is not today
+        now = f"as of {day} (the moment asked about)" if run.moment else f"as of today ({day}, the evaluation time)"
+        run.notes.append(f"No reporting date was given, so the answer is expanded {now}: the backing model, lineage "
+                         "and freshness are those in effect then.")
         run.step("reporting date", f"none given; {chosen.evidence_id} is in effect on {day}, the evaluation "
                  "date, so it is expanded as of then")
     selected, lineage, fresh, missing = _expand(run, chosen, primary, requested, extra, day)

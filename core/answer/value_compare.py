@@ -11,7 +11,7 @@ from typing import Callable
 
 from core.catalog.envelope import Envelope
 from core.catalog.values import MetricValue, PeriodComparison, PeriodSide, Values
-from core.resolve.values import percent_change
+from core.resolve.values import percent_change, rolled_up
 
 # Fields a reader compares two definitions by; dates and the owner are not the definition.
 _NOT_DEFINITION = ("effective", "owner", "description")
@@ -22,20 +22,16 @@ def _name(v: MetricValue) -> str:
     return f"v{label}" if label[:1].isdigit() else label or v.evidence_id
 
 
-def _side(values: list[MetricValue], start, end, additive: Callable[[str | None], bool]) -> PeriodSide:
+def _side(values: list[MetricValue], start, end, how: str | None) -> PeriodSide:
     unit = values[0].unit if values else None
-    if len(values) == 1:
-        total = values[0].value
-    elif values and additive(unit) and all(v.value is not None for v in values):
-        total = round(sum(v.value for v in values), 2)
-    else:
-        total = None  # a rate's pieces do not add up: each is shown
+    # One figure from the pieces as the metric rolls up over time (a sum, the last, an average); a rate's pieces
+    # make no one figure: each is shown.
+    total = values[0].value if len(values) == 1 else rolled_up([(v.start, v.end, v.value) for v in values], how)
     return PeriodSide(start=start, end=end, value=total, unit=unit, pieces=len(values),
                       versions=list(dict.fromkeys(_name(v) for v in values)))
 
 
-def compared_values(env: Envelope, intent, compute: Callable[..., Values],
-                    additive: Callable[[str | None], bool]) -> Values | None:
+def compared_values(env: Envelope, intent, compute: Callable[..., Values]) -> Values | None:
     """The two periods a comparison question names, each computed with `compute(start, end)`; None when the
     question does not compare two periods of one metric (two versions by name, two metrics)."""
     c = env.comparison
@@ -49,7 +45,7 @@ def compared_values(env: Envelope, intent, compute: Callable[..., Values],
     failed = next((v for v in each if v.status != "computed"), None)
     if failed is not None:
         return failed
-    sides = [_side(v.values, a, b, additive) for v, (a, b) in zip(each, spans)]
+    sides = [_side(v.values, a, b, v.time_aggregation) for v, (a, b) in zip(each, spans)]
     diff, pct = percent_change(sides[0].value, sides[1].value)
     changed = ([f.field.replace("_", " ") for f in c.changed if f.field not in _NOT_DEFINITION]
                if sides[0].versions != sides[1].versions else [])
@@ -63,4 +59,5 @@ def compared_values(env: Envelope, intent, compute: Callable[..., Values],
     return Values(status="computed", start=spans[0][0], end=spans[1][1],
                   values=[x for v in each for x in v.values], inputs=list(inputs.values()),
                   as_of=min(loads) if loads else None, message="; ".join(v.message for v in each if v.message),
+                  time_aggregation=each[0].time_aggregation,
                   compared=PeriodComparison(sides=sides, difference=diff, percent=pct, changed=changed))

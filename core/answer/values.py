@@ -19,7 +19,7 @@ from core.compute.engine import EngineError, ValueEngine
 from core.resolve import lineage as lineage_mod
 from core.resolve.freshness import source_freshness
 from core.resolve.period_loads import covers
-from core.resolve.values import percent_change, value_periods
+from core.resolve.values import last_bucket, over_time, percent_change, rolled_up, value_periods
 from core.resolve.versions import backing_model, by_version, governing_versions, in_effect, version_name
 
 MAX_VALUES = 240  # 20 years by month: more is a mistake in the period, refused before anything runs
@@ -67,7 +67,16 @@ class _Checked:
         return model
 
 
-def _restate_target(view: Visible, versions: list[Evidence], labels: list[str], at: datetime) -> tuple[Evidence | None, str]:
+def _restate_target(view: Visible, versions: list[Evidence], labels: list[str], at: datetime,
+                    previous_of: date | None = None) -> tuple[Evidence | None, str]:
+    if previous_of is not None:
+        # "under the old definition": the version before the one that governed the period (at its start), never
+        # today's against itself
+        now = in_effect(versions, previous_of)
+        if len(now) == 1 and versions.index(now[0]) > 0:
+            before = versions[versions.index(now[0]) - 1]
+            return before, f"the old definition ({version_name(before)}, before {version_name(now[0])})"
+        return None, ""
     for label in labels:
         named = by_version(versions, label)
         if named is not None:
@@ -77,7 +86,8 @@ def _restate_target(view: Visible, versions: list[Evidence], labels: list[str], 
 
 
 def metric_values(view: Visible, entity_id: str, start: date, end: date, engine: ValueEngine | None, at: datetime,
-                  grain: str | None = None, restate: bool = False, version_labels: list[str] = ()) -> Values:
+                  grain: str | None = None, restate: bool = False, version_labels: list[str] = (),
+                  previous: bool = False) -> Values:
     """Values of one metric over [start, end) for the role whose view this is (see the module's docstring)."""
     versions = governing_versions([e for e in view.entity_objects(entity_id) if e.kind is Kind.metric_definition],
                                   "metric")
@@ -85,11 +95,31 @@ def metric_values(view: Visible, entity_id: str, start: date, end: date, engine:
         return Values(status="not_found_or_not_authorized", message=NOT_FOUND, start=start, end=end)
     if end <= start:
         return Values(status="unavailable", message=f"the period {start} to {end} is empty", start=start, end=end)
-    periods = value_periods(versions, start, end, grain, _model_cuts(view, versions))
+    today = at.date()
+    if start > today:
+        return Values(status="unavailable", start=start, end=end, grain=grain,
+                      message=f"the period has not happened yet: it starts on {start}, after today ({today})")
+    how = _over_time(versions)
+    # A period still running is computed up to the clock's day: a later day has nothing recorded yet (the headline
+    # says "so far"), and a month after it is no month to list.
+    upto = min(end, today + timedelta(days=1))
+    first = start
+    if grain is None and not restate and upto - start > timedelta(days=31):
+        if how == "last":  # a stock's value for the period is its value at the end: the last month's
+            first = last_bucket(start, upto)
+        elif how == "average":  # the average of its months, each computed
+            grain = "month"
+    periods = value_periods(versions, first, upto, grain, _model_cuts(view, versions))
+    if first > start:
+        periods = periods[-1:]
     if len(periods) > MAX_VALUES:
         return Values(status="unavailable", start=start, end=end, grain=grain,
                       message=f"{len(periods)} values asked for; at most {MAX_VALUES} are computed at once")
-    other, why = _restate_target(view, versions, list(version_labels), at) if restate else (None, "")
+    other, why = (_restate_target(view, versions, list(version_labels), at, start if previous else None)
+                  if restate else (None, ""))
+    if restate and previous and other is None:
+        return Values(status="unavailable", start=start, end=end, grain=grain,
+                      message="there is no older definition: the version that governed the period is the first")
     checked = _Checked(view)
     try:
         plan = [(p, p.version, checked.model(p.version, p.start)) for p in periods if p.version is not None]
@@ -123,10 +153,10 @@ def metric_values(view: Visible, entity_id: str, start: date, end: date, engine:
         notes.append("no single authoritative version is in effect from "
                      + "; ".join(f"{a} to {b - timedelta(days=1)}" for a, b in spans)
                      + ", so no value is given there")
-    restatement = _restatement(other, why, values, others) if other is not None else None
-    inputs, as_of = _inputs(view, list(checked.sources), at, start, end)
+    restatement = _restatement(other, why, values, others, how) if other is not None else None
+    inputs, as_of = _inputs(view, list(checked.sources), at, start, upto)
     return Values(status="computed", message="; ".join(notes), grain=grain, start=start, end=end, values=values,
-                  restatement=restatement, inputs=inputs, as_of=as_of)
+                  restatement=restatement, inputs=inputs, as_of=as_of, time_aggregation=how)
 
 
 def _compute(engine: ValueEngine, items: list) -> list[MetricValue]:
@@ -138,26 +168,30 @@ def _compute(engine: ValueEngine, items: list) -> list[MetricValue]:
     return many(items) if many is not None else [engine.compute(*item) for item in items]
 
 
-def _additive(unit: str | None) -> bool:
-    """Values that add up over time (a currency, a count); a rate or an average does not."""
-    unit = unit or ""
-    return unit in ("USD", "customers") or (unit.startswith("USD") and "per" not in unit)
+def _over_time(versions: list[Evidence]) -> str | None:
+    """How the metric's values roll up over time: as its latest version declares or, undeclared, by its unit."""
+    latest = max(versions, key=lambda v: v.valid_from or date.min)
+    declared = next((v.metric.time_aggregation for v in sorted(versions, key=lambda v: v.valid_from or date.min,
+                                                                 reverse=True)
+                     if v.metric is not None and v.metric.time_aggregation), None)
+    return declared or over_time(latest.metric)
 
 
-def _restatement(other: Evidence, why: str, values: list[MetricValue], others: list[MetricValue]) -> Restatement:
+def _restatement(other: Evidence, why: str, values: list[MetricValue], others: list[MetricValue],
+                 how: str | None) -> Restatement:
     rows = []
     for base, alt in zip(values, others):
         alt.governing = base.evidence_id == alt.evidence_id
         diff, pct = percent_change(base.value, alt.value)
         rows.append(RestatementRow(start=base.start, end=base.end, governing=base, other=alt, difference=diff,
                                    percent=pct))
-    additive = _additive(other.metric.unit if other.metric else None)
     out = Restatement(other_evidence_id=other.evidence_id, other_title=other.title, why=why, rows=rows,
-                      additive=additive)
-    if additive and rows and all(r.governing.value is not None and r.other.value is not None for r in rows):
-        out.governing_total = round(sum(r.governing.value for r in rows), 2)
-        out.other_total = round(sum(r.other.value for r in rows), 2)
-        out.difference, out.percent = percent_change(out.governing_total, out.other_total)
+                      additive=how == "sum", time_aggregation=how)
+    then = rolled_up([(r.start, r.end, r.governing.value) for r in rows], how)
+    now = rolled_up([(r.start, r.end, r.other.value) for r in rows], how)
+    if then is not None and now is not None:
+        out.governing_total, out.other_total = then, now
+        out.difference, out.percent = percent_change(then, now)
     return out
 
 
@@ -198,7 +232,7 @@ def attach(view: Visible, env: Envelope, intent, engine: ValueEngine | None) -> 
         return
     if env.comparison is not None:  # "X in 2023 vs 2024": each period's value and the difference
         both = compared_values(env, intent, lambda a, b: metric_values(view, env.entity_id, a, b, engine,
-                                                                       env.evaluated_at), _additive)
+                                                                       env.evaluated_at))
         if both is not None:
             env.values = both
             env.trace.append(TraceStep(rule="values", detail=f"{both.status}: two periods compared"))
@@ -210,8 +244,12 @@ def attach(view: Visible, env: Envelope, intent, engine: ValueEngine | None) -> 
     else:
         env.values = Values(status="unavailable", message="a value needs a period or a reporting date")
         return
-    env.values = metric_values(view, env.entity_id, start, end, engine, env.evaluated_at, grain=intent.value_grain,
-                               restate=intent.restate, version_labels=[label for label, _ in intent.versions])
+    grain = intent.value_grain
+    if intent.grain_word and any(intent.grain_word in name for name in ent.names):
+        grain = "month" if intent.restate else None  # "monthly" is the metric's name, not a grain asked for
+    env.values = metric_values(view, env.entity_id, start, end, engine, env.evaluated_at, grain=grain,
+                               restate=intent.restate, version_labels=[label for label, _ in intent.versions],
+                               previous=intent.restate_previous)
     n = len(env.values.values)
     env.trace.append(TraceStep(rule="values", detail= f"{env.values.status}: {n} value(s)"
                                      + (f" with {engine.name}" if engine is not None and n else "")

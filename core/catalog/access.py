@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from functools import cached_property, wraps
 
 from rank_bm25 import BM25Okapi
@@ -98,6 +98,7 @@ class Listed:
     valid_to: date | None
     expires_at: date | None
     owner: str | None
+    recorded_at: datetime | None = None  # when the source system says it recorded it ("what changed since ...?")
 
     valid_on = Evidence.valid_on
     governs = Evidence.governs
@@ -399,12 +400,13 @@ class Visible:
         that names others (`mentions`) may have its text redacted for this role, so it is read in full."""
         rows = self.con.execute(
             f"""SELECT evidence_id, entity_id, kind, title, text, version, authority, lifecycle, authority_class,
-                      valid_from, valid_to, expires_at, owner, coalesce(len(json_keys(doc -> '$.mentions')), 0) > 0
+                      valid_from, valid_to, expires_at, owner, recorded_at,
+                      coalesce(len(json_keys(doc -> '$.mentions')), 0) > 0
                FROM evidence WHERE {acl_sql()} AND kind = ANY(?::VARCHAR[]) ORDER BY evidence_id""",
             [*self._acl, list(kinds)]).fetchall()
         named = {e.evidence_id: e for e in self._by_key("evidence_id", [r[0] for r in rows if r[-1]])}
         return [named[r[0]] if r[-1] else Listed(r[0], r[1], Kind(r[2]), r[3], r[4] or "", r[5], Authority(r[6]),
-                                                 Lifecycle(r[7]), *r[8:13]) for r in rows]
+                                                 Lifecycle(r[7]), *r[8:14]) for r in rows]
 
     def entity_objects(self, entity_id: str) -> list[Evidence]:
         """Every visible object of the entity (`entity_id = ?` with a parameter is not answered from the index:

@@ -453,6 +453,12 @@ class Envelope(BaseModel):
     review: ReviewAnswer | None = None
     table_facts: TableFacts | None = None  # tests | columns: a table's tests or columns
     values: Values | None = None  # metric values, when the question asks for numbers (core/answer/values.py)
+    # The one-line answer the Ask page leads with (core/explain/headline.py), set by every surface that hands the
+    # envelope on (CLI --json and --batch, MCP), so a consumer relays what a person reads. Derived, not hashed.
+    headline: str | None = None
+    # The moment freshness was judged at when the question named one ("was X fresh at the end of Q2 2024?", "at 6pm
+    # yesterday"): the answer speaks of that moment, from the loads recorded up to it. None: the clock's now.
+    moment: datetime | None = None
 
     def evidence_ids(self) -> set[str]:
         ids = {s.evidence_id for s in self.selected} | {c.evidence_id for c in self.conflicts}

@@ -10,7 +10,7 @@ import unicodedata
 from datetime import date, datetime, timedelta, timezone
 from enum import Enum
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -122,6 +122,10 @@ class MetricSpec(BaseModel):
     # One SELECT computing the value over the half-open period [$start, $end) as a column named `value`;
     # `{{ model }}` stands for the backing model version's relation. Checked at ingest (core/ingest/metric_sql.py).
     sql: str | None = None
+    # How values over several periods make one: summed (a flow: revenue, orders), the last one (a stock held at a
+    # moment: subscribers, recurring revenue at month end) or their average. None: summed for a currency or a count,
+    # never rolled up for a rate (core/resolve/values.py: over_time). dbt's non_additive_dimension maps to `last`.
+    time_aggregation: Literal["sum", "last", "average"] | None = None
 
 
 # A value of dbt `meta`: what a team writes there (owner, PII flags, update frequency, ...), kept as JSON scalars
@@ -176,7 +180,8 @@ class DataTest(BaseModel):
 # of every item of a list.
 _LATER_FIELDS = ("label", "model.column_details", "model.tests", "model.tests[].severity", "model.tests[].result",
                  "model.tags", "model.meta", "model.materialized", "model.enabled", "model.access", "model.contract",
-                 "model.group", "model.last_run", "model.column_details[].tags", "model.column_details[].meta")
+                 "model.group", "model.last_run", "model.column_details[].tags", "model.column_details[].meta",
+                 "metric.time_aggregation")
 
 
 class ModelSpec(BaseModel):

@@ -50,7 +50,8 @@ class Restatement(BaseModel):
     other_total: float | None = None
     difference: float | None = None
     percent: float | None = None
-    additive: bool = True  # totals are only summed for a currency or count metric, not for a rate
+    additive: bool = True  # totals are sums (a currency or count metric); False: the last, an average or none
+    time_aggregation: str | None = "sum"  # how the totals were made from the rows (core/resolve/values.py)
 
 
 class InputLoad(BaseModel):
@@ -91,6 +92,9 @@ class Values(BaseModel):
     inputs: list[InputLoad] = Field(default_factory=list)  # the sources the values read, their last load
     as_of: datetime | None = None  # the oldest of the inputs' last loads: the values are as of then
     compared: PeriodComparison | None = None  # two periods' values side by side
+    # How the metric's values make one over time (sum | last | average; None: a rate, never rolled up), from its
+    # `metric.time_aggregation` or its unit (core/resolve/values.py: over_time)
+    time_aggregation: str | None = None
 
     @property
     def loaded_in_full(self) -> bool:

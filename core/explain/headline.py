@@ -82,10 +82,26 @@ def _title(text: str, words: int) -> str:
     return " ".join(kept) + "…"
 
 
+def _whole(text: str, words: int) -> str:
+    """At most `words` words, cut where a clause ends (a "; " between listed items, a ": " before them), never inside
+    one: "3 items wait in the review queue you can see (drafts): A; and more below". A text with no such place
+    within the words is cut as _short cuts."""
+    parts = text.split()
+    if len(parts) <= words:
+        return text
+    ends = [i for i, w in enumerate(parts[:words - 3]) if w.endswith((";", ":"))]
+    if not ends:
+        return _short(text, words)
+    last = ends[-1]
+    head = " ".join(parts[:last + 1])[:-1]
+    return head + ("; and more below" if parts[last].endswith(";") else ": listed below")
+
+
 def _cap(text: str) -> str:
-    """Never more than MAX_WORDS words: a headline that needs more is a paragraph."""
+    """Never more than MAX_WORDS words: a headline that needs more is a paragraph, cut where a clause ends."""
     text = " ".join(text.split())
-    return _short(text, MAX_WORDS)
+    # A quotation is cut inside itself ("…”), as quotes are; any other headline where a clause ends.
+    return _short(text, MAX_WORDS) if "“" in text else _whole(text, MAX_WORDS)
 
 
 def _source_name(source: str) -> str:
@@ -118,6 +134,21 @@ def _owner(env: Envelope, definition: EvidenceRef, label: str) -> str | None:
     return f"{label} is owned by {definition.owner}" if definition.owner else f"No owner is recorded for {label}"
 
 
+_MOMENT_WORD = {"pass": "fresh", "warn": "stale", "error": "failing"}
+
+
+def _at_moment(env: Envelope, f, what: str) -> str:
+    """Freshness at a moment the question named, said of that moment from the loads recorded up to it: "On 30 Jun
+    2024 at 23:59 UTC, raw_shop.orders had last loaded 4 h before: fresh"."""
+    at = env.moment
+    when = f"On {day_text(at.date())} at {at:%H:%M} UTC"
+    if f.status == "unknown" or f.age_hours is None:
+        return f"Not known: {when}, no load of {what} had been recorded"
+    before = age_text(f.age_hours).replace(" ago", " before")
+    verdict = "Yes" if (f.status == "pass") != env.asks_stale else "No"
+    return f"{verdict}: {when}, {what} had last loaded {before}: {_MOMENT_WORD[f.status]}"
+
+
 def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     """The definition's answer to what was asked besides its owner: yes/no, freshness, lineage, model, or which
     version applies."""
@@ -125,6 +156,8 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
         f = env.freshness[0] if env.freshness else None
         if f is None:
             return f"{label}: no freshness is recorded"
+        if env.moment is not None:
+            return _at_moment(env, f, label)
         if f.status == "unknown" or f.age_hours is None:
             return f"{label}: no load is recorded, so its freshness is not known"
         said = f"{label} is {_FRESH_WORD[f.status]}: last loaded {age_text(f.age_hours)}"
@@ -157,6 +190,8 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     # asks what the metric means keeps the definition first (freshness then leads the status line).
     if "freshness_status" in env.asked and env.freshness and "definition" not in env.asked:
         worst = max(env.freshness, key=lambda f: _SEVERITY[f.status])
+        if env.moment is not None:
+            return _at_moment(env, worst, f"{_source_name(worst.source)} behind {name}")
         # "is it fresh?" is answered Yes when it is; "is it stale?" Yes when it is not fresh.
         fresh, stale = ("No, fresh", "Yes") if env.asks_stale else ("Yes, fresh", "No")
         if worst.status == "pass" and len(env.freshness) == 1:
@@ -307,7 +342,7 @@ def _intent(env: Envelope) -> str | None:
             return f"Nothing you can see reads {label}"
         return f"{n} thing{'' if n == 1 else 's'} you can see read{'s' if n == 1 else ''} {label}"
     if env.review or env.table_facts:
-        return _short(env.verdict, 25)
+        return _whole(env.verdict, MAX_WORDS)
     if env.documents:
         return _quoted(env)
     return None
@@ -368,6 +403,12 @@ def _changed_yes_no(env: Envelope, label: str) -> str:
         # Another version came between the two compared: the first change, then the one that ended with the second.
         since = f" on {day_text(c.left.valid_to)} and again by {day_text(c.right.valid_from)}"
     return f"Yes: {label} changed{since}, {_version(c.left)} to {_version(c.right)}; {said}"
+
+
+def with_headline(env: Envelope) -> Envelope:
+    """`env` carrying its headline: what the CLI's JSON, its batch and the MCP tools hand on, the page's own line."""
+    env.headline = headline(env)
+    return env
 
 
 def headline(env: Envelope) -> str:
@@ -468,8 +509,14 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
         out.append(Status(level="info", text=note))
     if env.index is not None and env.index.status == "stale":
         out.append(Status(level="info", text="The search index is behind the catalog; the live catalog was used"))
-    if env.behavior is Behavior.answer and not drafts and env.selected and env.selected[0].kind != "source" \
-            and _intent(env) is None:  # an owner, a comparison or a listing is not a definition a draft could contest
+    # Said only of a definition no draft is shown beside: a draft listed as still to come (NOT YET IN EFFECT) is a
+    # draft on the page, and an owner, a comparison, a listing or who may see it is not a definition a draft contests.
+    listed_draft = [c for c in env.conflicts if c.lifecycle == "draft" and c.label != "DRAFT"]
+    for c in listed_draft[:1]:  # a change to come, not a disagreement on the date: said as what it is
+        out.append(Status(level="info", text=f"A draft starts later: {_short(c.title, 10)} (not in effect on "
+                                             f"{day_text(env.reporting_date or env.evaluated_at.date())})"))
+    if env.behavior is Behavior.answer and not drafts and not listed_draft and env.selected \
+            and env.selected[0].kind != "source" and _intent(env) is None and env.intent != "access":
         out.append(Status(level="ok", text="No draft disagrees"))
     return sorted(out, key=lambda s: _ORDER[s.level])
 

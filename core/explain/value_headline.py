@@ -11,6 +11,7 @@ from core.catalog.envelope import Envelope, FreshnessEntry
 from core.catalog.values import MetricValue, PeriodComparison, Restatement, Values
 from core.explain.value_text import number, period_label, signed
 from core.resolve.freshness import age_text
+from core.resolve.values import rolled_up
 
 MAX_PARTS = 4  # more sub-periods than this are a range in the headline; the table lists them all
 
@@ -30,9 +31,13 @@ def when(start: date, end: date) -> str:
     return f"from {_day(start)} to {_day(last)}"
 
 
-def _piece(v: MetricValue, whole_year: int | None) -> str:
-    """A sub-period's short name: 'Q1', 'Apr' inside one year, else its full label."""
+def _piece(v: MetricValue, whole_year: int | None, today: date | None = None) -> str:
+    """A sub-period's short name: 'Q1', 'Apr' inside one year, else its full label; a month cut at the clock's
+    day is that month 'so far'."""
     label = period_label(v.start, v.end)
+    if today is not None and v.end == today + timedelta(days=1) and v.start.day == 1 and v.end.day != 1:
+        label = f"{v.start:%b %Y} so far"
+        return label.replace(f" {whole_year}", "") if whole_year is not None else label
     if whole_year is not None and label.endswith(f" {whole_year}"):
         return label[: -len(f" {whole_year}")]
     return label
@@ -56,8 +61,19 @@ def _versions(names: list[str]) -> str:
 
 
 def _is(label: str, fig: str, said: str, values: Values, env: Envelope) -> str:
-    """'X was $1 in Q3 2023'; a period not over yet: 'X is $1 so far in Mar 2028'."""
-    if values.end is None or values.end <= env.evaluated_at.date():
+    """'X was $1 in Q3 2023'; a period not over yet: 'X is $1 so far in Mar 2028'. A stock (`last`) is said at the
+    period's end: 'X was 219 at the end of 2027', and one still running as of the clock's day."""
+    running = values.end is not None and values.end > env.evaluated_at.date()
+    if values.time_aggregation == "last" and values.start is not None and values.end - values.start > timedelta(days=1):
+        if running:
+            return f"{label} is {fig} as of {_day(env.evaluated_at.date())}"
+        said = when(values.start, values.end)
+        end = (f"at the end of {said.split(' ', 1)[1]}" if said.startswith("in ")
+               else f"on {_day(values.end - timedelta(days=1))}")
+        return f"{label} was {fig} {end}"
+    if values.time_aggregation == "average" and values.end - values.start > timedelta(days=31):
+        return f"{label} averaged {fig}{' so far' if running else ''} {said}"
+    if not running:
         return f"{label} was {fig} {said}"
     return f"{label} is {fig} so far {said}"
 
@@ -76,21 +92,24 @@ def _single(env: Envelope, label: str, values: Values) -> str:
     if len(vs) == 1:
         return f"{_is(label, _fig(vs[0].value, unit), said, values, env)} under {names[0]}"
     year = values.start.year if values.start.year == (values.end - timedelta(days=1)).year else None
-    # A total adds up values of one definition only: a sum across a definition change is neither's number.
-    additive = len(set(names)) == 1 and all(v.value is not None for v in vs) and (
-        (unit or "").startswith("USD") and "per" not in (unit or "") or unit == "customers")
-    if additive:
-        total = round(sum(v.value for v in vs), 2)
-        head = f"{_is(label, number(total, unit), said, values, env)} under {_versions(names)}"
+    today = env.evaluated_at.date()
+    # One figure for the period as the metric rolls up over time (core/resolve/values.py: over_time): a stock's
+    # last value, whichever definition held then; a sum or an average of one definition only (across a definition
+    # change it is neither's number); a rate's pieces make none.
+    how = values.time_aggregation
+    total = (rolled_up([(v.start, v.end, v.value) for v in vs], how)
+             if how == "last" or len(set(names)) == 1 else None)
+    if total is not None:
+        head = f"{_is(label, number(total, unit), said, values, env)} under {_versions(names if how != 'last' else names[-1:])}"
         if len(vs) <= 3:
-            return head + ": " + ", ".join(f"{_fig(v.value, unit)} in {_piece(v, year)}" for v in vs)
+            return head + ": " + ", ".join(f"{_fig(v.value, unit)} in {_piece(v, year, today)}" for v in vs)
         return head + f"; {_many(values, len(vs))} below"
     if len(vs) <= MAX_PARTS:
         groups: list[tuple[str, list[str]]] = []
         for v, n in zip(vs, names):  # "33.13% in Q1, 34.10% in Q2 under v1; 34.72% in Q4 under v2"
             if not groups or groups[-1][0] != n:
                 groups.append((n, []))
-            groups[-1][1].append(f"{_fig(v.value, unit)} in {_piece(v, year)}")
+            groups[-1][1].append(f"{_fig(v.value, unit)} in {_piece(v, year, today)}")
         return f"{label} {said}: " + "; ".join(f"{', '.join(p)} under {n}" for n, p in groups)
     known = [v for v in vs if v.value is not None]
     if not known:
@@ -103,8 +122,13 @@ def _single(env: Envelope, label: str, values: Values) -> str:
 def _restated(label: str, values: Values, r: Restatement) -> str:
     unit = values.values[0].unit if values.values else None
     other = _vname(r.rows[0].other.version) if r.rows else r.other_title
+    if r.rows and all(x.other.evidence_id == x.governing.evidence_id for x in r.rows):
+        # the version named already governed the whole period: said so, never a difference of +0 against itself
+        fig = _fig(r.governing_total if r.governing_total is not None else r.rows[-1].governing.value, unit)
+        return f"{other} already governs {label} {when(values.start, values.end)}: {fig}"
     base = _versions([_vname(x.governing.version) for x in r.rows])
-    why = " (today's definition)" if r.why.startswith("today's") else ""
+    why = (" (today's definition)" if r.why.startswith("today's")
+           else " (the old definition)" if r.why.startswith("the old") else "")
     said = when(values.start, values.end)
     if r.difference is not None or len(r.rows) == 1:
         then, now = ((r.governing_total, r.other_total) if r.difference is not None
@@ -146,6 +170,9 @@ def value_headline(env: Envelope, label: str) -> str | None:
         return None  # no period to give a value for: the answer's own headline says what was asked
     if values.status == "not_found_or_not_authorized":
         return f"No value of {label} is available to you {when(values.start, values.end)}"
+    if values.status == "unavailable" and values.start > env.evaluated_at.date():
+        return (f"{label} has no value {when(values.start, values.end)}: that period has not happened yet "
+                f"(it starts on {_day(values.start)}; today is {_day(env.evaluated_at.date())})")
     if values.status != "computed" or not values.values:
         # Nothing computed (no warehouse connected, the engine's project missing, a value that is not a number): the
         # definition still answers the question's other half and leads; the value card under it says why.

@@ -68,7 +68,9 @@ EXPOSURE = Obj({"owner": Obj({"name": STR, "email": STR}), "label": STR, "name":
                 "original_file_path": STR}, nullable=False)
 DOC = Obj({"package_name": STR, "name": STR, "block_contents": STR, "original_file_path": STR}, nullable=False)
 MEASURE = Obj({"name": STR, "expr": SCALAR, "agg": (str,), "agg_params": Obj({"percentile": NUM}),
-               "agg_time_dimension": STR}, nullable=False)
+               "agg_time_dimension": STR,
+               "non_additive_dimension": Obj({"name": STR, "window_choice": STR, "window_groupings": ListOf(STR)})},
+              nullable=False)
 SEMANTIC_MODEL = Obj({
     "name": STR, "description": STR, "primary_entity": STR, "entities": ListOf(Obj({"name": STR, "type": STR})),
     "dimensions": ListOf(Obj({"name": STR, "type": STR})), "measures": ListOf(MEASURE),

@@ -377,7 +377,8 @@ class _Reader:
                       mm.get("original_file_path") or "semantic_manifest.json", authority_class="dbt_metric",
                       aliases=[m.get("name")] if m.get("label") and m.get("label") != m.get("name") else [],
                       metric={"formula": _formula(m, measure_home), "grain": first.get("primary"),
-                              "time_dimension": time_dim, "filters": filters},
+                              "time_dimension": time_dim, "filters": filters,
+                              "time_aggregation": _over_time(m, measure_home)},
                       links={"implemented_by": models} if models else {},
                       description=m.get("description") or None, mentions=mentions, label=m.get("label") or None,
                       owner=self._owner(mm) if mm else None)
@@ -416,6 +417,19 @@ class _Reader:
                       "manifest.json", entity_id=f"lineage.{child}",
                       authority_class="dbt_parent_map", edges=[[p, child] for p in ups],
                       links={"lineage": [child]})
+
+
+def _over_time(m: dict, measure_home: dict) -> str | None:
+    """A simple metric on a measure with a non-additive dimension taken at its max (MetricFlow: a balance or a
+    count of subscribers read at the period's last snapshot) rolls up over time as its last value; any other
+    metric as its unit says (core/resolve/values.py: over_time). A window choice of min (the first snapshot) has
+    no counterpart and is left undeclared."""
+    if m.get("type") != "simple":
+        return None
+    name = ((m.get("type_params") or {}).get("measure") or {}).get("name")
+    measure = measure_home.get(name, (None, {}, {}))[2]
+    nad = measure.get("non_additive_dimension") or {}
+    return "last" if nad and (nad.get("window_choice") or "max").lower() == "max" else None
 
 
 def _label(node: dict) -> str | None:

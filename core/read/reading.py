@@ -10,12 +10,14 @@ most once per question, and a question that never needs one never pays for it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 from functools import cached_property
 
 from core.catalog.entities import Match, match_entities
 from core.catalog.text import Token, content_words, tokenize, words
+from core.read.dates import moves
+from core.read.dates.mention import DateMention
 from core.read.intents import (
     access,
     column_question,
@@ -178,6 +180,22 @@ class Reading:
         a, b = (_reading(side, self.day, self.fiscal_year_start_month) for side in both)
         return a, b
 
+    # ---- a follow-up's words about the last answer (core/answer/conversation.py) ----------------------------------
+    @cached_property
+    def pointed_back(self) -> str | None:
+        """The word pointing back to the last subject ("it", "that"), as written."""
+        return subject.pointed_back(self._text)
+
+    @cached_property
+    def period_move(self) -> moves.Move | None:
+        """"and the year before?", "vs last year?": the period on the table moved (core/read/dates/moves.py)."""
+        return moves.period_move(self._text)
+
+    @cached_property
+    def asks_between_them(self) -> bool:
+        """"what changed between them?", "compare the two versions": the two versions the last answer showed."""
+        return moves.asks_between_them(self._text)
+
     # ---- readings over the names the role's view holds (only its names are read) ------------------------------
     def match_entities(self, entities, phrases, spans: list[tuple[int, int]] | None = None,
                        ) -> tuple[list[Match], list[Token]]:
@@ -223,7 +241,30 @@ def check_length(question) -> None:
 
 def read(question, day: date, fiscal_year_start_month: int = 1) -> Reading:
     """`question` (core/answer/ask.py's Question: its text and what a follow-up carried), read against `day`."""
-    return _reading(question.text, day, fiscal_year_start_month, question.carried)
+    reading = _reading(question.text, day, fiscal_year_start_month, question.carried)
+    intent = carried_asks(reading.intent, question)
+    return reading if intent is reading.intent else replace(reading, intent=intent)
+
+
+def carried_asks(intent: Intent, question) -> Intent:
+    """A follow-up's carried asks (core/answer/conversation.py sets them on the Question), read as if its words had
+    said them: the number (by the last grain unless it names one), the two versions "between them" names, the
+    two periods of "vs last year?" as the two dates a comparison reads, and freshness asked again at a new moment. `intent` itself is left as parsed."""
+    changed: dict = {}
+    if getattr(question, "asks_value", False):
+        restate = intent.restate or intent.under_version  # "under v1" after a number: the period restated under v1
+        changed.update(value=True, restate=restate,
+                       value_grain=intent.value_grain or question.value_grain or ("month" if restate else None))
+    if getattr(question, "compare_versions", None):
+        changed.update(versions=[(label, 0) for label in question.compare_versions], kind="compare")
+    if getattr(question, "compare", None):
+        said = [DateMention("period", start=a, end=b, text=f"{a} to {b - timedelta(days=1)}",
+                            rule="moved from the period of your last question") for a, b in question.compare]
+        changed.update(dates=said + [d for d in intent.dates if d.kind == "timestamp"],
+                       kind=changed.get("kind") or intent.kind or "compare")
+    if getattr(question, "asks_freshness", False):  # "and at 6pm yesterday?" after "is it fresh?": judged then
+        changed.update(aspects=set(intent.aspects) | {"freshness_status"}, moment=True)
+    return replace(intent, **changed) if changed else intent
 
 
 def _reading(text: str, day: date, fiscal_year_start_month: int, carried: str | None = None) -> Reading:

@@ -45,7 +45,7 @@ from core.serve.audit_key import KEY_FILE_VAR, KEY_VAR, AuditKeyError, audit_key
 SOURCES = ("cli", "app", "mcp")
 # Bookkeeping that says when and how an envelope was produced, not what it answers; left out of its hash so
 # a replay that reads the same catalog state reproduces it exactly.
-UNHASHED = {"explanation", "recorded"}
+UNHASHED = {"explanation", "recorded", "headline"}
 _LOCK = threading.Lock()
 GENESIS = "sha256:" + "0" * 64  # what the first record of a log chains to
 KEYED = "hmac-sha256:"  # the prefix of a hash made with the audit key
@@ -337,6 +337,12 @@ def inputs_of(q) -> dict:
                       "recorded_at": getattr(q, "recorded_at", None),
                       # what a follow-up carried (core/answer/conversation.py), so a replay says it again
                       **({"carried": q.carried} if getattr(q, "carried", None) else {}),
+                      # and what else it kept: a number asked for, by its grain; two periods set side by side
+                      **({"asks_value": True, "value_grain": q.value_grain} if getattr(q, "asks_value", False) else {}),
+                      **({"compare": [list(p) for p in q.compare]} if getattr(q, "compare", None) else {}),
+                      **({"compare_versions": list(q.compare_versions)} if getattr(q, "compare_versions", None)
+                         else {}),
+                      **({"asks_freshness": True} if getattr(q, "asks_freshness", False) else {}),
                       # a steward's review queue, so a replay reads exactly what the answer could
                       **({"grants": sorted(q.grants)} if getattr(q, "grants", None) else {})})
 

@@ -18,6 +18,7 @@ from core.catalog.store import DatabaseError, Store, check_db_path
 from core.compute.choose import dbt_project, value_engine
 from core.compute.metricflow_engine import shared_grain
 from core.explain.explain import cache_for, explain
+from core.explain.headline import with_headline
 from core.explain.render import render_text
 from core.explain.safe_text import json_safe, plain
 from core.ingest.ingest import read_inputs, refuse_wholesale_removal
@@ -289,7 +290,7 @@ def _answer(store, q: Question, searcher, args, last: Turn | None = None) -> tup
                                   settings.llm_timeout_s, cache_for(args.db))
     inputs = audit.inputs_of(q)  # the steward's own role, and its queue (`grants`) so the record replays
     audit.record(args.db, envelope=env, role=env.role, principal=args.principal, source="cli", inputs=inputs)
-    return env, turn
+    return with_headline(env), turn
 
 
 def _engine(args, settings: Settings, store):

@@ -24,7 +24,7 @@ from core.catalog.store import Store
 from core.catalog.text import words
 from core.compute.engine import ValueEngine
 from core.explain.explain import cache_for, explain
-from core.explain.headline import headline
+from core.explain.headline import with_headline
 from core.read.dates.day_range import check_day, check_time
 from core.read.dates.written import parse_period
 from core.resolve import lineage as lineage_mod
@@ -228,13 +228,17 @@ def ask_tool(cat: Catalog, who: Identity, question: str, day: date | None, perio
                  grants=grants(scope))
     remembers = conversation is not None and memory is not None
     last = memory.last(who.subject, conversation) if remembers else None
+    # Values are computed as metric_value computes them when the server has a warehouse: "what was X in Q2?" asked
+    # of `ask` gets the number, as on the page.
     q, env, turn = follow(q, last, who.subject,
-                          lambda asked: ask_as_steward(cat.store, asked, scope, searcher=cat.searcher)[0])
+                          lambda asked: ask_as_steward(cat.store, asked, scope, searcher=cat.searcher,
+                                                       engine=cat.engine)[0])
     if remembers:
         memory.remember(who.subject, conversation, turn)
     env = _explained(cat, who, env, question)
     # The Ask page's and the CLI's headline, so an assistant relays the same yes / no / verdict a person reads.
-    body = {"headline": headline(env), "envelope": env.model_dump(mode="json", exclude_none=True)}
+    with_headline(env)
+    body = {"headline": env.headline, "envelope": env.model_dump(mode="json", exclude_none=True)}
     return (result(who, body), env), (audit.inputs_of(q) if q.carried else {})
 
 
@@ -267,7 +271,8 @@ def metric_value_tool(cat: Catalog, who: Identity, entity: str, period: str, gra
     scope = cat.scope(who)
     q = Question(role=who.role, text=question, period=span, at=at, entity=found.entity_id, grants=grants(scope))
     env = ask_as_steward(cat.store, q, scope, engine=cat.engine)[0]
-    body: dict = {"behavior": env.behavior.value, "verdict": env.verdict, "entity_id": env.entity_id,
+    body: dict = {"headline": with_headline(env).headline, "behavior": env.behavior.value, "verdict": env.verdict,
+                  "entity_id": env.entity_id,
                   "period": {"start": span[0].isoformat(), "end_exclusive": span[1].isoformat()}, "notes": env.notes}
     if env.values is not None:
         body["values"] = env.values.model_dump(mode="json", exclude_none=True)

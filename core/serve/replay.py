@@ -56,7 +56,12 @@ def question_of(rec: AuditRecord) -> Question:
                     at=recorded.end_of(i["at"]) if i.get("at") else None, entity=i.get("entity"),
                     date_from_form=bool(i.get("date_from_form")),
                     recorded_at=recorded.end_of(i["recorded_at"]) if i.get("recorded_at") else None,
-                    grants=frozenset(i.get("grants") or ()), carried=i.get("carried"))
+                    grants=frozenset(i.get("grants") or ()), carried=i.get("carried"),
+                    asks_value=bool(i.get("asks_value")), value_grain=i.get("value_grain"),
+                    compare=tuple((date.fromisoformat(str(a)), date.fromisoformat(str(b)))
+                                  for a, b in i["compare"]) if i.get("compare") else None,
+                    compare_versions=tuple(i["compare_versions"]) if i.get("compare_versions") else None,
+                    asks_freshness=bool(i.get("asks_freshness")))
 
 
 def _at_recorded(store: Store, rec: AuditRecord, q: Question, searcher, engine=None) -> tuple[Envelope | None, str, str]:

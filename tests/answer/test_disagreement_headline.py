@@ -83,11 +83,14 @@ def test_nothing_disagrees(ask_demo):
 ])
 def test_a_draft_that_starts_later_is_no_disagreement_on_the_date(ask_demo, question, no):
     """The churn draft starts on 1 Jan 2026: on 30 Jun 2025 it is a change to come (listed as not yet in effect), and
-    the headline says no, as the status line does."""
+    the headline says no. The status line names the draft as a change to come, never "No draft disagrees" beside a
+    draft the answer lists (issue 45 item 8)."""
     env = ask_demo(question)
     assert "draft.churn_rate.2026-q1" in {c.evidence_id for c in env.conflicts if c.label == "NOT YET IN EFFECT"}
     assert headline(env) == f"No: {no}; Churn rate v1 governs on 30 Jun 2025"
-    assert "No draft disagrees" in [s.text for s in status_line(env)]
+    said = [s.text for s in status_line(env)]
+    assert "No draft disagrees" not in said
+    assert any(t.startswith("A draft starts later: ") and t.endswith("(not in effect on 30 Jun 2025)") for t in said)
 
 
 @pytest.mark.parametrize("question", [

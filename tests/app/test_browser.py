@@ -137,24 +137,6 @@ def _click_node(page, rgb: tuple[int, int, int]) -> None:
     _settled(page)
 
 
-def _open_first_row(page, grid, expected: str) -> None:
-    """Tick the first row of a dataframe (a canvas grid: header and rows are 35 px) and wait until the
-    Catalog's entity box shows `expected`. The grid ignores clicks until it has drawn: try again once or twice."""
-    entity = page.locator('[data-testid=stMain] input[aria-label="Entity"]')
-    for _ in range(3):
-        grid.scroll_into_view_if_needed()
-        page.wait_for_timeout(600)
-        grid.click(position={"x": 14, "y": 35 + 17})
-        _settled(page)
-        try:
-            page.wait_for_function("(want) => [...document.querySelectorAll('[data-testid=stMain] input')]"
-                                   ".some(i => i.value === want)", arg=expected, timeout=5000)
-            return
-        except Exception:
-            continue
-    assert entity.input_value() == expected
-
-
 def test_ask_enter_headline_status_and_citations(server, browser):
     context, page, console = _open(browser, server)
     page.get_by_text("Try one").wait_for()
@@ -284,10 +266,13 @@ def test_every_page_renders_without_console_errors(server, browser, scheme, widt
         _nav(page, name)
         if name == "Catalog":  # the steward's Catalog lists every object of its queue, each opened read-only
             queue = page.locator('[data-testid="stExpander"]', has_text=f"Objects in your review queue ({QUEUE_SIZE})")
-            grid = queue.locator('[data-testid="stDataFrame"]')
-            grid.wait_for(timeout=30000)
-            if scheme == "light":  # clicking a row opens its object below: the first, an ACL nobody is in
-                _open_first_row(page, grid, "KPI glossary export (2022) (doc.kpi_glossary)")
+            queue.locator('[data-testid="stTable"]').wait_for(timeout=30000)
+            if scheme == "light":  # one click opens a row's object below: the first, an ACL nobody is in
+                queue.locator(".st-key-queue_table_open_0 button").click()
+                _settled(page)
+                page.wait_for_function("(want) => [...document.querySelectorAll('[data-testid=stMain] input')]"
+                                       ".some(i => i.value === want)", arg="KPI glossary export (2022) (doc.kpi_glossary)",
+                                       timeout=30000)
         if name == "Lineage":
             # The steward's view holds its queue objects, not the lineage around them: a queue metric may have none.
             caption = page.get_by_text(re.compile(r"\d+ edges\.")).first
@@ -563,7 +548,7 @@ def test_tables_fit_the_page_without_cutting_a_column(server, browser, width):
     tables = page.evaluate(_OVERFLOW)
     assert tables and all(over <= 1 for _, over in tables), tables
     _nav(page, "Catalog")
-    page.locator("[data-testid=stDataFrame]").first.wait_for(timeout=30000)
+    page.locator("[data-testid=stTable]").first.wait_for(timeout=30000)
     page.wait_for_timeout(1500)
     tables = page.evaluate(_OVERFLOW)
     assert tables and all(over <= 1 for _, over in tables), tables

@@ -184,11 +184,10 @@ def test_the_stewards_own_answers_and_its_audit_page(server, browser, width):
     _ask(page, "who can see the timetable glossary export?")
     assert _headline(page).startswith("Timetable glossary export: no role can see it (its access list is empty).")
     _nav(page, "Audit")
-    grid = page.locator('[data-testid="stDataFrame"]').first
-    grid.wait_for(timeout=60000)
+    page.locator('[data-testid="stTable"]').first.wait_for(timeout=60000)
     # the question itself is the record chosen first (the newest): shown, not withheld
     assert any(["question", "who can see the timetable glossary export?"] == r for r in _tables(page, "question"))
-    widths = page.evaluate("""() => [...document.querySelectorAll('[data-testid=stDataFrame] .dvn-scroller')]
+    widths = page.evaluate("""() => [...document.querySelectorAll('[data-testid=stTable]')]
                                     .map(e => [e.scrollWidth, e.clientWidth])""")
     assert widths and all(scroll <= client + 1 for scroll, client in widths), widths  # no column cut off
     _shot(page, f"working-session-audit-{width}")

@@ -251,12 +251,12 @@ def test_the_ask_page_records_each_answer_once_and_the_audit_page_is_for_steward
     page = AppTest.from_file(str(ROOT / "pages" / "5_Audit.py"), default_timeout=120)
     page.session_state["role"] = "analyst"
     page.run()
-    assert any("catalog stewards" in w.value for w in page.warning) and not page.dataframe
+    assert any("catalog stewards" in w.value for w in page.warning) and not page.table
     page = AppTest.from_file(str(ROOT / "pages" / "5_Audit.py"), default_timeout=120)
     page.session_state["role"] = "governance"
     page.run()
     assert not page.exception, page.exception
-    assert len(page.dataframe[0].value) == 2
+    assert len(page.table[0].value) == 2  # the records, a table that wraps (issue 45 item 8)
     page.button(key="audit_replay").click().run()
     assert not page.exception, page.exception
     assert page.success and "Reproduced" in page.success[0].value
@@ -267,7 +267,7 @@ def test_the_ask_page_records_each_answer_once_and_the_audit_page_is_for_steward
     page.session_state["role"] = "governance"
     page.run()
     assert not page.exception, page.exception
-    assert len(page.dataframe[0].value) == 2
+    assert len(page.table[0].value) == 2  # the records, a table that wraps (issue 45 item 8)
     assert any("line 3" in w.value for w in page.warning) and any("broken at line 3" in e.value for e in page.error)
 
 
@@ -298,7 +298,7 @@ def test_a_steward_reads_the_log_through_its_own_view(app_db, monkeypatch):
         return page
 
     page = audit_page()
-    listed = json.dumps(page.dataframe[0].value.to_dict("records"), default=str)
+    listed = json.dumps(page.table[0].value.to_dict("records"), default=str)
     assert "withheld" in listed and "contribution margin" not in listed.lower()
     page.button(key="audit_replay").click().run()
     assert not page.exception, page.exception
@@ -313,7 +313,7 @@ def test_a_steward_reads_the_log_through_its_own_view(app_db, monkeypatch):
     import streamlit as st
     st.cache_resource.clear()
     page = audit_page()
-    listed = json.dumps(page.dataframe[0].value.to_dict("records"), default=str)
+    listed = json.dumps(page.table[0].value.to_dict("records"), default=str)
     assert "contribution margin" in listed.lower() and "metric.contribution_margin" not in listed
 
 

@@ -21,6 +21,9 @@ def before_when(run, pick: Pick) -> Envelope | None:
     can see, however worded, is that metric's definition question (yes or no, then what governs)."""
     if run.intent.overrides or any(m.kind == "invalid" for m in run.intent.dates):
         return None  # a date naming no day is asked back first (core/read/dates/when.py), whoever reads dates next
+    from core.answer.intents import catalog_changes
+    if catalog_changes.asked(run):  # "which metrics changed in 2025?": the catalog's changes, no one subject's
+        return catalog_changes.answer(run)
     from core.answer.intents import review
     if review.queue_answers(run):
         return review.answer(run)

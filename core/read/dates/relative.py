@@ -40,6 +40,9 @@ RELATIVE: list[tuple[str, re.Pattern]] = [
     ("rel_end", re.compile(r"\b" + _REL + r"\s+" + _FISCAL + r"(?P<unit>month|quarter|year)[- ]?(?P<edge>end|close)\b", re.I)),
     ("to_date", re.compile(r"\b(?:(?P<abbr>mtd|qtd|ytd|wtd)|(?P<unit>week|month|quarter|year)[- ]to[- ]date)\b", re.I)),
     ("rel_period", re.compile(r"\b" + _REL + r"\s+" + _FISCAL + _UNIT + r"\b", re.I)),
+    # "last Friday": the Friday before the evaluation date (a week back when that date is itself a Friday)
+    ("last_weekday", re.compile(r"\b(?:last|previous|this\s+past)\s+(?P<wd>monday|tuesday|wednesday|thursday|friday|"
+                                r"saturday|sunday)\b", re.I)),
     ("rel_day", re.compile(r"\b(?P<word>today|yesterday|tomorrow)\b", re.I)),
 ]
 
@@ -156,7 +159,16 @@ def _since_month(g, today: date, fy_start: int):
     return "period", start, today + timedelta(days=1), f"since {calendar.month_name[month]}: {start} through {today} (evaluation date)"
 
 
-_EXTRA = {"rel_part": _rel_part, "same_day": _same_day, "rolling": _rolling, "ago": _ago,
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def _last_weekday(g, today: date, fy_start: int):
+    back = (today.weekday() - _WEEKDAYS.index(g["wd"].lower())) % 7 or 7
+    d = today - timedelta(days=back)
+    return "date", d, None, f"last {g['wd'].capitalize()}: the one before the evaluation date {today}"
+
+
+_EXTRA = {"last_weekday": _last_weekday, "rel_part": _rel_part, "same_day": _same_day, "rolling": _rolling, "ago": _ago,
           "before_last": _before_last, "since_month": _since_month}
 
 

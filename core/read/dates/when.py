@@ -14,10 +14,11 @@ with a reporting date on the form they leave it standing. Only two reporting dat
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 
 from core.catalog.envelope import ClarifyOption, DateReading, TraceStep
 from core.read.dates.mention import DateMention
+from core.read.dates.written import NO_QUARTER
 
 
 @dataclass
@@ -28,6 +29,7 @@ class When:
     steps: list[TraceStep] = field(default_factory=list)
     # The "now" words read as the evaluation time while the form's reporting date stands ("is that the rule now?").
     now: list[DateMention] = field(default_factory=list)
+    moment: bool = False  # the evaluation time is a moment the question named: freshness is judged then
 
 
 @dataclass
@@ -85,10 +87,27 @@ def _agree(day, period, m: DateMention) -> bool:
 
 
 def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_from_form: bool,
-           mentions: list[DateMention], confirmed_form: bool = False, freshness: bool = False) -> When | AskBack:
+           mentions: list[DateMention], confirmed_form: bool = False, freshness: bool = False,
+           moment: bool = False) -> When | AskBack:
     """`mentions`: the text's dates, periods and timestamps. `confirmed_form`: the user already chose
     the form's date over the text's (the answer to an earlier clarification). `freshness`: the question
-    asks about freshness ("today" then names the evaluation time too)."""
+    asks about freshness ("today" then names the evaluation time too). `moment`: it asks it of a moment past ("was
+    X fresh at the end of Q2 2024?"): a day written alone is judged at its end (23:59 UTC)."""
+    decided = _decide(day, period, at, at_from_form, mentions, confirmed_form, freshness)
+    if isinstance(decided, AskBack):
+        return decided
+    decided.moment = freshness and any(m.kind == "timestamp" for m in mentions)
+    last = decided.day or (decided.period[1] - timedelta(days=1) if decided.period else None)
+    if moment and freshness and not decided.moment and last is not None and last < at.date():
+        decided.at = datetime.combine(last, time(23, 59), timezone.utc)
+        decided.moment = True
+        decided.steps.append(TraceStep(rule="evaluation time", detail=f"freshness judged at the end of {last} "
+                                       f"({decided.at.isoformat()}): the question asks it of that moment"))
+    return decided
+
+
+def _decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_from_form: bool,
+            mentions: list[DateMention], confirmed_form: bool = False, freshness: bool = False) -> When | AskBack:
     steps: list[TraceStep] = []
     if not freshness:
         # A time of day written beside a day ("3 May 2025 at 9am") in a question that asks nothing of freshness: its
@@ -118,6 +137,9 @@ def decide(day: date | None, period: tuple[date, date] | None, at: datetime, at_
     bad = [m for m in mentions if m.kind == "invalid"]
     if bad and not (confirmed_form and (day or period)):
         m = bad[0]
+        if m.rule == NO_QUARTER:  # "Q5 2024": said as it is, not asked as a day
+            return AskBack(f"There is no {m.text}: a year has four quarters, Q1 to Q4. Which quarter do you mean?",
+                           [], f"{m.text!r} names a quarter that does not exist ({m.rule})")
         options = [ClarifyOption(label=_long(d), date=d) for d in m.readings]
         if day or period:
             options.append(ClarifyOption(label=form, date=day or period[0]))

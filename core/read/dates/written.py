@@ -64,6 +64,9 @@ PATTERNS: list[tuple[str, re.Pattern]] = [
     ("part_pair", re.compile(r"\b(?:(?P<qa>q)(?P<a>[1-4])|(?P<ha>h)(?P<a2>[12]))\s*(?:and|to|through|thru|-|–|&)\s*"
                              r"(?:q(?P<b>[1-4])|h(?P<b2>[12]))\s*(?P<y>(?:19|20)\d{2})\b", re.I)),
     ("quarter_yy", re.compile(r"\b(?:q(?P<q>[1-4])|h(?P<h>[12]))\s*(?:['’]|\s)\s*(?P<yy>\d{2})\b(?![-/.:]\d)", re.I)),
+    # "Q5 2024", "Q0 2025": read as a quarter that does not exist, never as the year alone (which answered for 2024)
+    ("no_quarter", re.compile(r"\b(?:q(?P<q>0|[5-9])\s*[-/ ]?\s*(?P<y>\d{4})|(?P<y2>\d{4})\s*[-/ ]?\s*q(?P<q2>0|[5-9]))\b",
+                              re.I)),
     ("quarter", re.compile(r"\b(?:q(?P<q>[1-4])\s*[-/ ]?\s*(?:fy\s*)?(?P<y>\d{4})|(?P<y2>\d{4})\s*[-/ ]?\s*q(?P<q2>[1-4]))\b", re.I)),
     ("half", re.compile(r"\b(?:h(?P<h>[12])\s*[-/ ]?\s*(?:fy\s*)?(?P<y>\d{4})|(?P<y2>\d{4})\s*[-/ ]?\s*h(?P<h2>[12]))\b", re.I)),
     ("month", re.compile(r"\b" + _MON + r"\s*,?\s*(?P<y>\d{4})\b", re.I)),
@@ -402,8 +405,13 @@ def _join_ranges(text: str, found: list[DateMention]) -> list[DateMention]:
     return out
 
 
+NO_QUARTER = "no such quarter: a year has four, Q1 to Q4"
+
+
 def _build(name: str, m: re.Match, span: tuple[int, int]) -> DateMention | None:
     g = m.groupdict()
+    if name == "no_quarter":
+        raise OverflowError(NO_QUARTER)
     if name == "timestamp":
         return DateMention("timestamp", at=_iso_ts(g["ts"]), span=span)
     if name == "iso":

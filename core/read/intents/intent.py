@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from core.read.dates.mention import DateMention
+from core.read.dates.moves import anchored, so_far_versus
 from core.read.dates.written import find_dates
 from core.read.intents import name_pattern
+from core.read.intents.catalog_changes import ChangesAsked, changes_asked
 from core.read.intents.column_question import column_asked
 from core.read.intents.dbt_listing import DBT_CONDITION_WORDS
 from core.read.intents.described import asks_trouble, asks_trust
@@ -177,6 +179,8 @@ def included_term(m: re.Match) -> tuple[str, bool]:
         term = between
     return term, bool(_EXCLUDING.match(m.group("verb")))
 
+PAST_FRESHNESS = re.compile(r"\b(?:was|were)\b[^?.;]{0,80}?\b(?:fresh|stale|up[- ]to[- ]date|out[- ]of[- ]date|late|"
+                            r"loaded)\b", re.I)
 VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)
 
 # Requests to step outside policy. Matched on the requester's own words; document text is never read here.
@@ -208,8 +212,20 @@ class Intent:
     listing: str | None = None  # discover: metric | model | source | document
     value: bool = False  # the question asks for the number, not only the definition (core/answer/values.py)
     value_grain: str | None = None  # month | quarter | year: one value per calendar bucket
+    # The grain was read from one word that may be part of a name ("monthly"): the subject's name keeps it
+    # ("monthly swim visits in Q2" is one value for the quarter), core/answer/values.py decides.
+    grain_word: str | None = None
     restate: bool = False  # also compute under another version (today's, or one named) and say the difference
     includes: str | None = None  # "does CAC include agency fees?": the term asked about (agency fees)
+    # "which metrics changed in 2025?", "what changes are coming?": the catalog's own changes, when no subject is named
+    changes: ChangesAsked | None = None
+    # "was X fresh at the end of Q2 2024?", "were the loads late on 3 May?": freshness asked of a moment past, which
+    # a day written alone sets (its end), core/read/dates/when.py
+    moment: bool = False
+    # "under the old definition": restated under the version before the one governing the period, not today's
+    restate_previous: bool = False
+    # "under v2", "under version 1" written with no "definition": a restatement when a number is asked of a period
+    under_version: bool = False
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -224,7 +240,8 @@ class Intent:
 def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     """`today` (the evaluation date) lets relative dates be read; `fy_start` is the catalog's fiscal
     year start month."""
-    dates = find_dates(question, today, fy_start)
+    dates = anchored(question, find_dates(question, today, fy_start))  # "the quarter before Q1 2025"
+    dates = so_far_versus(question, dates, today, DateMention)  # "so far this year vs last"
     # "under today's definition" names a version (the one in effect now), not a reporting date.
     restating = [m.span() for m in RESTATE.finditer(question)]
     dates = [d for d in dates if not (d.now and any(a <= d.span[0] and d.span[1] <= b for a, b in restating))]
@@ -292,7 +309,8 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
                   kind=kind, listing=listing, includes=included[0] if included else None,
-                  **value_reading(question, dates, inc))
+                  changes=changes_asked(question, [d.span[0] for d in dates]),
+                  moment=bool(PAST_FRESHNESS.search(question)), **value_reading(question, dates, inc))
 
 
 # Asking for the number. Values never change which version governs: they are computed after the answer, under it.
@@ -301,7 +319,7 @@ VALUE_CUES = re.compile(
     r"(?:per|each|every) (?:month|quarter|year)|monthly|quarterly|yearly|month[- ]by[- ]month|quarter[- ]by[- ]quarter|"
     r"restat\w*|would .{1,60} be|compute|calculate the)\b", re.I)
 WHAT_WAS = re.compile(r"\bwhat (?:was|were) (?:the |our )?(?:total )?[\w\s'-]{1,40}?\b"
-                      r"(?:in|for|during|over|last|this|on|through)\b", re.I)
+                      r"(?:in|for|during|over|last|this|on|through|yesterday)\b", re.I)
 # A magnitude in other words: "how big was X", "how high were X", "what did X come to / total / amount to",
 # "the size of X". An adjective right before a verb asks how big the metric was; one before "a"/"an" ("how big
 # a change was v2") asks how big something else was, and is read in DEFINITION_ASKED below.
@@ -323,9 +341,12 @@ DEFINITION_ASKED = re.compile(
     r"\bhow (?:" + _MAGNITUDE_ADJ + r"|much of) an?\b", re.I)
 RESTATE = re.compile(
     r"\b(under (?:today'?s|the current|current|the new|new|the latest|latest|the old|old|the previous|previous|"
+    r"the prior|prior|the former|former|the earlier|earlier|"
     r"(?:v|version\s*)\d+(?:\.\d+)?)(?:'s)? (?:definition|version|rules?)|restat\w*|"
     r"(?:change|switch|move|redefinition)\b.{0,30}\b(?:move|moved|shift|shifted|affect|affected|impact|impacted)|"
     r"how much did .{1,60}\b(?:move|moved|shift|change|affect))\b", re.I)
+UNDER_VERSION = re.compile(r"\bunder\s+(?:v|version\s*)\d+(?:\.\d+)?\b", re.I)
+OLD = re.compile(r"\b(?:old|previous|prior|former|earlier)\b", re.I)
 GRAIN = [("month", re.compile(r"\b(by month|monthly|per month|each month|every month|month[- ]by[- ]month)\b", re.I)),
          ("quarter", re.compile(r"\b(by quarter|quarterly|per quarter|each quarter|every quarter|quarter[- ]by[- ]quarter)\b", re.I)),
          ("year", re.compile(r"\b(by year|yearly|annually|per year|each year|every year|year[- ]by[- ]year)\b", re.I))]
@@ -337,7 +358,11 @@ def value_reading(question: str, dates: list[DateMention], inclusion: re.Match |
     come to"), by "what was X in <period>", or by a metric and a period alone ("AOV last month"); never when it
     asks what something means, how it is computed, what it includes, what backs it or owns it."""
     restate = bool(RESTATE.search(question))
-    grain = next((g for g, p in GRAIN if p.search(question)), None)
+    said = [(m.start(), g, m.group(0)) for g, p in GRAIN for m in p.finditer(question)]
+    # "monthly X by quarter": a grain in so many words wins over an adjective that may be X's name
+    said.sort(key=lambda x: (" " not in x[2], x[0]))
+    grain = said[0][1] if said else None
+    word = said[0][2].lower() if said and " " not in said[0][2] and "-" not in said[0][2] else None
     periods = [d for d in dates if d.kind not in ("timestamp", "ambiguous") and not d.qualifier]
     # `inclusion`: parse_intent's own inclusion_match of the question, read once and passed on.
     asks_about = NOT_A_VALUE.search(question) or DEFINITION_ASKED.search(question) or inclusion
@@ -345,8 +370,15 @@ def value_reading(question: str, dates: list[DateMention], inclusion: re.Match |
     value = (restate or bool(cued and not asks_about)
              or bool(periods and WHAT_WAS.search(question) and not asks_about)
              or bool(periods and not asks_about and len(re.findall(r"[A-Za-z']+", question)) <= 8
-                     and any(d.kind == "period" for d in periods)))
-    return {"value": value, "value_grain": grain or ("month" if restate else None), "restate": restate}
+                     # "AOV last month", and a day said as one ("bookings yesterday") when the metric has a day's value
+                     and any(d.kind == "period" or d.rule.startswith("yesterday") for d in periods)))
+    under = bool(UNDER_VERSION.search(question))
+    if under and not restate and value and periods:  # "pass holders in Q2 2026 under v2": restated under v2
+        restate = True
+    old = RESTATE.search(question)
+    return {"value": value or restate, "value_grain": grain or ("month" if restate else None), "restate": restate,
+            "grain_word": word, "under_version": under,
+            "restate_previous": bool(old and OLD.search(old.group(0)))}
 
 
 # Questions the catalog answers without a definition: what can I see, how do two versions differ, who owns it,

@@ -72,6 +72,11 @@ POINTING = set(words("more else again other another one ones thing things stuff 
                      "ok okay hi hello hey thanks"))
 
 
+# "how much was it in Q2?", "how many were there?": they ask for a number of whatever is on the table, naming nothing.
+# Kept here, not among the catalog's asking words, which every name match also drops.
+QUANTITY = set(words("much many"))
+
+
 # A word written as an identifier ("int_model_7", "raw.orders") names something, whatever words it is made of.
 # Not "e.g." or "i.e.": a dotted name's parts are words.
 _IDENTIFIER = re.compile(r"\b[a-z]\w*(?:_\w+)+|\b[a-z]\w+(?:\.[a-z]\w+)+", re.I)
@@ -90,7 +95,7 @@ def names_no_subject(question: str, excluded: list[tuple[int, int]] = ()) -> boo
         return False  # "which sources are ...?", "have any metrics changed?": a kind, across the catalog, is the subject
     return not any(not skip(t.start) and t.norm not in STOPWORDS and t.norm not in GENERIC
                    and t.norm not in ASKING_WORDS and t.norm not in MONTH_WORDS and t.norm not in KIND_NOUNS
-                   and t.norm not in POINTING and not t.norm.isdigit() and len(t.norm) > 1
+                   and t.norm not in POINTING and t.norm not in QUANTITY and not t.norm.isdigit() and len(t.norm) > 1
                    for t in tokenize(question))
 
 
@@ -98,8 +103,8 @@ def names_no_subject(question: str, excluded: list[tuple[int, int]] = ()) -> boo
 _BACK = re.compile(r"\b(it|its|it's|that|this|those|these|they|them|the same)\b", re.IGNORECASE)
 
 
-def pointed_back(question) -> str | None:
-    """The word `question` (a question as asked, before any reading) points back to the last subject with, as
-    written; None when it points back with no such word ("and in 2023?")."""
-    m = _BACK.search(question.text)
+def pointed_back(text: str) -> str | None:
+    """The word `text` (a question as asked) points back to the last subject with, as written; None when it points
+    back with no such word ("and in 2023?")."""
+    m = _BACK.search(text)
     return m.group(0) if m else None
