@@ -37,9 +37,9 @@ def normalize(word: str) -> str:
     return w
 
 
-def in_spans(spans: Iterable[tuple[int, int]]) -> Callable[[int], bool]:
-    """A test whether a character offset lies in one of the half-open `spans` (which may overlap), in log time:
-    testing every token against every span made long questions quadratic (issue 23)."""
+def furthest_reach(spans: Iterable[tuple[int, int]]) -> Callable[[int], int]:
+    """For an offset, the furthest end among the `spans` (which may overlap) that start at or before it (-1 when
+    none does), in log time: testing every token against every span made long questions quadratic (issue 23)."""
     ordered = sorted(spans)
     starts = [s for s, _ in ordered]
     reach, furthest = [], -1  # reach[i]: the furthest end among ordered[:i + 1]
@@ -47,10 +47,16 @@ def in_spans(spans: Iterable[tuple[int, int]]) -> Callable[[int], bool]:
         furthest = max(furthest, e)
         reach.append(furthest)
 
-    def inside(offset: int) -> bool:
+    def at(offset: int) -> int:
         i = bisect.bisect_right(starts, offset) - 1
-        return i >= 0 and reach[i] > offset
-    return inside
+        return reach[i] if i >= 0 else -1
+    return at
+
+
+def in_spans(spans: Iterable[tuple[int, int]]) -> Callable[[int], bool]:
+    """A test whether a character offset lies in one of the half-open `spans`."""
+    reach = furthest_reach(spans)
+    return lambda offset: reach(offset) > offset
 
 
 def tokenize(text: str) -> list[Token]:

@@ -4,21 +4,12 @@ decided and why; an analyst's next answer follows the decision and cites it; "as
 with the overlap a reviewer must decide."""
 from datetime import datetime, timezone
 
-import pytest
-from conftest import DEMO, build
 from streamlit_server import chromium, needs_chromium, served
-from test_browser import _ask, _headline, _nav, _open, _role, _settled
+from test_browser import _ask, _headline, _nav, _open, _role, _settled, demo_db  # noqa: F401 (the fixture: a demo of this module's own)
 
 from core.ingest.decision_file import read_records
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory, embedder):
-    store, _ = build(tmp_path_factory.mktemp("decide_browser"), "demo", DEMO, embedder)
-    store.close()
-    return store.path
 
 
 def test_the_steward_closes_the_demos_overlap(demo_db):

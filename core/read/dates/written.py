@@ -10,11 +10,11 @@ as `ambiguous`, with both readings, and asked back.
 """
 from __future__ import annotations
 
-import bisect
 import calendar
 import re
 from datetime import date, datetime, timedelta, timezone
 
+from core.catalog.text import furthest_reach
 from core.read.dates import month_range, time_words
 from core.read.dates.day_range import RANGE, check_day, out_of_range
 from core.read.dates.mention import (
@@ -294,18 +294,9 @@ _LOOKBACK = 80
 
 
 def _within(spans: list[tuple[int, int]]):
-    """A test whether a span lies inside one of `spans`, in log time (not a scan of every span per mention)."""
-    spans = sorted(spans)
-    starts = [a for a, _ in spans]
-    reach, furthest = [], -1  # reach[i]: the furthest end among spans[:i + 1]
-    for _, b in spans:
-        furthest = max(furthest, b)
-        reach.append(furthest)
-
-    def inside(span: tuple[int, int]) -> bool:
-        i = bisect.bisect_right(starts, span[0]) - 1
-        return i >= 0 and reach[i] >= span[1]
-    return inside
+    """A test whether a span lies inside one of `spans`."""
+    reach = furthest_reach(spans)
+    return lambda span: reach(span[0]) >= span[1]
 
 
 def _ends_before(pattern: re.Pattern, text: str, end: int) -> re.Match | None:
