@@ -22,11 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-for key, value in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "LANCEDB_LOG": "error",
-                   "LITELLM_LOCAL_MODEL_COST_MAP": "True"}.items():
-    os.environ.setdefault(key, value)
-
 from bench import questions, synth_catalog  # noqa: E402
+
+import core  # noqa: E402,F401 (sets the offline defaults before any library reads them: core/settings/config.py)
 
 
 def _pair(full: dict, int8: dict, key: str, unit: str = "%") -> str:

@@ -8,6 +8,7 @@ third of that. pylance is pinned to the Lance format LanceDB writes (requirement
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from core.retrieve import ann
@@ -16,6 +17,33 @@ from core.settings.objects import RemoteIndex
 
 # Columns every body row carries that the freshness check and a hit read; probed at opening.
 STATE_COLUMNS = ["chunk_id", "evidence_id", "content_hash", "acl_revision", "acl"]
+
+
+class _PandasAbsent:
+    """An import finder that says pandas is not installed (pyarrow and Lance treat it as optional)."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+def lance():
+    """The `lance` module. Importing it imports pyarrow.dataset, whose module set-up makes pyarrow look for pandas
+    (a scalar built at import time asks whether it is a pandas object), which imported all of pandas: a fifth of a
+    cold `ask`, for a library nothing in AsOf uses. In a process that has not imported pandas yet, pyarrow.dataset is
+    imported with pandas looking absent, as on a machine without it; pyarrow looks again (and finds it) the first
+    time anything asks it for a pandas conversion, and Lance checks pandas lazily on its own. A process that has
+    imported pandas already (the app, through Streamlit) is left as it is."""
+    if "pyarrow.dataset" not in sys.modules and "pandas" not in sys.modules:
+        sys.meta_path.insert(0, _PandasAbsent)
+        try:
+            import pyarrow.dataset  # noqa: F401
+        finally:
+            sys.meta_path.remove(_PandasAbsent)
+    import lance as module
+    return module
 
 
 def dataset_uri(location: Path | RemoteIndex) -> tuple[str, dict[str, str]]:
@@ -39,9 +67,8 @@ def open_dataset(location: Path | RemoteIndex, revision: str | None, version: in
     if not remote and not Path(uri).exists():
         return None, f"search index {location} holds no {TABLE!r} table; {REBUILD_HINT}"
     try:
-        import lance
         import numpy as np
-        ds = lance.dataset(uri, storage_options=options or None)
+        ds = lance().dataset(uri, storage_options=options or None)
         tag = revision_tag(revision) if revision else None
         if version is not None:
             ds = ds.checkout_version(version)

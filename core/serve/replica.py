@@ -31,7 +31,7 @@ from pathlib import Path
 
 from core.catalog.store import Store
 from core.retrieve.index import revision_tag
-from core.retrieve.reader import dataset_uri
+from core.retrieve.reader import dataset_uri, lance
 from core.settings.objects import (
     DB_NAME,
     INDEX_NAME,
@@ -130,9 +130,8 @@ def check_revision(revision: Revision, trusted: dict[str, object]) -> None:
         raise ObjectStoreError(f"CURRENT names {name} with index version {pointer.index_version}, but its {DB_NAME} "
                                f"was written with index version {meta.get('index_version') or '(none)'}")
     try:
-        import lance
         uri, options = dataset_uri(revision.index)
-        tags = lance.dataset(uri, storage_options=options or None).tags.list()
+        tags = lance().dataset(uri, storage_options=options or None).tags.list()
     except Exception as exc:  # noqa: BLE001 (Lance raises many kinds: OSError, ValueError, RuntimeError)
         raise ObjectStoreError(f"CURRENT names {name}, but its index {INDEX_NAME} cannot be opened "
                                f"({type(exc).__name__}: {str(exc)[:200]})") from None

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from core.settings.auth import UVICORN_DEFAULT_FORWARDED, AuthSettings
 from core.settings.objects import ObjectLocation, is_object_url
 
-# Offline defaults: without these, library imports stall on network retries or flood stderr.
+# Library defaults: without these, imports stall on network retries, flood stderr or start threads for nothing.
 OFFLINE_ENV = {
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
@@ -18,6 +18,9 @@ OFFLINE_ENV = {
     "LANCEDB_LOG": "error",
     # An index's statistics without every centroid (core/retrieve/ann.py trained_partitions): 14 kB, not 7 MB.
     "LANCE_INCLUDE_VECTOR_CENTROIDS": "false",
+    # numpy's OpenBLAS starts a thread per core when numpy is imported, ~0.1 s of a cold `ask` on two busy cores;
+    # AsOf does no BLAS work in numpy (ONNX Runtime and Lance keep their own threads).
+    "OPENBLAS_NUM_THREADS": "1",
 }
 
 

@@ -46,11 +46,12 @@ def test_unknown_backend_is_named(monkeypatch):
 
 def test_cli_answer_does_not_import_torch(demo, tmp_path):
     """A cold `python -m core ask` with the default backend loads neither torch nor sentence-transformers
-    (4-6 s of imports), nor litellm when no LLM is configured."""
+    (4-6 s of imports), nor litellm when no LLM is configured, nor pandas (pulled in by pyarrow.dataset under
+    Lance: a fifth of a cold answer) or scipy (once the full-text counts' sparse matrix)."""
     store, _ = demo
     probe = ("import sys; from core.serve.cli import main; rc = main(sys.argv[1:]); "
-             "heavy = sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'litellm') "
-             "if m in sys.modules); print('HEAVY', heavy); raise SystemExit(rc)")
+             "heavy = sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'litellm', 'pandas', "
+             "'scipy') if m in sys.modules); print('HEAVY', heavy); raise SystemExit(rc)")
     env = {k: v for k, v in os.environ.items() if k not in ("ASOF_EMBED_BACKEND", "ASOF_LLM_MODEL")}
     out = subprocess.run([sys.executable, "-c", probe, "ask", "--db", str(store.path), "--role", "analyst",
                           "What was net revenue in March 2024?"], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)},
@@ -58,6 +59,25 @@ def test_cli_answer_does_not_import_torch(demo, tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     assert "[answer]" in out.stdout
     assert "HEAVY []" in out.stdout, out.stdout[-500:]
+
+
+def test_weights_kept_beside_the_graph_give_the_same_vectors(tmp_path):
+    """The encoder opens the exported graph with its weights in a file beside it (read by ONNX Runtime without
+    parsing them out of the graph: half the time to open a cold answer's encoder); its vectors are the ones the
+    graph as exported gives, and a second call reuses the file written by the first."""
+    from core.retrieve.onnx_embed import OnnxEncoder, default_model_path, export, with_external_weights
+    model = default_model_path()
+    graph = tmp_path / "minilm.onnx"
+    graph.write_bytes(export(model).read_bytes())
+    split = with_external_weights(graph)
+    assert split != graph and split.stat().st_size < 1_000_000 < (split.parent / f"{split.name}.data").stat().st_size
+    assert with_external_weights(graph) == split
+    tokenizer = (Path(model) / "tokenizer.json").read_text()
+    whole = OnnxEncoder(None, graph=str(graph), tokenizer=tokenizer).encode(TEXTS)
+    beside = OnnxEncoder(None, graph=str(split), tokenizer=tokenizer).encode(TEXTS)
+    assert (whole == beside).all()
+    # What an ingest and an answer load by default: the graph with its weights beside it.
+    assert OnnxEncoder(model).path.endswith("-external.onnx")
 
 
 @pytest.mark.parametrize("backend", ["onnx", "onnx-int8"])
