@@ -297,14 +297,15 @@ def _peak_mb() -> float:
 
 
 def _ingest(path: Path, db: Path, embedder) -> dict:
-    """One ingest as `asof ingest` runs it: validate, the index in batches (chunk, embed, write), then DuckDB."""
+    """One ingest as `asof ingest` runs it: validate (core/ingest/ingest.py `read_inputs`: the files parsed one at a
+    time, the objects kept on disk), the index in batches (chunk, embed, write), then DuckDB."""
     from core.catalog.store import write_catalog
-    from core.ingest.load import load_catalog
+    from core.ingest.ingest import read_inputs
     from core.retrieve.writer import write_index
 
     timed = TimedEmbedder(embedder)
     t0, c0 = time.perf_counter(), time.process_time()
-    catalog = load_catalog(path)
+    catalog, _ = read_inputs(db, path)
     t_load, c_load = time.perf_counter(), time.process_time()
     report = write_index(catalog.evidence, db, timed, catalog.revision(), quiet=True)
     t_index, c_index = time.perf_counter(), time.process_time()
@@ -326,6 +327,32 @@ def changed_share(raw: dict, share: float) -> dict:
     return {**raw, "evidence": evidence}
 
 
+# Objects per catalog file: a large catalog is a folder of files, and an ingest holds one parsed file at a time.
+FILE_OBJECTS = 20_000
+
+
+def write_files(n: int, folder: Path, share: float | None = None) -> None:
+    """The synthetic catalog of `n` objects (with `share` of its texts changed) as a folder of JSON files, written by
+    a child process, so neither the generator's dicts nor the JSON text count in the ingesting process's memory."""
+    subprocess.run([sys.executable, __file__, "--write", str(n), str(folder), *([str(share)] if share else [])],
+                   check=True)
+
+
+def _write_files(n: int, folder: Path, share: float | None) -> None:
+    raw = synth_catalog(n)
+    if share:
+        raw = changed_share(raw, share)
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.json"):
+        old.unlink()
+    evidence = raw["evidence"]
+    for part, start in enumerate(range(0, max(len(evidence), 1), FILE_OBJECTS)):
+        doc = {"evidence": evidence[start:start + FILE_OBJECTS]}
+        if part == 0:
+            doc["roles"] = raw["roles"]
+        (folder / f"part-{part:04d}.json").write_text(json.dumps(doc))
+
+
 def run_size(n: int, n_questions: int, keep: str | None = None, kind: str = "model",
              reingest: float | None = None) -> dict:
     from core.retrieve.embed import Embedder
@@ -337,18 +364,18 @@ def run_size(n: int, n_questions: int, keep: str | None = None, kind: str = "mod
     reuse = bool(kept and (kept / "bench.duckdb").exists())
     with (contextlib.nullcontext(str(kept)) if kept else tempfile.TemporaryDirectory(prefix=f"asof-bench-{n}-")) as tmp:
         Path(tmp).mkdir(parents=True, exist_ok=True)
-        path = Path(tmp) / "catalog.json"
+        path = Path(tmp) / "catalog"
         db = Path(tmp) / "bench.duckdb"
         if reuse:  # the same deterministic catalog, ingested by an earlier run: only the questions are measured
             return _questions_only(n, n_questions, synth_catalog(n), db, embedder)
-        path.write_text(json.dumps(synth_catalog(n)))  # not held during the ingest: its memory is the ingest's
+        write_files(n, path)
         before_rss = _peak_mb()
         first = _ingest(path, db, embedder)
         catalog, report = first.pop("catalog"), first["report"]
         ingest_rss = _peak_mb()
         again = None
         if reingest:
-            path.write_text(json.dumps(changed_share(synth_catalog(n), reingest)))
+            write_files(n, path, reingest)
             again = _ingest(path, db, embedder)
             again.pop("catalog")
         raw_rate = None
@@ -396,7 +423,11 @@ def main() -> None:
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: run one size in this process
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     parser.add_argument("--name", default="bench", help="results file name in --out (.json, .md)")
+    parser.add_argument("--write", nargs="+", help=argparse.SUPPRESS)  # internal: write a catalog's files
     args = parser.parse_args()
+    if args.write:
+        _write_files(int(args.write[0]), Path(args.write[1]), float(args.write[2]) if len(args.write) > 2 else None)
+        return
     if args.one:
         print(json.dumps(run_size(args.one, args.questions, args.keep, args.embedder, args.reingest)))
         return

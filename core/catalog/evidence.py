@@ -437,6 +437,15 @@ class CatalogSettings(BaseModel):
         return v.astimezone(timezone.utc) if v else v
 
 
+def evidence_keys(evidence) -> list[tuple[str, str, str]]:
+    """(evidence_id, content_hash, acl_revision) of every object: kept beside objects an ingest holds on disk
+    (core/catalog/spilled.py `keys`), so the revision and the change summary read no object back."""
+    keys = getattr(evidence, "keys", None)
+    if keys is not None:
+        return keys
+    return [(e.evidence_id, e.content_hash, e.acl_revision) for e in evidence]
+
+
 class Catalog(BaseModel):
     settings: CatalogSettings = Field(default_factory=CatalogSettings)
     roles: list[Role]
@@ -451,8 +460,8 @@ class Catalog(BaseModel):
     def revision(self) -> str:
         """Identifies this exact catalog content and permissions; envelopes cite it."""
         digest = hashlib.sha256()
-        for ev in sorted(self.evidence, key=lambda e: e.evidence_id):
-            digest.update(f"{ev.evidence_id}|{ev.content_hash}|{ev.acl_revision}\n".encode())
+        for eid, content_hash, acl_revision in sorted(evidence_keys(self.evidence)):
+            digest.update(f"{eid}|{content_hash}|{acl_revision}\n".encode())
         digest.update(json.dumps(sorted(self.role_names)).encode())
         if self.settings != CatalogSettings():  # default settings leave existing revisions unchanged
             digest.update(self.settings.model_dump_json().encode())

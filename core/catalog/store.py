@@ -315,15 +315,15 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
     # A batch of objects at a time: the rows of every object at once (a tuple each, the JSON document, then an
     # Arrow copy) were most of a large ingest's peak memory (docs/scale.md, "Bounded memory").
-    kinds: dict[str, set[str]] = {}
     for start in range(0, len(catalog.evidence), INSERT_BATCH):
         batch = catalog.evidence[start:start + INSERT_BATCH]
         for table, data in _rows(batch).items():
             if table != "entities":
                 _many(con, table, data)
-        for ev in batch:
-            kinds.setdefault(ev.entity_id, set()).add(ev.kind.value)
-    _many(con, "entities", [(k, sorted(v)) for k, v in kinds.items()])
+    # Each entity's kinds from the rows just written (in the order entities first appear), not a dict of every
+    # entity held while the batches go by.
+    con.execute("""INSERT INTO entities SELECT entity_id, list(DISTINCT kind ORDER BY kind) FROM
+                   (SELECT entity_id, kind, rowid AS r FROM evidence) GROUP BY entity_id ORDER BY min(r)""")
 
 
 # Objects whose rows are built and inserted at a time.

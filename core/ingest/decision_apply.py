@@ -12,11 +12,13 @@ read from the source, each decision is one of:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 from core.catalog.evidence import Catalog, CatalogSettings, Evidence, Principal
+from core.catalog.spilled import SpilledEvidence
 from core.catalog.store import Store
 from core.ingest.decision_file import (
     FIELDS,
@@ -85,9 +87,12 @@ def judge(decision: Decision, by_id: dict[str, Evidence]) -> list[Contradiction]
     return "carried" if carried else "apply"
 
 
-def apply(evidence: list[Evidence], decisions: list[Decision]) -> tuple[list[Evidence], SourceCheck]:
-    """The evidence with every standing decision applied in order, and what the source said of each."""
-    by_id = {e.evidence_id: e for e in evidence}
+def apply(evidence: Sequence[Evidence], decisions: list[Decision]) -> tuple[Sequence[Evidence], SourceCheck]:
+    """The evidence with every standing decision applied in order, and what the source said of each. Only the
+    objects the decisions name are held (an ingest keeps the others on disk: core/catalog/spilled.py)."""
+    named = {eid for d in decisions for eid in d.objects}
+    by_id = {e.evidence_id: e for e in evidence if e.evidence_id in named}
+    applied: set[str] = set()
     check = SourceCheck(source_check="", at=now_utc())
     for d in decisions:
         verdict = judge(d, by_id)
@@ -96,9 +101,15 @@ def apply(evidence: list[Evidence], decisions: list[Decision]) -> tuple[list[Evi
         elif verdict == "apply":
             for eid, fields in d.objects.items():
                 by_id[eid] = with_fields(by_id[eid], fields)
+                applied.add(eid)
         else:
             check.contradicted[d.decision] = verdict
-    return [by_id[e.evidence_id] for e in evidence], check
+    if not applied:
+        return evidence, check
+    out = [] if isinstance(evidence, list) else SpilledEvidence()
+    for e in evidence:
+        out.append(by_id[e.evidence_id] if e.evidence_id in applied else e)
+    return out, check
 
 
 def reapply(db_path: str | Path, catalog: Catalog, source: str) -> Catalog:

@@ -7,13 +7,16 @@ without problems.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
 
-from core.catalog.evidence import Catalog
+from core.catalog.evidence import Catalog, evidence_keys
+from core.catalog.spilled import SpilledEvidence
 from core.catalog.store import open_data_file
 from core.ingest.dbt import dbt_evidence, read_target
 from core.ingest.decision_apply import reapply
@@ -84,14 +87,8 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
     if not any((catalog, dbt, openlineage)):
         raise CatalogError([Problem(file="(command line)", message="nothing to ingest: give a CATALOG, --dbt "
                                                                    "or --openlineage")])
-    docs: list[tuple[str, dict]] = []
     problems: list[Problem] = []
-    if catalog:
-        for file in catalog_files(Path(catalog)):
-            try:
-                docs.append((str(file), parse_file(file, follow=file == Path(catalog))))  # only the named path may be a link
-            except CatalogError as exc:
-                problems.extend(exc.problems)
+    files = catalog_files(Path(catalog)) if catalog else []
     gov = Overlay.read(overlay)
     generated: list[dict] = []
     dbt_file = None
@@ -130,19 +127,23 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
             acl = [first if isinstance(first, str) else first.get("name")]
         pages, doc_problems = read_documents(folder, _entity_keys(generated), acl)
         problems += doc_problems
-        docs += [(f, {"evidence": [d]}) for f, d in pages]
     previous = _previous(db_path)
     now = datetime.now(timezone.utc)
     for e in generated:
         # First appearance survives re-ingests: it is when AsOf first saw the object.
         e.setdefault("recorded_at", (previous.get(e["evidence_id"]) or (None, None, None))[2] or now)
+    head: list[tuple[str, dict]] = []
+    tail: list[tuple[str, dict]] = [(f, {"evidence": [d]}) for f, d in pages] if folder else []
     if generated or dbt or openlineage:
         name = dbt_file or str(openlineage)
         roles = list(gov.roles) if (dbt or openlineage or overlay) else []
-        docs.insert(0, (name, {"roles": roles, "evidence": generated}))
+        head.append((name, {"roles": roles, "evidence": generated}))
     if gov.principals:  # named by the overlay's file when one is wrong
-        docs.append((gov.path, {"principals": gov.principals}))
-    result = build_catalog(docs, str(catalog or dbt or openlineage), problems)
+        tail.append((gov.path, {"principals": gov.principals}))
+    # The catalog's files are parsed one at a time as validation reaches them, and its objects kept on disk
+    # (core/catalog/spilled.py): a large catalog is never held whole, parsed or validated.
+    docs = chain(head, _parsed(files, Path(catalog) if catalog else None, problems), tail)
+    result = build_catalog(docs, str(catalog or dbt or openlineage), problems, into=SpilledEvidence())
     result.warnings.extend(warnings)
     # Steward decisions recorded beside the database stay in force over the source until it says the same
     # (carried) or contradicts them (back in the review queue): core/ingest/decision_apply.py.
@@ -150,6 +151,16 @@ def read_inputs(db_path: str | Path, catalog: str | Path | None = None, dbt: str
     changes = diff(result, previous)
     changes.read = read
     return result, changes
+
+
+def _parsed(files: list[Path], named: Path | None, problems: list[Problem]) -> Iterator[tuple[str, dict | None]]:
+    """Each catalog file parsed when it is reached; a file that cannot be read adds its problems and yields None."""
+    for file in files:
+        try:
+            yield str(file), parse_file(file, follow=file == named)  # only the named path may be a link
+        except CatalogError as exc:
+            problems.extend(exc.problems)
+            yield str(file), None
 
 
 def refuse_wholesale_removal(changes: Changes, db_path: str | Path, allow_empty: bool) -> None:
@@ -165,16 +176,17 @@ def refuse_wholesale_removal(changes: Changes, db_path: str | Path, allow_empty:
 
 def diff(catalog: Catalog, previous: dict[str, tuple]) -> Changes:
     ch = Changes()
-    for ev in catalog.evidence:
-        old = previous.get(ev.evidence_id)
+    ids = set()
+    for eid, content_hash, acl_revision in evidence_keys(catalog.evidence):
+        ids.add(eid)
+        old = previous.get(eid)
         if old is None:
-            ch.added.append(ev.evidence_id)
-        elif old[0] != ev.content_hash:
-            ch.changed.append(ev.evidence_id)
-        elif old[1] != ev.acl_revision:
-            ch.acl_changed.append(ev.evidence_id)
+            ch.added.append(eid)
+        elif old[0] != content_hash:
+            ch.changed.append(eid)
+        elif old[1] != acl_revision:
+            ch.acl_changed.append(eid)
         else:
             ch.unchanged += 1
-    ids = {e.evidence_id for e in catalog.evidence}
     ch.removed = sorted(set(previous) - ids)
     return ch

@@ -19,6 +19,7 @@ import re
 import stat
 import unicodedata
 from pathlib import Path
+from collections.abc import Iterable, MutableSequence
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -449,30 +450,12 @@ def id_skeleton(value: str) -> str:
     return unicodedata.normalize("NFKC", value).casefold().translate(_LOOKALIKES)
 
 
-def _confusable_ids(evidence: list[Evidence], origin: dict[str, str]) -> list[Problem]:
-    """Evidence ids that differ only in case, width or look-alike letters name two objects that every
-    reader (and every question) would take for one: refused, naming both."""
-    problems: list[Problem] = []
-    first: dict[str, str] = {}
-    for ev in evidence:
-        key = id_skeleton(ev.evidence_id)
-        if key in first and first[key] != ev.evidence_id:
-            other = first[key]
-            how = "only in letter case" if other.casefold() == ev.evidence_id.casefold() else \
-                "only by look-alike or compatibility characters"
-            problems.append(Problem(file=origin[ev.evidence_id], evidence_id=ev.evidence_id, field="evidence_id",
-                                    message=f"differs from {other!r} ({origin[other]}) {how}; use one spelling"))
-        first.setdefault(key, ev.evidence_id)
-    return problems
-
-
-def _mixed_script_warnings(evidence: list[Evidence], origin: dict[str, str]) -> list[str]:
+def _mixed_script_warning(ev: Evidence, fname: str) -> list[str]:
     out = []
-    for ev in evidence:
-        for name, value in (("evidence_id", ev.evidence_id), ("entity_id", ev.entity_id)):
-            if not value.isascii() and value.translate(_LOOKALIKES) != value:
-                out.append(f"{origin[ev.evidence_id]}: evidence {ev.evidence_id}: field {name}: contains letters "
-                           f"that look like Latin ones but are not ({ascii(value)})")
+    for name, value in (("evidence_id", ev.evidence_id), ("entity_id", ev.entity_id)):
+        if not value.isascii() and value.translate(_LOOKALIKES) != value:
+            out.append(f"{fname}: evidence {ev.evidence_id}: field {name}: contains letters "
+                       f"that look like Latin ones but are not ({ascii(value)})")
     return out
 
 
@@ -487,20 +470,25 @@ def load_catalog(path: str | Path) -> Catalog:
     return build_catalog(docs, str(path), problems)
 
 
-def build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Problem] | None = None) -> Catalog:
+def build_catalog(docs: Iterable[tuple[str, Any]], where: str, problems: list[Problem] | None = None,
+                  into: MutableSequence[Evidence] | None = None) -> Catalog:
     """Validate catalog documents (each named by the file it came from) into one Catalog, or raise
-    CatalogError with every problem. The dbt and OpenLineage readers produce documents too."""
+    CatalogError with every problem. The dbt and OpenLineage readers produce documents too.
+
+    `docs` may be read lazily (an ingest parses one file at a time; a reader adds the problems of a file it cannot
+    parse to `problems` as it goes); `into` receives the validated objects (an ingest keeps them on disk,
+    core/catalog/spilled.py; by default a list). The cross-object checks keep compact facts per object (ids,
+    skeletons, the references not yet resolved), never the objects."""
     with collector_paused():
-        return _build_catalog(docs, where, problems)
+        return _build_catalog(docs, where, problems, [] if into is None else into)
 
 
-def _build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Problem] | None) -> Catalog:
-    problems = list(problems or [])
-    warnings: list[str] = []
+def _build_catalog(docs: Iterable[tuple[str, Any]], where: str, given: list[Problem] | None,
+                   evidence: MutableSequence[Evidence]) -> Catalog:
+    problems: list[Problem] = []
     roles: dict[str, Role] = {}
     principals: list[Principal] = []
-    evidence: list[Evidence] = []
-    origin: dict[str, str] = {}
+    checks = _Checks(roles)
     settings: dict[str, Any] = {}
 
     for fname, doc in docs:
@@ -566,62 +554,118 @@ def _build_catalog(docs: list[tuple[str, Any]], where: str, problems: list[Probl
             if bad:
                 problems.extend(Problem(file=fname, evidence_id=label, field=f, message=m) for f, m in bad)
                 continue
-            if ev.evidence_id in origin:
+            if ev.evidence_id in checks.origin:
                 problems.append(Problem(file=fname, evidence_id=ev.evidence_id, field="evidence_id",
-                                        message=f"duplicate evidence_id (first defined in {origin[ev.evidence_id]})"))
+                                        message=f"duplicate evidence_id (first defined in {checks.origin[ev.evidence_id]})"))
                 continue
-            origin[ev.evidence_id] = fname
+            checks.add(ev, fname)
             evidence.append(ev)
 
+    # Read last: a lazy reader of `docs` adds the problems of files it could not parse to the caller's list.
+    problems = [*(given or []), *problems]
     if not roles and not problems:  # a file that could not be read already explains a missing roles list
         problems.append(Problem(file=where, field="roles", message="the catalog declares no roles"))
-    problems.extend(_cross_checks(evidence, roles, principals, origin, warnings))
-    problems.extend(_confusable_ids(evidence, origin))
-    warnings.extend(_mixed_script_warnings(evidence, origin))
+    problems.extend(checks.problems(principals))
     if problems:
         raise CatalogError(problems)
-    return Catalog(settings=CatalogSettings(**settings), roles=list(roles.values()), principals=principals,
-                   evidence=evidence, warnings=warnings)
+    catalog = Catalog.model_construct(settings=CatalogSettings(**settings), roles=list(roles.values()),
+                                      principals=principals, evidence=evidence, warnings=checks.warnings())
+    return catalog
 
 
-def _cross_checks(evidence: list[Evidence], roles: dict[str, Role], principals: list[Principal],
-                  origin: dict[str, str], warnings: list[str]) -> list[Problem]:
-    problems: list[Problem] = []
-    ids = {e.evidence_id for e in evidence}
-    entities = {e.entity_id for e in evidence}
-    freshness_sources = {e.freshness.source for e in evidence if e.freshness and e.freshness.source}
-    by_id = {e.evidence_id: e for e in evidence}
-    by_entity: dict[str, list[Evidence]] = {}
-    for e in evidence:
-        by_entity.setdefault(e.entity_id, []).append(e)
-    for p in principals:
-        for r in p.roles:
-            if r not in roles:
-                problems.append(Problem(file="(catalog)", field=f"principals.{p.name}.roles",
-                                        message=f"unknown role {r!r}"))
-    for ev in evidence:
-        fname = origin[ev.evidence_id]
+class _Checks:
+    """The cross-object checks, fed one validated object at a time: what they keep is compact (each id once, the
+    skeleton of an id that differs from it, the references and ACL roles not resolved yet, and the few objects
+    metric SQL is checked against), so a large catalog's objects need not stay in memory. Problems and warnings
+    are reported in the order of the objects, as one pass over the finished catalog would."""
+
+    def __init__(self, roles: dict[str, Role]):
+        self.roles = roles  # filled as the documents are read; complete when `problems` is asked
+        self.origin: dict[str, str] = {}  # evidence id -> the file that defined it
+        self.entities: set[str] = set()
+        self.fresh_sources: set[str] = set()
+        self.first: dict[str, str] = {}  # id skeleton -> the first id with it (the id itself as key when equal)
+        self.seq = 0
+        self.found: list[tuple[int, int, Problem]] = []  # (object, place, problem): sorted into object order
+        self.noted: list[tuple[int, int, str]] = []
+        self.mixed: list[str] = []
+        self.confusable: list[Problem] = []
+        self.acl_later: list[tuple[int, str, str, str]] = []  # (object, file, id, role not declared yet)
+        self.links_later: list[tuple[int, str, str, str, str]] = []  # (object, file, id, link type, target)
+        self.edges_later: list[tuple[int, str, str, int, str]] = []  # (object, file, id, edge number, end)
+        self.with_sql: list[tuple[int, str, Evidence]] = []
+        self.models_by_id: dict[str, Evidence] = {}  # models with a relation: what metric SQL may read
+        self.models_by_entity: dict[str, list[Evidence]] = {}
+
+    def _known(self, ref: str) -> bool:
+        return ref in self.origin or ref in self.entities
+
+    def add(self, ev: Evidence, fname: str) -> None:
+        n, eid = self.seq, ev.evidence_id
+        self.seq += 1
+        self.origin[eid] = fname
+        self.entities.add(ev.entity_id)
+        if ev.freshness and ev.freshness.source:
+            self.fresh_sources.add(ev.freshness.source)
+        key = id_skeleton(eid)
+        key = eid if key == eid else key
+        other = self.first.setdefault(key, eid)
+        if other != eid:
+            how = "only in letter case" if other.casefold() == eid.casefold() else \
+                "only by look-alike or compatibility characters"
+            self.confusable.append(Problem(file=fname, evidence_id=eid, field="evidence_id",
+                                           message=f"differs from {other!r} ({self.origin[other]}) {how}; use one "
+                                                   "spelling"))
+        self.mixed += _mixed_script_warning(ev, fname)
         if not ev.acl:
-            warnings.append(f"{fname}: evidence {ev.evidence_id}: field acl: empty ACL, nobody can see it")
+            self.noted.append((n, 0, f"{fname}: evidence {eid}: field acl: empty ACL, nobody can see it"))
         for r in ev.acl:
-            if r not in roles:
-                problems.append(Problem(file=fname, evidence_id=ev.evidence_id, field="acl",
-                                        message=f"unknown role {r!r}; declared roles: {', '.join(sorted(roles))}"))
+            if r not in self.roles:
+                self.acl_later.append((n, fname, eid, r))
         for link_type, target in ev.link_targets():
-            if target not in ids and target not in entities:
-                problems.append(Problem(file=fname, evidence_id=ev.evidence_id, field=f"links.{link_type}",
-                                        message=f"links to missing object {target!r}"))
+            if not self._known(target):
+                self.links_later.append((n, fname, eid, link_type, target))
         unknown: dict[str, int] = {}
-        for n, edge in enumerate(ev.edges):
+        for i, edge in enumerate(ev.edges):
             for end in (edge.upstream, edge.downstream):
-                if end not in ids and end not in entities and end not in freshness_sources:
-                    unknown.setdefault(end, n)
-        for end, n in unknown.items():
-            warnings.append(f"{fname}: evidence {ev.evidence_id}: field edges[{n}]: "
-                            f"lineage edge to unknown node {end!r}")
-        for message in sql_check.problems(ev, by_id, by_entity):
-            problems.append(Problem(file=fname, evidence_id=ev.evidence_id, field="metric.sql", message=message))
+                if not self._known(end) and end not in self.fresh_sources:
+                    unknown.setdefault(end, i)
+        self.edges_later += [(n, fname, eid, i, end) for end, i in unknown.items()]
+        if ev.metric is not None and ev.metric.sql:
+            self.with_sql.append((n, fname, ev))
+        if ev.kind is Kind.model and ev.model and ev.model.relation:
+            self.models_by_id[eid] = ev
+            self.models_by_entity.setdefault(ev.entity_id, []).append(ev)
         if ev.kind is Kind.metric_definition and ev.metric is None and ev.authority.value == "authoritative":
-            warnings.append(f"{fname}: evidence {ev.evidence_id}: field metric: authoritative metric without "
-                            "a structured definition; only its text can be shown")
-    return problems
+            self.noted.append((n, 2, f"{fname}: evidence {eid}: field metric: authoritative metric without a "
+                                     "structured definition; only its text can be shown"))
+
+    def problems(self, principals: list[Principal]) -> list[Problem]:
+        out: list[Problem] = []
+        for p in principals:
+            for r in p.roles:
+                if r not in self.roles:
+                    out.append(Problem(file="(catalog)", field=f"principals.{p.name}.roles",
+                                       message=f"unknown role {r!r}"))
+        declared = ", ".join(sorted(self.roles))
+        for n, fname, eid, r in self.acl_later:
+            if r not in self.roles:
+                self.found.append((n, 0, Problem(file=fname, evidence_id=eid, field="acl",
+                                                 message=f"unknown role {r!r}; declared roles: {declared}")))
+        for n, fname, eid, link_type, target in self.links_later:
+            if not self._known(target):
+                self.found.append((n, 1, Problem(file=fname, evidence_id=eid, field=f"links.{link_type}",
+                                                 message=f"links to missing object {target!r}")))
+        for n, fname, ev in self.with_sql:
+            for message in sql_check.problems(ev, self.models_by_id, self.models_by_entity):
+                self.found.append((n, 2, Problem(file=fname, evidence_id=ev.evidence_id, field="metric.sql",
+                                                 message=message)))
+        out += [p for _, _, p in sorted(self.found, key=lambda f: f[:2])]
+        return out + self.confusable
+
+    def warnings(self) -> list[str]:
+        for n, fname, eid, i, end in self.edges_later:
+            if not self._known(end) and end not in self.fresh_sources:
+                self.noted.append((n, 1, f"{fname}: evidence {eid}: field edges[{i}]: lineage edge to unknown node "
+                                         f"{end!r}"))
+        return [w for _, _, w in sorted(self.noted, key=lambda w: w[:2])] + self.mixed

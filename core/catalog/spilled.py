@@ -1,0 +1,85 @@
+"""A validated catalog's objects kept on disk while an ingest writes them, not in memory.
+
+A validated `Evidence` costs 2.5-5 KB of memory, so a million of them would not fit beside what the index build
+needs (docs/scale.md, "Bounded memory"). An ingest (core/ingest/ingest.py `read_inputs`) appends each object, as
+it is validated, to an anonymous temporary file as its JSON (no path: nothing else can open or swap it, and it is
+gone when the process ends), and reads the objects back, in order, a batch at a time, when it writes the index
+and the database. What stays in memory is the offset of each object and its key: evidence id, content hash and
+ACL revision, which the catalog revision and the change summary need for every object (about 250 bytes an
+object, against the kilobytes of the object itself).
+
+Objects read back are new objects: changing one changes nothing kept. Callers that edit a catalog's objects in
+place (tests) use `load_catalog`, whose objects are a list.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple, overload
+
+from core.catalog.evidence import Evidence
+
+# Bytes read from the file at a time when the objects are read in order.
+READ_BYTES = 4 << 20
+
+
+class Key(NamedTuple):
+    evidence_id: str
+    content_hash: str
+    acl_revision: str
+
+
+class SpilledEvidence(Sequence[Evidence]):
+    """A sequence of Evidence backed by an anonymous temporary file; `append` while validating, then read."""
+
+    def __init__(self, folder: str | None = None):
+        self._file = tempfile.TemporaryFile(dir=folder)
+        self._offsets = array("Q", [0])
+        self.keys: list[Key] = []
+
+    def append(self, ev: Evidence) -> None:
+        data = ev.model_dump_json().encode()
+        os.pwrite(self._file.fileno(), data, self._offsets[-1])
+        self._offsets.append(self._offsets[-1] + len(data))
+        self.keys.append(Key(ev.evidence_id, ev.content_hash, ev.acl_revision))
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def _read(self, start: int, stop: int) -> list[Evidence]:
+        begin = self._offsets[start]
+        blob = os.pread(self._file.fileno(), self._offsets[stop] - begin, begin)
+        return [Evidence.model_validate_json(blob[self._offsets[i] - begin:self._offsets[i + 1] - begin])
+                for i in range(start, stop)]
+
+    @overload
+    def __getitem__(self, index: int) -> Evidence: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Evidence]: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            return self._read(start, stop) if start < stop else []
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._read(index, index + 1)[0]
+
+    def __iter__(self) -> Iterator[Evidence]:
+        start = 0
+        while start < len(self):
+            # Whole objects up to READ_BYTES (at least one): bisect over the offsets, no Python turn per object.
+            stop = min(len(self), max(start + 1, bisect_right(self._offsets, self._offsets[start] + READ_BYTES) - 1))
+            yield from self._read(start, stop)
+            start = stop
+
+    def close(self) -> None:
+        self._file.close()
