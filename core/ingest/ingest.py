@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import chain
 from datetime import datetime, timezone
+from itertools import chain
 from pathlib import Path
 
 import duckdb

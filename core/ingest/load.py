@@ -18,8 +18,8 @@ import os
 import re
 import stat
 import unicodedata
-from pathlib import Path
 from collections.abc import Iterable, MutableSequence
+from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
