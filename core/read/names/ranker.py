@@ -63,6 +63,7 @@ from core.read.names.kinds import (
     kind_fit,
     metric_asked,
     same_name_kinds,
+    same_name_tables,
 )
 from core.read.names.made_up import (
     _compound,
@@ -466,7 +467,9 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
         others = [c.entity_id for c in ordered[1:]]
         twin = next((c for c in ordered[1:] if c.span == lead.span and {c.entity_id, lead.entity_id} <= named
                      and {entities[c.entity_id].role, entities[lead.entity_id].role}
-                     in ({"metric", "model"}, {"metric", "source"})), None)
+                     in ({"metric", "model"}, {"metric", "source"}, {"model", "source"})
+                     and not {c.entity_id, lead.entity_id} & {e for e in named if e.startswith(("seed.", "exposure."))}),
+                    None)
         said = (f"read as the {entities[lead.entity_id].role} {entities[lead.entity_id].label}, as the question's words "
                 f"say; a {entities[twin.entity_id].role} of the same name is another thing") if twin else None
         return Choice("answer", lead.entity_id, related=others, candidates=ordered, note=said, **base,
@@ -482,17 +485,21 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
     note = None
     # One name, two things: a metric and a table the words both name (fct_burn_share only holds "burn share").
     shared = same_name_kinds([c for c in top if c.entity_id in named], entities)
+    tables = same_name_tables([c for c in top if c.entity_id in named], entities)
     if same is not None:
         leader, unrelated = same, []
-        if shared:  # one name, two things: said which was read, and why
+        if shared or tables:  # one name, two things: said which was read, and why
+            other = " and a ".join(sorted({entities[c.entity_id].role for c in top if c is not same
+                                           and c.entity_id in named and not c.entity_id.startswith("seed.")}))
             note = (f"read as the {entities[same.entity_id].role} {entities[same.entity_id].label}: the question asks "
-                    f"what a {entities[same.entity_id].role} has; a metric of the same name is not what it asks about")
+                    f"what a {entities[same.entity_id].role} has; a {other} of the same name is not what it asks about")
     elif shared and metric_asked(question, intent.value):
         leader = next(c for c in top if entities[c.entity_id].role == "metric")
         note = (f"read as the metric {entities[leader.entity_id].label}: the question asks for its meaning or value; "
                 f"a {' and a '.join(sorted(shared - {'metric'}))} of the same name {'exist' if len(shared) > 2 else 'exists'}")
-    elif shared:
-        # Neither kind's words: asked back, never one picked silently (the metric used to lead).
+    elif shared or tables:
+        # Neither kind's words: asked back, never one picked silently (the metric, or the model over a source of
+        # its name, used to lead).
         return Choice("clarify", options=[c.entity_id for c in top][:MAX_OPTIONS], candidates=ordered, **base,
                       rule="one name, two things: " + ", ".join(f"{c.entity_id} ({entities[c.entity_id].role})"
                                                                 for c in top) + "; the question's words fit neither kind")
