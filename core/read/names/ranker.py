@@ -79,6 +79,7 @@ from core.read.names.made_up import (
 )
 from core.read.names.named import document_reference, named_objects
 from core.read.names.paraphrase import _semantic
+from core.read.names.shape import shape_asked, shaped_models
 from core.read.names.spelling import FUZZY_SURE, fuzzy_candidates
 
 # ---- the decisions' thresholds (the weights: core/read/names/candidate.py) ------------------------------
@@ -169,6 +170,9 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         if absent and all(absent[0] <= m.start and m.end <= absent[1] or m.start >= topic for m in exact):
             # Said as when nothing matches at all: a made-up word and a hidden name must read the same.
             return Choice("none", rule=_NO_MATCH_UNEXPLAINED if unexplained else _NO_MATCH, **base)
+    shaped = None if ref_matches else _described_by_shape(question, view, exact, toks, base)
+    if shaped is not None:
+        return shaped
     if exact and not ref_matches and all(_component(question, toks, (m.start, m.end)) for m in exact):
         # "gross profit per order": every name is a part of something the question names in other words, so
         # that something, not the part, is what is asked about.
@@ -241,6 +245,33 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
                              "matched by the bare head noun of a visible metric name, with no qualifier")
     # The identifier itself is not repeated: output for a hidden name must equal a made-up one's.
     return Choice("none", rule=_NO_MATCH_UNEXPLAINED if unexplained else _NO_MATCH, **base)
+
+
+def _described_by_shape(question, view, exact: list[Match], toks, base) -> Choice | None:
+    """"the table with one row per booking", "the model that joins orders to customers": a model described by its
+    grain or by what it joins (core/read/names/shape.py). A name said outside those words is the subject instead."""
+    shape = shape_asked(question)
+    if shape is None:
+        return None
+    a, b = shape.span
+    if any(not (a <= toks[m.start].start and toks[m.end - 1].end <= b) for m in exact):
+        return None
+    found, checkable = shaped_models(shape, view)
+    said = " and ".join(" ".join(w) for w in shape.said)
+    what = f"one row per {said}" if shape.kind == "grain" else f"joins {said}"
+    if len(found) == 1:
+        return Choice("answer", found[0], candidates=[Candidate(found[0], {"shape": 1.0})], **base,
+                      rule=f"the question describes a model by its shape ({what}); {found[0]} is the one visible "
+                      "model of that shape")
+    if len(found) > 1:
+        return Choice("clarify", options=found[:MAX_OPTIONS], candidates=[Candidate(e, {"shape": 1.0}) for e in found],
+                      **base, rule=f"the question describes a model by its shape ({what}); several visible models "
+                      "have it: " + ", ".join(found))
+    if shape.kind == "join" and checkable:
+        # The joined things are visible tables and no visible model joins them: not found, as for a name that
+        # matches nothing (a hidden model that joins them reads as one never written).
+        return Choice("none", rule=_NO_MATCH, **base)
+    return None
 
 
 def _described_rule(desc, why: str) -> str:
