@@ -521,6 +521,13 @@ def intent_facts(env: "Envelope") -> dict[str, list[str]]:
             add(it.evidence_id, it.id, it.label, it.kind, it.exposure_type, it.owner, it.version)
             for via in it.via:
                 add(via, it.id, it.label)
+    if env.table_facts:
+        t = env.table_facts
+        runs = [x.result for x in t.tests if x.result] + ([t.last_run] if t.last_run else [])
+        add(t.evidence_id, t.evidence_id, t.materialized, t.access, t.group, *t.tags,
+            *(x for c in t.columns for x in (c.name, c.type, c.description, *c.tests)),
+            *(x for x in t.tests for x in (x.name, x.column, x.severity)),
+            *(x for r in runs for x in (r.status, r.failures, r.execution_time_s, r.completed_at and r.completed_at.date())))
     for d in env.documents:
         add(d.evidence_id, d.entity_id, d.title, d.text, d.quote, d.owner, d.version, d.authority,
             d.lifecycle, d.authority_class, d.label, *d.about, *dates(d))

@@ -83,12 +83,18 @@ def _title(text: str, words: int) -> str:
 
 
 def _whole(text: str, words: int) -> str:
-    """At most `words` words, cut where a clause ends (a "; " between listed items, a ": " before them), never inside
-    one: "3 items wait in the review queue you can see (drafts): A; and more below". A text with no such place
+    """At most `words` words, cut after the last whole sentence that fits, else where a clause ends (a "; " between
+    listed items, a ": " before them), never inside one: "3 items wait in the review queue you can see (drafts): A; and more below". A text with no such place
     within the words is cut as _short cuts."""
     parts = text.split()
     if len(parts) <= words:
         return text
+    # Whole sentences first: "X: roles a and b can see it (its access list). Your role is not on it: ..." keeps the
+    # answer, not "X: listed below".
+    sentences = [i for i, w in enumerate(parts[:words]) if w.endswith(".") and i + 1 < len(parts)
+                 and parts[i + 1][:1].isupper()]
+    if sentences:
+        return " ".join(parts[:sentences[-1] + 1])
     ends = [i for i, w in enumerate(parts[:words - 3]) if w.endswith((";", ":"))]
     if not ends:
         return _short(text, words)

@@ -11,6 +11,11 @@ from core.catalog.explanation import Cited
 from core.explain.wording import _count, _interval, _join, _name
 
 
+def _decision(text: str) -> Cited:
+    """The resolver's own words, uncited: there is no evidence behind "nothing was found"; a listing's summary."""
+    return Cited(text=text.strip())
+
+
 def _discover(env: Envelope) -> list[Cited]:
     li = env.listing
     out = []
@@ -105,6 +110,35 @@ def _documents(env: Envelope) -> list[Cited]:
     return out
 
 
+def _table_facts(env: Envelope) -> list[Cited]:
+    """What dbt recorded of one table (columns, tests and their last results, last run, tags, meta, configuration):
+    the answer's own words, then what it read, cited by the table (its facts: core/catalog/envelope.py intent_facts)."""
+    t = env.table_facts
+    said: list[str] = []
+    for c in t.columns:
+        typed = f" ({c.type})" if c.type else ""
+        said.append(f"column {c.name}{typed}" + (f": {c.description.rstrip('.')}" if c.description else
+                                                   ": no description recorded"))
+    for x in t.tests:
+        on = f" on {x.column}" if x.column else ""
+        r = x.result
+        outcome = "no result recorded" if r is None else r.status + (
+            f" ({r.failures} failing rows)" if r.failures else "")
+        said.append(f"test {x.name}{on}: {outcome}")
+    if t.last_run:
+        r = t.last_run
+        took = f", {r.execution_time_s:g} s" if r.execution_time_s is not None else ""
+        when = f" at {r.completed_at:%Y-%m-%d %H:%M} UTC" if r.completed_at else ""
+        said.append(f"last recorded run: {r.status}{when}{took}")
+    if t.tags:
+        said.append("tags: " + ", ".join(t.tags))
+    said += [f"{k}: {v}" for k, v in (("materialized", t.materialized), ("access", t.access), ("group", t.group)) if v]
+    out = [_decision(env.verdict)]
+    if said:
+        out.append(Cited(text=f"Recorded for {t.evidence_id}: " + "; ".join(said) + ".", citations=[t.evidence_id]))
+    return out
+
+
 def intent_sentences(env: Envelope) -> list[Cited] | None:
     """Sentences for an intent answer, or None when the envelope is an ordinary definition answer."""
     if env.behavior not in (Behavior.answer, Behavior.abstain):
@@ -119,4 +153,6 @@ def intent_sentences(env: Envelope) -> list[Cited] | None:
         return downstream_sentences(env)
     if env.documents:
         return _documents(env)
+    if env.table_facts:
+        return _table_facts(env)
     return None

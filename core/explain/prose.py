@@ -12,6 +12,7 @@ from datetime import timedelta
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
 from core.catalog.explanation import Cited
 from core.explain.intent_prose import (  # discover, compare, owner, ...
+    _decision,
     downstream_sentences,
     intent_sentences,
     owner_sentences,
@@ -160,11 +161,6 @@ def _conflict(env: Envelope, c: Conflict) -> Cited:
     else:
         why = _WHY.get(c.label, f"does not govern ({c.label.lower()})")
     return Cited(text=f"{_name(c)}{named} {why}.", citations=[c.evidence_id])
-
-
-def _decision(text: str) -> Cited:
-    """The resolver's own words, uncited: there is no evidence behind 'nothing was found'."""
-    return Cited(text=text.strip())
 
 
 def explain_deterministic(env: Envelope) -> list[Cited]:

@@ -35,7 +35,8 @@ FIND_ASKED = re.compile(
     r"(?P<p>" + "|".join(PROPERTIES.values()) + r")\b|"
     r"\b(?:which|what)\s+(?:column|columns|field|fields)\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<q>"
     + "|".join(PROPERTIES.values()) + r")\s+(?:in|of|on)\b|"
-    r"\bwhat\s+is\s+the\s+(?P<r>primary\s+key|key|unique\s+key|grain)\s+(?:column\s+)?(?:of|in|for)\b", re.I)
+    # "what is the grain of X?" is not here: it asks what one row of X stands for, the grain its version declares
+    r"\bwhat\s+is\s+the\s+(?P<r>primary\s+key|key|unique\s+key|grain(?=\s+column))\s+(?:column\s+)?(?:of|in|for)\b", re.I)
 CUE_WORDS = {"what", "which", "does", "do", "did", "is", "are", "was", "were", "the", "column", "columns", "field",
              "fields", "of", "in", "on", "from", "mean", "stand", "for", "hold", "holds", "contain", "contains",
              "represent", "meaning", "definition", "description", "model", "table", "source", "an", "a",

@@ -1,0 +1,71 @@
+"""Every answer about what dbt recorded of a model has a cited explanation (the Why panel, `--explain`, MCP): a
+column's meaning, which column is PII or the key, test results, the last run, tags and meta, a property asked yes or
+no. Before, these answers selected the table in a role no explanation rule wrote a sentence for, so the
+deterministic explanation was empty and failed its own citation check. On a harbour pilotage project from
+scripts/gen_dbt_project.py's `write_target`.
+"""
+import importlib.util
+from datetime import datetime, timezone
+
+import pytest
+import yaml
+from conftest import ROOT
+
+from core.answer.ask import Question, ask
+from core.catalog.access import Visible
+from core.explain.explain import explain
+
+_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
+gen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen)
+
+AT = datetime(2027, 9, 14, 8, tzinfo=timezone.utc)
+SPEC = {
+    "project": "pilot_harbour", "generated_at": "2027-09-13T02:00:00Z", "run_at": "2027-09-13T02:05:00Z",
+    "sources": [{"source": "port_ops", "name": "pilot_boardings", "columns": ["boarding_id"]}],
+    "models": [
+        {"name": "vessel_pilotages", "description": "One row per pilotage of a vessel into the harbour.",
+         "depends_on": ["source:port_ops.pilot_boardings"], "tags": ["ops"], "materialized": "incremental",
+         "meta": {"owner": "Harbour Data", "contains_pii": True},
+         "run": {"status": "success", "seconds": 12.0},
+         "columns": [{"name": "pilotage_id", "description": "Identifier of the pilotage."},
+                     {"name": "pilot_phone", "description": "Where the pilot is called.", "meta": {"contains_pii": True}},
+                     {"name": "draught_ft", "description": "Draught in feet. Deprecated: use draught_m."},
+                     {"name": "draught_m", "description": "Draught in metres."}],
+         "tests": [{"name": "unique", "column": "pilotage_id", "status": "pass"},
+                   {"name": "not_null", "column": "pilotage_id", "status": "pass"},
+                   {"name": "not_null", "column": "draught_m", "status": "fail", "failures": 4}]},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def harbour(tmp_path_factory):
+    from core.catalog.store import Store, write_catalog
+    from core.ingest.ingest import read_inputs
+    tmp = tmp_path_factory.mktemp("harbour")
+    overlay = tmp / "overlay.yml"
+    overlay.write_text(yaml.safe_dump({"roles": ["pilots"], "defaults": {"acl": ["pilots"]}}))
+    db = tmp / "h.duckdb"
+    catalog, _ = read_inputs(db, dbt=gen.write_target(SPEC, tmp / "target"), overlay=overlay)
+    write_catalog(catalog, db)
+    return Store(db)
+
+
+@pytest.mark.parametrize("q,says", [
+    ("what does column draught_m of vessel_pilotages mean?", "metres"),
+    ("which column of vessel_pilotages is PII?", "pilot_phone"),
+    ("which column of vessel_pilotages is deprecated?", "draught_ft"),
+    ("what is the key column of vessel_pilotages?", "pilotage_id"),
+    ("did the tests on vessel_pilotages pass?", "not_null"),
+    ("when did vessel_pilotages last run?", "12"),
+    ("what are the tags of vessel_pilotages?", "ops"),
+    ("is vessel_pilotages incremental?", "incremental"),
+])
+def test_a_dbt_fact_answer_is_explained_with_checked_citations(harbour, q, says):
+    env = ask(harbour, Question(role="pilots", text=q, at=AT))
+    x = explain(env, q, Visible(harbour, "pilots").visible_ids)
+    assert x.validation.passed, (env.intent, env.verdict, x.validation.problems)
+    assert x.sentences and says in x.text, (env.verdict, x.text)
+    assert {c for s in x.sentences for c in s.citations} == {env.table_facts.evidence_id}, x.sentences
+    assert env.table_facts.evidence_id.endswith(".vessel_pilotages")
