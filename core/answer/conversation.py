@@ -169,7 +169,18 @@ def follow(q: Question, last: Turn | None, principal: str | None, answer: Callab
         followed = answer(again)
         if followed.entity_id == last.entity_id:  # still visible to this role: the carry holds
             q, env = again, followed
-    return q, env, turn_of(env, q, principal, clock) or (last if _names_no_subject(env) else None)
+    turn = turn_of(env, q, principal, clock)
+    if turn is None:
+        return q, env, last if _names_no_subject(env) else None
+    return q, env, _keeps_number(turn, last)
+
+
+def _keeps_number(turn: Turn, last: Turn | None) -> Turn:
+    """A side question about the same subject and period ("who owns it?", "is it fresh?") between a number and a move
+    of its version or period leaves the thread's number: "under v1" next restates it, as it would have right after."""
+    if last is None or turn.value or not last.value or (turn.entity_id, turn.period) != (last.entity_id, last.period):
+        return turn
+    return replace(turn, value=True, grain=last.grain, versions=turn.versions or last.versions)
 
 
 class Conversations:

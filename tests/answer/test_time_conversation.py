@@ -307,10 +307,10 @@ def test_a_version_named_in_words_alone_follows_on_and_keeps_the_period(session)
         "Under v2 (today's definition), Pass holders in Q2 2026 would be 59 customers: -1 customers, -1.67% against "
         "60 customers under v1")
     assert s.ask("compare the two versions").comparison is not None
-    # the comparison of versions leaves Q2 2026 on the table, whose own version is v1
+    # the comparison of versions leaves Q2 2026 on the table, whose own version is v1, and the thread's number
     under = s.ask("under v1")
     assert (under.period_start.isoformat(), under.period_end.isoformat()) == ("2026-04-01", "2026-07-01")
-    assert headline(under) == "Pass holders v1 applies for 1 Apr 2026 to 30 Jun 2026"
+    assert headline(under) == "v1 already governs Pass holders in Q2 2026: 60 customers"
     # a name the role cannot see and a made-up one are both not found, never the last subject
     for subject in ("till float", "crew overtime"):
         assert s.ask(f"what would {subject} be under the current definition?").behavior.value == \
@@ -376,3 +376,17 @@ def test_a_comparison_with_no_definition_on_one_side_keeps_its_period(session):
     quarters = s.ask("by quarter?")
     assert (quarters.period_start.isoformat(), quarters.period_end.isoformat()) == ("2025-01-01", "2026-01-01")
     assert len(quarters.values.values) == 4
+
+
+def test_a_side_question_keeps_the_threads_number(session):
+    # "who owns it?", "is it fresh?" between a number and a move of its version or period: the number comes back
+    for aside in ("who owns it?", "is it fresh?"):
+        s = session()
+        s.ask("pass holders in Q2 2027")
+        s.ask(aside)
+        assert headline(s.ask("under v1")).startswith("Under v1, Pass holders in Q2 2027 would be 160 customers"), aside
+        s.ask(aside)
+        assert headline(s.ask("and the quarter before?")).startswith("Pass holders was"), aside
+    s = session()
+    s.ask("what does pass holders mean?")  # no number asked: a version named next is its definition, not a number
+    assert s.ask("under v1").values is None
