@@ -62,8 +62,11 @@ def turn_of(env: Envelope, q: Question, principal: str | None, clock: Callable[[
     compared = env.values.compared if env.values is not None else None
     if period is None and compared is not None:  # "X in 2026 vs 2027": the later period is on the table
         period = (compared.sides[-1].start, compared.sides[-1].end)
+    day = env.reporting_date
+    if period is None and day is None:  # "compare the two versions" carried Q3 2024 and did not say it back: kept
+        period, day = q.period or (q.compare[-1] if q.compare else None), q.day
     return Turn(principal=principal, role=q.role, entity_id=env.entity_id, label=env.entity_label or env.entity_id,
-                day=env.reporting_date if period is None else None, period=period, asked_at=clock(),
+                day=day if period is None else None, period=period, asked_at=clock(),
                 value=env.values is not None, grain=env.values.grain if env.values is not None else None,
                 versions=_shown_versions(env), freshness="freshness_status" in env.asked)
 
@@ -124,7 +127,13 @@ def carried(q: Question, first: Envelope, last: Turn | None, principal: str | No
     # date reader read the same words against the clock ("last year")
     inside = move is not None and all(d.text.lower() in move.words.lower() for d in first.dates_read)
     if move is not None and table is not None and inside and q.day is None and q.period is None:
-        there = move.from_period(table)
+        today = first.evaluated_at.date()
+        running = move.compare and table[0] <= today < table[1] - timedelta(days=1)
+        if running:
+            # "vs last year?" of a period still running (2026 so far): set beside the same days of the other one,
+            # never a part against a whole
+            table = (table[0], today + timedelta(days=1))
+        there = move.same_days(table) if running else move.from_period(table)
         pair = tuple(sorted((there, table))) if move.compare else None
         span = f"{there[0].isoformat()} to {(there[1] - timedelta(days=1)).isoformat()}"
         was = _when(last).strip().removeprefix("for ").removeprefix("on ")
@@ -160,7 +169,18 @@ def follow(q: Question, last: Turn | None, principal: str | None, answer: Callab
         followed = answer(again)
         if followed.entity_id == last.entity_id:  # still visible to this role: the carry holds
             q, env = again, followed
-    return q, env, turn_of(env, q, principal, clock) or (last if _names_no_subject(env) else None)
+    turn = turn_of(env, q, principal, clock)
+    if turn is None:
+        return q, env, last if _names_no_subject(env) else None
+    return q, env, _keeps_number(turn, last)
+
+
+def _keeps_number(turn: Turn, last: Turn | None) -> Turn:
+    """A side question about the same subject and period ("who owns it?", "is it fresh?") between a number and a move
+    of its version or period leaves the thread's number: "under v1" next restates it, as it would have right after."""
+    if last is None or turn.value or not last.value or (turn.entity_id, turn.period) != (last.entity_id, last.period):
+        return turn
+    return replace(turn, value=True, grain=last.grain, versions=turn.versions or last.versions)
 
 
 class Conversations:

@@ -85,6 +85,12 @@ def _pick_entity(run: _Run, entities: dict[str, Entity]):
         question = ("Your question matches several things. Which one do you mean?" if choice.note is None
                     and "spelling" not in choice.rule and "close to" not in choice.rule
                     else "Your question is close to several things. Which one do you mean?")
+        kinds = [entities[i].role for i in choice.options]
+        if len(options) > 1 and len(set(kinds)) == len(kinds) and set.intersection(
+                *(set(entities[i].names) for i in choice.options)):
+            # One name, two things (a model and the source it is built from, a metric and its model): which kind?
+            question = (f"{entities[choice.options[0]].label.rsplit('.', 1)[-1]} is the name of "
+                        + " and ".join(f"a {k}" for k in kinds) + ". Which one do you mean?")
         if len(options) == 1:  # "the refunds metric" when the only "refunds" is a source
             question = f"Did you mean {entities[choice.options[0]].label} ({entities[choice.options[0]].role})?"
         return _clarify(run, question, options, choice.rule)

@@ -490,6 +490,10 @@ class Visible:
         """(lineage evidence_id, upstream) for visible edges whose downstream is `node`."""
         return [(e.evidence_id, e.upstream) for e in self.store.rows.edges("downstream", [node], self.role, self.grants)]
 
+    def edges_into(self, nodes: list[str]) -> list:
+        """The visible lineage edges whose downstream is one of `nodes`, in one read."""
+        return self.store.rows.edges("downstream", nodes, self.role, self.grants)
+
     def linked_entities(self, entity_id: str) -> set[str]:
         """Entities one hop away through links or lineage edges carried by visible objects."""
         acl, e_acl, x_acl = acl_sql(), acl_sql("e"), acl_sql("x")

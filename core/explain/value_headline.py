@@ -144,6 +144,17 @@ def _restated(label: str, values: Values, r: Restatement) -> str:
             f"{signed(max(diffs), unit)} across its {len(r.rows)} sub-periods")
 
 
+def _same_span(a0: date, a1: date, b0: date, b1: date) -> str | None:
+    """'1 Jan–29 Nov' when two periods, each inside one year and no calendar bucket, cover the same days of
+    their years; None otherwise."""
+    la, lb = a1 - timedelta(days=1), b1 - timedelta(days=1)
+    if a0.year == b0.year or la.year != a0.year or lb.year != b0.year or when(a0, a1).startswith(("in ", "on ")):
+        return None
+    if (a0.month, a0.day, la.month, la.day) != (b0.month, b0.day, lb.month, lb.day):
+        return None
+    return f"{a0.day}–{la.day} {la:%b}" if a0.month == la.month else f"{a0.day} {a0:%b}–{la.day} {la:%b}"
+
+
 def _compared(env: Envelope, label: str, c: PeriodComparison) -> str:
     a, b = c.sides
     unit = a.unit or b.unit
@@ -153,6 +164,11 @@ def _compared(env: Envelope, label: str, c: PeriodComparison) -> str:
         running = " so far" if side.end > env.evaluated_at.date() else ""  # a period not over yet
         return f"{fig} {when(side.start, side.end)}{running}"
     text = f"{label} was {one(a)} and {one(b)}"
+    span = _same_span(a.start, a.end, b.start, b.end)
+    if span is not None:  # "2025 so far vs 2026 so far": the years, then the one span both cover
+        month = f"{a.start:%b} " if a.start.month == (a.end - timedelta(days=1)).month else ""
+        text = (f"{label} was {one(a).split(' from ')[0]} in {month}{a.start.year} and {one(b).split(' from ')[0]} in "
+                f"{month}{b.start.year}{' so far' if b.end > env.evaluated_at.date() else ''}, each {span}")
     if c.difference is not None:
         text += f" ({signed(c.difference, unit)}{_pct(c.percent)})"
     if a.versions == b.versions:
@@ -171,8 +187,9 @@ def value_headline(env: Envelope, label: str) -> str | None:
     if values.status == "not_found_or_not_authorized":
         return f"No value of {label} is available to you {when(values.start, values.end)}"
     if values.status == "unavailable" and values.start > env.evaluated_at.date():
+        # short enough for any label: "in Q3 2027" already says when it starts
         return (f"{label} has no value {when(values.start, values.end)}: that period has not happened yet "
-                f"(it starts on {_day(values.start)}; today is {_day(env.evaluated_at.date())})")
+                f"(today is {_day(env.evaluated_at.date())})")
     if values.status != "computed" or not values.values:
         # Nothing computed (no warehouse connected, the engine's project missing, a value that is not a number): the
         # definition still answers the question's other half and leads; the value card under it says why.

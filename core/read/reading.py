@@ -251,6 +251,15 @@ def carried_asks(intent: Intent, question) -> Intent:
     said them: the number (by the last grain unless it names one), the two versions "between them" names, the
     two periods of "vs last year?" as the two dates a comparison reads, and freshness asked again at a new moment. `intent` itself is left as parsed."""
     changed: dict = {}
+    move = moves.period_move(question.text) if getattr(question, "carried", None) and \
+        (getattr(question, "period", None) or getattr(question, "day", None)) else None
+    if move is not None:
+        # "and the next quarter?", "a year earlier?": the move carried the period on the table to a new one; the same
+        # words read against the clock (the quarter after today) are not a second date asked
+        a, b = move.span
+        kept = [d for d in intent.dates if not (a <= d.span[0] and d.span[1] <= b)]
+        if len(kept) < len(intent.dates):
+            changed.update(dates=kept)
     if getattr(question, "asks_value", False):
         restate = intent.restate or intent.under_version  # "under v1" after a number: the period restated under v1
         changed.update(value=True, restate=restate,

@@ -285,3 +285,108 @@ def test_the_cli_batch_and_mcp_move_the_moment_and_replay_it(lido, mcp, tmp_path
     mcp("is the gate source fresh?", "c12")
     body, _ = mcp("and at 6pm yesterday?", "c12")
     assert body["headline"] == said
+
+
+# ---- families found by the acceptance pass (/work/notes/i45-acceptance.md) -------------------------------------------
+
+def test_a_move_the_clock_also_reads_moves_the_period_on_the_table(session):
+    # "the next quarter", "a year earlier" are dates against the clock too (Q2 2028, 2027); in a follow-up they move
+    # the period on the table, never ask back "which one?" between the two
+    s = session()
+    s.ask("ticket sales in Q2 2027")
+    assert headline(s.ask("and the next quarter?")) == "Ticket sales was $240.00 in Q3 2027 under v1"
+    assert headline(s.ask("and the next month?")) == "Ticket sales was $100.00 in Oct 2027 under v1"
+    s.ask("pass holders in 2027")
+    assert headline(s.ask("and a year earlier?")) == "Pass holders was 120 customers at the end of 2026 under v1"
+
+
+def test_a_version_named_in_words_alone_follows_on_and_keeps_the_period(session):
+    s = session()
+    s.ask("pass holders in Q2 2026")
+    assert headline(s.ask("under today's definition")) == (
+        "Under v2 (today's definition), Pass holders in Q2 2026 would be 59 customers: -1 customers, -1.67% against "
+        "60 customers under v1")
+    assert s.ask("compare the two versions").comparison is not None
+    # the comparison of versions leaves Q2 2026 on the table, whose own version is v1, and the thread's number
+    under = s.ask("under v1")
+    assert (under.period_start.isoformat(), under.period_end.isoformat()) == ("2026-04-01", "2026-07-01")
+    assert headline(under) == "v1 already governs Pass holders in Q2 2026: 60 customers"
+    # a name the role cannot see and a made-up one are both not found, never the last subject
+    for subject in ("till float", "crew overtime"):
+        assert s.ask(f"what would {subject} be under the current definition?").behavior.value == \
+            "not_found_or_not_authorized"
+
+
+def test_was_a_dotted_source_fresh_at_a_past_moment(session):
+    # a table's dotted name ("raw_gate.entries") does not end the past-tense clause: judged then, not now
+    end = session().ask("was raw_gate.entries fresh at the end of Q2 2027?")
+    assert end.evaluated_at.isoformat() == "2027-06-30T23:59:00+00:00"
+    assert headline(end) == "No: On 30 Jun 2027 at 23:59 UTC, raw_gate.entries had last loaded 18 h before: stale"
+
+
+def test_the_catalogs_changes_asked_with_two_kind_nouns(ask_lido):
+    assert [i.label for i in ask_lido("what metric definitions changed in 2027?").listing.items] == ["Pass holders"]
+    assert [i.label for i in ask_lido("which kpi definitions will change?").listing.items] == \
+        ["Pool temperature", "Ticket sales"]
+
+
+def test_what_a_source_feeds_is_its_downstream(session):
+    s = session()
+    assert s.ask("what does raw_gate.entries feed into?").intent == "downstream"
+    s.ask("is the gate source fresh?")
+    fed = s.ask("where does it feed?")
+    assert fed.intent == "downstream" and fed.entity_id == "source.raw_gate.entries"
+    assert s.ask("what feeds pass holders?").intent != "downstream"  # fed by: what it reads
+
+
+def test_vs_last_year_of_a_period_still_running_sets_the_same_span_beside_it(session):
+    s = session()
+    s.ask("ticket sales so far this year")
+    versus = s.ask("vs last year?")
+    assert [(x.start.isoformat(), x.end.isoformat()) for x in versus.values.compared.sides] == [
+        ("2027-01-01", "2027-03-09"), ("2028-01-01", "2028-03-09")]
+    assert headline(versus) == ("Ticket sales was $60.00 in 2027 and $60.00 in 2028 so far, each 1 Jan–8 Mar "
+                                "(+$0.00, +0.00%), both under v1")
+
+
+def test_a_future_period_is_said_whole_whatever_the_label(ask_lido):
+    said = headline(ask_lido("monthly swim visits in Q3 2029"))
+    assert said == "Monthly swim visits has no value in Q3 2029: that period has not happened yet (today is 8 Mar 2028)"
+
+
+def test_what_was_x_before_a_period_written_against_another_asks_the_number(ask_lido):
+    assert headline(ask_lido("what were the ticket sales the month after March 2027?")) == \
+        "Ticket sales was $40.00 in Apr 2027 under v1"
+
+
+def test_how_many_were_sold_follows_on_and_names_no_subject(session):
+    s = session()
+    s.ask("ticket sales in Q2 2027")
+    assert headline(s.ask("how many were sold in Q3 2027?")) == "Ticket sales was $240.00 in Q3 2027 under v1"
+    assert headline(s.ask("how much did we make in Q1 2027?")) == "Ticket sales was $60.00 in Q1 2027 under v1"
+    # a word of its own is a subject: hidden and made-up alike are not found, never the last subject
+    for subject in ("till float", "zorblax"):
+        assert s.ask(f"how much {subject} was collected in Q3 2027?").behavior.value == "not_found_or_not_authorized"
+
+
+def test_a_comparison_with_no_definition_on_one_side_keeps_its_period(session):
+    s = session()
+    s.ask("ticket sales in 2025")
+    s.ask("vs last year?")  # 2024: no definition of ticket sales yet
+    quarters = s.ask("by quarter?")
+    assert (quarters.period_start.isoformat(), quarters.period_end.isoformat()) == ("2025-01-01", "2026-01-01")
+    assert len(quarters.values.values) == 4
+
+
+def test_a_side_question_keeps_the_threads_number(session):
+    # "who owns it?", "is it fresh?" between a number and a move of its version or period: the number comes back
+    for aside in ("who owns it?", "is it fresh?"):
+        s = session()
+        s.ask("pass holders in Q2 2027")
+        s.ask(aside)
+        assert headline(s.ask("under v1")).startswith("Under v1, Pass holders in Q2 2027 would be 160 customers"), aside
+        s.ask(aside)
+        assert headline(s.ask("and the quarter before?")).startswith("Pass holders was"), aside
+    s = session()
+    s.ask("what does pass holders mean?")  # no number asked: a version named next is its definition, not a number
+    assert s.ask("under v1").values is None

@@ -160,7 +160,6 @@ def test_an_unreferenced_doc_block_answers_its_topic(hotels, q, block, quoted):
 @pytest.mark.parametrize("q, entity", [
     ("what is fct_bookings built from?", "model.fct_bookings"),        # a model and a source share the name
     ("which columns does fct_bookings have?", "model.fct_bookings"),
-    ("fct_bookings", "model.fct_bookings"),                            # nothing says: the model an analyst queries
     ("when was fct_bookings last loaded?", "source.raw_pms.fct_bookings"),
     ("is raw_guests fresh?", "source.raw_pms.raw_guests"),             # the source, never the seed of that name
     ("what is the grain of stays?", "model.stays"),                    # a metric and a model share the name
@@ -171,10 +170,16 @@ def test_the_question_says_which_kind_a_shared_name_means(hotels, q, entity):
     assert env.behavior.value in ("answer", "abstain") and env.entity_id == entity, (env.behavior, env.entity_id)
 
 
-def test_a_shared_name_with_nothing_to_tell_apart_is_asked_back(hotels):
-    env = _ask(hotels[0], "what is raw_guests?")  # a source and a seed: neither is what an analyst queries
-    assert env.behavior.value == "clarify"
-    assert {o.entity_id for o in env.clarify.options} == {"source.raw_pms.raw_guests", "seed.raw_guests"}
+@pytest.mark.parametrize("q, options", [
+    ("what is raw_guests?", {"source.raw_pms.raw_guests", "seed.raw_guests"}),  # a source and a seed
+    # A model and the source of its name, and nothing says which (issue 46 item 5: no longer the model silently).
+    ("fct_bookings", {"model.fct_bookings", "source.raw_pms.fct_bookings"}),
+    ("who owns fct_bookings?", {"model.fct_bookings", "source.raw_pms.fct_bookings"}),
+])
+def test_a_shared_name_with_nothing_to_tell_apart_is_asked_back(hotels, q, options):
+    env = _ask(hotels[0], q)
+    assert env.behavior.value == "clarify", (env.behavior, env.entity_id)
+    assert {o.entity_id for o in env.clarify.options} == options
 
 
 # ---- 4. whole-catalog questions ---------------------------------------------------------------------------------

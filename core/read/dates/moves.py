@@ -30,6 +30,11 @@ class Move:
         """The period this move names from `period` (see `moved`)."""
         return moved(period, self)
 
+    def same_days(self, period: tuple[date, date]) -> tuple[date, date]:
+        """`period` a unit earlier or later by the calendar at both ends: 1 Jan to 8 Mar 2028 is 1 Jan to 8 Mar 2027
+        (not 68 days from 1 Jan 2027), as "so far this year vs last" sets them."""
+        return _shift(period[0], self.unit, self.steps), _shift(period[1], self.unit, self.steps)
+
 
 def period_move(question: str) -> Move | None:
     """The move a follow-up asks for, or None."""

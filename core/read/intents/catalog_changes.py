@@ -10,14 +10,15 @@ from dataclasses import dataclass
 _WHAT = r"(?:metrics?|kpis?|measures?|models?|sources?|tables?|definitions?|objects?|things?)"
 _CHANGED = r"(?:changed|been\s+(?:changed|redefined|revised|updated)|redefined|revised|got\s+(?:a\s+)?new\s+versions?)"
 ASKED = re.compile(
-    r"\b(?:which|what|any)\s+(?:of\s+(?:the|our|my)\s+)?(?:" + _WHAT + r"\s+)?(?:(?:have|has|were|was|got)\s+)?"
+    # one kind noun or two: "which metrics changed", "what metric definitions changed", "which source tables changed"
+    r"\b(?:which|what|any)\s+(?:of\s+(?:the|our|my)\s+)?(?:" + _WHAT + r"\s+){0,2}(?:(?:have|has|were|was|got)\s+)?"
     + _CHANGED + r"|"
     r"\bwhat(?:'s|\s+has|\s+have)\s+changed\b|"
     r"\b(?:what|which|any)\s+(?:\w+\s+)?changes?\s+(?:are|is)\s+(?:there\s+)?(?:coming|planned|upcoming|ahead|pending|"
     r"scheduled)|"
     r"\b(?:what|which|any)\s+(?:\w+\s+)?(?:upcoming|planned|coming|pending|scheduled)\s+(?:definition\s+)?changes\b|"
     r"\bwhat(?:'s|\s+is)\s+(?:coming|about\s+to\s+change|changing)\b|"
-    r"\b(?:which|what|any)\s+" + _WHAT + r"\s+(?:will|are\s+(?:going|about)\s+to)\s+change\b", re.I)
+    r"\b(?:which|what|any)\s+(?:" + _WHAT + r"\s+){1,2}(?:will|are\s+(?:going|about)\s+to)\s+change\b", re.I)
 _POINTS_BACK = re.compile(r"\b(?:it|its|them|they|these|those|both|the\s+two)\b", re.I)
 COMING = re.compile(r"\b(?:coming|upcoming|planned|pending|scheduled|ahead|about to|will|going to|changing)\b", re.I)
 SINCE = re.compile(r"\b(?:since|after|from)\s*$", re.I)

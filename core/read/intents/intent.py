@@ -51,6 +51,9 @@ DOWNSTREAM_ASKED = re.compile(
     r"downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b(?:use|uses|using|read|reads|reading|depend|depends|consume|consumes|"
     r"(?:built on|build on|rel(?:y|ies) on|fed by|feed off|sit on)(?=\s+\w)|downstream)|downstream of|"
     r"what (?:uses|reads|depends on|consumes|rel(?:y|ies) on)|"
+    # "what does X feed?", "where does it feed into?", "what does it flow into?": X is the one feeding
+    r"(?:what|where|which\s+\w+)\s+(?:does|do|did|will|would)\s+(?:(?![?;]).){1,60}?\b(?:feed|flow)(?:\s+into)?"
+    r"(?!\s+(?:from|off|on)\b)(?=\s*(?:[?.;]|$))|"
     r"(?:what|anything|everything|things|stuff)(?:'s|\s+is|\s+are|\s+gets?|\s+that(?:'s|\s+is|\s+are|\s+gets?)?)?"
     r"\s+built\s+on(?:\s+top\s+of)?(?=\s+\w)|who uses|impact of changing|"
     r"what (?:would |will )?breaks?|what (?:is|gets|would be) (?:affected|impacted)|impact of|"
@@ -179,7 +182,8 @@ def included_term(m: re.Match) -> tuple[str, bool]:
         term = between
     return term, bool(_EXCLUDING.match(m.group("verb")))
 
-PAST_FRESHNESS = re.compile(r"\b(?:was|were)\b[^?.;]{0,80}?\b(?:fresh|stale|up[- ]to[- ]date|out[- ]of[- ]date|late|"
+# A dot inside a name ("raw_shop.orders") does not end the clause.
+PAST_FRESHNESS = re.compile(r"\b(?:was|were)\b(?:[^?.;]|\.(?=\w)){0,80}?\b(?:fresh|stale|up[- ]to[- ]date|out[- ]of[- ]date|late|"
                             r"loaded)\b", re.I)
 VERSION = re.compile(r"\b(?:v|version\s*)(?P<v>\d+(?:\.\d+)?)\b", re.I)
 
@@ -255,6 +259,8 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     nouns = {m.group(1).lower() for m in DOC_NOUNS.finditer(question)}
     overrides = [name for name, pattern in OVERRIDES.items() if pattern.search(question)]
     spans = [d.span for d in dates] + [(m.start(), m.end()) for m in VERSION.finditer(question)]
+    # "under today's definition", "under the old rules": which version, said in words; names no subject of its own
+    spans += [m.span() for m in RESTATE.finditer(question) if m.group(0).lower().startswith("under ")]
     col = COLUMN.search(question)
     if col:
         spans.append((col.start(), col.end()))
@@ -318,6 +324,7 @@ VALUE_CUES = re.compile(
     r"\b(how much|how many|value of|the number|numbers?|figures?|totals?|by (?:month|quarter|year)|"
     r"(?:per|each|every) (?:month|quarter|year)|monthly|quarterly|yearly|month[- ]by[- ]month|quarter[- ]by[- ]quarter|"
     r"restat\w*|would .{1,60} be|compute|calculate the)\b", re.I)
+WHAT_WAS_BEFORE = re.compile(r"\bwhat (?:was|were) (?:the |our )?(?:total )?[\w\s'-]{1,40}?\s$", re.I)
 WHAT_WAS = re.compile(r"\bwhat (?:was|were) (?:the |our )?(?:total )?[\w\s'-]{1,40}?\b"
                       r"(?:in|for|during|over|last|this|on|through|yesterday)\b", re.I)
 # A magnitude in other words: "how big was X", "how high were X", "what did X come to / total / amount to",
@@ -369,6 +376,8 @@ def value_reading(question: str, dates: list[DateMention], inclusion: re.Match |
     cued = VALUE_CUES.search(question) or MAGNITUDE.search(question)
     value = (restate or bool(cued and not asks_about)
              or bool(periods and WHAT_WAS.search(question) and not asks_about)
+             # "what was gmv the month after March 2026?": the period itself follows the name, no preposition between
+             or bool(not asks_about and any(WHAT_WAS_BEFORE.search(question[:d.span[0]]) for d in periods))
              or bool(periods and not asks_about and len(re.findall(r"[A-Za-z']+", question)) <= 8
                      # "AOV last month", and a day said as one ("bookings yesterday") when the metric has a day's value
                      and any(d.kind == "period" or d.rule.startswith("yesterday") for d in periods)))

@@ -110,8 +110,8 @@ def _kind_for_same_name(question: str, top: list[Candidate], entities) -> Candid
     """Objects of different kinds named by the same words ("orders" the metric and the model; raw_orders the
     source and the seed; a model and a source both called fct_enrollments): the question's words say which
     kind is meant (columns, grain, "built from": the model; loaded, fresh: the source, not a seed, which is
-    never loaded from a system). With no such word, a model wins over a source or seed of its name: it is what
-    an analyst queries. Otherwise None: ask back, or let the metric lead as before."""
+    never loaded from a system). With no such word None: the caller asks back which one is meant (issue 46:
+    a model no longer wins silently over a source of its name)."""
     if len(top) < 2 or len({c.span for c in top}) != 1:
         return None
 
@@ -128,8 +128,6 @@ def _kind_for_same_name(question: str, top: list[Candidate], entities) -> Candid
         return only(model)
     if ASKS_SOURCE.search(question):
         return only(source)
-    if all(entities[c.entity_id].role in ("model", "source") for c in top):
-        return only(model)
     return None
 
 
@@ -140,6 +138,16 @@ def same_name_kinds(top: list[Candidate], entities) -> set[str] | None:
         return None
     kinds = {entities[c.entity_id].role for c in top}
     return kinds if "metric" in kinds and kinds & {"model", "source"} else None
+
+
+def same_name_tables(top: list[Candidate], entities) -> bool:
+    """A model and a dbt source named by the same words (the model `fct_bookings` built from the source
+    `raw_pms.fct_bookings`): two things, whichever the question means."""
+    if len(top) < 2 or len({c.span for c in top}) != 1:
+        return False
+    ents = [entities[c.entity_id] for c in top]
+    return (any(e.role == "model" and not e.entity_id.startswith("exposure.") for e in ents)
+            and any(e.role == "source" and not e.entity_id.startswith("seed.") for e in ents))
 
 
 def metric_asked(question: str, value_asked: bool) -> bool:

@@ -63,6 +63,7 @@ from core.read.names.kinds import (
     kind_fit,
     metric_asked,
     same_name_kinds,
+    same_name_tables,
 )
 from core.read.names.made_up import (
     _compound,
@@ -78,6 +79,7 @@ from core.read.names.made_up import (
 )
 from core.read.names.named import document_reference, named_objects
 from core.read.names.paraphrase import _semantic
+from core.read.names.shape import shape_asked, shaped_models
 from core.read.names.spelling import FUZZY_SURE, fuzzy_candidates
 
 # ---- the decisions' thresholds (the weights: core/read/names/candidate.py) ------------------------------
@@ -168,6 +170,9 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
         if absent and all(absent[0] <= m.start and m.end <= absent[1] or m.start >= topic for m in exact):
             # Said as when nothing matches at all: a made-up word and a hidden name must read the same.
             return Choice("none", rule=_NO_MATCH_UNEXPLAINED if unexplained else _NO_MATCH, **base)
+    shaped = None if ref_matches else _described_by_shape(question, view, exact, toks, base)
+    if shaped is not None:
+        return shaped
     if exact and not ref_matches and all(_component(question, toks, (m.start, m.end)) for m in exact):
         # "gross profit per order": every name is a part of something the question names in other words, so
         # that something, not the part, is what is asked about.
@@ -240,6 +245,33 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
                              "matched by the bare head noun of a visible metric name, with no qualifier")
     # The identifier itself is not repeated: output for a hidden name must equal a made-up one's.
     return Choice("none", rule=_NO_MATCH_UNEXPLAINED if unexplained else _NO_MATCH, **base)
+
+
+def _described_by_shape(question, view, exact: list[Match], toks, base) -> Choice | None:
+    """"the table with one row per booking", "the model that joins orders to customers": a model described by its
+    grain or by what it joins (core/read/names/shape.py). A name said outside those words is the subject instead."""
+    shape = shape_asked(question)
+    if shape is None:
+        return None
+    a, b = shape.span
+    if any(not (a <= toks[m.start].start and toks[m.end - 1].end <= b) for m in exact):
+        return None
+    found, checkable = shaped_models(shape, view)
+    said = " and ".join(" ".join(w) for w in shape.said)
+    what = f"one row per {said}" if shape.kind == "grain" else f"joins {said}"
+    if len(found) == 1:
+        return Choice("answer", found[0], candidates=[Candidate(found[0], {"shape": 1.0})], **base,
+                      rule=f"the question describes a model by its shape ({what}); {found[0]} is the one visible "
+                      "model of that shape")
+    if len(found) > 1:
+        return Choice("clarify", options=found[:MAX_OPTIONS], candidates=[Candidate(e, {"shape": 1.0}) for e in found],
+                      **base, rule=f"the question describes a model by its shape ({what}); several visible models "
+                      "have it: " + ", ".join(found))
+    if shape.kind == "join" and checkable:
+        # The joined things are visible tables and no visible model joins them: not found, as for a name that
+        # matches nothing (a hidden model that joins them reads as one never written).
+        return Choice("none", rule=_NO_MATCH, **base)
+    return None
 
 
 def _described_rule(desc, why: str) -> str:
@@ -466,7 +498,9 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
         others = [c.entity_id for c in ordered[1:]]
         twin = next((c for c in ordered[1:] if c.span == lead.span and {c.entity_id, lead.entity_id} <= named
                      and {entities[c.entity_id].role, entities[lead.entity_id].role}
-                     in ({"metric", "model"}, {"metric", "source"})), None)
+                     in ({"metric", "model"}, {"metric", "source"}, {"model", "source"})
+                     and not {c.entity_id, lead.entity_id} & {e for e in named if e.startswith(("seed.", "exposure."))}),
+                    None)
         said = (f"read as the {entities[lead.entity_id].role} {entities[lead.entity_id].label}, as the question's words "
                 f"say; a {entities[twin.entity_id].role} of the same name is another thing") if twin else None
         return Choice("answer", lead.entity_id, related=others, candidates=ordered, note=said, **base,
@@ -482,17 +516,21 @@ def _decide_named(question, intent, view, cands: list[Candidate], toks, base, ru
     note = None
     # One name, two things: a metric and a table the words both name (fct_burn_share only holds "burn share").
     shared = same_name_kinds([c for c in top if c.entity_id in named], entities)
+    tables = same_name_tables([c for c in top if c.entity_id in named], entities)
     if same is not None:
         leader, unrelated = same, []
-        if shared:  # one name, two things: said which was read, and why
+        if shared or tables:  # one name, two things: said which was read, and why
+            other = " and a ".join(sorted({entities[c.entity_id].role for c in top if c is not same
+                                           and c.entity_id in named and not c.entity_id.startswith("seed.")}))
             note = (f"read as the {entities[same.entity_id].role} {entities[same.entity_id].label}: the question asks "
-                    f"what a {entities[same.entity_id].role} has; a metric of the same name is not what it asks about")
+                    f"what a {entities[same.entity_id].role} has; a {other} of the same name is not what it asks about")
     elif shared and metric_asked(question, intent.value):
         leader = next(c for c in top if entities[c.entity_id].role == "metric")
         note = (f"read as the metric {entities[leader.entity_id].label}: the question asks for its meaning or value; "
                 f"a {' and a '.join(sorted(shared - {'metric'}))} of the same name {'exist' if len(shared) > 2 else 'exists'}")
-    elif shared:
-        # Neither kind's words: asked back, never one picked silently (the metric used to lead).
+    elif shared or tables:
+        # Neither kind's words: asked back, never one picked silently (the metric, or the model over a source of
+        # its name, used to lead).
         return Choice("clarify", options=[c.entity_id for c in top][:MAX_OPTIONS], candidates=ordered, **base,
                       rule="one name, two things: " + ", ".join(f"{c.entity_id} ({entities[c.entity_id].role})"
                                                                 for c in top) + "; the question's words fit neither kind")

@@ -75,6 +75,10 @@ POINTING = set(words("more else again other another one ones thing things stuff 
 # "how much was it in Q2?", "how many were there?": they ask for a number of whatever is on the table, naming nothing.
 # Kept here, not among the catalog's asking words, which every name match also drops.
 QUANTITY = set(words("much many"))
+# Beside "how much" / "how many", the verb of what is counted ("how many were sold in Q3?", "how much did we make?")
+# names an activity, not a catalog object: a fixed list, so the answer never depends on what any role can see.
+COUNTED = set(words("sold sell sells selling bought buy purchased ordered order made make earned earn spent spend "
+                    "booked book paid pay received collected signed joined came visited held used shipped"))
 
 
 # A word written as an identifier ("int_model_7", "raw.orders") names something, whatever words it is made of.
@@ -93,10 +97,13 @@ def names_no_subject(question: str, excluded: list[tuple[int, int]] = ()) -> boo
         return False
     if any(t.norm in KIND_NOUNS and question[t.start:t.end].lower() != t.norm for t in tokenize(question)):
         return False  # "which sources are ...?", "have any metrics changed?": a kind, across the catalog, is the subject
+    tokens = tokenize(question)
+    counted = COUNTED if any(t.norm in QUANTITY for t in tokens) else set()
     return not any(not skip(t.start) and t.norm not in STOPWORDS and t.norm not in GENERIC
                    and t.norm not in ASKING_WORDS and t.norm not in MONTH_WORDS and t.norm not in KIND_NOUNS
-                   and t.norm not in POINTING and t.norm not in QUANTITY and not t.norm.isdigit() and len(t.norm) > 1
-                   for t in tokenize(question))
+                   and t.norm not in POINTING and t.norm not in QUANTITY and t.norm not in counted
+                   and not t.norm.isdigit() and len(t.norm) > 1
+                   for t in tokens)
 
 
 # The word a follow-up points back with ("is it fresh?"): said in the note that names what it carried.
