@@ -3,21 +3,13 @@ never from a doc block no node uses nor from column lineage; "which column of Y 
 it from the columns' descriptions, tests, tags and meta. On a public library's dbt project from
 scripts/gen_dbt_project.py's `write_target`; a hidden table's columns read as a table never written.
 """
-import importlib.util
 from datetime import datetime, timezone
 
 import pytest
-import yaml
-from conftest import ROOT
+from dbt_project import project_store
 
 from core.answer.ask import Question, ask
-from core.catalog.store import Store, write_catalog
 from core.explain.render import render_text
-from core.ingest.ingest import read_inputs
-
-_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
 
 AT = datetime(2027, 2, 1, 9, tzinfo=timezone.utc)
 SPEC = {
@@ -45,15 +37,9 @@ SPEC = {
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("shelfmark")
-    folder = gen.write_target(SPEC, tmp / "target")
-    overlay = tmp / "overlay.yml"
-    overlay.write_text(yaml.safe_dump({"roles": ["desk", "fundraising"], "defaults": {"acl": ["desk", "fundraising"]},
-                                       "objects": {"model:donor_gifts": {"acl": ["fundraising"]}}}))
-    db = tmp / "l.duckdb"
-    catalog, _ = read_inputs(db, dbt=folder, overlay=overlay)
-    write_catalog(catalog, db)
-    return Store(db)
+    return project_store(tmp_path_factory.mktemp("shelfmark"), SPEC, {
+        "roles": ["desk", "fundraising"], "defaults": {"acl": ["desk", "fundraising"]},
+        "objects": {"model:donor_gifts": {"acl": ["fundraising"]}}})
 
 
 def _ask(store, q, role="desk"):

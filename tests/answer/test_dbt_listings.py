@@ -8,21 +8,13 @@ listing words (`test_runs`, `tagged_orders`, `incremental_loads`, `disabled_sens
 generated sensor models (so the first-50 rule shows), and a model hidden from one role whose failing test must
 not be counted for it.
 """
-import importlib.util
 from datetime import datetime, timezone
 
 import pytest
-import yaml
-from conftest import ROOT
+from dbt_project import project_store
 
 from core.answer.ask import Question, ask
-from core.catalog.store import Store, write_catalog
 from core.explain.render import render_text
-from core.ingest.ingest import read_inputs
-
-_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
 
 AT = datetime(2027, 8, 9, 9, tzinfo=timezone.utc)
 P = "glasshouse_growers"
@@ -58,15 +50,9 @@ SPEC = {"project": P, "generated_at": "2027-08-08T05:00:00Z", "run_at": "2027-08
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("glasshouse")
-    folder = gen.write_target(SPEC, tmp / "target")
-    overlay = tmp / "overlay.yml"
-    overlay.write_text(yaml.safe_dump({"roles": ["growers", "payroll"], "defaults": {"acl": ["growers", "payroll"]},
-                                       "objects": {"model:picker_wages": {"acl": ["payroll"]}}}))
-    db = tmp / "g.duckdb"
-    catalog, _ = read_inputs(db, dbt=folder, overlay=overlay)
-    write_catalog(catalog, db)
-    return Store(db)
+    return project_store(tmp_path_factory.mktemp("glasshouse"), SPEC, {
+        "roles": ["growers", "payroll"], "defaults": {"acl": ["growers", "payroll"]},
+        "objects": {"model:picker_wages": {"acl": ["payroll"]}}})
 
 
 def _listed(store, q, role="growers"):

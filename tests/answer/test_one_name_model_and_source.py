@@ -9,27 +9,21 @@ Permissions: where a role sees only one of the two (the model `usher_shifts` and
 manager only), there is no question back and no hint that the other exists: every role's answers read exactly as on
 the same project without what that role may not see.
 """
-import importlib.util
 import json
 from datetime import datetime, timezone
 
 import pytest
-import yaml
 from conftest import ROOT, cli
+from dbt_project import ingested
 from existence import role_world
 
 from core.answer.ask import Question, ask
 from core.answer.conversation import follow
 from core.catalog.store import Store, write_catalog
 from core.explain.render import render_text
-from core.ingest.ingest import read_inputs
 from core.serve import mcp_tools as tools
 from core.serve.mcp_auth import resolve_identity
 from core.settings.config import Settings
-
-_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
 
 AT = datetime(2027, 3, 2, 9, tzinfo=timezone.utc)
 ROLES = ["usher", "manager"]
@@ -70,11 +64,7 @@ CASES = [("ticket_sales", "clarify"), ("what is ticket_sales?", "clarify"), ("wh
 @pytest.fixture(scope="module")
 def cinema(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cinema")
-    folder = gen.write_target(SPEC, tmp / "target")
-    (tmp / "overlay.yml").write_text(yaml.safe_dump(OVERLAY))
-    full = tmp / "full.duckdb"
-    catalog, _ = read_inputs(full, dbt=folder, overlay=tmp / "overlay.yml")
-    write_catalog(catalog, full)
+    catalog, full = ingested(tmp, SPEC, OVERLAY, name="full")
     # Each role's world: the same catalog holding only what the role may see (tests/existence.py); the manager
     # sees everything, so its world is the full catalog.
     alone = {}

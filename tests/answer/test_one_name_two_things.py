@@ -3,23 +3,18 @@
 "tests" for the model; "mean", "calculated", a value for the metric) picks it and says so; a question whose words fit
 neither asks back and never picks silently. The same on every surface: the Ask pipeline, the CLI and the MCP tools.
 """
-import importlib.util
 import json
 from datetime import datetime, timezone
 
 import pytest
-from conftest import ROOT, cli
+from conftest import cli
+from dbt_project import ingested
 
 from core.answer.ask import Question, ask
-from core.catalog.store import Store, write_catalog
-from core.ingest.ingest import read_inputs
+from core.catalog.store import Store
 from core.serve import mcp_tools as tools
 from core.serve.mcp_auth import resolve_identity
 from core.settings.config import Settings
-
-_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
 
 AT = datetime(2027, 6, 2, 9, tzinfo=timezone.utc)
 SPEC = {
@@ -44,12 +39,7 @@ CASES = [("what is pool_visits?", "clarify"), ("who owns pool visits?", "clarify
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("reef")
-    folder = gen.write_target(SPEC, tmp / "target")
-    path = tmp / "reef.duckdb"
-    catalog, _ = read_inputs(path, dbt=folder)
-    write_catalog(catalog, path)
-    return path
+    return ingested(tmp_path_factory.mktemp("reef"), SPEC, name="reef")[1]
 
 
 def _picked(env) -> str:

@@ -4,20 +4,14 @@ no. Before, these answers selected the table in a role no explanation rule wrote
 deterministic explanation was empty and failed its own citation check. On a harbour pilotage project from
 scripts/gen_dbt_project.py's `write_target`.
 """
-import importlib.util
 from datetime import datetime, timezone
 
 import pytest
-import yaml
-from conftest import ROOT
+from dbt_project import project_store
 
 from core.answer.ask import Question, ask
 from core.catalog.access import Visible
 from core.explain.explain import explain
-
-_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
 
 AT = datetime(2027, 9, 14, 8, tzinfo=timezone.utc)
 SPEC = {
@@ -41,15 +35,7 @@ SPEC = {
 
 @pytest.fixture(scope="module")
 def harbour(tmp_path_factory):
-    from core.catalog.store import Store, write_catalog
-    from core.ingest.ingest import read_inputs
-    tmp = tmp_path_factory.mktemp("harbour")
-    overlay = tmp / "overlay.yml"
-    overlay.write_text(yaml.safe_dump({"roles": ["pilots"], "defaults": {"acl": ["pilots"]}}))
-    db = tmp / "h.duckdb"
-    catalog, _ = read_inputs(db, dbt=gen.write_target(SPEC, tmp / "target"), overlay=overlay)
-    write_catalog(catalog, db)
-    return Store(db)
+    return project_store(tmp_path_factory.mktemp("harbour"), SPEC, {"roles": ["pilots"], "defaults": {"acl": ["pilots"]}})
 
 
 @pytest.mark.parametrize("q,says", [

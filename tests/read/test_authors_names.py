@@ -5,19 +5,12 @@ short name typed with a letter dropped ("tgs" for tugs), and a made-up name that
 occupancy", "berth occupancy") answered as not found, never by the look-alike. Answered from names and rules alone
 (no search index), so the rules carry it.
 """
-import importlib.util
 from datetime import datetime, timezone
 
 import pytest
-from conftest import ROOT
+from dbt_project import project_store
 
 from core.answer.ask import Question, ask
-from core.catalog.store import Store, write_catalog
-from core.ingest.ingest import read_inputs
-
-_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
 
 AT = datetime(2027, 1, 2, tzinfo=timezone.utc)
 SPEC = {
@@ -44,12 +37,7 @@ CASES = [("what is the container dwell model?", "model.fct_cntr_dwell"),
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("harbor")
-    folder = gen.write_target(SPEC, tmp / "target")
-    db = tmp / "h.duckdb"
-    catalog, _ = read_inputs(db, dbt=folder)
-    write_catalog(catalog, db)
-    return Store(db)
+    return project_store(tmp_path_factory.mktemp("harbor"), SPEC)
 
 
 @pytest.mark.parametrize("q,expected", CASES)

@@ -6,22 +6,15 @@ A grain is what a model's description says it has one row per, or the column its
 joins is its direct parents in lineage, else its own words (columns, description) holding both. One model of that shape is the answer; several are asked back; a join of
 visible tables that no visible model makes is not found, and a hidden model that makes it reads as one never written.
 """
-import importlib.util
 from datetime import datetime, timezone
 
 import pytest
-import yaml
-from conftest import ROOT
+from dbt_project import ingested
 from existence import role_world
 
 from core.answer.ask import Question, ask
 from core.catalog.store import Store, write_catalog
 from core.explain.render import render_text
-from core.ingest.ingest import read_inputs
-
-_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
 
 AT = datetime(2027, 1, 12, 9, tzinfo=timezone.utc)
 HIDDEN = "int_invoices_with_credit_notes"
@@ -82,11 +75,7 @@ OVERLAY = {"roles": ROLES, "defaults": {"acl": ROLES}, "objects": {f"model:{HIDD
 @pytest.fixture(scope="module")
 def tea(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("tea")
-    folder = gen.write_target(SPEC, tmp / "target")
-    (tmp / "overlay.yml").write_text(yaml.safe_dump(OVERLAY))
-    full = tmp / "full.duckdb"
-    catalog, _ = read_inputs(full, dbt=folder, overlay=tmp / "overlay.yml")
-    write_catalog(catalog, full)
+    catalog, full = ingested(tmp, SPEC, OVERLAY, name="full")
     world = tmp / "buyer.duckdb"  # the buyer's world: the project without what it may not see
     write_catalog(role_world(catalog, "buyer"), world)
     return full, world

@@ -8,7 +8,6 @@ The project is a fruit cooperative's, written by scripts/gen_dbt_project.py's `w
 test's own; the servers serve it without a search index (answers from names and rules alone), so no server loads
 the embedding model.
 """
-import importlib.util
 import json
 import os
 import shutil
@@ -21,6 +20,7 @@ import anyio
 import httpx2
 import pytest
 from conftest import ROOT, cli
+from dbt_project import gen, ingested
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -29,10 +29,6 @@ from core.catalog.store import Store, write_catalog
 from core.ingest.ingest import read_inputs
 from core.ingest.load import CatalogError
 from core.serve.mcp_auth import AccessDenied, load_tokens, resolve_identity
-
-_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
 
 NODE_CLIENT = ROOT / "tests" / "mcp_node"
 ENV = {"PYTHONPATH": str(ROOT), **{k: os.environ[k] for k in (
@@ -60,12 +56,8 @@ SPEC = {
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory):
     """The cooperative's dbt project ingested with no overlay: roles [analyst], no principals."""
-    folder = tmp_path_factory.mktemp("coop")
-    target = gen.write_target(SPEC, folder / "target")
-    db = folder / "coop.duckdb"
-    catalog, _ = read_inputs(db, dbt=target)
+    catalog, db = ingested(tmp_path_factory.mktemp("coop"), SPEC, name="coop")
     assert catalog.principals == [] and catalog.role_names == ["analyst"]
-    write_catalog(catalog, db)
     return db
 
 
