@@ -8,7 +8,6 @@ model; the HTTP one has the index, so the permission enumeration runs through se
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from conftest import DEMO, ROOT, cli
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp_http import mcp_over_http
 from test_permissions import _distinctive
 
 from core.catalog.store import Store, write_catalog
@@ -243,25 +243,8 @@ def http_server(db):
     stored = tokens.read_text()
     assert all(token not in stored for token in issued.values())  # only digests are kept
     assert len(load_tokens(tokens).tokens) == 3
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "core", "mcp", "--db", str(db), "--transport", "http",
-                             "--port", str(port), "--tokens", str(tokens)],
-                            cwd=ROOT, env={**os.environ, **ENV}, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while True:
-        assert proc.poll() is None, proc.stderr.read().decode()
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline, "HTTP MCP server did not start"
-            time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}/mcp", issued
-    proc.terminate()
-    proc.wait(timeout=20)
+    with mcp_over_http(db, tokens, ENV) as url:
+        yield url, issued
 
 
 def _http(url: str, token: str) -> Client:

@@ -11,10 +11,8 @@ the embedding model.
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 
 import anyio
 import httpx2
@@ -24,6 +22,7 @@ from dbt_project import gen, ingested
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp_http import mcp_over_http
 
 from core.catalog.store import Store, write_catalog
 from core.ingest.ingest import read_inputs
@@ -145,25 +144,8 @@ def http_plain(plain):
     assert token.startswith("asof_") and token not in tokens.read_text()
     entry = load_tokens(tokens).tokens[0]
     assert (entry.principal, entry.role, entry.label) == (None, "analyst", "orchard team")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "core", "mcp", "--db", str(plain), "--transport", "http",
-                             "--port", str(port), "--tokens", str(tokens)],
-                            cwd=ROOT, env={**os.environ, **ENV}, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while True:
-        assert proc.poll() is None, proc.stderr.read().decode()
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline, "HTTP MCP server did not start"
-            time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}/mcp", token
-    proc.terminate()
-    proc.wait(timeout=20)
+    with mcp_over_http(plain, tokens, ENV) as url:
+        yield url, token
 
 
 def test_http_token_for_a_role_on_a_plain_catalog(http_plain, tmp_path):
