@@ -95,12 +95,16 @@ def _when(turn: Turn) -> str:
     return f" on {turn.day.isoformat()}" if turn.day else ""
 
 
+def _unfound_plain(first: Envelope) -> bool:
+    """Not found as it stands and asking nothing of its own kind: it may still point back to the last answer."""
+    return first.behavior is Behavior.not_found_or_not_authorized and first.intent is None
+
+
 def _points_back_unfound(words: Reading, first: Envelope) -> bool:
     """"what would it be under today's definition?": not found as it stands (no subject named), but it points back
     with "it" and asks nothing of its own kind; a named subject not found ("what about crew overtime?") never
     carries."""
-    return (first.behavior is Behavior.not_found_or_not_authorized and first.intent is None
-            and (bool(words.pointed_back) and words.intent.restate or words.asks_between_them))
+    return _unfound_plain(first) and (bool(words.pointed_back) and words.intent.restate or words.asks_between_them)
 
 
 def carried(q: Question, first: Envelope, last: Turn | None, principal: str | None,
@@ -109,6 +113,8 @@ def carried(q: Question, first: Envelope, last: Turn | None, principal: str | No
     own), when `q` is a follow-up of it; None when `q` starts afresh. `first` is `q` answered as it stands."""
     if last is None or last.principal != principal or last.role != q.role or clock() - last.asked_at > MAX_AGE_S:
         return None
+    if not (_names_no_subject(first) or _unfound_plain(first)):
+        return None  # it answered on its own: not read a second time
     # What the follow-up's words say of the last answer (a move of its period, "between them", the word pointing
     # back) is read in core/read/, like every other reading of a question's words.
     words = read(q, first.evaluated_at.date())
