@@ -19,13 +19,17 @@ _spec.loader.exec_module(gen)
 def ingested(folder: Path, spec: dict, overlay: dict | None = None, name: str = "project", target: str = "target"):
     """(the catalog as read, its DuckDB file): `spec`'s target/ written under `folder`, with `overlay` (a governance
     overlay's YAML document) when given."""
-    out = gen.write_target(spec, folder / target)
+    return ingest_target(folder, gen.write_target(spec, folder / target), overlay, name)
+
+
+def ingest_target(folder: Path, target: Path, overlay: dict | None = None, name: str = "project"):
+    """(the catalog as read, its DuckDB file) from a target/ folder a test wrote (and perhaps changed)."""
     overlay_file = None
     if overlay is not None:
         overlay_file = folder / f"{name}.overlay.yml"
         overlay_file.write_text(yaml.safe_dump(overlay))
     db = folder / f"{name}.duckdb"
-    catalog, _ = read_inputs(db, dbt=out, overlay=overlay_file)
+    catalog, _ = read_inputs(db, dbt=target, overlay=overlay_file)
     write_catalog(catalog, db)
     return catalog, db
 

@@ -4,21 +4,14 @@ scripts/gen_dbt_project.py's `write_target` (tags, meta, materializations, a dis
 results in run_results.json), and the same project without run_results: then no answer ever says the tests pass.
 A hidden model's results read as a model never written.
 """
-import importlib.util
 from datetime import datetime, timezone
 
 import pytest
-import yaml
-from conftest import ROOT
+from dbt_project import gen, ingest_target
 
 from core.answer.ask import Question, ask
-from core.catalog.store import Store, write_catalog
+from core.catalog.store import Store
 from core.explain.render import render_text
-from core.ingest.ingest import read_inputs
-
-_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
 
 AT = datetime(2027, 5, 3, 9, tzinfo=timezone.utc)
 P = "spoke_rentals"
@@ -55,13 +48,8 @@ def _store(tmp, name, results=True):
     folder = gen.write_target(SPEC, tmp / name)
     if not results:
         (folder / "run_results.json").unlink()
-    overlay = tmp / f"{name}.overlay.yml"
-    overlay.write_text(yaml.safe_dump({"roles": ["ops", "finance"], "defaults": {"acl": ["ops", "finance"]},
-                                       "objects": {"model:rider_payments": {"acl": ["finance"]}}}))
-    db = tmp / f"{name}.duckdb"
-    catalog, _ = read_inputs(db, dbt=folder, overlay=overlay)
-    write_catalog(catalog, db)
-    return Store(db)
+    return Store(ingest_target(tmp, folder, {"roles": ["ops", "finance"], "defaults": {"acl": ["ops", "finance"]},
+                                             "objects": {"model:rider_payments": {"acl": ["finance"]}}}, name)[1])
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,11 @@ fixtures (jaffle-shop, dbt-project-evaluator, the generated 1,000-model project)
 Permissions: a hidden object reads exactly as one never written (the same project without it), and a "none" counts
 only what the role can see.
 """
-import importlib.util
 from datetime import datetime, timezone
 
 import pytest
-import yaml
 from conftest import ROOT
+from dbt_project import project_store
 
 from core.answer.ask import Question, ask
 from core.catalog.store import Store, write_catalog
@@ -23,9 +22,6 @@ from core.explain.render import render_text
 from core.ingest.ingest import read_inputs
 
 AT = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
-_spec = importlib.util.spec_from_file_location("gen_dbt_project", ROOT / "scripts" / "gen_dbt_project.py")
-gen = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen)
 
 HIDDEN = "fct_owner_payouts"
 SPEC = {
@@ -87,15 +83,9 @@ OVERLAY = {"roles": ["frontdesk", "revenue"], "defaults": {"acl": ["frontdesk", 
 
 
 def _build(tmp, spec, name):
-    folder = gen.write_target(spec, tmp / name)
-    overlay = tmp / f"{name}.overlay.yml"
     names = {m["name"] for m in spec["models"]}
-    overlay.write_text(yaml.safe_dump({**OVERLAY, "objects": {k: v for k, v in OVERLAY["objects"].items()
-                                                              if k.split(":", 1)[1] in names}}))
-    db = tmp / f"{name}.duckdb"
-    catalog, _ = read_inputs(db, dbt=folder, overlay=overlay)
-    write_catalog(catalog, db)
-    return Store(db)
+    return project_store(tmp, spec, {**OVERLAY, "objects": {k: v for k, v in OVERLAY["objects"].items()
+                                                            if k.split(":", 1)[1] in names}}, name, target=name)
 
 
 @pytest.fixture(scope="module")
