@@ -95,7 +95,11 @@ def _whole(text: str, words: int) -> str:
                  and parts[i + 1][:1].isupper()]
     if sentences:
         return " ".join(parts[:sentences[-1] + 1])
-    ends = [i for i, w in enumerate(parts[:words - 3]) if w.endswith((";", ":"))]
+    # After the last whole item ("; "), else at the first ": ", before the list: a later colon is inside an item
+    # ("(open items): Churn rate: draft …"), and cut there the headline would end on an item's name.
+    items = [i for i, w in enumerate(parts[:words - 3]) if w.endswith(";")]
+    colons = [i for i, w in enumerate(parts[:words - 3]) if w.endswith(":")]
+    ends = items or colons[:1]
     if not ends:
         return _short(text, words)
     last = ends[-1]
@@ -440,9 +444,10 @@ def headline(env: Envelope) -> str:
         text = "Nothing you have access to matches this question"
     elif b is Behavior.refuse:
         text = "Refused: AsOf keeps to the catalog's permissions and ignores instructions found in documents"
-    elif b is Behavior.abstain and (env.entity_id is None or env.intent == "compare"):
-        # Stopped before an entity was read (time budget), or a comparison with nothing to compare: its own reason
-        # ("X has no draft you can see", "only one approved version"), worded for every role alike.
+    elif b is Behavior.abstain and (env.entity_id is None or env.intent == "compare" or env.table_facts is not None):
+        # Stopped before an entity was read (time budget), a comparison with nothing to compare, or a table whose
+        # make-up is not recorded: its own reason ("X has no draft you can see", "only one approved version", "No
+        # columns are recorded for X"), worded for every role alike.
         text = env.verdict
     elif b is Behavior.abstain:
         definition = next((s for s in env.selected if s.role_in_answer == "definition"), None)

@@ -390,3 +390,16 @@ def test_a_side_question_keeps_the_threads_number(session):
     s = session()
     s.ask("what does pass holders mean?")  # no number asked: a version named next is its definition, not a number
     assert s.ask("under v1").values is None
+
+
+def test_the_catalogs_changes_are_explained_with_checked_citations(lido, ask_lido):
+    from core.catalog.access import Visible
+    from core.explain.explain import explain
+    store, _ = lido
+    for q in ("which metrics changed definition in 2027?", "what changes are coming?"):
+        env = ask_lido(q)
+        x = explain(env, q, Visible(store, "lifeguard").visible_ids)
+        assert x.validation.passed and not x.validation.dropped, (q, x.validation.problems)
+        assert all(i.versions for i in env.listing.items)  # the versions each row names, shown beside it
+    changed = ask_lido("which metrics changed definition in 2027?").listing.items[0]
+    assert [v.version for v in changed.versions] == ["1", "2"]

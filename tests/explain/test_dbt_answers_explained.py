@@ -12,6 +12,7 @@ from dbt_project import project_store
 from core.answer.ask import Question, ask
 from core.catalog.access import Visible
 from core.explain.explain import explain
+from core.explain.headline import headline
 
 AT = datetime(2027, 9, 14, 8, tzinfo=timezone.utc)
 SPEC = {
@@ -29,6 +30,8 @@ SPEC = {
          "tests": [{"name": "unique", "column": "pilotage_id", "status": "pass"},
                    {"name": "not_null", "column": "pilotage_id", "status": "pass"},
                    {"name": "not_null", "column": "draught_m", "status": "fail", "failures": 4}]},
+        {"name": "berth_fees", "description": "Fees per berth call.", "columns": [],
+         "depends_on": ["source:port_ops.pilot_boardings"]},
     ],
 }
 
@@ -55,3 +58,11 @@ def test_a_dbt_fact_answer_is_explained_with_checked_citations(harbour, q, says)
     assert x.sentences and says in x.text, (env.verdict, x.text)
     assert {c for s in x.sentences for c in s.citations} == {env.table_facts.evidence_id}, x.sentences
     assert env.table_facts.evidence_id.endswith(".vessel_pilotages")
+
+
+def test_a_table_with_nothing_recorded_says_so_in_its_headline(harbour):
+    # the model is approved and in effect: only its columns are missing, and the headline says that, not that no
+    # version is in effect
+    env = ask(harbour, Question(role="pilots", text="which columns does berth_fees have?", at=AT))
+    assert env.table_facts is not None and not env.table_facts.columns, env.verdict
+    assert headline(env) == "No columns are recorded for berth_fees.", headline(env)

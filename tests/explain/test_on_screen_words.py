@@ -42,6 +42,11 @@ def test_a_stewards_headline_ends_where_a_clause_ends(lido):
     assert len(said.split()) <= MAX_WORDS and "…" not in said
     assert said == ("4 items wait in the review queue you can see (open items): Ticket sales: draft 'Ticket sales v2 "
                     "proposal'; and more below")
+    # the first item too long to fit whole: cut before the list, never after an item's own name
+    from core.explain.headline import _whole
+    long = ("7 items wait in the review queue you can see (open items): Slide count: draft 'Draft - slide rides "
+            "counted per descent instead of per ticket scan'; Ticket sales: v1 and v2 overlap; and 4 more.")
+    assert _whole(long, MAX_WORDS) == "7 items wait in the review queue you can see (open items): listed below"
 
 
 def test_the_lineage_page_opens_on_an_entity_with_lineage(lido):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from core.answer.intents.discover import KIND_WORDS, NOUNS
+from core.answer.intents.discover import KIND_WORDS, NOUNS, summary
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing
 from core.catalog.evidence import Kind
 from core.catalog.text import words
@@ -84,7 +84,7 @@ def answer(run) -> Envelope:
             continue
         checked += 1
         approved = governing_versions(group, ent.role)
-        changed = []
+        changed, shown = [], []
         for i, v in enumerate(approved):
             recorded = v.recorded_at.date() if v.recorded_at else None
             if inside(v.valid_from):
@@ -92,8 +92,11 @@ def answer(run) -> Envelope:
                 later = " (still to come)" if v.valid_from > run.at.date() else ""
                 how = (f"v{v.version} from {_day(v.valid_from)}{later}" if v.version
                        else f"from {_day(v.valid_from)}{later}") + (
-                    f", after v{before.version}" if before is not None and before.version else ", its first version")
+                    # what came before may be outside the asker's view: said of what they can see
+                    f", after v{before.version}" if before is not None and before.version
+                    else ", the first version you can see")
                 changed.append((v, how))
+                shown += [before] if before is not None else []
             elif inside(recorded):
                 changed.append((v, f"v{v.version} recorded on {_day(recorded)}" if v.version
                                 else f"recorded on {_day(recorded)}"))
@@ -106,7 +109,10 @@ def answer(run) -> Envelope:
         main = changed[-1][0]
         rows.append(ListedEntity(entity_id=entity_id, label=ent.label, role=ent.role, owner=main.owner,
                                  status="; ".join(h for _, h in changed), evidence_id=main.evidence_id,
-                                 title=main.title, description=main.text[:300]))
+                                 title=main.title, description=main.text[:300],
+                                 # every version the row names, so its sentences may name them (and the table shows them)
+                                 versions=[summary(o, run.at.date()) for o in
+                                           {o.evidence_id: o for o in shown + [v for v, _ in changed]}.values()]))
         versions_said += [f"{ent.label} {h}" for _, h in changed]
     kind = changes.kind or "definition"
     one, many = NOUNS_HERE[kind]
