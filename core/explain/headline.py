@@ -95,11 +95,12 @@ def _whole(text: str, words: int) -> str:
                  and parts[i + 1][:1].isupper()]
     if sentences:
         return " ".join(parts[:sentences[-1] + 1])
-    # After the last whole item ("; "), else at the first ": ", before the list: a later colon is inside an item
-    # ("(open items): Churn rate: draft …"), and cut there the headline would end on an item's name.
+    # After the last whole item ("; "), else at the last ": " that ends a clause of its own: a colon a few words
+    # after another names an item ("(open items): Churn rate: draft …"), and cut there the headline would end on it.
     items = [i for i, w in enumerate(parts[:words - 3]) if w.endswith(";")]
     colons = [i for i, w in enumerate(parts[:words - 3]) if w.endswith(":")]
-    ends = items or colons[:1]
+    clauses = [i for n, i in enumerate(colons) if n == 0 or i - colons[n - 1] > 3]
+    ends = items or clauses[-1:]
     if not ends:
         return _short(text, words)
     last = ends[-1]
