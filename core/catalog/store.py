@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
@@ -134,7 +135,7 @@ def clean_stale_temp(db_path: str | Path) -> list[Path]:
     db_path = Path(db_path)
     if not db_path.parent.is_dir():
         return []
-    pattern = re.compile(rf"^\.{re.escape(db_path.name)}\.tmp-(\d+)(\.wal)?$|"
+    pattern = re.compile(rf"^\.{re.escape(db_path.name)}\.tmp-(\d+)(\.wal|\.spill)?$|"
                          rf"^\.{re.escape(db_path.with_suffix('.lance').name)}\.broken-(\d+)$")
     removed = []
     for entry in db_path.parent.iterdir():
@@ -169,12 +170,16 @@ def _write_catalog(catalog: Catalog, db_path: Path, source: str, index_version: 
     try:
         db_path.parent.mkdir(parents=True, exist_ok=True)
         clean_stale_temp(db_path)
+        spill = tmp.with_name(tmp.name + ".spill")
         for stale in (tmp, tmp.with_name(tmp.name + ".wal")):
             stale.unlink(missing_ok=True)
+        shutil.rmtree(spill, ignore_errors=True)
         try:
-            con = duckdb.connect(str(tmp))
+            # No reader opens this file until it is renamed into place, and a failure removes it: so the rows are
+            # committed in parts (_insert), never one transaction of every row, and DuckDB works within WRITE_MEMORY,
+            # spilling to `spill`. Its default budget (80% of RAM) kept every page it wrote.
+            con = duckdb.connect(str(tmp), config={"memory_limit": WRITE_MEMORY, "temp_directory": str(spill)})
             try:
-                con.execute("BEGIN")
                 con.execute(SCHEMA)
                 con.execute(HISTORY_SCHEMA)
                 now = datetime.now(timezone.utc)
@@ -182,7 +187,6 @@ def _write_catalog(catalog: Catalog, db_path: Path, source: str, index_version: 
                 _insert(con, catalog, revision, source, now, ingest, index_version)
                 con.execute(LOOKUP_INDEXES)
                 _record_ingest(con, ingest, now, revision, source, len(catalog.evidence))
-                con.execute("COMMIT")
                 con.execute("CHECKPOINT")
             finally:
                 con.close()
@@ -195,6 +199,7 @@ def _write_catalog(catalog: Catalog, db_path: Path, source: str, index_version: 
                     leftover.unlink(missing_ok=True)
                 except OSError:
                     pass
+            shutil.rmtree(spill, ignore_errors=True)
     except (OSError, duckdb.Error) as exc:
         reason = getattr(exc, "strerror", None) or str(exc).splitlines()[0][:300]
         raise DatabaseError(f"could not write the catalog database {db_path}: {reason}; "
@@ -316,10 +321,14 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
     # A batch of objects at a time: the rows of every object at once (a tuple each, the JSON document, then an
     # Arrow copy) were most of a large ingest's peak memory (docs/scale.md, "Bounded memory").
     for start in range(0, len(catalog.evidence), INSERT_BATCH):
+        if start % COMMIT_OBJECTS == 0:
+            con.execute("BEGIN")
         batch = catalog.evidence[start:start + INSERT_BATCH]
         for table, data in _rows(batch).items():
             if table != "entities":
                 _many(con, table, data)
+        if (start + INSERT_BATCH) % COMMIT_OBJECTS == 0 or start + INSERT_BATCH >= len(catalog.evidence):
+            con.execute("COMMIT")
     # Each entity's kinds from the rows just written (in the order entities first appear), not a dict of every
     # entity held while the batches go by.
     con.execute("""INSERT INTO entities SELECT entity_id, list(DISTINCT kind ORDER BY kind) FROM
@@ -328,6 +337,12 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
 
 # Objects whose rows are built and inserted at a time.
 INSERT_BATCH = 5_000
+# Objects whose rows are committed at a time. The file is renamed into place only once complete, so a commit part way
+# is not seen by any reader; what it bounds is the rows a transaction holds. One transaction of every row kept 4.3 GB
+# at a million objects (docs/scale.md, "Bounded memory"); a statement each (autocommit) took a third longer.
+COMMIT_OBJECTS = 100_000
+# DuckDB's memory while it writes a catalog file; beyond it, pages go to a spill folder beside the file.
+WRITE_MEMORY = "256MB"
 
 
 def _rows(evidence: list[Evidence]) -> dict[str, list[tuple]]:

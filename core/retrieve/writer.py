@@ -134,24 +134,33 @@ class IndexWriter:
         self.report = IndexReport(chunks=0, embedded=0, reused=0, deleted=0)
         self.ids: set[str] = set()
 
-    def _existing(self, objects: list[Evidence]) -> tuple[dict[str, tuple[str, str, str, np.ndarray]], set[str]]:
-        """chunk_id -> (content_hash, acl_revision, text, vector) of these objects' rows in the index, and the
-        evidence ids whose rows hold the object's present content_hash."""
+    def _existing(self, objects: list[Evidence]) -> tuple[dict[str, tuple[str, str, str]], set[str]]:
+        """chunk_id -> (content_hash, acl_revision, text) of these objects' rows in the index, and the evidence ids
+        whose rows hold the object's present content_hash. Without vectors: most rows of a re-ingest are unchanged
+        and never rewritten, and their vectors were most of what a re-ingest read (`_vectors` reads the few kept)."""
         if not self.reuse:
             return {}, set()
         old = self.table.to_lance().to_table(
-            columns=["chunk_id", "evidence_id", "content_hash", "acl_revision", "text", "vector"],
+            columns=["chunk_id", "evidence_id", "content_hash", "acl_revision", "text"],
             filter=f"evidence_id IN ({_quoted(ev.evidence_id for ev in objects)})")
-        vectors = _matrix(old["vector"])
         hashes = {ev.evidence_id: ev.content_hash for ev in objects}
         rows, known = {}, set()
-        for i, (cid, eid, h, a, t) in enumerate(zip(
+        for cid, eid, h, a, t in zip(
                 old["chunk_id"].to_pylist(), old["evidence_id"].to_pylist(), old["content_hash"].to_pylist(),
-                old["acl_revision"].to_pylist(), old["text"].to_pylist())):
-            rows[cid] = (h, a, t, vectors[i])
+                old["acl_revision"].to_pylist(), old["text"].to_pylist()):
+            rows[cid] = (h, a, t)
             if hashes.get(eid) == h:
                 known.add(eid)
         return rows, known
+
+    def _vectors(self, evidence_ids: set[str]) -> dict[str, np.ndarray]:
+        """chunk_id -> stored vector of these objects' rows (rewritten with their text unchanged: a new ACL), looked
+        up by evidence_id, the column with a BTree index."""
+        if not evidence_ids:
+            return {}
+        old = self.table.to_lance().to_table(columns=["chunk_id", "vector"],
+                                             filter=f"evidence_id IN ({_quoted(sorted(evidence_ids))})")
+        return dict(zip(old["chunk_id"].to_pylist(), _matrix(old["vector"])))
 
     def add(self, objects: list[Evidence]) -> int:
         """Index one batch; returns the chunks embedded for it."""
@@ -161,7 +170,7 @@ class IndexWriter:
             # An object whose content_hash the index holds is chunked here and keeps each chunk's vector when the
             # chunk's text is the same (a release that chunks differently re-embeds just those chunks); any other
             # object is chunked and embedded by the chunker (here, or on a Ray cluster).
-            kept: list[tuple[int, str, str, str, np.ndarray]] = []
+            kept: list[tuple[int, str, str, str]] = []
             again: list[tuple[int, str, str, str]] = []
             fresh: list[int] = []
             for n, ev in enumerate(objects):
@@ -171,7 +180,7 @@ class IndexWriter:
                 for cid, part, text in chunks_of(ev):
                     prior = existing.get(cid)
                     if prior and prior[0] == ev.content_hash and prior[2] == text:
-                        kept.append((n, cid, part, text, prior[3]))
+                        kept.append((n, cid, part, text))
                     else:
                         again.append((n, cid, part, text))
         embedded = [(fresh[n], *rest) for n, *rest in self.chunker.rows([objects[n] for n in fresh])] if fresh else []
@@ -179,17 +188,20 @@ class IndexWriter:
             heads = [embedded_text(text, objects[n].kind, part) for n, _, part, text in again]
             embedded += [(*row, v) for row, v in zip(again, self.chunker.vectors(heads))]
         with collector_paused():
-            rows = kept + embedded
-            self.report.chunks += len(rows)
+            self.report.chunks += len(kept) + len(embedded)
             self.report.embedded += len(embedded)
             self.report.reused += len(kept)
-            new = {cid for _, cid, _, _, _ in rows}
+            new = {r[1] for r in kept} | {r[1] for r in embedded}
             stale = [cid for cid in existing if cid not in new]
             self.report.deleted += len(stale)
             # Only rows that changed are written: rewriting a row moves it out of the vector index's coverage, so
             # rewriting all of them made every re-ingest retrain the index (ann.build), changed or not.
-            changed = [r for r in rows if (existing.get(r[1]) or (None, None, None))[:3]
-                       != (objects[r[0]].content_hash, objects[r[0]].acl_revision, r[3])]
+            # A kept row holds its object's content and chunk text already: it changed only when its ACL did.
+            rekept = [r for r in kept if existing[r[1]][1] != objects[r[0]].acl_revision]
+            vectors = self._vectors({objects[r[0]].evidence_id for r in rekept})
+            changed = [(*r, vectors[r[1]]) for r in rekept] + [
+                r for r in embedded if (existing.get(r[1]) or (None, None, None))
+                != (objects[r[0]].content_hash, objects[r[0]].acl_revision, r[3])]
             replaced = [r[1] for r in changed if r[1] in existing] + stale
             if changed or replaced:
                 self._stage(self._arrow(objects, changed), replaced)

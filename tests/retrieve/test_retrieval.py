@@ -158,6 +158,28 @@ def test_reingest_is_incremental(tmp_path, embedder):
     assert {"metric.net_revenue.v1", "metric.net_revenue.v2"} <= ids  # old versions stay, with intervals
 
 
+def test_a_new_acl_rewrites_rows_with_the_vectors_they_had(tmp_path, embedder):
+    """A re-ingest where only an object's readers changed embeds nothing and rewrites that object's rows with the
+    vectors they held (read back for just those rows), under the new ACL; every other row is left as it was."""
+    db = tmp_path / "c.duckdb"
+    catalog = load_catalog(DEMO)
+    build_index(catalog, db, embedder, quiet=True)
+    before, _ = _rows(db, "evidence_id", "acl", "vector")
+    narrowed = load_catalog(DEMO)
+    target = next(ev for ev in narrowed.evidence if ev.evidence_id == "metric.refund_rate.v1")
+    target.acl = [r for r in target.acl if r != "analyst"] or ["finance"]
+    report = build_index(narrowed, db, embedder, quiet=True)
+    assert report.embedded == 0 and report.reused == report.chunks
+    after, _ = _rows(db, "evidence_id", "acl", "vector")
+    assert after.keys() == before.keys()
+    moved = [cid for cid, row in after.items() if row["evidence_id"] == "metric.refund_rate.v1"]
+    assert moved and all(after[cid]["acl"] == target.acl != before[cid]["acl"] for cid in moved)
+    for cid, row in after.items():
+        assert np.array_equal(row["vector"], before[cid]["vector"]), cid
+        if cid not in moved:
+            assert row["acl"] == before[cid]["acl"]
+
+
 def _rows(db, *columns):
     import lancedb
     table = lancedb.connect(str(db.with_suffix(".lance"))).open_table("chunks")

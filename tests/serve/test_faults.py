@@ -159,6 +159,10 @@ def test_stale_temp_files_of_dead_ingests_are_removed(demo_copy):
         p.write_bytes(os.urandom(4096))
     aside = demo_copy.parent / f".demo.lance.broken-{dead.pid}"
     aside.mkdir()
+    spill = demo_copy.parent / f".demo.duckdb.tmp-{dead.pid}.spill"  # pages DuckDB wrote out while it wrote
+    spill.mkdir()
+    (spill / "duckdb_temp_storage-0.tmp").write_bytes(os.urandom(4096))
+    stale.append(spill)
     live = demo_copy.parent / ".demo.duckdb.tmp-1"  # pid 1 is alive: maybe someone's ingest in progress
     live.write_bytes(b"x")
     _answer(demo_copy)  # readers are not disturbed by temporary files
