@@ -89,7 +89,9 @@ def id_phrases(entity_id: str) -> list[tuple[str, ...]]:
     return list(_id_phrases(entity_id))  # a new list: callers add names to it
 
 
-@lru_cache(maxsize=1 << 16)  # pure; the index reads each entity id's phrases several times (a cold `ask`, docs/scale.md)
+# Pure; the index and the title index read each entity id's phrases several times (a cold `ask`, docs/scale.md).
+# Bounded: a server process keeps it for its lifetime.
+@lru_cache(maxsize=1 << 14)
 def _id_phrases(entity_id: str) -> tuple[tuple[str, ...], ...]:
     parts = entity_id.split(".")
     if len(parts) > 1 and parts[0].lower() in KIND_PREFIXES:
@@ -115,17 +117,23 @@ def build_entity_index(rows) -> dict[str, Entity]:
     # An identifier is the catalog's own name for one entity: a title that only matches it once its
     # parenthesis is cut ("Orders (Fill nulls with 0)") names another entity of that kind, not this one.
     own = {(roles[e], id_phrases(e)[0]): e for e in grouped}
+    said: dict[str, tuple[str, ...]] = {}  # text -> its words, for this build: a dbt model's title is its id's tail
+
+    def phrase(text: str) -> tuple[str, ...]:
+        if text not in said:
+            said[text] = _phrase(text)
+        return said[text]
     for entity_id, objs in grouped.items():
         role = roles[entity_id]
         names = id_phrases(entity_id)
         for row in objs:
             _, _, kind, title, _, _, aliases = row[:7]
             # A display name is matched whole: cut of its parenthesis, "Orders (Fill nulls with 0)" would name Orders.
-            names += [_phrase(a) for a in aliases] + [_phrase(x) for x in row[7:8] if x]
+            names += [phrase(a) for a in aliases] + [phrase(x) for x in row[7:8] if x]
             if role == "document" or Kind(kind) not in DOCUMENT_KINDS:
                 cleaned = _clean_title(title)
-                name = _phrase(cleaned)
-                if cleaned == title or name == _phrase(title) or own.get((role, name), entity_id) == entity_id:
+                name = phrase(cleaned)
+                if cleaned == title or name == phrase(title) or own.get((role, name), entity_id) == entity_id:
                     names.append(name)
         names = [n for n in dict.fromkeys(names) if n and any(w not in STOPWORDS for w in n)]
         main = next((r for r in objs if r[4] == "authoritative" and r[5] not in ("draft", "retired")), objs[0])
