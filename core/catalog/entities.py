@@ -81,6 +81,7 @@ def _label(entity_id: str, title: str) -> str:
     return ".".join(parts[1:] if len(parts) > 1 and parts[0] in KIND_PREFIXES else parts)
 
 
+@lru_cache(maxsize=1 << 14)  # pure and bounded; a dbt model's title is its id's last part, read twice otherwise
 def _phrase(text: str) -> tuple[str, ...]:
     return tuple(words(text))
 
@@ -117,23 +118,17 @@ def build_entity_index(rows) -> dict[str, Entity]:
     # An identifier is the catalog's own name for one entity: a title that only matches it once its
     # parenthesis is cut ("Orders (Fill nulls with 0)") names another entity of that kind, not this one.
     own = {(roles[e], id_phrases(e)[0]): e for e in grouped}
-    said: dict[str, tuple[str, ...]] = {}  # text -> its words, for this build: a dbt model's title is its id's tail
-
-    def phrase(text: str) -> tuple[str, ...]:
-        if text not in said:
-            said[text] = _phrase(text)
-        return said[text]
     for entity_id, objs in grouped.items():
         role = roles[entity_id]
         names = id_phrases(entity_id)
         for row in objs:
             _, _, kind, title, _, _, aliases = row[:7]
             # A display name is matched whole: cut of its parenthesis, "Orders (Fill nulls with 0)" would name Orders.
-            names += [phrase(a) for a in aliases] + [phrase(x) for x in row[7:8] if x]
+            names += [_phrase(a) for a in aliases] + [_phrase(x) for x in row[7:8] if x]
             if role == "document" or Kind(kind) not in DOCUMENT_KINDS:
                 cleaned = _clean_title(title)
-                name = phrase(cleaned)
-                if cleaned == title or name == phrase(title) or own.get((role, name), entity_id) == entity_id:
+                name = _phrase(cleaned)
+                if cleaned == title or name == _phrase(title) or own.get((role, name), entity_id) == entity_id:
                     names.append(name)
         names = [n for n in dict.fromkeys(names) if n and any(w not in STOPWORDS for w in n)]
         main = next((r for r in objs if r[4] == "authoritative" and r[5] not in ("draft", "retired")), objs[0])
