@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from difflib import get_close_matches
+from functools import lru_cache
 
 from core.catalog.evidence import DOCUMENT_KINDS, GOVERNING_KINDS, Kind
 from core.catalog.text import STOPWORDS, Token, in_spans, is_object_qualifier, is_qualifier, tokenize, words
@@ -56,10 +57,16 @@ def _role(kinds: set[Kind]) -> str:
     return "document"
 
 
+_PARENTHESIS = re.compile(r"\(.*?\)")
+_DASH = re.compile(r"\s[—–-]\s")
+_DASH_OR_COLON = re.compile(r"\s[—–-]\s|:")
+_VERSION = re.compile(r"\b(v\d+|version\s*\d+)\b", re.I)
+
+
 def _clean_title(title: str) -> str:
-    title = re.sub(r"\(.*?\)", " ", title)
-    title = re.split(r"\s[—–-]\s|:", title)[0] if re.search(r"\s[—–-]\s", title) else title
-    title = re.sub(r"\b(v\d+|version\s*\d+)\b", " ", title, flags=re.I)
+    title = _PARENTHESIS.sub(" ", title)
+    title = _DASH_OR_COLON.split(title)[0] if _DASH.search(title) else title
+    title = _VERSION.sub(" ", title)
     return title
 
 
@@ -74,11 +81,19 @@ def _label(entity_id: str, title: str) -> str:
     return ".".join(parts[1:] if len(parts) > 1 and parts[0] in KIND_PREFIXES else parts)
 
 
+@lru_cache(maxsize=1 << 14)  # pure and bounded; a dbt model's title is its id's last part, read twice otherwise
 def _phrase(text: str) -> tuple[str, ...]:
     return tuple(words(text))
 
 
 def id_phrases(entity_id: str) -> list[tuple[str, ...]]:
+    return list(_id_phrases(entity_id))  # a new list: callers add names to it
+
+
+# Pure; the index and the title index read each entity id's phrases several times (a cold `ask`, docs/scale.md).
+# Bounded: a server process keeps it for its lifetime.
+@lru_cache(maxsize=1 << 14)
+def _id_phrases(entity_id: str) -> tuple[tuple[str, ...], ...]:
     parts = entity_id.split(".")
     if len(parts) > 1 and parts[0].lower() in KIND_PREFIXES:
         parts = parts[1:]
@@ -90,7 +105,7 @@ def id_phrases(entity_id: str) -> list[tuple[str, ...]]:
     tail = _phrase(parts[-1].rsplit("__", 1)[1]) if "__" in parts[-1] else ()
     if len(tail) > 1 and tail not in out:
         out.append(tail)
-    return out
+    return tuple(out)
 
 
 def build_entity_index(rows) -> dict[str, Entity]:
@@ -111,8 +126,9 @@ def build_entity_index(rows) -> dict[str, Entity]:
             # A display name is matched whole: cut of its parenthesis, "Orders (Fill nulls with 0)" would name Orders.
             names += [_phrase(a) for a in aliases] + [_phrase(x) for x in row[7:8] if x]
             if role == "document" or Kind(kind) not in DOCUMENT_KINDS:
-                name = _phrase(_clean_title(title))
-                if name == _phrase(title) or own.get((role, name), entity_id) == entity_id:
+                cleaned = _clean_title(title)
+                name = _phrase(cleaned)
+                if cleaned == title or name == _phrase(title) or own.get((role, name), entity_id) == entity_id:
                     names.append(name)
         names = [n for n in dict.fromkeys(names) if n and any(w not in STOPWORDS for w in n)]
         main = next((r for r in objs if r[4] == "authoritative" and r[5] not in ("draft", "retired")), objs[0])

@@ -17,6 +17,7 @@ from core.read.intents.column_question import column_asked
 from core.read.intents.dbt_listing import DBT_CONDITION_WORDS
 from core.read.intents.described import asks_trouble, asks_trust
 from core.read.intents.disagreement import asks_disagreement
+from core.read.intents.gated import Gated
 from core.read.intents.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, NOT_LOADED, OWNER_NAMED, UPSTREAM_VERBS
 from core.read.intents.table_facts import table_facts_asked
 
@@ -426,7 +427,7 @@ DRAFTS_ASKED = re.compile(r"\b(proposals?|any drafts?|drafts? (?:about|for|on|of
 # A comparison asked only by "differ"/"different" ("do any pages differ from how churn is defined?"): with a question
 # whether anything disagrees, it asks that, not for two versions side by side.
 _DIFFER_CUE = re.compile(r"\s*(?:diff|differ|differs|difference|differences|different)\s*", re.I)
-INTENTS: list[tuple[str, re.Pattern]] = [
+INTENTS: list[tuple[str, re.Pattern | Gated]] = [
     # First: "which models depend on stale sources?" lists models, it does not ask what reads a thing called "stale".
     ("discover", re.compile(r"\b(?:" + _STALE_READERS + r")\b", re.I)),
     # Before the owner question: "which metrics does Lea Dubois own?" lists what she owns; "who owns churn?" asks who.
@@ -448,9 +449,11 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         r"(?:summari[sz]e|quote|open|read me|show me) (?:the |our )?[\w\s'-]{0,40}?\b" + _DOC_WORD + r"\b)", re.I)),
     # "models without tests", "incremental models", "sources with no freshness check": a plural of what is listed and
     # a dbt condition said of it (core/read/intents/dbt_listing.py), with or without "which", "list" or "show me".
-    ("discover", re.compile(r"\b" + _LIST_NOUN + r"\b(?:(?![?.;]).){0,50}?(?:" + DBT_CONDITION_WORDS + r")|(?:"
-                            + DBT_CONDITION_WORDS + r")\s+(?:\w+\s+)?" + _LIST_NOUN + r"\b", re.I)),
-    ("discover", re.compile(
+    # Both listing patterns are compiled only for a question that could match them (core/read/intents/gated.py): every
+    # branch names a kind in the plural, or (the freshness listings) a freshness word.
+    ("discover", Gated(r"\b" + _LIST_NOUN + r"\b(?:(?![?.;]).){0,50}?(?:" + DBT_CONDITION_WORDS + r")|(?:"
+                       + DBT_CONDITION_WORDS + r")\s+(?:\w+\s+)?" + _LIST_NOUN + r"\b", re.I, needs=_LIST_NOUN)),
+    ("discover", Gated(
         r"\b((?:list|enumerate)\b.{0,40}?\b" + _LIST_NOUN
         # "list the sources behind conversion rate" asks for lineage, not a listing
         + r"(?!\s+(?:behind|feeding|that (?:feed|back|build|use|read|depend|consume)|which|using|reading|upstream|into|"
@@ -471,7 +474,7 @@ INTENTS: list[tuple[str, re.Pattern]] = [
         # "which models are deprecated?", "are any metrics without an owner?": the whole visible catalog, filtered
         r"(?:what|which|are any|any|are there any)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:(?:are|is|were|was)\s+)?(?:"
         + CONDITION_WORDS + r")|" + _FRESHNESS_LISTING + r"|" + _STALE_READERS + r")\b",
-        re.I)),
+        re.I, needs=_LIST_NOUN + r"|" + FRESHNESS_WORDS)),
     ("upcoming", re.compile(
         r"\b(upcoming|planned|pending|proposed|coming|future|next version|will .{1,40} change|"
         r"going to change|about to change|not yet in effect)\b", re.I)),
@@ -512,7 +515,7 @@ def _intent_match(question: str, disagreement: bool | None = None) -> tuple[str 
     return None, None, None
 
 
-def _not_with_disagreement(kind: str, pattern: re.Pattern, m: re.Match) -> bool:
+def _not_with_disagreement(kind: str, pattern: re.Pattern | Gated, m: re.Match) -> bool:
     """A question whether drafts or pages disagree (core/read/intents/disagreement.py) is answered by the definition flow,
     whose conflicts are what disagrees: the words that name those documents do not make it a listing ("are there wiki
     pages that contradict ...", "any conflicting docs about X?"), an upcoming-changes question ("are there any drafts

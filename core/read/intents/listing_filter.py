@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from core.read.intents import dbt_listing, name_pattern
+from core.read.intents.gated import Gated
 
 # Freshness said of loaded data: late past its thresholds (stale), or within them (fresh). "not fresh" and "failed
 # its freshness check" are the stale side however they are put.
@@ -37,7 +38,7 @@ _STALE = re.compile(r"(?:" + STALE_WORDS + r")\Z", re.I)
 CONDITION_WORDS = (r"deprecated|drafts?|superseded|retired|unowned|ownerless|" + dbt_listing.DBT_CONDITION_WORDS + "|"
                    r"(?:have|has|having|with)\s+no\s+(?:\w+\s+)?owners?|without\s+(?:an?\s+|any\s+)?(?:\w+\s+)?owners?|"
                    r"(?:lack|lacks|lacking|missing)\s+(?:an?\s+)?(?:\w+\s+)?owners?|no\s+owners?|" + FRESHNESS_WORDS)
-CONDITION = re.compile(r"\b(?:" + CONDITION_WORDS + r")\b", re.I)
+CONDITION = Gated(r"\b(?:" + CONDITION_WORDS + r")\b", re.I)  # compiled when a listing is first read
 LIFECYCLES = {"deprecated": "deprecated", "draft": "draft", "drafts": "draft", "superseded": "superseded",
               "retired": "retired"}
 # A word that makes what follows the question's topic, not its condition: "the metrics about late payments".

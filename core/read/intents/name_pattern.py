@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from core.read.intents.gated import Gated
+
 _PART = r"(?:(?:the\s+)?(?:letters?|prefix|suffix|string|text)\s+)?[`'\"]?(?P<part>[A-Za-z0-9_][\w.-]*?|_[\w.-]+?)[`'\"]?(?=[\s?.,;:!)]|$)"
 _NAME_LEAD = r"(?:(?:whose|with|having|have|has)\s+(?:a\s+|the\s+)?names?\s+|named\s+)"
 # "contains" says something of names only after a name word: "which models contain customer_id" asks about columns.
@@ -17,15 +19,17 @@ _HOW = (r"(?:(?:" + _NAME_LEAD + r"|(?:that|which)\s+(?:are\s+)?)?"
         r"(?P<prefixed>prefixed)(?:\s+(?:with|by))?|(?P<suffixed>suffixed)(?:\s+(?:with|by))?|"
         r"with\s+(?:the\s+|a\s+)?(?P<prefix>prefix|suffix))|"
         + _NAME_LEAD + r"(?P<contain>contain(?:s|ing)?|includ(?:es|ing)))\s+" + _PART)
-NAME_PART = re.compile(r"\b" + _HOW, re.I)
+# Every branch says how names are written: starts, begins, ends, prefix, suffix, contains or includes.
+NAME_PART = Gated(r"\b" + _HOW, re.I, needs=r"start|begin|end|prefix|suffix|contain|includ")
 # "fct_* models", "list *_daily sources": a wildcard written the way a shell or dbt selector takes it.
 STAR = re.compile(r"(?<![\w*])(?P<star>[A-Za-z][\w.]*\*|\*[\w.]*\w)(?![\w*])")
 _NOUNS = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages|dashboards|exposures|reports)"
 # The listing question itself (core/read/intents/intent.py): a kind in the plural, then how its names are written, or a
 # wildcard beside the kind.
 _ANY_STAR = r"(?<![\w*])(?:[A-Za-z][\w.]*\*|\*[\w.]*\w)(?![\w*])"
-LISTED = re.compile(r"\b" + _NOUNS + r"\b(?:\s+\w+){0,2}?\s+" + _HOW + r"|" + _ANY_STAR + r"\s+" + _NOUNS + r"\b|\b"
-                    + _NOUNS + r"\s+(?:named|called|like|matching)\s+" + _ANY_STAR, re.I)
+# Every branch names a kind in the plural (core/read/intents/gated.py: not compiled for a question that names none).
+LISTED = Gated(r"\b" + _NOUNS + r"\b(?:\s+\w+){0,2}?\s+" + _HOW + r"|" + _ANY_STAR + r"\s+" + _NOUNS + r"\b|\b"
+               + _NOUNS + r"\s+(?:named|called|like|matching)\s+" + _ANY_STAR, re.I, needs=_NOUNS)
 
 
 def read(question: str) -> tuple[str, str, tuple[int, int]] | None:

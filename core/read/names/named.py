@@ -95,7 +95,8 @@ def _title_index(view) -> dict[str, list]:
     visible object to find the few it names (a sixth of a cold `ask` on a 1,000-model project, docs/scale.md)."""
     titles: dict[str, list] = {}
     for evidence_id, _, title in view.titles:
-        words_ = tuple(t.norm for t in tokenize(title))  # as the question is read ("w/" is "with")
+        # As the question is read ("w/" is "with"); without "w/", tokenize's norms are words' (one Token less a word).
+        words_ = tuple(t.norm for t in tokenize(title)) if "w/" in title.lower() else tuple(words(title))
         if len(words_) >= 2 and sum(w not in STOPWORDS for w in words_) >= 2:
             titles.setdefault(words_[0], []).append((words_, evidence_id, title))
     # A document's or lineage page's own name ("Board letter" for "Board letter - Q2 2024 payer mix") names it
