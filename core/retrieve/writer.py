@@ -18,7 +18,8 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from core.catalog.bulk import collector_paused
-from core.catalog.evidence import Evidence
+from core.catalog.evidence import Evidence, evidence_keys
 from core.retrieve import ann
 from core.retrieve.index import (
     FILTER_COLUMNS,
@@ -50,6 +51,15 @@ BATCH_OBJECTS = 1000
 FLUSH_ROWS = 20_000
 # Ids per delete predicate (LanceDB parses the IN list as SQL).
 DELETE_IDS = 2_000
+
+# What rows an object makes (core/retrieve/index.py `chunks_of`, `embedded_text`): bump it with any change there. An
+# index written under this value lets a re-ingest pass over an object whose content hash and ACL revision every row
+# of it holds, without reading, chunking or comparing it; under another value, or none (written before it was
+# recorded), every such object is chunked again and its rows compared text by text.
+CHUNKING = "1"
+CHUNKING_KEY = "asof.chunking"
+# Objects whose index rows are looked up at a time, by evidence_id (a BTree index), to find the settled ones.
+SETTLED_LOOKUP = 5_000
 
 Progress = Callable[[int, int, int], None]  # (objects done, objects in all, chunks embedded so far)
 
@@ -273,6 +283,9 @@ class IndexWriter:
         # The next ingest looks its batches' rows up by evidence_id.
         table.create_index("evidence_id", config=BTree(), replace=True)
         self.report.ann = ann.build(table, ann_min_rows)
+        if _chunking(table) != CHUNKING:
+            table.to_lance().update_schema_metadata({CHUNKING_KEY: CHUNKING})
+            table.checkout_latest()
         if revision:
             tag = revision_tag(revision)
             if tag in table.tags.list():
@@ -314,22 +327,82 @@ def count_chunks(evidence: Iterable[Evidence]) -> int:
     return sum(len(chunks_of(ev)) for ev in evidence)
 
 
-def write_index(evidence: list[Evidence], db_path: str | Path, embedder, revision: str | None = None,
+def _chunking(table) -> str | None:
+    raw = table.schema.metadata or {}
+    value = raw.get(CHUNKING_KEY.encode())
+    return value.decode() if value else None
+
+
+def settled_rows(db_path: str | Path, keys: list[tuple[str, str, str]]) -> array:
+    """Per object (in catalog order), the rows the index holds for it when every one of them holds the object's
+    content hash and ACL revision and was chunked as this release chunks (CHUNKING); 0 for any other object. A
+    re-ingest neither reads nor chunks a settled object: its rows stay as they are."""
+    counts = array("I", bytes(4 * len(keys)))
+    table, broken = open_table(index_path(db_path), None) if index_path(db_path).is_dir() else (None, None)
+    if table is None or broken or _chunking(table) != CHUNKING or not table.count_rows():
+        return counts
+    ds = table.to_lance()
+    for start in range(0, len(keys), SETTLED_LOOKUP):
+        part = keys[start:start + SETTLED_LOOKUP]
+        rows = ds.to_table(columns=["evidence_id", "content_hash", "acl_revision"],
+                           filter=f"evidence_id IN ({_quoted(k[0] for k in part)})")
+        if not rows.num_rows:
+            continue
+        # One row per (object, content hash, ACL revision) held: an object is settled when its only one is its own.
+        held = rows.group_by(["evidence_id", "content_hash", "acl_revision"]).aggregate([("evidence_id", "count")])
+        seen: dict[str, tuple[str, str, int] | None] = {}
+        for eid, h, a, n in zip(*(held.column(c).to_pylist() for c in
+                                  ("evidence_id", "content_hash", "acl_revision", "evidence_id_count"))):
+            seen[eid] = None if eid in seen else (h, a, n)
+        for i, (eid, h, a) in enumerate(part, start):
+            got = seen.get(eid)
+            if got and got[:2] == (h, a):
+                counts[i] = got[2]
+    return counts
+
+
+def _unsettled(evidence: Sequence[Evidence], settled: array) -> Iterator[Evidence]:
+    """The objects not settled, in order, read in runs of neighbours (a spilled catalog reads a run at once)."""
+    n, start = len(evidence), 0
+    while start < n:
+        while start < n and settled[start]:
+            start += 1
+        stop = start
+        while stop < n and not settled[stop] and stop - start < SETTLED_LOOKUP:
+            stop += 1
+        if start < stop:
+            yield from evidence[start:stop]
+        start = stop
+
+
+def write_index(evidence: Sequence[Evidence], db_path: str | Path, embedder, revision: str | None = None,
                 quiet: bool = False, ann_min_rows: int = ann.ANN_MIN_ROWS, progress: Progress | None = None,
                 chunker: Callable[[object], ChunkEncoder] | None = None) -> IndexReport:
     """The catalog's index, written batch by batch and tagged with `revision` once complete; on any failure the
-    index is left as it was and the error raised."""
+    index is left as it was and the error raised. A re-ingest's work follows what changed: settled objects
+    (`settled_rows`) are counted from the index, never read back, chunked or looked up row by row."""
+    keys = evidence_keys(evidence)
     with collector_paused():
-        encoder = embedder.for_rows(count_chunks(evidence))
+        settled = settled_rows(db_path, keys)
+        kept_rows = sum(settled)
+        encoder = embedder.for_rows(kept_rows + count_chunks(_unsettled(evidence, settled)))
     writer = IndexWriter(db_path, (chunker or ChunkEncoder)(encoder), quiet)
+    if not writer.reuse:  # a new table, or every row embedded again at another precision: nothing is settled
+        settled, kept_rows = array("I", bytes(4 * len(keys))), 0
     try:
-        done = 0
+        writer.ids.update(k[0] for k in keys)
+        writer.report.chunks += kept_rows
+        writer.report.reused += kept_rows
+        done = sum(1 for c in settled if c)
+        todo = len(keys) - done
         # A remote chunker takes larger windows (core/retrieve/ray_embed.py: starting its actors costs seconds).
-        for batch in _batches(evidence, getattr(writer.chunker, "batch_objects", BATCH_OBJECTS)):
+        for batch in _batches(_unsettled(evidence, settled), getattr(writer.chunker, "batch_objects", BATCH_OBJECTS)):
             writer.add(batch)
             done += len(batch)
             if progress:
-                progress(done, len(evidence), writer.report.embedded)
+                progress(done, len(keys), writer.report.embedded)
+        if progress and not todo:
+            progress(len(keys), len(keys), 0)
         report = writer.finish(revision, ann_min_rows)
     except BaseException:
         writer.abort()

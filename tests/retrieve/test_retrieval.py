@@ -15,6 +15,7 @@ from core.answer.ask import Question, ask
 from core.catalog.access import visible
 from core.catalog.store import Store, write_catalog
 from core.ingest.load import load_catalog
+from core.retrieve import writer
 from core.retrieve.search import Searcher, sql_str
 from core.retrieve.writer import build_index
 from core.serve.evaluate import scorecard
@@ -180,6 +181,26 @@ def test_a_new_acl_rewrites_rows_with_the_vectors_they_had(tmp_path, embedder):
             assert row["acl"] == before[cid]["acl"]
 
 
+def test_a_reingest_reads_and_chunks_only_the_objects_that_changed(tmp_path, embedder, monkeypatch):
+    """Work follows the change: an unchanged re-ingest hands no object to the index writer, one edited object is
+    the only one read, chunked and embedded, and the index holds the same rows a fresh build writes."""
+    db, fresh = tmp_path / "c.duckdb", tmp_path / "fresh.duckdb"
+    first = build_index(load_catalog(DEMO), db, embedder, quiet=True)
+    handed: list[str] = []
+    add = writer.IndexWriter.add
+    monkeypatch.setattr(writer.IndexWriter, "add", lambda self, objects: (
+        handed.extend(ev.evidence_id for ev in objects), add(self, objects))[1])
+    same = build_index(load_catalog(DEMO), db, embedder, quiet=True)
+    assert handed == [] and same.chunks == same.reused == first.chunks and same.embedded == 0
+    changed = _demo_edited("Refunded value over ordered value.")
+    third = build_index(changed, db, embedder, quiet=True)
+    assert handed == ["metric.refund_rate.v1"] and third.embedded == 2
+    build_index(changed, fresh, embedder, quiet=True)
+    now, _ = _rows(db, "evidence_id", "text", "acl")
+    want, _ = _rows(fresh, "evidence_id", "text", "acl")
+    assert now == want
+
+
 def _rows(db, *columns):
     import lancedb
     table = lancedb.connect(str(db.with_suffix(".lance"))).open_table("chunks")
@@ -201,6 +222,8 @@ def test_rows_an_older_release_chunked_differently_are_re_embedded(tmp_path, emb
         text = rows[cid]["text"].split(". ")[0] + "."
         table.update(where=f"chunk_id = {sql_str(cid)}",
                      values={"text": text, "vector": encoder.encode([text])[0].tolist()})
+    # That release recorded no chunking, or another one: its unchanged objects are chunked again and compared.
+    table.to_lance().update_schema_metadata({writer.CHUNKING_KEY: "older"})
     again = build_index(catalog, db, embedder, quiet=True)
     assert again.embedded == len(older) == 3 and again.reused == again.chunks - 3
     now, _ = _rows(db, "text", "vector")
