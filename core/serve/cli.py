@@ -19,21 +19,16 @@ from core.catalog.envelope import Envelope
 from core.catalog.store import DatabaseError, Store, check_db_path
 from core.compute.choose import dbt_project, value_engine
 from core.compute.metricflow_engine import shared_grain
-from core.explain.explain import cache_for, explain
 from core.explain.headline import with_headline
 from core.explain.render import render_text
 from core.explain.safe_text import json_safe, plain
-from core.ingest.ingest import read_inputs, refuse_wholesale_removal
 from core.ingest.load import CatalogError, read_text
 from core.ingest.metricflow import DbtTools, MetricFlowError
-from core.ingest.publish import publish
-from core.ingest.upload import publish_to
 from core.read.dates.day_range import check_day, check_time
 from core.read.dates.written import parse_period
 from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
-from core.retrieve.writer import stderr_progress
 from core.serve import audit, mcp_cli, review_cli
 from core.settings import budget
 from core.settings.auth import cli_role, cli_roles
@@ -203,7 +198,9 @@ def _run(args) -> int:
         return 2
 
 
+# Ingest, publish and --explain import what they need when run: a cold `ask` imports none of it (docs/scale.md).
 def _publish(db, url: str) -> int:
+    from core.ingest.upload import publish_to
     pointer = publish_to(url, db)
     print(f"published revision {pointer.revision} of {db} to {url.rstrip('/')}/revisions/{pointer.folder}/; "
           f"CURRENT now points at it")
@@ -211,6 +208,9 @@ def _publish(db, url: str) -> int:
 
 
 def _ingest(args) -> int:
+    from core.ingest.ingest import read_inputs, refuse_wholesale_removal
+    from core.ingest.publish import publish
+    from core.retrieve.writer import stderr_progress
     try:
         if args.publish:
             ObjectLocation.parse(args.publish)  # a bad URL is refused before any work
@@ -294,6 +294,7 @@ def _answer(store, q: Question, searcher, args, last: Turn | None = None) -> tup
     q, env, turn = follow(q, last, args.principal, lambda question: ask_as_steward(
         store, question, scope, searcher=searcher, llm=llm, engine=_engine(args, settings, store))[0])
     if args.explain:
+        from core.explain.explain import cache_for, explain
         settings = Settings.from_env()
         # Citations are checked against the state that answered (a past state for --recorded-at).
         env.explanation = explain(env, q.text, history.view_for(store, env).visible_ids, settings.llm_model,

@@ -65,7 +65,7 @@ def test_cold_cli_definition_answer_does_only_its_own_work(demo):
     """A cold `python -m core ask` of a definition question compiles none of the listing patterns (it names no kind in
     the plural nor a freshness word, so none can match it: core/read/intents/gated.py) and runs no pass of the cyclic
     garbage collector, which freed nothing in a process that exits after one answer; a caller of `main` in its own
-    process gets its collector back."""
+    process gets its collector back. It imports neither the ingest nor the LLM explanation, which it does not run."""
     store, _ = demo
     # Collections counted while the answer runs (cli._answer), so none the caller's own code triggers after it.
     probe = ("import gc, sys; import core.serve.cli as cli; from core.read.intents import intent; "
@@ -76,7 +76,9 @@ def test_cold_cli_definition_answer_does_only_its_own_work(demo):
              "cli._answer = timed; rc = cli.main(sys.argv[1:]); "
              "gated = [p for _, p in intent.INTENTS if isinstance(p, Gated)]; "
              "print('COMPILED', [p.is_compiled for p in gated]); "
-             "print('COLLECTED', passes, gc.isenabled()); raise SystemExit(rc)")
+             "print('COLLECTED', passes, gc.isenabled()); "
+             "print('IMPORTED', [m for m in ('core.ingest.ingest', 'core.explain.explain') if m in sys.modules]); "
+             "raise SystemExit(rc)")
     env = {k: v for k, v in os.environ.items() if k not in ("ASOF_EMBED_BACKEND", "ASOF_LLM_MODEL")}
     out = subprocess.run([sys.executable, "-c", probe, "ask", "--db", str(store.path), "--role", "analyst",
                           "What was net revenue in March 2024?"], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)},
@@ -85,6 +87,7 @@ def test_cold_cli_definition_answer_does_only_its_own_work(demo):
     assert "[answer]" in out.stdout
     assert "COMPILED [False, False, False]" in out.stdout, out.stdout[-500:]
     assert "COLLECTED [] True" in out.stdout, out.stdout[-500:]
+    assert "IMPORTED []" in out.stdout, out.stdout[-500:]
 
 
 def test_weights_kept_beside_the_graph_give_the_same_vectors(tmp_path):
