@@ -44,6 +44,17 @@ def test_unknown_backend_is_named(monkeypatch):
         Embedder()
 
 
+def _cold_ask(store, probe: str):
+    """`probe` run as a fresh process answering one question with the default backends, no LLM."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ASOF_EMBED_BACKEND", "ASOF_LLM_MODEL")}
+    out = subprocess.run([sys.executable, "-c", probe, "ask", "--db", str(store.path), "--role", "analyst",
+                          "What was net revenue in March 2024?"], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "[answer]" in out.stdout
+    return out
+
+
 def test_cli_answer_does_not_import_torch(demo, tmp_path):
     """A cold `python -m core ask` with the default backend loads neither torch nor sentence-transformers
     (4-6 s of imports), nor litellm when no LLM is configured, nor pandas (pulled in by pyarrow.dataset under
@@ -52,12 +63,7 @@ def test_cli_answer_does_not_import_torch(demo, tmp_path):
     probe = ("import sys; from core.serve.cli import main; rc = main(sys.argv[1:]); "
              "heavy = sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'litellm', 'pandas', "
              "'scipy') if m in sys.modules); print('HEAVY', heavy); raise SystemExit(rc)")
-    env = {k: v for k, v in os.environ.items() if k not in ("ASOF_EMBED_BACKEND", "ASOF_LLM_MODEL")}
-    out = subprocess.run([sys.executable, "-c", probe, "ask", "--db", str(store.path), "--role", "analyst",
-                          "What was net revenue in March 2024?"], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)},
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert "[answer]" in out.stdout
+    out = _cold_ask(store, probe)
     assert "HEAVY []" in out.stdout, out.stdout[-500:]
 
 
@@ -79,12 +85,7 @@ def test_cold_cli_definition_answer_does_only_its_own_work(demo):
              "print('COLLECTED', passes, gc.isenabled()); "
              "print('IMPORTED', [m for m in ('core.ingest.ingest', 'core.explain.explain') if m in sys.modules]); "
              "raise SystemExit(rc)")
-    env = {k: v for k, v in os.environ.items() if k not in ("ASOF_EMBED_BACKEND", "ASOF_LLM_MODEL")}
-    out = subprocess.run([sys.executable, "-c", probe, "ask", "--db", str(store.path), "--role", "analyst",
-                          "What was net revenue in March 2024?"], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)},
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert "[answer]" in out.stdout
+    out = _cold_ask(store, probe)
     assert "COMPILED [False, False, False]" in out.stdout, out.stdout[-500:]
     assert "COLLECTED [] True" in out.stdout, out.stdout[-500:]
     assert "IMPORTED []" in out.stdout, out.stdout[-500:]
