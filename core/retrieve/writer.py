@@ -142,7 +142,7 @@ class IndexWriter:
         self.overwrite = table is not None and not self.reuse
         self.pending = _Pending([], [])
         self.report = IndexReport(chunks=0, embedded=0, reused=0, deleted=0)
-        self.ids: set[str] = set()
+        self.ids: set[str] = set()  # every evidence id of the catalog (write_index fills it from the keys)
 
     def _existing(self, objects: list[Evidence]) -> tuple[dict[str, tuple[str, str, str]], set[str]]:
         """chunk_id -> (content_hash, acl_revision, text) of these objects' rows in the index, and the evidence ids
@@ -175,7 +175,6 @@ class IndexWriter:
     def add(self, objects: list[Evidence]) -> int:
         """Index one batch; returns the chunks embedded for it."""
         with collector_paused():
-            self.ids.update(ev.evidence_id for ev in objects)
             existing, known = self._existing(objects)
             # An object whose content_hash the index holds is chunked here and keeps each chunk's vector when the
             # chunk's text is the same (a release that chunks differently re-embeds just those chunks); any other
