@@ -22,6 +22,7 @@ _HOW = (r"(?:(?:" + _NAME_LEAD + r"|(?:that|which)\s+(?:are\s+)?)?"
 # Every branch says how names are written: starts, begins, ends, prefix, suffix, contains or includes.
 NAME_PART = Gated(r"\b" + _HOW, re.I, needs=r"start|begin|end|prefix|suffix|contain|includ")
 # "fct_* models", "list *_daily sources": a wildcard written the way a shell or dbt selector takes it.
+_STAR_LEAD = re.compile(r"\b(?:named|called|like|matching)\s+\Z", re.I)
 STAR = re.compile(r"(?<![\w*])(?P<star>[A-Za-z][\w.]*\*|\*[\w.]*\w)(?![\w*])")
 _NOUNS = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages|dashboards|exposures|reports)"
 # The listing question itself (core/read/intents/intent.py): a kind in the plural, then how its names are written, or a
@@ -37,7 +38,10 @@ def read(question: str) -> tuple[str, str, tuple[int, int]] | None:
     star = STAR.search(question)
     if star:
         said = star.group("star")
-        return ("prefix", said[:-1], star.span()) if said.endswith("*") else ("suffix", said[1:], star.span())
+        # "models named fct_*": the word that leads to the wildcard is part of how names are written, not a topic.
+        lead = _STAR_LEAD.search(question, 0, star.start())
+        span = (lead.start() if lead else star.start(), star.end())
+        return ("prefix", said[:-1], span) if said.endswith("*") else ("suffix", said[1:], span)
     m = NAME_PART.search(question)
     if m is None:
         return None
