@@ -6,13 +6,16 @@ it is validated, to an anonymous temporary file as its JSON (no path: nothing el
 gone when the process ends), and reads the objects back, in order, a batch at a time, when it writes the index
 and the database. What stays in memory is the offset of each object and its key: evidence id, content hash and
 ACL revision, which the catalog revision and the change summary need for every object (about 250 bytes an
-object, against the kilobytes of the object itself).
+object, against the kilobytes of the object itself), and the MD5 digest of its JSON (16 bytes), by which the
+catalog writer finds the objects whose rows the previous database already holds as a fresh write would
+(core/catalog/store.py `_kept`): their JSON is the `doc` the database stored for them.
 
 Objects read back are new objects: changing one changes nothing kept. Callers that edit a catalog's objects in
 place (tests) use `load_catalog`, whose objects are a list.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from array import array
@@ -39,12 +42,18 @@ class SpilledEvidence(Sequence[Evidence]):
         self._file = tempfile.TemporaryFile(dir=folder)
         self._offsets = array("Q", [0])
         self.keys: list[Key] = []
+        self._digests = bytearray()
 
     def append(self, ev: Evidence) -> None:
         data = ev.model_dump_json().encode()
         os.pwrite(self._file.fileno(), data, self._offsets[-1])
         self._offsets.append(self._offsets[-1] + len(data))
         self.keys.append(Key(ev.evidence_id, ev.content_hash, ev.acl_revision))
+        self._digests += hashlib.md5(data, usedforsecurity=False).digest()
+
+    def digest(self, index: int) -> str:
+        """The hex MD5 of object `index`'s JSON, as DuckDB's md5() gives it for the same text."""
+        return self._digests[16 * index:16 * index + 16].hex()
 
     def __len__(self) -> int:
         return len(self._offsets) - 1

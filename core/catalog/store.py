@@ -25,7 +25,7 @@ import duckdb
 import pyarrow as pa
 
 from core.catalog.bulk import collector_paused
-from core.catalog.evidence import Catalog, Evidence, Role
+from core.catalog.evidence import Catalog, Evidence, Role, evidence_keys
 from core.catalog.rows import MemoryRows, acl_sql
 from core.catalog.walk import walk
 from core.settings import budget
@@ -94,6 +94,9 @@ CREATE TABLE latest_acl (evidence_id VARCHAR PRIMARY KEY, acl VARCHAR[] NOT NULL
 """
 # The tables each object revision writes rows to, closed together when the revision is replaced or removed.
 DERIVED_HISTORY = ("aliases", "links", "lineage_edges", "freshness")
+# Bump when the rows an object writes (`_rows`) change for the same document: a re-ingest copies an unchanged
+# object's rows from the previous file only when that file says it was written by the same `_rows` (`_kept`).
+ROWS_VERSION = "1"
 EVIDENCE_COLUMNS = ("entity_id, kind, title, text, version, authority, lifecycle, authority_class, valid_from, "
                     "valid_to, recorded_at, expires_at, owner")
 
@@ -184,7 +187,8 @@ def _write_catalog(catalog: Catalog, db_path: Path, source: str, index_version: 
                 con.execute(HISTORY_SCHEMA)
                 now = datetime.now(timezone.utc)
                 ingest = _carry_history(con, db_path)
-                _insert(con, catalog, revision, source, now, ingest, index_version)
+                kept = _kept(con, db_path, catalog.evidence)
+                _insert(con, catalog, revision, source, now, ingest, index_version, kept)
                 con.execute(LOOKUP_INDEXES)
                 _record_ingest(con, ingest, now, revision, source, len(catalog.evidence))
                 con.execute("CHECKPOINT")
@@ -306,12 +310,95 @@ def _record_ingest(con: duckdb.DuckDBPyConnection, ingest: int, now: datetime, r
     con.execute("INSERT INTO ingests VALUES (?, ?, ?, ?, ?)", [ingest, now, revision, source, count])
 
 
+def _kept(con: duckdb.DuckDBPyConnection, db_path: Path, evidence) -> bytearray | None:
+    """Per object (in catalog order), 1 when the database being replaced holds its rows as this write would
+    build them; the file stays attached as `prev` for `_insert` to copy them from. None (build every row) for a
+    catalog that is not kept on disk, without a readable previous file, or written by other row-building code.
+
+    An object is kept when the previous file's document for its id is the very JSON the ingest just validated
+    (MD5 of the spilled text against md5(doc)): every row an object writes is built from that document alone
+    (`_rows`), so a kept object is neither read back, parsed nor rebuilt: at 1% changed that was most of a
+    re-ingest's DuckDB phase (docs/scale.md)."""
+    digest = getattr(evidence, "digest", None)
+    if digest is None or not len(evidence) or not db_path.exists():
+        return None
+    try:
+        con.execute(f"ATTACH '{str(db_path).replace(chr(39), chr(39) * 2)}' AS prev (READ_ONLY)")
+    except duckdb.Error:
+        return None
+    try:
+        written = dict(con.execute("SELECT key, value FROM prev.meta WHERE key IN "
+                                   "('schema_version', 'rows_version')").fetchall())
+        if written != {"schema_version": SCHEMA_VERSION, "rows_version": ROWS_VERSION}:
+            raise duckdb.InvalidInputException("written by other row-building code")
+        con.execute("CREATE TEMP TABLE incoming (seq INTEGER, evidence_id VARCHAR, digest VARCHAR)")
+        keys = evidence_keys(evidence)
+        for start in range(0, len(keys), KEYS_BATCH):
+            stop = min(len(keys), start + KEYS_BATCH)
+            batch = pa.table({"seq": pa.array(range(start, stop), pa.int32()),  # noqa: F841 (scanned by DuckDB)
+                              "evidence_id": [k[0] for k in keys[start:stop]],
+                              "digest": [digest(i) for i in range(start, stop)]})
+            con.execute("INSERT INTO incoming SELECT * FROM batch")
+        con.execute("CREATE TEMP TABLE kept AS SELECT i.seq, i.evidence_id FROM incoming i "
+                    "JOIN prev.evidence p ON p.evidence_id = i.evidence_id WHERE md5(p.doc) = i.digest")
+        con.execute("DROP TABLE incoming")
+        seqs = con.execute("SELECT seq FROM kept").fetchnumpy()["seq"].tolist()
+    except duckdb.Error:
+        con.execute("DROP TABLE IF EXISTS temp.incoming")
+        con.execute("DROP TABLE IF EXISTS temp.kept")
+        con.execute("DETACH prev")
+        return None
+    flags = bytearray(len(keys))
+    for seq in seqs:
+        flags[seq] = 1
+    return flags
+
+
+def _insert_kept(con: duckdb.DuckDBPyConnection, evidence, kept: bytearray) -> None:
+    """The current tables' rows: a kept object's copied from `prev` in SQL, the others' built from their objects
+    (read back from the spill in runs), merged in catalog order as a fresh write lays them out."""
+    for table in CURRENT:
+        con.execute(f"CREATE TEMP TABLE new_{table} AS SELECT 0::INTEGER AS _seq, * FROM {table} LIMIT 0")
+    staged: dict[str, list[tuple]] = {t: [] for t in CURRENT}
+    n, start, held = len(evidence), 0, 0
+    while start < n:
+        while start < n and kept[start]:
+            start += 1
+        stop = start
+        while stop < n and not kept[stop] and stop - start < INSERT_BATCH:
+            stop += 1
+        for seq, ev in enumerate(evidence[start:stop], start):
+            for table, rows in _rows([ev]).items():
+                if table in staged:
+                    staged[table] += [(seq, *r) for r in rows]
+        held += stop - start
+        if held >= INSERT_BATCH or stop >= n:
+            for table, rows in staged.items():
+                _many(con, f"new_{table}", rows)
+                rows.clear()
+            held = 0
+        start = stop
+    for table in CURRENT:
+        columns = [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
+        listed = ", ".join(columns)
+        from_prev = ", ".join(f"p.{c}" for c in columns)
+        # Within an object its rows keep their order: the previous file's row order, or the order they were built.
+        con.execute(f"INSERT INTO {table} SELECT {listed} FROM ("
+                    f"SELECT k.seq AS _seq, p.rowid AS _row, {from_prev} FROM prev.{table} p "
+                    f"JOIN kept k ON p.evidence_id = k.evidence_id "
+                    f"UNION ALL SELECT _seq, rowid, {listed} FROM new_{table}) ORDER BY _seq, _row")
+        con.execute(f"DROP TABLE new_{table}")
+    con.execute("DROP TABLE kept")
+    con.execute("DETACH prev")
+
+
 def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, source: str,
-            now: datetime | None = None, ingest: int | None = None, index_version: int | None = None) -> None:
+            now: datetime | None = None, ingest: int | None = None, index_version: int | None = None,
+            kept: bytearray | None = None) -> None:
     now = now or datetime.now(timezone.utc)
     con.executemany("INSERT INTO meta VALUES (?, ?)", [
         ("catalog_revision", revision), ("ingested_at", now.isoformat(timespec="seconds")), ("source", source),
-        ("schema_version", SCHEMA_VERSION), ("ingest", str(ingest or "")),
+        ("schema_version", SCHEMA_VERSION), ("rows_version", ROWS_VERSION), ("ingest", str(ingest or "")),
         ("warnings", json.dumps(catalog.warnings)), ("object_count", str(len(catalog.evidence))),
         ("index_version", "" if index_version is None else str(index_version)),
         ("fiscal_year_start_month", str(catalog.settings.fiscal_year_start_month)),
@@ -320,7 +407,7 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
     # A batch of objects at a time: the rows of every object at once (a tuple each, the JSON document, then an
     # Arrow copy) were most of a large ingest's peak memory (docs/scale.md, "Bounded memory").
-    for start in range(0, len(catalog.evidence), INSERT_BATCH):
+    for start in range(0, len(catalog.evidence) if kept is None else 0, INSERT_BATCH):
         if start % COMMIT_OBJECTS == 0:
             con.execute("BEGIN")
         batch = catalog.evidence[start:start + INSERT_BATCH]
@@ -329,6 +416,8 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
                 _many(con, table, data)
         if (start + INSERT_BATCH) % COMMIT_OBJECTS == 0 or start + INSERT_BATCH >= len(catalog.evidence):
             con.execute("COMMIT")
+    if kept is not None:
+        _insert_kept(con, catalog.evidence, kept)
     # Each entity's kinds from the rows just written (in the order entities first appear), not a dict of every
     # entity held while the batches go by.
     con.execute("""INSERT INTO entities SELECT entity_id, list(DISTINCT kind ORDER BY kind) FROM
@@ -341,6 +430,10 @@ INSERT_BATCH = 5_000
 # is not seen by any reader; what it bounds is the rows a transaction holds. One transaction of every row kept 4.3 GB
 # at a million objects (docs/scale.md, "Bounded memory"); a statement each (autocommit) took a third longer.
 COMMIT_OBJECTS = 100_000
+# Objects whose keys are handed to DuckDB at a time when it finds the ones it can copy (`_kept`).
+KEYS_BATCH = 100_000
+# The tables whose rows each object writes (one `_rows` call), copied for kept objects.
+CURRENT = ("evidence", "acl", "aliases", "links", "lineage_edges", "freshness")
 # DuckDB's memory while it writes a catalog file; beyond it, pages go to a spill folder beside the file.
 WRITE_MEMORY = "256MB"
 
@@ -373,9 +466,8 @@ def _many(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None
     """Bulk insert through Arrow: row-by-row executemany takes minutes on 100k objects."""
     if not rows:
         return
-    columns = [c for (c,) in con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-        [table]).fetchall()]
+    # The table's columns as its name resolves (a temporary staging table too; never an attached file's table).
+    columns = [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
     # Column by column: a dict per row (from_pylist) cost more than the insert itself at 100k objects.
     batch = pa.Table.from_arrays([pa.array(list(c)) for c in zip(*rows)], names=columns)  # noqa: F841 (scanned)
     con.execute(f"INSERT INTO {table} SELECT {', '.join(columns)} FROM batch")
