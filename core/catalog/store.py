@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from core.catalog.bulk import collector_paused
@@ -310,7 +311,7 @@ def _record_ingest(con: duckdb.DuckDBPyConnection, ingest: int, now: datetime, r
     con.execute("INSERT INTO ingests VALUES (?, ?, ?, ?, ?)", [ingest, now, revision, source, count])
 
 
-def _kept(con: duckdb.DuckDBPyConnection, db_path: Path, evidence) -> bytearray | None:
+def _kept(con: duckdb.DuckDBPyConnection, db_path: Path, evidence) -> bytes | None:
     """Per object (in catalog order), 1 when the database being replaced holds its rows as this write would
     build them; the file stays attached as `prev` for `_insert` to copy them from. None (build every row) for a
     catalog that is not kept on disk, without a readable previous file, or written by other row-building code.
@@ -342,19 +343,18 @@ def _kept(con: duckdb.DuckDBPyConnection, db_path: Path, evidence) -> bytearray 
         con.execute("CREATE TEMP TABLE kept AS SELECT i.seq, i.evidence_id FROM incoming i "
                     "JOIN prev.evidence p ON p.evidence_id = i.evidence_id WHERE md5(p.doc) = i.digest")
         con.execute("DROP TABLE incoming")
-        seqs = con.execute("SELECT seq FROM kept").fetchnumpy()["seq"].tolist()
+        seqs = con.execute("SELECT seq FROM kept").fetchnumpy()["seq"]
     except duckdb.Error:
         con.execute("DROP TABLE IF EXISTS temp.incoming")
         con.execute("DROP TABLE IF EXISTS temp.kept")
         con.execute("DETACH prev")
         return None
-    flags = bytearray(len(keys))
-    for seq in seqs:
-        flags[seq] = 1
-    return flags
+    flags = np.zeros(len(keys), np.uint8)  # a byte an object, never a Python int per kept one
+    flags[seqs] = 1
+    return flags.tobytes()
 
 
-def _insert_kept(con: duckdb.DuckDBPyConnection, evidence, kept: bytearray) -> None:
+def _insert_kept(con: duckdb.DuckDBPyConnection, evidence, kept: bytes) -> None:
     """The current tables' rows: a kept object's copied from `prev` in SQL, the others' built from their objects
     (read back from the spill in runs), merged in catalog order as a fresh write lays them out."""
     for table in CURRENT:
@@ -394,7 +394,7 @@ def _insert_kept(con: duckdb.DuckDBPyConnection, evidence, kept: bytearray) -> N
 
 def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, source: str,
             now: datetime | None = None, ingest: int | None = None, index_version: int | None = None,
-            kept: bytearray | None = None) -> None:
+            kept: bytes | None = None) -> None:
     now = now or datetime.now(timezone.utc)
     con.executemany("INSERT INTO meta VALUES (?, ?)", [
         ("catalog_revision", revision), ("ingested_at", now.isoformat(timespec="seconds")), ("source", source),
