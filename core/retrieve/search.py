@@ -18,8 +18,9 @@ from core.catalog.envelope import IndexStatus
 from core.catalog.store import Store
 from core.catalog.text import STOPWORDS, words
 from core.retrieve import reader
+from core.retrieve.delta import IndexDelta, index_delta
 from core.retrieve.embed import Embedder
-from core.retrieve.index import TABLE, UNINDEXED_CLASSES, IndexUnavailable, connect_index, index_path
+from core.retrieve.index import TABLE, IndexUnavailable, connect_index, index_path
 from core.retrieve.terms import TermIndex
 from core.settings.objects import RemoteIndex
 
@@ -66,6 +67,10 @@ def _guarded(method):
 
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
+# Rows whose hit columns a searcher holds (~320 bytes a row, most of it text: 57 MB at the 100k catalog's 178,260);
+# above it a query's rows are read from Lance (at 1M objects, 1.8M rows, held they would be ~570 MB a searcher).
+HELD_ROWS_UP_TO = 500_000
+TEXT_BATCH = 10_000  # texts turned into Python strings at a time while their words are counted
 # Filtered sets kept as row masks per searcher (a filter is per role and pass; 178 KB each at 100k objects).
 MASKS_KEPT = 64
 
@@ -154,14 +159,10 @@ class Searcher:
     # ---- the third clock: does the index reflect the catalog's content and permissions? ----
     @cached_property
     @_guarded
-    def _state(self) -> tuple[dict, dict]:
-        indexed = self.dataset.to_table(columns=["evidence_id", "content_hash", "acl_revision", "acl"],
-                                        filter="part = 'body' AND chunk_id LIKE '%#0'").to_pylist()
-        live = self.store.con.execute(
-            "SELECT evidence_id, content_hash, acl_revision, acl FROM evidence WHERE authority_class IS NULL "
-            "OR NOT list_contains(?::VARCHAR[], authority_class)", [list(UNINDEXED_CLASSES)]).fetchall()
-        return ({r["evidence_id"]: (r["content_hash"], r["acl_revision"], set(r["acl"])) for r in indexed},
-                {r[0]: (r[1], r[2], set(r[3])) for r in live})
+    def _delta(self) -> IndexDelta:
+        """Where the pinned index and the live catalog disagree, computed once in SQL (core/retrieve/delta.py): what
+        status_for and role_filter need, held for the changed objects only, never for every object."""
+        return index_delta(self.store.con, self.dataset)
 
     def status_for(self, role: str, grants: frozenset[str] = frozenset()) -> IndexStatus:
         """Index freshness as this role may see it: only ids the role can see are named or counted."""
@@ -171,14 +172,16 @@ class Searcher:
     def _status_for(self, role: str, grants: frozenset[str]) -> IndexStatus:
         if not self.available:
             return IndexStatus(status="absent", detail="no search index; answers use the catalog only")
-        indexed, live = self._state
-        mine = {e for e, (_, _, acl) in live.items() if role in acl or e in grants}
-        stale_content = sorted(e for e in mine if e in indexed and indexed[e][0] != live[e][0])
-        stale_acl = sorted(e for e in mine if e in indexed and indexed[e][1] != live[e][1])
-        missing = sorted(e for e in mine if e not in indexed)
+        delta = self._delta
+        granted = delta.granted_beyond(self.store.con, role, grants)
+        mine = [(e, live, indexed) for e, (live, indexed) in sorted(delta.changed.items())
+                if live is not None and (role in live[2] or e in grants)]
+        stale_content = [e for e, live, indexed in mine if indexed is not None and indexed[0] != live[0]]
+        stale_acl = [e for e, live, indexed in mine if indexed is not None and indexed[1] != live[1]]
+        missing = [e for e, _, indexed in mine if indexed is None]
         status = "current" if not (stale_content or stale_acl or missing) else "stale"
-        return IndexStatus(status=status, indexed_objects=len(mine & set(indexed)), stale_content=stale_content,
-                           stale_acl=stale_acl, missing=missing,
+        return IndexStatus(status=status, indexed_objects=delta.indexed_by_role.get(role, 0) + len(granted),
+                           stale_content=stale_content, stale_acl=stale_acl, missing=missing,
                            detail="permissions are checked against the live catalog; stale text is re-read from it")
 
     def role_filter(self, role: str, grants: frozenset[str] = frozenset()) -> str:
@@ -194,10 +197,12 @@ class Searcher:
         return self.role_filter(view.role, view.grants)
 
     def _role_filter(self, role: str, grants: frozenset[str]) -> str:
-        indexed, live = self._state
-        revoked = {e for e, (_, _, acl) in indexed.items() if role in acl and role not in live.get(e, ("", "", set()))[2]}
-        granted = {e for e, (_, _, acl) in live.items() if role in acl and e in indexed and role not in indexed[e][2]}
-        granted |= {e for e in grants if e in live and e in indexed}
+        delta = self._delta
+        revoked = {e for e, (live, indexed) in delta.changed.items()
+                   if indexed is not None and role in indexed[2] and (live is None or role not in live[2])}
+        granted = {e for e, (live, indexed) in delta.changed.items()
+                   if live is not None and indexed is not None and role in live[2] and role not in indexed[2]}
+        granted |= delta.indexed_and_live(self.store.con, grants)
         where = f"array_has(acl, {sql_str(role)})"
         if revoked:
             where = f"({where} AND evidence_id NOT IN {sql_list(revoked)})"
@@ -208,21 +213,25 @@ class Searcher:
     # ---- queries ----
     @property
     def hit_rows(self) -> tuple:
-        """Every row's hit columns at the pinned version, and how to find a row id's place among them: read once per
-        searcher (57 MB and 0.2 s for the 178,260 rows of the 100k catalog), so a query returns row ids and scores
-        only. Reading the columns of a query's rows cost more than the query: at 100k Lance's analyze_plan gave 3 of
-        a vector search's 13 ms to reading its 30 rows.
+        """Every row's hit columns at the pinned version (or None above HELD_ROWS_UP_TO rows), and how to find a row
+        id's place among them: read once per searcher (57 MB and 0.2 s for the 178,260 rows of the 100k catalog), so a
+        query returns row ids and scores only. Reading the columns of a query's rows cost more than the query: at 100k
+        Lance's analyze_plan gave 3 of a vector search's 13 ms to reading its 30 rows. Above HELD_ROWS_UP_TO a query's
+        rows are taken from Lance by their place (the same scan order) instead of held.
         The version is pinned, so these rows cannot change under the searcher; a row reaches an answer only
         through a query or a mask that applied the role's filter."""
         with self._rows_lock:
             if self._hit_rows is None:
-                table = self.dataset.to_table(columns=HIT_COLUMNS, with_row_id=True)
+                held = self.rows <= HELD_ROWS_UP_TO
+                table = self.dataset.to_table(columns=HIT_COLUMNS if held else ["chunk_id"], with_row_id=True,
+                                              scan_in_order=True)
                 ids = table.column("_rowid").to_numpy()
                 order = np.argsort(ids, kind="stable")
                 # A row's place in chunk id order: how equal full-text scores are ranked (at 100k, ~1,000 rows can tie).
                 by_chunk = pc.rank(table.column("chunk_id"), sort_keys="ascending").to_numpy()
                 # One chunk per column: taking rows across the 22 chunks Lance returns at 100k took 24 ms, from one 1.6.
-                self._hit_rows = (table.drop_columns(["_rowid"]).combine_chunks(), ids[order], order, by_chunk)
+                held_rows = table.drop_columns(["_rowid"]).combine_chunks() if held else None
+                self._hit_rows = (held_rows, ids[order], order, by_chunk)
             return self._hit_rows
 
     def _places(self, row_ids) -> np.ndarray:
@@ -232,16 +241,24 @@ class Searcher:
 
     def _take(self, at) -> list[dict]:
         """The hit columns of the rows at these places in hit_rows, in this order."""
-        return self.hit_rows[0].take(at).to_pylist() if len(at) else []
+        if not len(at):
+            return []
+        held = self.hit_rows[0]
+        return (held.take(at) if held is not None else self.dataset.take(at, columns=HIT_COLUMNS)).to_pylist()
 
     @property
     def terms(self) -> TermIndex:
-        """Every row's words counted (core/retrieve/terms.py), built once per searcher from hit_rows' text: ~4-5 s at
-        100k objects, which the warm-up pays (core/answer/warm.py), else the first full-text search."""
-        table = self.hit_rows[0]
+        """Every row's words counted (core/retrieve/terms.py), built once per searcher from the rows' text in scan order
+        (a row's place in hit_rows): ~4-5 s at 100k objects, which the warm-up pays (core/answer/warm.py), else the
+        first full-text search. The text is read a batch at a time: only the counts are kept."""
+        held = self.hit_rows[0]
         with self._rows_lock:
             if self._terms is None:
-                self._terms = TermIndex(table.column("text").to_pylist())
+                batches = ([held.column("text")] if held is not None else
+                           (b.column("text") for b in self.dataset.to_batches(columns=["text"], scan_in_order=True)))
+                self._terms = TermIndex(text for column in batches
+                                        for start in range(0, len(column), TEXT_BATCH)
+                                        for text in column.slice(start, TEXT_BATCH).to_pylist())
             return self._terms
 
     def within(self, where: str) -> np.ndarray:
@@ -249,7 +266,7 @@ class Searcher:
         (one scan of its columns, ~14 ms at 100k), once per filter and searcher."""
         def scan():
             found = self.dataset.to_table(columns=[], with_row_id=True, filter=where)
-            mask = np.zeros(len(self.hit_rows[0]), dtype=bool)
+            mask = np.zeros(len(self.hit_rows[1]), dtype=bool)
             mask[self._places(found.column("_rowid").to_numpy())] = True
             return mask
         with self._lock:

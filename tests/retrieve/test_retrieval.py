@@ -233,10 +233,13 @@ def test_rows_an_older_release_chunked_differently_are_re_embedded(tmp_path, emb
         assert float(np.dot(now[cid]["vector"], want[cid]["vector"])) > 0.999
 
 
-def test_hits_are_the_rows_the_query_found_after_a_reingest(tmp_path, embedder):
+@pytest.mark.parametrize("held", [True, False], ids=["rows held", "rows taken from Lance"])
+def test_hits_are_the_rows_the_query_found_after_a_reingest(tmp_path, embedder, monkeypatch, held):
     """A query returns row ids and scores; a hit's columns come from the searcher's copy of its pinned version's rows
-    (Searcher.hit_rows). After an incremental re-ingest (rows deleted and appended: several fragments) every hit, as
-    every role, is still the row Lance found: the same as reading the columns in the query itself."""
+    (Searcher.hit_rows), or above HELD_ROWS_UP_TO rows from Lance by their place. After an incremental re-ingest (rows
+    deleted and appended: several fragments) every hit, as every role, is still the row Lance found: the same as
+    reading the columns in the query itself; and full-text hits are the same whether the rows are held or not."""
+    from core.retrieve import search
     from core.retrieve.search import HIT_COLUMNS
     db = tmp_path / "c.duckdb"
     catalog = load_catalog(DEMO)
@@ -246,8 +249,13 @@ def test_hits_are_the_rows_the_query_found_after_a_reingest(tmp_path, embedder):
     write_catalog(changed, db)
     build_index(changed, db, embedder, quiet=True)
     store = Store(db)
+    reference = Searcher(store, embedder)
+    assert reference.hit_rows[0] is not None  # rows held: the demo is far below the limit
+    if not held:
+        monkeypatch.setattr(search, "HELD_ROWS_UP_TO", 0)
     searcher = Searcher(store, embedder)
     assert len(searcher.dataset.get_fragments()) > 1
+    assert (searcher.hit_rows[0] is not None) == held
     checked = 0
     for role in [r.name for r in store.roles()]:
         where = f"{searcher.role_filter(role)} AND part = 'body'"
@@ -258,7 +266,9 @@ def test_hits_are_the_rows_the_query_found_after_a_reingest(tmp_path, embedder):
             assert [(h.evidence_id, h.part, h.text, h.lifecycle) for h in hits] == \
                 [(r["evidence_id"], r["part"], r["text"], r["lifecycle"]) for r in lance]
             checked += len(hits)
-            assert all(visible(store, role).by_ids([h.evidence_id]) for h in searcher.text(q, where, k=10))
+            found = searcher.text(q, where, k=10)
+            assert all(visible(store, role).by_ids([h.evidence_id]) for h in found)
+            assert [h.__dict__ for h in found] == [h.__dict__ for h in reference.text(q, where, k=10)]
     assert checked > 50
     found = searcher.text("refund settles", f"{searcher.role_filter('analyst')} AND part = 'body'", k=5)
     assert found and found[0].evidence_id == "metric.refund_rate.v1" and "settles" in found[0].text
