@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 
 import numpy as np
@@ -92,12 +92,6 @@ class Embedder:
             return self._load()
 
     def _load(self):
-        started = _take_started(self.model_name, self.backend)
-        if started is not None:
-            return started.result()  # what loading raised, it raises here, as loading here would
-        return self._load_here()
-
-    def _load_here(self):
         if self.backend != "torch":
             from core.retrieve.onnx_embed import OnnxEncoder
             return OnnxEncoder(self.model_name, quantized=self.backend == "onnx-int8")
@@ -192,40 +186,3 @@ class Embedder:
                 list(pool.map(work, batches[start:start + step]))
                 report(start)
         return out
-
-
-# Encoders a one-question process began loading before it opened its index (start_loading), by (weights,
-# backend); the first Embedder that needs that pair takes it.
-_started: dict[tuple[str, str], Future] = {}
-_started_lock = threading.Lock()
-
-
-def start_loading(model: str | None, rows: int) -> None:
-    """Begin loading, on a thread of its own, the encoder a question on an index of about `rows` rows embeds with
-    (`Embedder.for_rows`; the catalog's object count is a floor of its chunk rows, so a catalog just under
-    LARGE_INDEX_ROWS objects may guess full precision for an int8 index: the searcher then loads its own).
-    A cold `ask` embeds every question it searches with, and loaded ONNX Runtime and the model (0.2-0.4 s) only
-    after opening the index; loaded while the index opens, it is ready sooner (most of the loading holds the
-    interpreter, so the two overlap only where ONNX Runtime, Lance and DuckDB release it: ~0.04 s of a demo answer,
-    docs/scale.md). Not a daemon: a process that ends first (an error) waits for it, as ONNX Runtime aborts the
-    process if its threads are torn down mid-load."""
-    embedder = Embedder(model).for_rows(rows)
-    key = (embedder.model_name, embedder.backend)
-    with _started_lock:
-        if key in _started:
-            return
-        pending = _started[key] = Future()
-
-    def load():
-        if pending.set_running_or_notify_cancel():
-            try:
-                pending.set_result(embedder._load_here())
-            except BaseException as exc:  # noqa: BLE001 - handed to whoever takes it, raised there
-                pending.set_exception(exc)
-
-    threading.Thread(target=load, name="asof-encoder-load").start()
-
-
-def _take_started(model: str, backend: str) -> Future | None:
-    with _started_lock:
-        return _started.pop((model, backend), None)

@@ -26,7 +26,7 @@ from core.ingest.load import CatalogError, read_text
 from core.ingest.metricflow import DbtTools, MetricFlowError
 from core.read.dates.day_range import check_day, check_time
 from core.read.dates.written import parse_period
-from core.retrieve.embed import Embedder, start_loading
+from core.retrieve.embed import Embedder
 from core.retrieve.index import check_index_path, index_path
 from core.retrieve.search import open_searcher
 from core.serve import audit, mcp_cli, review_cli
@@ -333,16 +333,8 @@ def _ask(args) -> int:
 def _ask_store(args, store) -> int:
     settings = Settings.from_env()
     # The same principal -> roles mapping as the app; in demo mode without --principal any role goes.
-    roles = [r.name for r in store.roles()]
-    allowed = cli_roles(settings.auth.mode, args.principal, store.principals(), roles, settings.auth.email_domain)
-    if not args.batch:
-        role = cli_role(args.role, allowed, args.principal)
-        if not args.question or not role:
-            raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
-        q = _question(role, args.question, args.date, args.period, args.at, args.recorded_at)
-        if role in roles and q.recorded_at is None and index_path(store.path).exists():
-            # The question will be embedded (ask.py prepares it first): its encoder loads while the index opens.
-            start_loading(settings.embed_model, int(store.meta().get("object_count") or 0))
+    allowed = cli_roles(settings.auth.mode, args.principal, store.principals(), [r.name for r in store.roles()],
+                        settings.auth.email_domain)
     searcher = open_searcher(store, settings.embed_model)
     if args.batch:
         if args.question:
@@ -383,6 +375,10 @@ def _ask_store(args, store) -> int:
         for line in out:
             print(line)
         return 1 if failed else 0
+    role = cli_role(args.role, allowed, args.principal)
+    if not args.question or not role:
+        raise ValueError("ask needs --role and a QUESTION (or --batch FILE)")
+    q = _question(role, args.question, args.date, args.period, args.at, args.recorded_at)
     env, _ = _answer(store, q, searcher, args)
     try:
         restated = _restate_from(store, env, q, args.restate_from, settings) if args.restate_from else None

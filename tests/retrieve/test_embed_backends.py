@@ -91,26 +91,6 @@ def test_cold_cli_definition_answer_does_only_its_own_work(demo):
     assert "IMPORTED []" in out.stdout, out.stdout[-500:]
 
 
-
-def test_cold_cli_answer_loads_its_encoder_while_it_opens_the_index(demo):
-    """A cold `python -m core ask` embeds its question, so it begins loading the encoder (ONNX Runtime, the model)
-    on a thread of its own before it opens the search index, instead of after: the two overlap on two cores.
-    The encoder is loaded once, by that thread, and the answer is the one a process that loads it later gives."""
-    store, _ = demo
-    probe = ("import sys, threading; import core.serve.cli as cli; from core.retrieve import embed, reader; "
-             "from core.retrieve.onnx_embed import OnnxEncoder; events = []; "
-             "opened, load = reader.open_dataset, OnnxEncoder.__init__\n"
-             "def opening(*a, **k):\n loading = len(getattr(embed, '_started', {})); "
-             "events.append(f'index opened, {loading} encoder loading'); return opened(*a, **k)\n"
-             "def loading(self, *a, **k):\n events.append('encoder loaded on ' + threading.current_thread().name); "
-             "return load(self, *a, **k)\n"
-             "reader.open_dataset, OnnxEncoder.__init__ = opening, loading; rc = cli.main(sys.argv[1:]); "
-             "print('EVENTS', '|'.join(events)); raise SystemExit(rc)")
-    out = _cold_ask(store, probe)
-    events = out.stdout.split("EVENTS ", 1)[1].splitlines()[0]
-    assert sorted(events.split("|")) == ["encoder loaded on asof-encoder-load", "index opened, 1 encoder loading"], \
-        events
-
 def test_weights_kept_beside_the_graph_give_the_same_vectors(tmp_path):
     """The encoder opens the exported graph with its weights in a file beside it (read by ONNX Runtime without
     parsing them out of the graph: half the time to open a cold answer's encoder); its vectors are the ones the
