@@ -47,6 +47,9 @@ def ask_garden(tmp_path_factory, embedder):
     ("which models begin with stg_?", "volunteer", ["stg_greenhouse_sensors", "stg_tickets"]),
     ("list the fct_* models", "volunteer", ["fct_plant_sales", "fct_visits"]),
     ("models named fct_*", "volunteer", ["fct_plant_sales", "fct_visits"]),  # "named" leads to the wildcard
+    ("which sources are called raw_pos*", "volunteer", ["raw_pos.sale_events", "raw_pos.tills"]),  # a verb between
+    ("which models are like *_joined?", "volunteer", ["int_visits_joined"]),
+    ("models that look like fct_*", "curator", ["fct_donor_gifts", "fct_plant_sales", "fct_visits"]),
     ("sources ending in _events", "volunteer", ["raw_iot.soil_events", "raw_pos.sale_events"]),
     ("what models have names containing visits?", "volunteer", ["fct_visits", "int_visits_joined"]),
 ])

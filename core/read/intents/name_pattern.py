@@ -22,7 +22,9 @@ _HOW = (r"(?:(?:" + _NAME_LEAD + r"|(?:that|which)\s+(?:are\s+)?)?"
 # Every branch says how names are written: starts, begins, ends, prefix, suffix, contains or includes.
 NAME_PART = Gated(r"\b" + _HOW, re.I, needs=r"start|begin|end|prefix|suffix|contain|includ")
 # "fct_* models", "list *_daily sources": a wildcard written the way a shell or dbt selector takes it.
-_STAR_LEAD = re.compile(r"\b(?:named|called|like|matching)\s+\Z", re.I)
+# A verb may come between the kind and that word: "which sources are called raw_*", "models that look like *_joined".
+_STAR_VERB = r"(?:(?:that\s+|which\s+)?(?:are|is|were|was|get|look|looks|sound|sounds)\s+)?"
+_STAR_LEAD = re.compile(r"\b" + _STAR_VERB + r"(?:named|called|like|matching)\s+\Z", re.I)
 STAR = re.compile(r"(?<![\w*])(?P<star>[A-Za-z][\w.]*\*|\*[\w.]*\w)(?![\w*])")
 _NOUNS = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages|dashboards|exposures|reports)"
 # The listing question itself (core/read/intents/intent.py): a kind in the plural, then how its names are written, or a
@@ -30,7 +32,7 @@ _NOUNS = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|doc
 _ANY_STAR = r"(?<![\w*])(?:[A-Za-z][\w.]*\*|\*[\w.]*\w)(?![\w*])"
 # Every branch names a kind in the plural (core/read/intents/gated.py: not compiled for a question that names none).
 LISTED = Gated(r"\b" + _NOUNS + r"\b(?:\s+\w+){0,2}?\s+" + _HOW + r"|" + _ANY_STAR + r"\s+" + _NOUNS + r"\b|\b"
-               + _NOUNS + r"\s+(?:named|called|like|matching)\s+" + _ANY_STAR, re.I, needs=_NOUNS)
+               + _NOUNS + r"\s+" + _STAR_VERB + r"(?:named|called|like|matching)\s+" + _ANY_STAR, re.I, needs=_NOUNS)
 
 
 def read(question: str) -> tuple[str, str, tuple[int, int]] | None:
