@@ -92,3 +92,18 @@ class SpilledEvidence(Sequence[Evidence]):
 
     def close(self) -> None:
         self._file.close()
+
+
+def unflagged_runs(flags, longest: int) -> Iterator[tuple[int, int]]:
+    """(start, stop) of each run of neighbouring objects whose flag is 0, at most `longest` long, in order: the objects a
+    re-ingest must still read back, read a run at a time (a spilled catalog reads a run with one file read)."""
+    n, start = len(flags), 0
+    while start < n:
+        while start < n and flags[start]:
+            start += 1
+        stop = start
+        while stop < n and not flags[stop] and stop - start < longest:
+            stop += 1
+        if start < stop:
+            yield start, stop
+        start = stop

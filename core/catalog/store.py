@@ -28,6 +28,7 @@ import pyarrow as pa
 from core.catalog.bulk import collector_paused
 from core.catalog.evidence import Catalog, Evidence, Role, evidence_keys
 from core.catalog.rows import MemoryRows, SqlRows, acl_sql
+from core.catalog.spilled import unflagged_runs
 from core.catalog.walk import walk
 from core.settings import budget
 
@@ -306,8 +307,9 @@ def _record_ingest(con: duckdb.DuckDBPyConnection, ingest: int, now: datetime, r
         con.execute(f"INSERT INTO {table}_history SELECT {select} FROM {table} {new}", [ingest])
     con.execute("DROP TABLE closing")
     con.execute("DROP TABLE opening")
+    # In id order: a grouping's order is the hash table's, and two writes of the same catalog must give the same file.
     con.execute("""INSERT INTO latest_acl SELECT evidence_id, arg_max(acl, recorded_from),
-                   arg_max(acl_revision, recorded_from) FROM evidence_history GROUP BY evidence_id""")
+                   arg_max(acl_revision, recorded_from) FROM evidence_history GROUP BY evidence_id ORDER BY evidence_id""")
     con.execute("INSERT INTO ingests VALUES (?, ?, ?, ?, ?)", [ingest, now, revision, source, count])
 
 
@@ -354,30 +356,29 @@ def _kept(con: duckdb.DuckDBPyConnection, db_path: Path, evidence) -> bytes | No
     return flags.tobytes()
 
 
+def _stage(con: duckdb.DuckDBPyConnection, staged: dict[str, list[tuple]]) -> None:
+    for table, rows in staged.items():
+        _many(con, f"new_{table}", rows)
+        rows.clear()
+
+
 def _insert_kept(con: duckdb.DuckDBPyConnection, evidence, kept: bytes) -> None:
     """The current tables' rows: a kept object's copied from `prev` in SQL, the others' built from their objects
     (read back from the spill in runs), merged in catalog order as a fresh write lays them out."""
     for table in CURRENT:
         con.execute(f"CREATE TEMP TABLE new_{table} AS SELECT 0::INTEGER AS _seq, * FROM {table} LIMIT 0")
     staged: dict[str, list[tuple]] = {t: [] for t in CURRENT}
-    n, start, held = len(evidence), 0, 0
-    while start < n:
-        while start < n and kept[start]:
-            start += 1
-        stop = start
-        while stop < n and not kept[stop] and stop - start < INSERT_BATCH:
-            stop += 1
+    held = 0
+    for start, stop in unflagged_runs(kept, INSERT_BATCH):
         for seq, ev in enumerate(evidence[start:stop], start):
             for table, rows in _rows([ev]).items():
                 if table in staged:
                     staged[table] += [(seq, *r) for r in rows]
         held += stop - start
-        if held >= INSERT_BATCH or stop >= n:
-            for table, rows in staged.items():
-                _many(con, f"new_{table}", rows)
-                rows.clear()
+        if held >= INSERT_BATCH:
+            _stage(con, staged)
             held = 0
-        start = stop
+    _stage(con, staged)
     for table in CURRENT:
         columns = [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
         listed = ", ".join(columns)

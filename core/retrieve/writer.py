@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from core.catalog.bulk import collector_paused
 from core.catalog.evidence import Evidence, evidence_keys
+from core.catalog.spilled import unflagged_runs
 from core.retrieve import ann
 from core.retrieve.index import (
     FILTER_COLUMNS,
@@ -362,16 +363,8 @@ def settled_rows(db_path: str | Path, keys: list[tuple[str, str, str]]) -> array
 
 def _unsettled(evidence: Sequence[Evidence], settled: array) -> Iterator[Evidence]:
     """The objects not settled, in order, read in runs of neighbours (a spilled catalog reads a run at once)."""
-    n, start = len(evidence), 0
-    while start < n:
-        while start < n and settled[start]:
-            start += 1
-        stop = start
-        while stop < n and not settled[stop] and stop - start < SETTLED_LOOKUP:
-            stop += 1
-        if start < stop:
-            yield from evidence[start:stop]
-        start = stop
+    for start, stop in unflagged_runs(settled, SETTLED_LOOKUP):
+        yield from evidence[start:stop]
 
 
 def write_index(evidence: Sequence[Evidence], db_path: str | Path, embedder, revision: str | None = None,
