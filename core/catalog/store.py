@@ -393,6 +393,20 @@ def _insert_kept(con: duckdb.DuckDBPyConnection, evidence, kept: bytes) -> None:
     con.execute("DETACH prev")
 
 
+def _insert_built(con: duckdb.DuckDBPyConnection, evidence) -> None:
+    """The current tables' rows, every object's built. A batch of objects at a time: the rows of every object at once
+    (a tuple each, the JSON document, then an Arrow copy) were most of a large ingest's peak memory (docs/scale.md,
+    "Bounded memory")."""
+    for start in range(0, len(evidence), INSERT_BATCH):
+        if start % COMMIT_OBJECTS == 0:
+            con.execute("BEGIN")
+        for table, data in _rows(evidence[start:start + INSERT_BATCH]).items():
+            if table != "entities":
+                _many(con, table, data)
+        if (start + INSERT_BATCH) % COMMIT_OBJECTS == 0 or start + INSERT_BATCH >= len(evidence):
+            con.execute("COMMIT")
+
+
 def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, source: str,
             now: datetime | None = None, ingest: int | None = None, index_version: int | None = None,
             kept: bytes | None = None) -> None:
@@ -406,18 +420,9 @@ def _insert(con: duckdb.DuckDBPyConnection, catalog: Catalog, revision: str, sou
         ("evaluation_time", catalog.settings.evaluation_time.isoformat() if catalog.settings.evaluation_time else "")])
     _many(con, "roles", [(r.name, r.description, r.steward) for r in catalog.roles])
     _many(con, "principals", [(p.name, r) for p in catalog.principals for r in p.roles])
-    # A batch of objects at a time: the rows of every object at once (a tuple each, the JSON document, then an
-    # Arrow copy) were most of a large ingest's peak memory (docs/scale.md, "Bounded memory").
-    for start in range(0, len(catalog.evidence) if kept is None else 0, INSERT_BATCH):
-        if start % COMMIT_OBJECTS == 0:
-            con.execute("BEGIN")
-        batch = catalog.evidence[start:start + INSERT_BATCH]
-        for table, data in _rows(batch).items():
-            if table != "entities":
-                _many(con, table, data)
-        if (start + INSERT_BATCH) % COMMIT_OBJECTS == 0 or start + INSERT_BATCH >= len(catalog.evidence):
-            con.execute("COMMIT")
-    if kept is not None:
+    if kept is None:
+        _insert_built(con, catalog.evidence)
+    else:
         _insert_kept(con, catalog.evidence, kept)
     # Each entity's kinds from the rows just written (in the order entities first appear), not a dict of every
     # entity held while the batches go by.
