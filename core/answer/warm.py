@@ -13,17 +13,19 @@ import sys
 import threading
 
 from core.catalog.access import visible
+from core.catalog.facts import catalog_facts
 from core.catalog.store import Store
 from core.read.names.named import build_view
 from core.retrieve.search import Searcher
 
 
 def warm(store: Store, searcher: Searcher | None = None, stop: threading.Event | None = None) -> None:
-    """The file's keyed rows, then each role's view (without a steward's grants: those are per queue), and with a
+    """The file's keyed rows and its facts, then each role's view (without a steward's grants: those are per queue), and with a
     searcher its index state and each role's search filter, then the index's rows and their words counted. `stop`
     set (the process is exiting) ends it at the next step, so whoever joins this thread waits one step at most."""
     stop = stop or threading.Event()
     _ = store.rows  # read on this thread, not the first question's
+    catalog_facts(store)  # every role's facts and written ids, one copy for the catalog
     for role in store.roles():
         if stop.is_set():
             return

@@ -14,7 +14,8 @@ from functools import cached_property, wraps
 from rank_bm25 import BM25Okapi
 
 from core.catalog.entities import Entity, build_entity_index, head_index
-from core.catalog.evidence import GOVERNING_KINDS, Authority, Evidence, Freshness, Kind, Lifecycle
+from core.catalog.evidence import Authority, Evidence, Kind, Lifecycle
+from core.catalog.facts import FreshnessRecord, RoleFacts, catalog_facts
 from core.catalog.redact import redact, references
 from core.catalog.rows import acl_sql, in_list
 from core.catalog.store import Store
@@ -41,43 +42,6 @@ def _object_text(ev: Evidence) -> str:
     if ev.metric:
         parts += [ev.metric.formula, ev.metric.grain or "", " ".join(ev.metric.filters + ev.metric.exclusions)]
     return " ".join(parts)
-
-
-@dataclass(frozen=True, slots=True)
-class Facts:
-    """What a lineage graph and walk need of one visible object, read from the table's columns and two fields of its
-    document, without parsing it: none of these is ever redacted (core/catalog/redact.py rewrites only a formula's
-    hidden names and edges), so they are the parsed object's own."""
-    evidence_id: str
-    entity_id: str
-    kind: Kind
-    authority_class: str | None
-    version: str | None
-    governs: bool  # Evidence.governs
-    relation: str | None  # a model's model.relation
-    formula: str | None  # a metric's metric.formula as written (before redaction)
-    names_others: bool  # it has `mentions`: its formula may be redacted for a role
-    valid_from: date | None
-    valid_to: date | None
-    implemented_by: tuple[str, ...]  # a metric's implemented_by links the role may see, in order (as _redact keeps)
-
-    valid_on = Evidence.valid_on  # the effective-time rule, read off the same two dates
-
-
-@dataclass(frozen=True, slots=True)
-class FreshnessRecord:
-    """What a source's freshness is computed from (core/resolve/freshness.py source_freshness) of one visible object
-    that records a load or thresholds, without parsing the object: its columns and its `freshness` field, which
-    redaction never touches."""
-    evidence_id: str
-    kind: Kind
-    authority: Authority
-    lifecycle: Lifecycle
-    valid_from: date | None
-    valid_to: date | None
-    freshness: Freshness
-
-    valid_on = Evidence.valid_on
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,48 +185,12 @@ class Visible:
                ORDER BY e.evidence_id""", self._acl).fetchall()
         return build_entity_index(rows)
 
-    @per_view
-    def facts(self) -> dict[str, Facts]:
-        """Facts of every visible object by evidence id: a whole-catalog lineage walk meets tens of thousands of
-        objects, and parsing each (~35,000 at 100,000 objects) took seconds a question."""
-        # One parse of the document for the fields read from it, of models and metrics only.
-        rows = self.con.execute(
-            f"""SELECT evidence_id, entity_id, kind, authority_class, version, authority, lifecycle,
-                      j[1] ->> '$', j[2] ->> '$', coalesce(len(json_keys(j[3])), 0) > 0, valid_from, valid_to,
-                      coalesce(CAST(j[4] AS VARCHAR[]), [])
-               FROM (SELECT *, CASE WHEN kind IN ('model', 'metric_definition') THEN json_extract(
-                       doc, ['$.model.relation', '$.metric.formula', '$.mentions', '$.links.implemented_by']) END AS j
-                     FROM evidence WHERE {acl_sql()})""", self._acl).fetchall()
-        kinds = {k.value: k for k in Kind}
-        # A link names what a visible object carries (its evidence or entity id), or nothing: the rule _redact applies
-        # to a parsed object's links, so no reader of these facts can be handed a hidden id.
-        carried = {r[0] for r in rows} | {r[1] for r in rows}
-        # Evidence.governs, on the columns it reads.
-        return {r[0]: Facts(r[0], r[1], kinds[r[2]], r[3], r[4], r[5] == "authoritative" and kinds[r[2]] in GOVERNING_KINDS
-                            and r[6] not in ("draft", "retired"), r[7], r[8], r[9], r[10], r[11],
-                            tuple(t for t in r[12] if t in carried))
-                for r in rows}
-
-    @per_view
-    def facts_by_entity(self) -> dict[str, list[Facts]]:
-        """Every visible object's facts by entity id, in evidence id order: what `by_ids` finds for an entity id, without
-        parsing (a metric's backing model, for thousands of metrics in a whole-catalog listing)."""
-        out: dict[str, list[Facts]] = {}
-        for evidence_id in sorted(self.facts):
-            out.setdefault(self.facts[evidence_id].entity_id, []).append(self.facts[evidence_id])
-        return out
-
-    @per_view
-    def freshness_records(self) -> dict[str, FreshnessRecord]:
-        """Every visible object that records a freshness (a load, thresholds), by evidence id: each source's freshness
-        read without parsing its objects (a whole-catalog freshness listing reads thousands of sources)."""
-        rows = self.con.execute(
-            f"""SELECT evidence_id, kind, authority, lifecycle, valid_from, valid_to, doc -> '$.freshness'
-               FROM evidence WHERE {acl_sql()} AND evidence_id IN (SELECT evidence_id FROM freshness)""",
-            self._acl).fetchall()
-        # The field parsed by the model that parses the object, so every value (a load's time zone) is the same.
-        return {r[0]: FreshnessRecord(r[0], Kind(r[1]), Authority(r[2]), Lifecycle(r[3]), r[4], r[5],
-                                      Freshness.model_validate_json(r[6])) for r in rows}
+    @cached_property
+    def facts(self) -> RoleFacts:
+        """Facts of the visible objects by evidence id (core/catalog/facts.py): a whole-catalog lineage walk meets tens
+        of thousands of objects, and parsing each (~35,000 at 100,000 objects) took seconds a question. The catalog's
+        one copy, each lookup checked against this view's ACL: the view holds none of them."""
+        return RoleFacts(catalog_facts(self.store), self.role, self.grants)
 
     @per_view
     def owners(self) -> frozenset[str]:
@@ -270,16 +198,6 @@ class Visible:
         name as an owner, read without parsing the view (parsing every object took seconds at 100,000)."""
         return frozenset(o for (o,) in self.con.execute(
             f"SELECT DISTINCT owner FROM evidence WHERE {acl_sql()} AND owner IS NOT NULL", self._acl).fetchall())
-
-    @per_view
-    def governing_facts(self) -> dict[str, Facts]:
-        """The first governing visible object (by evidence id) of each entity: what a lineage node named by its entity
-        id stands for."""
-        out: dict[str, Facts] = {}
-        for evidence_id in sorted(self.facts):
-            if (f := self.facts[evidence_id]).governs:
-                out.setdefault(f.entity_id, f)
-        return out
 
     @per_view
     def by_short_id(self) -> dict[str, list[tuple[int, str]]]:
@@ -455,28 +373,11 @@ class Visible:
         return self.of_kinds(["documentation"], authority_class="dbt_doc")
 
     def by_written_ids(self, said: set[str]) -> list[Evidence]:
-        """Objects whose evidence id or entity id is one of `said`, case aside (an id as a question writes it)."""
+        """Objects whose evidence id or entity id is one of `said`, case aside (an id as a question writes it): the
+        catalog's ids by their lower case, read through this view's ACL."""
         if not said:
             return []
-        ids = sorted({i for s in said for i in self._ids_by_lower.get(s.lower(), ())})
-        return self._by_key("evidence_id", ids)
-
-    @per_view
-    def _ids_by_lower(self) -> dict[str, set[str]]:
-        """Visible evidence ids by their own id and their entity id, lower-cased: a lookup per question
-        instead of lower-casing every id of the catalog in SQL (78 ms a question at 100k objects)."""
-        index: dict[str, set[str]] = {}
-        for evidence_id, entity_id, _ in self.titles:
-            index.setdefault(evidence_id.lower(), set()).add(evidence_id)
-            index.setdefault(entity_id.lower(), set()).add(evidence_id)
-        return index
-
-    @per_view
-    def titles(self) -> list[tuple[str, str, str]]:
-        """(evidence id, entity id, title) of every visible object: what a question may name in full, read
-        without parsing any object (titles are never redacted)."""
-        return self.con.execute(f"SELECT evidence_id, entity_id, title FROM evidence WHERE {acl_sql()} "
-                                "ORDER BY evidence_id", self._acl).fetchall()
+        return self._by_key("evidence_id", catalog_facts(self.store).written(said))
 
     def granted_only(self, ev: Evidence) -> bool:
         """Whether this view reads `ev` only because it is granted by id (a steward's review queue), not through the
@@ -529,8 +430,9 @@ class Visible:
 
     def freshness_objects(self, source: str) -> list[FreshnessRecord]:
         """The visible freshness records of a source (named by its entity id or a dbt node id), by evidence id."""
-        records = self.freshness_records
-        return [records[i] for i in self.store.rows.freshness_ids(source) if i in records]
+        facts = catalog_facts(self.store)
+        return [r for i in self.store.rows.freshness_ids(source)
+                if (r := facts.freshness(i, self.role, self.grants)) is not None]
 
     def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
         return self.store.upstream_closure(starts, self.role, day, depth, grants=self.grants)

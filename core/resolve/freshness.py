@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from core.catalog.access import FreshnessRecord
 from core.catalog.envelope import FreshnessEntry
 from core.catalog.evidence import Authority, Evidence, Kind, Lifecycle
+from core.catalog.facts import FreshnessRecord
 
 
 def status(age_hours: float | None, warn_after: float | None, error_after: float | None) -> str:

@@ -5,9 +5,10 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from core.catalog.access import Facts, Visible
+from core.catalog.access import Visible
 from core.catalog.envelope import Lineage, LineageEdge, LineageNode
 from core.catalog.evidence import Evidence, Kind
+from core.catalog.facts import Facts, RoleFacts
 
 
 def is_seed(ev: Evidence | Facts) -> bool:
@@ -20,8 +21,8 @@ _KINDS = {Kind.metric_definition: "metric", Kind.model: "model", Kind.source: "s
           Kind.freshness_observation: "source"}
 
 
-def _fact(node_id: str, by_id: dict[str, Facts], by_entity: dict[str, Facts]) -> Facts | None:
-    return by_id.get(node_id) or by_entity.get(node_id)
+def _fact(node_id: str, facts: RoleFacts) -> Facts | None:
+    return facts.get(node_id) or facts.governing(node_id)
 
 
 def _kind(node_id: str, ev: Facts | None) -> str:
@@ -137,8 +138,7 @@ def _walk(view: Visible, starts: list[str], rows: list[tuple], day: date | None,
     on_edge = {n for r in rows for n in r[:2]}
     node_ids = list(dict.fromkeys([s for s in starts if s in on_edge] + [n for r in rows for n in (r[1], r[0])]))
     # Kinds and labels from the view's facts, not the parsed objects: a whole-catalog listing has tens of thousands.
-    by_id, by_entity = view.facts, view.governing_facts
-    facts = {n: f for n in node_ids if (f := _fact(n, by_id, by_entity)) is not None}
+    facts = {n: f for n in node_ids if (f := _fact(n, view.facts)) is not None}
     downstreams = {r[1] for r in rows}
     shown = {(r[0], r[1]) for r in rows}
     # A node with an upstream edge the role may not follow (a visible object carries it, but its parent is

@@ -152,7 +152,7 @@ def _linked_model(target: str, when: date | None, view) -> tuple[str | None, boo
 def _entity_models(target: str, when: date | None, view) -> list:
     """The governing model versions of the entity a link names, in effect on `when` (all without a date). A target
     that is a visible object's own id names that object, not an entity (Visible.by_ids reads it so)."""
-    objs = [view.facts[target]] if target in view.facts else view.facts_by_entity.get(target, [])
+    objs = [view.facts[target]] if target in view.facts else view.facts.of_entity(target)
     models = governing_versions([f for f in objs if f.entity_id == target], "model")
     return in_effect(models, when) if when else models
 

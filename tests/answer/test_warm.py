@@ -6,7 +6,7 @@ import pytest
 
 from core.answer.ask import Question, ask
 from core.answer.warm import warm, warm_quietly
-from core.catalog import access
+from core.catalog import access, facts
 from core.catalog import store as store_module
 from core.catalog.store import Store
 from core.read.names import named
@@ -17,7 +17,9 @@ def _nothing_may_be_built(monkeypatch):
         raise AssertionError("built on a question after the warm-up")
     monkeypatch.setattr(access, "build_entity_index", refuse)
     monkeypatch.setattr(access.Visible, "object_words", refuse)
-    monkeypatch.setattr(named, "_title_index", refuse)
+    monkeypatch.setattr(named, "_catalog_titles", refuse)
+    monkeypatch.setattr(named, "_document_names", refuse)
+    monkeypatch.setattr(facts, "CatalogFacts", refuse)
     monkeypatch.setattr(store_module, "MemoryRows", refuse)
 
 

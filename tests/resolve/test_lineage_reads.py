@@ -82,7 +82,7 @@ def _starts(view: Visible) -> dict[str, list[str]]:
 def test_the_listing_walk_reads_only_metrics_that_name_another(orchard, monkeypatch):
     view = visible(orchard, "picker")
     starts = _starts(view)
-    _ = view.facts, view.governing_facts  # per-view indexes, built once per process (core/answer/warm.py)
+    _ = view.facts  # per-view indexes, built once per process (core/answer/warm.py)
     view._objects.clear()  # as on a large catalog, where the view's memory of read objects has long turned over
     parsed: list[str] = []
     parse = Visible._parsed

@@ -84,23 +84,33 @@ class Reference:
         return not any(e.kind in ENTITY_KINDS for e in self.evidence)
 
 
-# Per role view (views are per role and read-only): built once per view, on first need.
+# Titles: one index per opened file (`_catalog_titles`), read by each role through its view at lookup; a role's own
+# index holds only its document entities' names (`_document_names`), which come from what it may see.
 _TITLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CATALOG_TITLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _title_index(view) -> dict[str, list]:
-    """First word -> [(title words, evidence id, title)] of visible objects and [(document name, entity id, None)].
+def _catalog_titles(store) -> dict[str, list]:
+    """First word -> [(title words, evidence id, title)] of every object whose title can name it (two words or more,
+    two of them no stopword), whoever may see it: read only through `_titles_at`, which checks the view.
 
-    Read from the view's (id, entity, title) rows: a cold process answering one question does not parse every
-    visible object to find the few it names (a sixth of a cold `ask` on a 1,000-model project, docs/scale.md)."""
+    Read from the table's (id, title) columns: a cold process answering one question does not parse every object to
+    find the few it names (a sixth of a cold `ask` on a 1,000-model project, docs/scale.md); and held once for the
+    catalog, not once a role (a million objects' titles a role, docs/scale.md "Answering at a million")."""
     titles: dict[str, list] = {}
-    for evidence_id, _, title in view.titles:
+    for evidence_id, title in store.con.execute("SELECT evidence_id, title FROM evidence ORDER BY evidence_id").fetchall():
         # As the question is read ("w/" is "with"); without "w/", tokenize's norms are words' (one Token less a word).
         words_ = tuple(t.norm for t in tokenize(title)) if "w/" in title.lower() else tuple(words(title))
         if len(words_) >= 2 and sum(w not in STOPWORDS for w in words_) >= 2:
             titles.setdefault(words_[0], []).append((words_, evidence_id, title))
-    # A document's or lineage page's own name ("Board letter" for "Board letter - Q2 2024 payer mix") names it
-    # too, unless a metric, model, source or policy goes by the same words.
+    return titles
+
+
+def _document_names(view) -> dict[str, list]:
+    """First word -> [(document name, entity id, None)]: a visible document's or lineage page's own name ("Board
+    letter" for "Board letter - Q2 2024 payer mix") names it too, unless a metric, model, source or policy goes by
+    the same words."""
+    names: dict[str, list] = {}
     entities = view.entities
     for ent in entities.values():
         if ent.is_topic:
@@ -112,8 +122,19 @@ def _title_index(view) -> dict[str, list]:
                 continue
             if len(name) >= 2 and sum(w not in STOPWORDS for w in name) >= 2 \
                     and not any(entities[e].is_topic for e in view.phrases.get(name, ())):
-                titles.setdefault(name[0], []).append((name, ent.entity_id, None))
-    return titles
+                names.setdefault(name[0], []).append((name, ent.entity_id, None))
+    return names
+
+
+def _titles_at(view, norms: list[str], i: int) -> list[tuple]:
+    """The visible titles, then the view's document names, written out in full from word `i` of the question: a
+    title is matched first and its object's ACL checked after, so a question costs its matches, not the titles."""
+    def written(entries):
+        return [e for e in entries if tuple(norms[i:i + len(e[0])]) == e[0]]
+    facts = view.facts
+    titles = [e for e in written(_per_view(_CATALOG_TITLES, view.store, _catalog_titles).get(norms[i], ()))
+              if e[1] in facts]
+    return titles + written(_per_view(_TITLES, view, _document_names).get(norms[i], ()))
 
 
 def named_objects(question: str, view, day=None) -> list[Reference]:
@@ -156,18 +177,16 @@ def named_objects(question: str, view, day=None) -> list[Reference]:
             # An evidence id names that one object; an entity id names the entity's objects.
             exact = [e for e in objs if e.evidence_id.lower() == said]
             keep(exact or objs, a, b, "id")
-    titles = _per_view(_TITLES, view, _title_index)
     toks = tokenize(question)
     norms = [t.norm for t in toks]
-    for i, w in enumerate(norms):
-        for title, ref, raw in titles.get(w, ()):
-            if tuple(norms[i:i + len(title)]) != title:
-                continue
+    for i in range(len(norms)):
+        matched = _titles_at(view, norms, i)
+        for title, ref, raw in matched:
             end = toks[i + len(title) - 1].end
             if raw is None:  # a document entity's name: its objects
                 keep(by_id(ref.lower(), view.by_written_ids({ref})), toks[i].start, end, "name")
             else:
-                same = [(eid, t) for words_, eid, t in titles[w] if words_ == title and t is not None]
+                same = [(eid, t) for words_, eid, t in matched if words_ == title and t is not None]
                 # Titles that differ only in marks ("Drink Revenue %", "Drink Revenue"): the one written as is.
                 said = [(eid, t) for eid, t in same if t.lower() in question.lower()]
                 longest = max((len(t) for _, t in said), default=0)
@@ -182,6 +201,8 @@ def named_objects(question: str, view, day=None) -> list[Reference]:
 
 
 def build_view(view) -> None:
-    """Build what the reader keeps per view (the title index, the vocabulary) now, not on a first question."""
-    _per_view(_TITLES, view, _title_index)
+    """Build what the reader keeps per view (its document names, the vocabulary) and the catalog's title index now,
+    not on a first question."""
+    _per_view(_CATALOG_TITLES, view.store, _catalog_titles)
+    _per_view(_TITLES, view, _document_names)
     visible_vocabulary(view)
