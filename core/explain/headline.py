@@ -13,7 +13,7 @@ from typing import Iterable, Literal
 from pydantic import BaseModel
 
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
-from core.explain.value_headline import period_loaded, period_verdict, value_headline
+from core.explain.value_headline import period_loaded, period_verdict, value_headline, when
 from core.resolve.freshness import age_text
 
 MAX_WORDS = 25
@@ -525,12 +525,23 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
     # draft on the page, and an owner, a comparison, a listing or who may see it is not a definition a draft contests.
     listed_draft = [c for c in env.conflicts if c.lifecycle == "draft" and c.label != "DRAFT"]
     for c in listed_draft[:1]:  # a change to come, not a disagreement on the date: said as what it is
-        out.append(Status(level="info", text=f"A draft starts later: {_short(c.title, 10)} (not in effect on "
-                                             f"{day_text(env.reporting_date or env.evaluated_at.date())})"))
+        out.append(Status(level="info", text=f"A draft starts later: {_short(c.title, 10)} (not in effect "
+                                             f"{_asked_when(env)})"))
     if env.behavior is Behavior.answer and not drafts and not listed_draft and env.selected \
             and env.selected[0].kind != "source" and _intent(env) is None and env.intent != "access":
         out.append(Status(level="ok", text="No draft disagrees"))
     return sorted(out, key=lambda s: _ORDER[s.level])
+
+
+def _asked_when(env: Envelope) -> str:
+    """When the question is about, as what is or is not in effect is said of it: its reporting date, else its
+    period ("in Q1 2024"), and the evaluation date only for a question about neither. Never the clock's day for a
+    question about another: a draft "not in effect on 29 Nov 2026" says nothing of Q1 2024."""
+    if env.reporting_date:
+        return f"on {day_text(env.reporting_date)}"
+    if env.period_start and env.period_end:
+        return when(env.period_start, env.period_end)
+    return f"on {day_text(env.evaluated_at.date())}"
 
 
 def date_source(env: Envelope, form_day: date | None, form_period: tuple[date, date] | None) -> str | None:
