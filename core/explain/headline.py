@@ -198,7 +198,7 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     if env.disagreement is not None and env.disagreement.governing == definition.evidence_id:
         return _disagreement(env, name, when)
     # "is it fresh?" gets the freshness verdict, "where does it come from?" the lineage; a question that also
-    # asks what the metric means keeps the definition first (freshness then leads the status line).
+    # asks what the metric means keeps the definition first, its freshness verdict after it (`_data_verdict`).
     if "freshness_status" in env.asked and env.freshness and "definition" not in env.asked:
         worst = max(env.freshness, key=lambda f: _SEVERITY[f.status])
         if env.moment is not None:
@@ -244,7 +244,23 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
             if len(with_excl.split()) <= MAX_WORDS:
                 return with_excl
         return no
+    if "freshness_status" in env.asked and env.freshness and env.moment is None:
+        # "what is X and is its data fresh?" asks two things: the definition, then the freshness verdict, both in
+        # the headline (the status line then says which sources, worst first)
+        return f"{plain}; {_data_verdict(env)}"
     return plain
+
+
+def _data_verdict(env: Envelope) -> str:
+    """Whether the data behind the answer is fresh, as a clause after what it means: "its data is failing:
+    raw_web.sessions last loaded 40 h ago"."""
+    worst = max(env.freshness, key=lambda f: _SEVERITY[f.status])
+    if worst.status == "unknown" or worst.age_hours is None:
+        return f"its data's freshness is not known: no load of {_source_name(worst.source)} is recorded"
+    if worst.status == "pass" and len(env.freshness) > 1:
+        return f"its data is fresh: all {len(env.freshness)} sources loaded on time"
+    return (f"its data is {_FRESH_WORD[worst.status]}: {_source_name(worst.source)} last loaded "
+            f"{age_text(worst.age_hours)}")
 
 
 # How the headline names the kinds a disagreement question asks about (core/read/intents/disagreement.py KINDS).

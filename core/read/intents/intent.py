@@ -131,6 +131,18 @@ def meaning_asked(question: str) -> bool:
                for c in _CLAUSE.split(question))
 
 
+# "what is the average order value and is its data fresh?", "what's AOV, and who owns it?": a clause of its own
+# asking what the subject is, whatever its name ends with, beside a clause asking something else. The clause asks
+# nothing else itself: "what is the freshness of X", "what's stale about X", "what is the model behind X" do not.
+_WHAT_IS = re.compile(r"^\W*(?:so\s+|ok\s+|and\s+)?what(?:'s|\s+is|\s+was)\s+(?:the\s+|our\s+)?\w", re.I)
+
+
+def asks_what_it_is(question: str) -> bool:
+    return any(_WHAT_IS.search(c) and not any(p.search(c) for k, p in ASPECTS.items() if k != "definition")
+               and not OWNER_ASKED.search(c) and not VALUE_CUES.search(c) and not MAGNITUDE.search(c)
+               for c in _CLAUSE.split(question) if c)
+
+
 # A named conflicting source: "the old wiki says", "according to the draft", "the note says".
 DOC_NOUNS = re.compile(r"\b(wiki|draft|memo|note|page|handbook|proposal|slack|thread|email|deck)s?\b", re.I)
 CONFLICT_CUES = re.compile(r"\b(says?|said|claims?|states?|according to|per the|mentions?|is that (still )?(current|right|true|correct))\b", re.I)
@@ -264,6 +276,8 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
         aspects.add("freshness_status")
     if "freshness_policy" in aspects and not re.search(r"\bis\b.*\b(fresh|stale)\b|\bloaded\b", question, re.I):
         aspects.discard("freshness_status")
+    if aspects and "definition" not in aspects and asks_what_it_is(question):
+        aspects.add("definition")
     nouns = {m.group(1).lower() for m in DOC_NOUNS.finditer(question)}
     overrides = [name for name, pattern in OVERRIDES.items() if pattern.search(question)]
     spans = [d.span for d in dates] + [(m.start(), m.end()) for m in VERSION.finditer(question)]
