@@ -141,12 +141,16 @@ def carried(q: Question, first: Envelope, last: Turn | None, principal: str | No
             table = (table[0], today + timedelta(days=1))
         there = move.same_days(table) if running else move.from_period(table)
         pair = tuple(sorted((there, table))) if move.compare else None
+        # A reporting date moved is a reporting date, whichever way it moves: "a year later" than 31 Dec 2024 asks
+        # what applied on 31 Dec 2025, as "the year before" asks of 31 Dec 2023 (not a period of one day).
+        day = there[0] if last.period is None and pair is None else None
         span = f"{there[0].isoformat()} to {(there[1] - timedelta(days=1)).isoformat()}"
         was = _when(last).strip().removeprefix("for ").removeprefix("on ")
         how = (f"{said}: {was} beside {span} ('{move.words}' of it)" if pair
+               else f"{said} on {day.isoformat()} ('{move.words}' {was})" if day
                else f"{said} for {span} ('{move.words}' {was})")
         again = last.value and first.intent in (None, "compare") and not first.asked
-        return replace(q, entity=last.entity_id, day=None, period=None if pair else there, compare=pair,
+        return replace(q, entity=last.entity_id, day=day, period=None if pair or day else there, compare=pair,
                        asks_value=again, value_grain=last.grain if again else None,
                        carried=f"{how} from your last question")
     own_dates = bool(first.dates_read) or q.day is not None or q.period is not None

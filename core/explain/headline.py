@@ -13,7 +13,7 @@ from typing import Iterable, Literal
 from pydantic import BaseModel
 
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
-from core.explain.value_headline import period_loaded, period_verdict, value_headline
+from core.explain.value_headline import period_loaded, period_verdict, value_headline, when
 from core.resolve.freshness import age_text
 
 MAX_WORDS = 25
@@ -198,7 +198,7 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     if env.disagreement is not None and env.disagreement.governing == definition.evidence_id:
         return _disagreement(env, name, when)
     # "is it fresh?" gets the freshness verdict, "where does it come from?" the lineage; a question that also
-    # asks what the metric means keeps the definition first (freshness then leads the status line).
+    # asks what the metric means keeps the definition first, its freshness verdict after it (`_data_verdict`).
     if "freshness_status" in env.asked and env.freshness and "definition" not in env.asked:
         worst = max(env.freshness, key=lambda f: _SEVERITY[f.status])
         if env.moment is not None:
@@ -244,7 +244,23 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
             if len(with_excl.split()) <= MAX_WORDS:
                 return with_excl
         return no
+    if "freshness_status" in env.asked and env.freshness and env.moment is None:
+        # "what is X and is its data fresh?" asks two things: the definition, then the freshness verdict, both in
+        # the headline (the status line then says which sources, worst first)
+        return f"{plain}; {_data_verdict(env)}"
     return plain
+
+
+def _data_verdict(env: Envelope) -> str:
+    """Whether the data behind the answer is fresh, as a clause after what it means: "its data is failing:
+    raw_web.sessions last loaded 40 h ago"."""
+    worst = max(env.freshness, key=lambda f: _SEVERITY[f.status])
+    if worst.status == "unknown" or worst.age_hours is None:
+        return f"its data's freshness is not known: no load of {_source_name(worst.source)} is recorded"
+    if worst.status == "pass" and len(env.freshness) > 1:
+        return f"its data is fresh: all {len(env.freshness)} sources loaded on time"
+    return (f"its data is {_FRESH_WORD[worst.status]}: {_source_name(worst.source)} last loaded "
+            f"{age_text(worst.age_hours)}")
 
 
 # How the headline names the kinds a disagreement question asks about (core/read/intents/disagreement.py KINDS).
@@ -525,12 +541,23 @@ def status_line(env: Envelope, more_freshness: Iterable[FreshnessEntry] = ()) ->
     # draft on the page, and an owner, a comparison, a listing or who may see it is not a definition a draft contests.
     listed_draft = [c for c in env.conflicts if c.lifecycle == "draft" and c.label != "DRAFT"]
     for c in listed_draft[:1]:  # a change to come, not a disagreement on the date: said as what it is
-        out.append(Status(level="info", text=f"A draft starts later: {_short(c.title, 10)} (not in effect on "
-                                             f"{day_text(env.reporting_date or env.evaluated_at.date())})"))
+        out.append(Status(level="info", text=f"A draft starts later: {_short(c.title, 10)} (not in effect "
+                                             f"{_asked_when(env)})"))
     if env.behavior is Behavior.answer and not drafts and not listed_draft and env.selected \
             and env.selected[0].kind != "source" and _intent(env) is None and env.intent != "access":
         out.append(Status(level="ok", text="No draft disagrees"))
     return sorted(out, key=lambda s: _ORDER[s.level])
+
+
+def _asked_when(env: Envelope) -> str:
+    """When the question is about, as what is or is not in effect is said of it: its reporting date, else its
+    period ("in Q1 2024"), and the evaluation date only for a question about neither. Never the clock's day for a
+    question about another: a draft "not in effect on 29 Nov 2026" says nothing of Q1 2024."""
+    if env.reporting_date:
+        return f"on {day_text(env.reporting_date)}"
+    if env.period_start and env.period_end:
+        return when(env.period_start, env.period_end)
+    return f"on {day_text(env.evaluated_at.date())}"
 
 
 def date_source(env: Envelope, form_day: date | None, form_period: tuple[date, date] | None) -> str | None:

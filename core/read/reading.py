@@ -34,8 +34,10 @@ from core.read.intents.intent import (
     Intent,
     asks_beyond_owner,
     downstream_kind,
+    inclusion_match,
     meaning_asked,
     parse_intent,
+    value_reading,
 )
 from core.read.names import made_up, named, ranker, subject
 from core.settings import budget
@@ -144,8 +146,11 @@ class Reading:
 
     @cached_property
     def names_no_subject(self) -> bool:
-        """"is it current?", "who owns it?": every word asks, points back, or is a date or version."""
-        return subject.names_no_subject(self._text, self.intent.excluded_spans)
+        """"is it current?", "who owns it?": every word asks, points back, or is a date or version. A move in time
+        ("a year later", "the next quarter") is a date of the conversation's, never a subject, whichever way it
+        moves: "later" and "next" are no more a name than "before"."""
+        move = self.period_move
+        return subject.names_no_subject(self._text, list(self.intent.excluded_spans) + ([move.span] if move else []))
 
     @cached_property
     def disagreement_kinds(self) -> list[str]:
@@ -259,7 +264,9 @@ def carried_asks(intent: Intent, question) -> Intent:
         a, b = move.span
         kept = [d for d in intent.dates if not (a <= d.span[0] and d.span[1] <= b)]
         if len(kept) < len(intent.dates):
-            changed.update(dates=kept)
+            # nor a period that makes it ask for a number ("a year earlier?" is no "AOV last month"): the number is
+            # asked again only as the last answer gave one (`asks_value` below)
+            changed.update(dates=kept, **value_reading(question.text, kept, inclusion_match(question.text)))
     if getattr(question, "asks_value", False):
         restate = intent.restate or intent.under_version  # "under v1" after a number: the period restated under v1
         changed.update(value=True, restate=restate,

@@ -137,7 +137,8 @@ def test_the_headline_answers_the_question_asked(ask_demo, role, question, expec
 
 def test_a_question_that_also_asks_the_meaning_keeps_the_definition_first(ask_demo):
     env = ask_demo("What does net revenue mean, which model backs it, and is the data fresh?", day=date(2025, 3, 31))
-    assert headline(env) == "Net revenue v2 applies on 31 Mar 2025"
+    assert headline(env) == ("Net revenue v2 applies on 31 Mar 2025; its data is stale: raw_payments.payment_events "
+                             "last loaded 3.5 h ago")
     assert status_line(env)[0].text.startswith("Stale data: raw_payments.payment_events")
 
 

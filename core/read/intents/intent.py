@@ -18,7 +18,14 @@ from core.read.intents.dbt_listing import DBT_CONDITION_WORDS
 from core.read.intents.described import asks_trouble, asks_trust
 from core.read.intents.disagreement import asks_disagreement
 from core.read.intents.gated import Gated
-from core.read.intents.listing_filter import CONDITION_WORDS, FRESHNESS_WORDS, NOT_LOADED, OWNER_NAMED, UPSTREAM_VERBS
+from core.read.intents.listing_filter import (
+    CONDITION_WORDS,
+    FRESHNESS_WORDS,
+    NOT_LOADED,
+    OWNER_NAMED,
+    STILL_OPT,
+    UPSTREAM_VERBS,
+)
 from core.read.intents.table_facts import table_facts_asked
 
 ASPECTS: dict[str, re.Pattern] = {
@@ -122,6 +129,18 @@ def meaning_asked(question: str) -> bool:
     """Whether some clause asks what the subject is (its definition) without asking who owns it."""
     return any(_MEANING.search(c) and not ASPECTS["owner"].search(c) and not OWNER_ASKED.search(c)
                for c in _CLAUSE.split(question))
+
+
+# "what is the average order value and is its data fresh?", "what's AOV, and who owns it?": a clause of its own
+# asking what the subject is, whatever its name ends with, beside a clause asking something else. The clause asks
+# nothing else itself: "what is the freshness of X", "what's stale about X", "what is the model behind X" do not.
+_WHAT_IS = re.compile(r"^\W*(?:so\s+|ok\s+|and\s+)?what(?:'s|\s+is|\s+was)\s+(?:the\s+|our\s+)?\w", re.I)
+
+
+def asks_what_it_is(question: str) -> bool:
+    return any(_WHAT_IS.search(c) and not any(p.search(c) for k, p in ASPECTS.items() if k != "definition")
+               and not OWNER_ASKED.search(c) and not VALUE_CUES.search(c) and not MAGNITUDE.search(c)
+               for c in _CLAUSE.split(question) if c)
 
 
 # A named conflicting source: "the old wiki says", "according to the draft", "the note says".
@@ -257,6 +276,8 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
         aspects.add("freshness_status")
     if "freshness_policy" in aspects and not re.search(r"\bis\b.*\b(fresh|stale)\b|\bloaded\b", question, re.I):
         aspects.discard("freshness_status")
+    if aspects and "definition" not in aspects and asks_what_it_is(question):
+        aspects.add("definition")
     nouns = {m.group(1).lower() for m in DOC_NOUNS.finditer(question)}
     overrides = [name for name, pattern in OVERRIDES.items() if pattern.search(question)]
     spans = [d.span for d in dates] + [(m.start(), m.end()) for m in VERSION.finditer(question)]
@@ -406,7 +427,7 @@ _LOADED = r"(?:data|datasets?|sources?|tables?|feeds?|loads?|pipelines?|extracts
 _FRESHNESS_LISTING = (
     r"(?:anything|everything|something|what(?:'s|\s+is|\s+are)|"
     r"(?:what|which|any|all)\s+(?:of\s+)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?" + _LOADED + r")"
-    r"\s+(?:that(?:'s|\s+is|\s+are)?\s+|(?:is|are|was|were|has|have)\s+)?(?:" + FRESHNESS_WORDS + r")|"
+    r"\s+(?:that(?:'s|\s+is|\s+are)?\s+|(?:is|are|was|were|has|have)\s+)?" + STILL_OPT + r"(?:" + FRESHNESS_WORDS + r")|"
     r"(?:what|which|any|are there any|are there)\s+(?:stale|late|overdue|out[- ]of[- ]date|fresh|up[- ]to[- ]date)\s+"
     r"(?:\w+\s+)?" + _LOADED + r"|"
     # "what didn't load on time?", "what has not been refreshed today?": nothing loaded is named, the negation says it.
@@ -417,8 +438,8 @@ _FRESHNESS_LISTING = (
 _READERS = r"(?:metrics?|kpis?|measures?|models?|dashboards?|reports?|exposures?)"
 _STALE_READERS = (
     r"(?:what|which|any|all|(?:are|is|do|does|has|have)\s+(?:there\s+)?(?:any|all))\s+(?:of\s+)?(?:the\s+|our\s+|my\s+)?"
-    r"(?:\w+\s+)?" + _READERS + r"\s+(?:(?:\w+\s+){0,3}?" + UPSTREAM_VERBS + r"\b.{0,40}?|(?:(?:are|is|were|was)\s+)?)"
-    r"(?:" + FRESHNESS_WORDS + r")")
+    r"(?:\w+\s+)?" + _READERS + r"\s+(?:(?:\w+\s+){0,3}?" + UPSTREAM_VERBS + r"\b.{0,40}?|(?:(?:are|is|were|was)\s+)?"
+    + STILL_OPT + r")(?:" + FRESHNESS_WORDS + r")")
 # "any drafts about revenue?": drafts are what is about to change, so asking for them asks what is coming. Words that
 # name documents, not a time: in a question whether they disagree ("are there any drafts that contradict how churn is
 # defined?") they name what disagrees, and the question is not read as upcoming (which would answer as of today, with
@@ -472,8 +493,8 @@ INTENTS: list[tuple[str, re.Pattern | Gated]] = [
         r"^\s*any (?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:about|on|for|related to|covering|around)|"
         r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+do (?:we|i|you) (?:track|have|use|report|publish|maintain|own)|"
         # "which models are deprecated?", "are any metrics without an owner?": the whole visible catalog, filtered
-        r"(?:what|which|are any|any|are there any)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:(?:are|is|were|was)\s+)?(?:"
-        + CONDITION_WORDS + r")|" + _FRESHNESS_LISTING + r"|" + _STALE_READERS + r")\b",
+        r"(?:what|which|are any|any|are there any)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+" + STILL_OPT
+        + r"(?:(?:are|is|were|was)\s+)?" + STILL_OPT + r"(?:" + CONDITION_WORDS + r")|" + _FRESHNESS_LISTING + r"|" + _STALE_READERS + r")\b",
         re.I, needs=_LIST_NOUN + r"|" + FRESHNESS_WORDS)),
     ("upcoming", re.compile(
         r"\b(upcoming|planned|pending|proposed|coming|future|next version|will .{1,40} change|"

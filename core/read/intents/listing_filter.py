@@ -34,8 +34,21 @@ FRESH_WORDS = (r"fresh|up[- ]to[- ]date|on\s+time|" + _LOAD + r"\s+" + _LOAD_WHE
 FRESHNESS_WORDS = STALE_WORDS + "|" + FRESH_WORDS  # the stale side first: "not fresh" is read before "fresh"
 _STALE = re.compile(r"(?:" + STALE_WORDS + r")\Z", re.I)
 
+# Said of a condition as holding now, which is all a listing's condition ever says: "which documents are still
+# drafts?", "which metrics are currently deprecated?", "which docs are drafts yet?", "which sources are stale right
+# now?". Beside a condition (core/read/intents/intent.py reads them between the verb and it) they neither change it
+# nor name a topic. Not "today", which the date reader reads.
+STILL = (r"(?:still|currently|presently|now|right\s+now|yet|already|as\s+(?:of\s+)?(?:now|yet)|at\s+present|"
+         r"at\s+(?:the\s+|this\s+)?moment|as\s+we\s+speak)")
+STILL_OPT = r"(?:" + STILL + r"\s+)?"
+_STILL_BEFORE = re.compile(r"\b" + STILL + r"\s+\Z", re.I)
+_STILL_AFTER = re.compile(r"\A\s+" + STILL + r"\b", re.I)
+# A lifecycle said with "in": "which documents are (still) in draft?", "metrics in draft status".
+_IN_DRAFT = r"in\s+drafts?(?:\s+(?:status|state|form|stage))?"
+
 # The words, as a regex fragment: core/read/intents/intent.py reads a listing question ending in one of them as discover.
-CONDITION_WORDS = (r"deprecated|drafts?|superseded|retired|unowned|ownerless|" + dbt_listing.DBT_CONDITION_WORDS + "|"
+CONDITION_WORDS = (r"deprecated|" + _IN_DRAFT + r"|drafts?|superseded|retired|unowned|ownerless|"
+                   + dbt_listing.DBT_CONDITION_WORDS + "|"
                    r"(?:have|has|having|with)\s+no\s+(?:\w+\s+)?owners?|without\s+(?:an?\s+|any\s+)?(?:\w+\s+)?owners?|"
                    r"(?:lack|lacks|lacking|missing)\s+(?:an?\s+)?(?:\w+\s+)?owners?|no\s+owners?|" + FRESHNESS_WORDS)
 CONDITION = Gated(r"\b(?:" + CONDITION_WORDS + r")\b", re.I)  # compiled when a listing is first read
@@ -156,13 +169,21 @@ def listing_condition(question: str) -> Condition | None:
     if m is None:
         return None
     said = m.group().lower()
-    if said in LIFECYCLES:
-        return Condition("lifecycle", LIFECYCLES[said], m.span())
+    if said in LIFECYCLES or re.fullmatch(_IN_DRAFT, said):
+        return Condition("lifecycle", LIFECYCLES.get(said, "draft"), _with_still(question, m.span()))
     if re.search(r"owner|unowned", said):
-        return Condition("owner", None, m.span())
+        return Condition("owner", None, _with_still(question, m.span()))
     lead = _upstream_lead(question, m)
-    return Condition("freshness", "stale" if _STALE.match(said) else "fresh", (lead.start() if lead else m.start(),
-                                                                               m.end()))
+    return Condition("freshness", "stale" if _STALE.match(said) else "fresh",
+                     _with_still(question, (lead.start() if lead else m.start(), m.end())))
+
+
+def _with_still(question: str, span: tuple[int, int]) -> tuple[int, int]:
+    """`span` widened over a "still", "currently" or "yet" right beside it: part of how the condition is said, so
+    never a topic the listing must be about ("which docs are drafts yet?" is not about "yet")."""
+    before = _STILL_BEFORE.search(question[:span[0]])
+    after = _STILL_AFTER.match(question[span[1]:])
+    return (before.start() if before else span[0], span[1] + (after.end() if after else 0))
 
 
 def _upstream_lead(question: str, m: re.Match) -> re.Match | None:
