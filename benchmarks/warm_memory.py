@@ -1,7 +1,7 @@
 """Where an answering process's memory goes: resident memory after each step of the warm-up a served catalog runs
-(core/answer/warm.py: the keyed rows, then each role's view, its search filter and index status, then the index's
-rows and their words counted), on a catalog ingested by `benchmarks/bench.py --keep DIR` (hash or model vectors:
-the warm-up does not embed).
+(core/answer/warm.py: the keyed rows, every object's facts once for the catalog, then each role's view, its search
+filter and index status, then the index's rows and their words counted), on a catalog ingested by
+`benchmarks/bench.py --keep DIR` (hash or model vectors: the warm-up does not embed).
 
     .venv/bin/python benchmarks/warm_memory.py DIR/bench-100000/bench.duckdb [--large] [--name warm_memory_100k]
 
@@ -40,6 +40,7 @@ def measure(db: Path, large: bool) -> dict:
     if large:
         store_module.MEMORY_ROWS_UP_TO = search_module.HELD_ROWS_UP_TO = 0
     from core.catalog.access import visible
+    from core.catalog.facts import catalog_facts
     from core.read.names.named import build_view
 
     steps, last = [], [rss_mb(), time.perf_counter(), time.process_time()]
@@ -57,6 +58,8 @@ def measure(db: Path, large: bool) -> dict:
     step("search index opened")
     _ = store.rows
     step(f"keyed rows ({type(store.rows).__name__})")
+    catalog_facts(store)
+    step("every object's facts and ids, once for the catalog")
     for role in store.roles():
         view = visible(store, role.name)
         view.build()

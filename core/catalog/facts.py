@@ -58,6 +58,9 @@ class FreshnessRecord:
     valid_on = Evidence.valid_on
 
 
+FETCH_ROWS = 50_000
+
+
 def _sees(evidence_id: str, acl: frozenset[str], role: str, grants: frozenset[str]) -> bool:
     """acl_sql's rule (core/catalog/rows.py), read off one object."""
     return role in acl or evidence_id in grants
@@ -69,24 +72,38 @@ class CatalogFacts:
 
     def __init__(self, con):
         kinds = {k.value: k for k in Kind}
-        acls: dict[tuple, frozenset[str]] = {}
+        # One object per distinct value (ACLs, entity ids, classes, versions, dates): a million objects repeat a few
+        # thousand of each, and a row fetched from DuckDB is a new string every time.
+        shared: dict = {}
         self._facts: dict[str, tuple[Facts, frozenset[str]]] = {}
         self._by_entity: dict[str, list[str]] = {}
-        # One parse of the document for the fields read from it, of models and metrics only.
-        for r in con.execute(
-                """SELECT evidence_id, entity_id, kind, authority_class, version, authority, lifecycle,
-                          j[1] ->> '$', j[2] ->> '$', coalesce(len(json_keys(j[3])), 0) > 0, valid_from, valid_to,
-                          coalesce(CAST(j[4] AS VARCHAR[]), []), acl
-                   FROM (SELECT *, CASE WHEN kind IN ('model', 'metric_definition') THEN json_extract(
-                           doc, ['$.model.relation', '$.metric.formula', '$.mentions', '$.links.implemented_by']) END AS j
-                         FROM evidence) ORDER BY evidence_id""").fetchall():
-            kind = kinds[r[2]]
-            # Evidence.governs, on the columns it reads.
-            governs = r[5] == "authoritative" and kind in GOVERNING_KINDS and r[6] not in ("draft", "retired")
-            acl = tuple(r[13] or ())
-            fact = Facts(r[0], r[1], kind, r[3], r[4], governs, r[7], r[8], r[9], r[10], r[11], tuple(r[12]))
-            self._facts[r[0]] = (fact, acls.setdefault(acl, frozenset(acl)))
-            self._by_entity.setdefault(r[1], []).append(r[0])
+        # Evidence ids by their own id or their entity id lower-cased, where that differs from the id as stored: an id
+        # as a question writes it. An id stored in lower case is found in _facts or _by_entity directly.
+        self._by_lower: dict[str, list[str]] = {}
+        # One parse of the document for the fields read from it, of models and metrics only; read in parts, so the
+        # whole result is never held beside the facts built from it.
+        result = con.execute(
+            """SELECT evidence_id, entity_id, kind, authority_class, version, authority, lifecycle,
+                      j[1] ->> '$', j[2] ->> '$', coalesce(len(json_keys(j[3])), 0) > 0, valid_from, valid_to,
+                      coalesce(CAST(j[4] AS VARCHAR[]), []), acl
+               FROM (SELECT *, CASE WHEN kind IN ('model', 'metric_definition') THEN json_extract(
+                       doc, ['$.model.relation', '$.metric.formula', '$.mentions', '$.links.implemented_by']) END AS j
+                     FROM evidence) ORDER BY evidence_id""")
+        while rows := result.fetchmany(FETCH_ROWS):
+            for r in rows:
+                kind = kinds[r[2]]
+                # Evidence.governs, on the columns it reads.
+                governs = r[5] == "authoritative" and kind in GOVERNING_KINDS and r[6] not in ("draft", "retired")
+                acl = tuple(r[13] or ())
+                entity = shared.setdefault(r[1], r[1])
+                fact = Facts(r[0], entity, kind, shared.setdefault(r[3], r[3]), shared.setdefault(r[4], r[4]),
+                             governs, r[7], r[8], r[9], shared.setdefault(r[10], r[10]),
+                             shared.setdefault(r[11], r[11]), tuple(r[12]))
+                self._facts[r[0]] = (fact, shared.setdefault(acl, frozenset(acl)))
+                self._by_entity.setdefault(entity, []).append(r[0])
+                for said in {r[0], entity}:
+                    if said.lower() != said:
+                        self._by_lower.setdefault(said.lower(), []).append(r[0])
         # The field parsed by the model that parses the object, so every value (a load's time zone) is the same.
         self._freshness = {
             r[0]: FreshnessRecord(r[0], Kind(r[1]), Authority(r[2]), Lifecycle(r[3]), r[4], r[5],
@@ -94,12 +111,6 @@ class CatalogFacts:
             for r in con.execute("""SELECT evidence_id, kind, authority, lifecycle, valid_from, valid_to,
                                            doc -> '$.freshness' FROM evidence
                                     WHERE evidence_id IN (SELECT evidence_id FROM freshness)""").fetchall()}
-        # Evidence ids by their own id and their entity id, lower-cased: an id as a question writes it.
-        self._by_lower: dict[str, list[str]] = {}
-        for evidence_id, (fact, _) in self._facts.items():
-            self._by_lower.setdefault(evidence_id.lower(), []).append(evidence_id)
-            if fact.entity_id.lower() != evidence_id.lower():
-                self._by_lower.setdefault(fact.entity_id.lower(), []).append(evidence_id)
 
     def sees(self, evidence_id: str, role: str, grants: frozenset[str]) -> bool:
         held = self._facts.get(evidence_id)
@@ -132,7 +143,14 @@ class CatalogFacts:
     def written(self, said: set[str]) -> set[str]:
         """Evidence ids whose own id or entity id is one of `said`, case aside, whoever may see them: the caller
         reads them through its view's ACL."""
-        return {e for s in said for e in self._by_lower.get(s.lower(), ())}
+        found: set[str] = set()
+        for s in said:
+            low = s.lower()
+            if low in self._facts:
+                found.add(low)
+            found.update(self._by_entity.get(low, ()))
+            found.update(self._by_lower.get(low, ()))
+        return found
 
     def freshness(self, evidence_id: str, role: str, grants: frozenset[str]) -> FreshnessRecord | None:
         record = self._freshness.get(evidence_id)

@@ -81,3 +81,35 @@ def test_roles_share_one_copy_of_the_facts(demo_store):
     assert both
     assert all(analyst.facts[e] is finance.facts[e] for e in both)
     assert analyst.facts._catalog is finance.facts._catalog is catalog_facts(demo_store)
+
+
+def _obj(evidence_id, entity_id, acl):
+    return {"evidence_id": evidence_id, "entity_id": entity_id, "kind": "model", "title": evidence_id, "version": "1",
+            "authority": "authoritative", "lifecycle": "current", "valid_from": "2026-01-01", "acl": acl,
+            "model": {"relation": "wh." + evidence_id.lower().replace(".", "_")}, "text": "Rows of a ledger."}
+
+
+def test_ids_stored_in_mixed_case_are_found_as_a_question_writes_them(tmp_path):
+    """A catalog whose ids keep their capitals (a warehouse's own names): written in any case, an id or its entity
+    id finds the object for a role that sees it, and nothing for one that does not."""
+    import yaml
+
+    from core.catalog.store import Store, write_catalog
+    from core.ingest.load import load_catalog
+    (tmp_path / "catalog.yaml").write_text(yaml.safe_dump({"roles": ["clerk", "auditor"], "evidence": [
+        _obj("Ledger.GL_Lines.v2", "Ledger.GL_Lines", ["clerk"]),
+        _obj("ledger.gl_lines.v1", "Ledger.GL_Lines", ["clerk", "auditor"]),
+        _obj("model.Trial_Balance", "model.Trial_Balance", ["auditor"])]}))
+    write_catalog(load_catalog(tmp_path / "catalog.yaml"), tmp_path / "c.duckdb")
+    store = Store(tmp_path / "c.duckdb")
+
+    def found(role, *said):
+        return {e.evidence_id for e in visible(store, role).by_written_ids(set(said))}
+
+    assert found("clerk", "ledger.gl_lines") == {"Ledger.GL_Lines.v2", "ledger.gl_lines.v1"}
+    assert found("auditor", "LEDGER.GL_LINES") == {"ledger.gl_lines.v1"}
+    assert found("clerk", "ledger.gl_lines.V2") == {"Ledger.GL_Lines.v2"}
+    assert found("auditor", "ledger.gl_lines.v2") == set()
+    assert found("auditor", "model.trial_balance") == {"model.Trial_Balance"}
+    assert found("clerk", "MODEL.TRIAL_BALANCE") == set()
+    store.close()
