@@ -128,3 +128,48 @@ def test_probes_follow_the_layout_the_index_was_trained_with(tmp_path, embedder,
     store = Store(db)
     assert Searcher(store, embedder).partitions == wanted(Searcher(store, embedder).rows) == 1
     store.close()
+
+
+def test_a_large_index_is_built_in_segments_and_finds_what_flat_finds(tmp_path, embedder, monkeypatch):
+    """Above SEGMENT_ROWS the vector index is built a group of fragments at a time on centroids trained once, and the
+    segments merged: one index over every row, with the layout partitions() gives, that finds for every role what
+    the flat search finds (all its partitions probed here, so nothing may differ); a retrain replaces it the same
+    way."""
+    import lance
+
+    from core.retrieve import writer
+    monkeypatch.setattr(writer, "BATCH_OBJECTS", 8)  # a fragment of every 8 objects
+    monkeypatch.setattr(writer, "FLUSH_ROWS", 1)
+    monkeypatch.setattr(ann, "SEGMENT_ROWS", 30)
+    monkeypatch.setattr(ann, "partitions", lambda rows: 2)
+    built = []
+    uncommitted = lance.LanceDataset.create_index_uncommitted
+    monkeypatch.setattr(lance.LanceDataset, "create_index_uncommitted",
+                        lambda self, *a, **k: built.append(k["fragment_ids"]) or uncommitted(self, *a, **k))
+    db = tmp_path / "demo.duckdb"
+    catalog = load_catalog(DEMO)
+    write_catalog(catalog, db)
+    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
+    ds = lance.dataset(reader.dataset_uri(index_path(db))[0])
+    assert len(built) > 2 and sorted(f for g in built for f in g) == sorted(f.fragment_id for f in ds.get_fragments())
+
+    def check(partitions):
+        store = Store(db)
+        approx, flat = Searcher(store, embedder), Searcher(store, embedder, exact=True)
+        assert approx.partitions == partitions and approx.table.index_stats(
+            ann._vector_index(approx.table).name).num_unindexed_rows == 0
+        for role in sorted(r.name for r in store.roles()):
+            where = approx.role_filter(role)
+            for question in PARAPHRASES[:10]:
+                assert ({h.evidence_id for h in approx.vector(question, where, k=500)}
+                        == {h.evidence_id for h in flat.vector(question, where, k=500)}), (role, question)
+                assert ([h.evidence_id for h in approx.vector(question, where, k=10)]
+                        == [h.evidence_id for h in flat.vector(question, where, k=10)]), (role, question)
+        store.close()
+
+    check(2)
+    monkeypatch.setattr(ann, "partitions", lambda rows: 3)  # another layout: the re-ingest retrains, in segments
+    built.clear()
+    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
+    assert len(built) > 2
+    check(3)
