@@ -152,6 +152,9 @@ def test_a_large_index_is_built_in_segments_and_finds_what_flat_finds(tmp_path, 
     assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
     ds = lance.dataset(reader.dataset_uri(index_path(db))[0])
     assert len(built) > 2 and sorted(f for g in built for f in g) == sorted(f.fragment_id for f in ds.get_fragments())
+    # The segments merged into the index leave no files behind: every index folder is one the table lists.
+    assert {p.name for p in (index_path(db) / "chunks.lance" / "_indices").iterdir()} == {
+        i["uuid"] for i in ds.list_indices()}
 
     def check(partitions):
         store = Store(db)
