@@ -273,6 +273,7 @@ class IndexWriter:
             self._stage(self._arrow([], []), [])
         self._flush()
         self._drop_removed()
+        self.ids = set()  # read by _drop_removed only: a million ids' table, freed before the index builds
         table = self.table
         table.create_index("acl", config=LabelList(), replace=True)
         # Every search's filter names these few-valued columns beside the ACL: with their bitmaps Lance computes the
