@@ -77,13 +77,13 @@ SHUFFLE_BATCHES = 16
 
 
 # Above this many rows the index is built in segments of about this many rows each (whole fragments), every segment
-# assigning its rows to the same centroids, trained once on a sample, and the segments merged into one index. Lance
-# holds a build's vectors in memory, so built whole the 1M catalog's 1,782,697 rows added ~1.3-1.7 GB to the ingest's
-# peak; in segments of 250k rows, ~0.5 GB a segment (one-off rebuilds, docs/scale.md "Bounded at a million").
+# assigning its rows to the same centroids, trained once on a sample, and the segments merged into one index. Built
+# whole, the 1M catalog's index (1,782,697 rows) added 1.3-1.7 GB to the process's peak; in segments of 250k rows
+# about 1.0 GB, and segments of 100k rows no less (one-off rebuilds, docs/scale.md "A million, 6 December (evening)").
 SEGMENT_ROWS = 250_000
 # Vectors a partition sampled to train the shared centroids (85k of them, 131 MB, for the 1,335 partitions of 1.78M
-# rows); Lance's own default, 256, is four times that for recall@10 against flat within noise (0.918 against 0.923
-# on the hash-vector 1M catalog, 60 queries).
+# rows), a quarter of Lance's default: recall@10 against flat 0.917-0.918 in two segmented builds of the hash-vector
+# 1M catalog against 0.923 built whole by Lance (60 queries), and 200 of 200 answers the same as flat.
 TRAIN_PER_PARTITION = 64
 
 
@@ -155,8 +155,8 @@ def _fragment_groups(dataset, rows: int) -> list[list[int]]:
 
 def _give_back_memory() -> None:
     """Return the freed memory of the steps before to the system: Arrow's pool and the C allocator keep it otherwise,
-    and an index build's peak comes on top of whatever they hold (measured in a 1M ingest: 982 MB resident when the
-    build started, 806 of it after the rows were written)."""
+    and an index build's peak comes on top of whatever they hold (measured in a 1M ingest: 980 MB resident when the
+    build started, 820 of it before the scalar indexes were built)."""
     import ctypes
 
     import pyarrow as pa
