@@ -86,7 +86,7 @@ class Reference:
 
 # Titles: one index per opened file (`_catalog_titles`), read by each role through its view at lookup; a role's own
 # index holds only its document entities' names (`_document_names`), which come from what it may see.
-_TITLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_DOCUMENT_NAMES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _CATALOG_TITLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -134,7 +134,7 @@ def _titles_at(view, norms: list[str], i: int) -> list[tuple]:
     facts = view.facts
     titles = [e for e in written(_per_view(_CATALOG_TITLES, view.store, _catalog_titles).get(norms[i], ()))
               if e[1] in facts]
-    return titles + written(_per_view(_TITLES, view, _document_names).get(norms[i], ()))
+    return titles + written(_per_view(_DOCUMENT_NAMES, view, _document_names).get(norms[i], ()))
 
 
 def named_objects(question: str, view, day=None) -> list[Reference]:
@@ -204,5 +204,5 @@ def build_view(view) -> None:
     """Build what the reader keeps per view (its document names, the vocabulary) and the catalog's title index now,
     not on a first question."""
     _per_view(_CATALOG_TITLES, view.store, _catalog_titles)
-    _per_view(_TITLES, view, _document_names)
+    _per_view(_DOCUMENT_NAMES, view, _document_names)
     visible_vocabulary(view)
