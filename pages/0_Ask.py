@@ -280,7 +280,8 @@ def _notes(env: Envelope, asked: dict, form_day, form_period) -> list[str]:
         where = f"using {day_text(asked['day'])} for this question (the sidebar is unchanged)"
     else:
         # The sidebar's date when the answer took it; else where the question's own date came from.
-        where = sidebar_date_note(env, form_day, form_period) or date_source(env, None, None)
+        where = sidebar_date_note(env, form_day, form_period) or date_source(env, None, None,
+                                                                             carried=bool(asked.get("carried")))
     return [n for n in (where, clock_note(env, s.clock)) if n]
 
 

@@ -560,8 +560,11 @@ def _asked_when(env: Envelope) -> str:
     return f"on {day_text(env.evaluated_at.date())}"
 
 
-def date_source(env: Envelope, form_day: date | None, form_period: tuple[date, date] | None) -> str | None:
-    """'using 30 Jun 2024 from your question' when the date came from the text, not the form."""
+def date_source(env: Envelope, form_day: date | None, form_period: tuple[date, date] | None,
+                carried: bool = False) -> str | None:
+    """'using 30 Jun 2024 from your question' when the date came from the text, not the form. `carried`: the question
+    is a follow-up answered with what it carried from the last one (core/answer/conversation.py), whose note, first
+    among the answer's notes, says which date it carried or moved to."""
     if form_day or form_period or env.behavior in (Behavior.not_found_or_not_authorized, Behavior.refuse):
         return None
     # "is it still right?", "right now" and "today" all ask about the evaluation date, which a demo or a replayed
@@ -574,6 +577,8 @@ def date_source(env: Envelope, form_day: date | None, form_period: tuple[date, d
     if env.reporting_date and now:  # "is the handbook still right?": no date written, the question asks about now
         return f"using today, {day_text(env.reporting_date)}: your question asks about now ('{now.text}')"
     if not any(_reporting(d) for d in env.dates_read):
+        if carried:  # "and a year later?": the date is the last question's, moved; never "today"
+            return None
         # The date was set by a rule, not written: "what's upcoming?" (after today), a version held for review (as of
         # today). Never "from your question" for a date the question does not hold.
         return (f"no reporting date given: answered as of today, {day_text(env.reporting_date)} (the evaluation date)"

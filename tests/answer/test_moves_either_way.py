@@ -11,7 +11,7 @@ from conftest import DEMO_AT
 from core.answer.ask import Question, ask
 from core.answer.conversation import follow
 from core.catalog.envelope import Behavior
-from core.explain.headline import headline
+from core.explain.headline import date_source, headline
 
 FIRST = "what did churn mean on 2024-12-31?"
 NUMBER = "what was net revenue in Q1 2024?"
@@ -42,6 +42,10 @@ def test_a_move_either_way_moves_the_reporting_date(after_churn, text, day, vers
     assert env.reporting_date == day and env.period_start is None, (text, env.reporting_date, env.period_start)
     assert env.values is None, (text, headline(env))
     assert headline(env) == f"Churn rate v{version} applies on {day.day} {day:%b %Y}", (text, headline(env))
+    # Under the headline the page says where the date came from: the carried note names the day moved to, and no
+    # note calls it today's (a stranger saw "no reporting date given: answered as of today, 30 Sep 2025").
+    assert day.isoformat() in env.notes[0], (text, env.notes)
+    assert date_source(env, None, None, carried=True) is None, text
 
 
 @pytest.mark.parametrize("text, start", [("and a year later?", date(2025, 1, 1)), ("and the next quarter?", date(2024, 4, 1)),
