@@ -35,6 +35,11 @@ def after_churn(demo):
     ("a month later?", date(2025, 1, 31), "1"), ("and the following month?", date(2025, 1, 31), "1"),
     ("and a week later?", date(2025, 1, 7), "1"), ("and the year before?", date(2023, 12, 31), "1"),
     ("and a year earlier?", date(2023, 12, 31), "1"), ("the previous quarter?", date(2024, 9, 30), "1"),
+    # A count of units, and "on" for later (a stranger's "and one year on?" kept 31 Dec 2024; "and twelve months
+    # later?" answered not found)
+    ("and one year on?", date(2025, 12, 31), "2"), ("and twelve months later?", date(2025, 12, 31), "2"),
+    ("and twelve months on?", date(2025, 12, 31), "2"), ("and 3 months earlier?", date(2024, 9, 30), "1"),
+    ("and 18 months before?", date(2023, 6, 30), "1"),
 ])
 def test_a_move_either_way_moves_the_reporting_date(after_churn, text, day, version):
     env = after_churn(text)
@@ -54,3 +59,9 @@ def test_after_a_number_a_move_either_way_asks_the_number_again(after_churn, tex
     env = after_churn(text, first=NUMBER)
     assert env.entity_id == "metric.net_revenue" and env.values is not None, (text, env.verdict)
     assert (env.values.start, env.period_start) == (start, start), (text, env.values.start, env.period_start)
+
+
+def test_year_on_year_is_not_a_move():
+    from core.read.dates.moves import period_move
+    assert period_move("what is the year on year growth of net revenue?") is None
+    assert period_move("and a year on?").steps == 1 and period_move("and 18 months earlier?").steps == -18

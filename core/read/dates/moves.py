@@ -10,10 +10,16 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from core.read.dates.relative import _COUNT, _NUMBERS
+
 _UNIT = r"(?P<unit>year|quarter|month|week|day)"
-BACK = re.compile(r"\b(?:the\s+|a\s+|one\s+)?" + _UNIT + r"\s+(?:before|earlier|prior|ago)\b|"
+# How many units: "the year before", "a year later", "twelve months later", "2 quarters earlier" (the counts the
+# date reader's rolling windows take, core/read/dates/relative.py).
+_STEPS = r"\b(?:the\s+|" + _COUNT + r"\s+)?"
+BACK = re.compile(_STEPS + _UNIT + r"s?\s+(?:before|earlier|prior|ago)\b|"
                   r"\b(?:the\s+)?(?:previous|prior|preceding|last)\s+" + _UNIT.replace("unit", "unit2") + r"\b", re.I)
-AHEAD = re.compile(r"\b(?:the\s+|a\s+|one\s+)?" + _UNIT + r"\s+(?:after|later)\b|"
+# "a year on" moves ahead as "a year later" does; "year on year" is a growth, not a move.
+AHEAD = re.compile(_STEPS + _UNIT + r"s?\s+(?:after|later|on(?!\s+(?:year|quarter|month|week|day)))\b|"
                    r"\b(?:the\s+)?(?:next|following)\s+" + _UNIT.replace("unit", "unit2") + r"\b", re.I)
 VERSUS = re.compile(r"\b(?:vs\.?|versus|against|compared?\s+(?:with|to)|and\s+compare\s+(?:with|to))\s*$", re.I)
 
@@ -21,7 +27,7 @@ VERSUS = re.compile(r"\b(?:vs\.?|versus|against|compared?\s+(?:with|to)|and\s+co
 @dataclass(frozen=True)
 class Move:
     unit: str  # year | quarter | month | week | day
-    steps: int  # -1: before, +1: after
+    steps: int  # units moved: negative before, positive after ("twelve months later": 12)
     compare: bool  # "vs last year?": the period on the table beside the moved one
     span: tuple[int, int]
     words: str = ""  # the words of the move as written ("the year before"), to say back
@@ -38,10 +44,12 @@ class Move:
 
 def period_move(question: str) -> Move | None:
     """The move a follow-up asks for, or None."""
-    for pattern, steps in ((BACK, -1), (AHEAD, 1)):
+    for pattern, sign in ((BACK, -1), (AHEAD, 1)):
         m = pattern.search(question)
         if m:
             unit = (m.group("unit") or m.group("unit2")).lower()
+            count = m.group("n")
+            steps = sign * (int(count) if count and count.isdigit() else _NUMBERS.get((count or "a").lower(), 1))
             return Move(unit, steps, bool(VERSUS.search(question[:m.start()])), m.span(), m.group(0))
     return None
 
@@ -71,8 +79,8 @@ def moved(period: tuple[date, date], move: Move) -> tuple[date, date]:
         return _shift(a, move.unit, move.steps), _shift(b, move.unit, move.steps) if b.day == a.day or \
             move.unit not in _MONTHS else _shift(a, move.unit, move.steps) + (b - a)
     if move.steps < 0:
-        return _shift(a, move.unit, -1), a
-    return b, _shift(b, move.unit, 1)
+        return _shift(a, move.unit, move.steps), a
+    return b, _shift(b, move.unit, move.steps)
 
 
 # "what changed between them?", "compare the two versions", "how do they differ?": the two versions the last answer
