@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from enum import Enum
 from functools import lru_cache
@@ -437,13 +438,30 @@ class CatalogSettings(BaseModel):
         return v.astimezone(timezone.utc) if v else v
 
 
-def evidence_keys(evidence) -> list[tuple[str, str, str]]:
+def evidence_keys(evidence) -> Sequence[tuple[str, str, str]]:
     """(evidence_id, content_hash, acl_revision) of every object: kept beside objects an ingest holds on disk
     (core/catalog/spilled.py `keys`), so the revision and the change summary read no object back."""
     keys = getattr(evidence, "keys", None)
     if keys is not None:
         return keys
     return [(e.evidence_id, e.content_hash, e.acl_revision) for e in evidence]
+
+
+def evidence_ids(keys: Sequence[tuple[str, str, str]]):
+    """The keys' evidence ids as one Arrow array (from the columns where an ingest holds them so)."""
+    import pyarrow as pa  # the ingest's, not a question's: answering never imports it through here
+
+    table = getattr(keys, "table", None)
+    if table is not None:
+        return table().column("evidence_id").combine_chunks()
+    return pa.array([k[0] for k in keys], pa.string())
+
+
+def keys_in_order(evidence) -> Iterable[tuple[str, str, str]]:
+    """The keys sorted, without a million tuples held at once where an ingest holds them as columns."""
+    keys = evidence_keys(evidence)
+    by_id = getattr(keys, "by_id", None)
+    return by_id() if by_id else sorted(keys)
 
 
 class Catalog(BaseModel):
@@ -460,7 +478,7 @@ class Catalog(BaseModel):
     def revision(self) -> str:
         """Identifies this exact catalog content and permissions; envelopes cite it."""
         digest = hashlib.sha256()
-        for eid, content_hash, acl_revision in sorted(evidence_keys(self.evidence)):
+        for eid, content_hash, acl_revision in keys_in_order(self.evidence):
             digest.update(f"{eid}|{content_hash}|{acl_revision}\n".encode())
         digest.update(json.dumps(sorted(self.role_names)).encode())
         if self.settings != CatalogSettings():  # default settings leave existing revisions unchanged

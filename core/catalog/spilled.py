@@ -5,8 +5,9 @@ needs (docs/scale.md, "Bounded memory"). An ingest (core/ingest/ingest.py `read_
 it is validated, to an anonymous temporary file as its JSON (no path: nothing else can open or swap it, and it is
 gone when the process ends), and reads the objects back, in order, a batch at a time, when it writes the index
 and the database. What stays in memory is the offset of each object and its key: evidence id, content hash and
-ACL revision, which the catalog revision and the change summary need for every object (about 250 bytes an
-object, against the kilobytes of the object itself), and the MD5 digest of its JSON (16 bytes), by which the
+ACL revision, which the catalog revision and the change summary need for every object, held in Arrow columns
+(`Keys`: about 90 bytes an object where a tuple of three strings took about 320, against the kilobytes of the
+object itself), and the MD5 digest of its JSON (16 bytes), by which the
 catalog writer finds the objects whose rows the previous database already holds as a fresh write would
 (core/catalog/store.py `_kept`): their JSON is the `doc` the database stored for them.
 
@@ -23,10 +24,16 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, overload
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from core.catalog.evidence import Evidence
 
 # Bytes read from the file at a time when the objects are read in order.
 READ_BYTES = 4 << 20
+# Keys gathered as tuples before they become one Arrow chunk: a chunk's strings are then held as bytes in one buffer.
+KEYS_CHUNK = 65_536
+_KEY_COLUMNS = ("evidence_id", "content_hash", "acl_revision")
 
 
 class Key(NamedTuple):
@@ -35,13 +42,79 @@ class Key(NamedTuple):
     acl_revision: str
 
 
+class Keys(Sequence[Key]):
+    """Every object's key, in order, in Arrow columns. A million keys as tuples of Python strings held ~320 MB for
+    the whole ingest, the largest part of its memory that grows with the catalog (docs/scale.md); as columns,
+    ~90 MB. Read back as `Key` tuples a slice at a time, or in the catalog revision's order (`by_id`)."""
+
+    def __init__(self):
+        self._chunks: list[pa.Table] = []
+        self._starts = [0]  # the first key of each chunk, and the count after the last
+        self._pending: list[Key] = []
+
+    def append(self, key: Key) -> None:
+        self._pending.append(key)
+        if len(self._pending) >= KEYS_CHUNK:
+            self._seal()
+
+    def _seal(self) -> None:
+        if self._pending:
+            columns = list(zip(*self._pending))
+            self._chunks.append(pa.table({name: pa.array(col, pa.string()) for name, col in zip(_KEY_COLUMNS, columns)}))
+            self._starts.append(self._starts[-1] + len(self._pending))
+            self._pending = []
+
+    def table(self) -> pa.Table:
+        """All keys as one table (its chunks are the ones held: nothing is copied)."""
+        self._seal()
+        if not self._chunks:
+            return pa.table({name: pa.array([], pa.string()) for name in _KEY_COLUMNS})
+        return pa.concat_tables(self._chunks)
+
+    def __len__(self) -> int:
+        return self._starts[-1] + len(self._pending)
+
+    @overload
+    def __getitem__(self, index: int) -> Key: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Key]: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            rows = _rows(self.table().slice(start, max(0, stop - start))) if start < stop else []
+            return rows[::step] if step != 1 else rows
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self[index:index + 1][0]
+
+    def __iter__(self) -> Iterator[Key]:
+        self._seal()
+        for chunk in self._chunks:
+            yield from _rows(chunk)
+
+    def by_id(self) -> Iterator[Key]:
+        """The keys sorted as tuples sort (evidence id, then content hash, then ACL revision), a chunk at a time."""
+        table = self.table()
+        order = pc.sort_indices(table, sort_keys=[(name, "ascending") for name in _KEY_COLUMNS])
+        for start in range(0, len(order), KEYS_CHUNK):
+            yield from _rows(table.take(order[start:start + KEYS_CHUNK]))
+
+
+def _rows(table: pa.Table) -> list[Key]:
+    return [Key(*row) for row in zip(*(table.column(name).to_pylist() for name in _KEY_COLUMNS))]
+
+
 class SpilledEvidence(Sequence[Evidence]):
     """A sequence of Evidence backed by an anonymous temporary file; `append` while validating, then read."""
 
     def __init__(self, folder: str | None = None):
         self._file = tempfile.TemporaryFile(dir=folder)
         self._offsets = array("Q", [0])
-        self.keys: list[Key] = []
+        self.keys = Keys()
         self._digests = bytearray()
 
     def append(self, ev: Evidence) -> None:

@@ -28,8 +28,9 @@ from core.ingest.oversize import cut_oversized
 
 @dataclass
 class Changes:
-    """Per-object fingerprints against the database being replaced."""
-    added: list[str] = field(default_factory=list)
+    """Per-object fingerprints against the database being replaced (the added ones counted: a first ingest of a
+    million objects would list every id)."""
+    added: int = 0
     changed: list[str] = field(default_factory=list)
     acl_changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
@@ -38,7 +39,7 @@ class Changes:
     read: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        return (f"{len(self.added)} added, {len(self.changed)} changed, {len(self.acl_changed)} with new "
+        return (f"{self.added} added, {len(self.changed)} changed, {len(self.acl_changed)} with new "
                 f"permissions, {len(self.removed)} removed, {self.unchanged} unchanged")
 
 
@@ -170,7 +171,7 @@ def refuse_wholesale_removal(changes: Changes, db_path: str | Path, allow_empty:
     if changes.removed and not kept and not allow_empty:
         raise CatalogError([Problem(file=str(db_path), message=(
             f"this ingest would remove all {len(changes.removed)} objects of the current catalog "
-            f"({len(changes.added)} added); nothing was written. Check the inputs, or pass --allow-empty "
+            f"({changes.added} added); nothing was written. Check the inputs, or pass --allow-empty "
             "to replace the catalog anyway"))])
 
 
@@ -178,11 +179,12 @@ def diff(catalog: Catalog, previous: dict[str, tuple]) -> Changes:
     ch = Changes()
     ids = set()
     for eid, content_hash, acl_revision in evidence_keys(catalog.evidence):
-        ids.add(eid)
         old = previous.get(eid)
         if old is None:
-            ch.added.append(eid)
-        elif old[0] != content_hash:
+            ch.added += 1
+            continue
+        ids.add(eid)
+        if old[0] != content_hash:
             ch.changed.append(eid)
         elif old[1] != acl_revision:
             ch.acl_changed.append(eid)

@@ -25,9 +25,10 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from core.catalog.bulk import collector_paused
-from core.catalog.evidence import Evidence, evidence_keys
+from core.catalog.evidence import Evidence, evidence_ids, evidence_keys
 from core.catalog.spilled import unflagged_runs
 from core.retrieve import ann
 from core.retrieve.index import (
@@ -61,6 +62,9 @@ CHUNKING = "1"
 CHUNKING_KEY = "asof.chunking"
 # Objects whose index rows are looked up at a time, by evidence_id (a BTree index), to find the settled ones.
 SETTLED_LOOKUP = 5_000
+# The index's evidence ids read at a time when the removed objects' rows are found: each batch is checked against
+# the catalog's ids in one Arrow lookup, which builds its hash table of the ids anew.
+DROP_BATCH_ROWS = 262_144
 
 Progress = Callable[[int, int, int], None]  # (objects done, objects in all, chunks embedded so far)
 
@@ -143,7 +147,7 @@ class IndexWriter:
         self.overwrite = table is not None and not self.reuse
         self.pending = _Pending([], [])
         self.report = IndexReport(chunks=0, embedded=0, reused=0, deleted=0)
-        self.ids: set[str] = set()  # every evidence id of the catalog (write_index fills it from the keys)
+        self.ids = pa.array([], pa.string())  # every evidence id of the catalog (write_index sets it from the keys)
 
     def _existing(self, objects: list[Evidence]) -> tuple[dict[str, tuple[str, str, str]], set[str]]:
         """chunk_id -> (content_hash, acl_revision, text) of these objects' rows in the index, and the evidence ids
@@ -254,10 +258,11 @@ class IndexWriter:
             self.table.add(pa.concat_tables(rows))
 
     def _drop_removed(self) -> None:
-        """Delete the rows of objects the catalog no longer has (read a column at a time, not held)."""
+        """Delete the rows of objects the catalog no longer has (the index's ids read a batch at a time, not held)."""
         gone: set[str] = set()
-        for batch in self.table.to_lance().to_batches(columns=["evidence_id"]):
-            gone.update(e for e in batch.column(0).to_pylist() if e not in self.ids)
+        for batch in self.table.to_lance().to_batches(columns=["evidence_id"], batch_size=DROP_BATCH_ROWS):
+            held = pc.unique(batch.column(0))
+            gone.update(held.filter(pc.invert(pc.is_in(held, value_set=self.ids))).to_pylist())
         if not gone:
             return
         ids = sorted(gone)
@@ -273,7 +278,7 @@ class IndexWriter:
             self._stage(self._arrow([], []), [])
         self._flush()
         self._drop_removed()
-        self.ids = set()  # read by _drop_removed only: a million ids' table, freed before the index builds
+        self.ids = pa.array([], pa.string())  # read by _drop_removed only: freed before the index builds
         table = self.table
         table.create_index("acl", config=LabelList(), replace=True)
         # Every search's filter names these few-valued columns beside the ACL: with their bitmaps Lance computes the
@@ -383,7 +388,7 @@ def write_index(evidence: Sequence[Evidence], db_path: str | Path, embedder, rev
     if not writer.reuse:  # a new table, or every row embedded again at another precision: nothing is settled
         settled, kept_rows = array("I", bytes(4 * len(keys))), 0
     try:
-        writer.ids.update(k[0] for k in keys)
+        writer.ids = evidence_ids(keys)
         writer.report.chunks += kept_rows
         writer.report.reused += kept_rows
         done = sum(1 for c in settled if c)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from core.catalog import spilled as spilled_module
+from core.catalog.evidence import evidence_ids
 from core.catalog.spilled import SpilledEvidence
 from core.ingest import ingest as ingest_module
 from core.ingest.ingest import read_inputs
@@ -44,6 +46,28 @@ def test_objects_kept_on_disk_read_back_as_validated(tmp_path):
         spilled[len(catalog.evidence)]
     again = catalog.model_copy(update={"evidence": spilled})
     assert again.revision() == catalog.revision()
+
+
+def test_keys_held_in_columns_read_back_across_chunks(monkeypatch):
+    """The keys an ingest keeps for every object (in Arrow columns, sealed a chunk at a time) read back as the
+    objects' own, by position, slice and in order, across chunk boundaries and before the last chunk is sealed;
+    the revision sorts them as tuples sort."""
+    monkeypatch.setattr(spilled_module, "KEYS_CHUNK", 7)
+    catalog = load_catalog(DEMO)
+    # Ids that sort differently from their catalog order, some with capitals and non-ASCII letters.
+    evidence = [ev.model_copy(update={"evidence_id": f"{'Zz' if i % 3 else 'a'}.{i % 5}.ü{i}"})
+                for i, ev in enumerate(catalog.evidence)]
+    spilled = SpilledEvidence()
+    for ev in evidence:
+        spilled.append(ev)
+    want = [(e.evidence_id, e.content_hash, e.acl_revision) for e in evidence]
+    assert len(spilled.keys) == len(want) and len(want) % 7  # an unsealed tail remains
+    assert list(spilled.keys) == want
+    assert spilled.keys[5:16] == want[5:16] and spilled.keys[-1] == want[-1] and spilled.keys[::3] == want[::3]
+    assert list(spilled.keys.by_id()) == sorted(want)
+    assert evidence_ids(spilled.keys).to_pylist() == [w[0] for w in want]
+    again = catalog.model_copy(update={"evidence": spilled})
+    assert again.revision() == catalog.model_copy(update={"evidence": evidence}).revision()
 
 
 def test_an_ingest_of_a_folder_parses_one_file_at_a_time_and_keeps_no_object(tmp_path, monkeypatch):
