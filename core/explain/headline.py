@@ -12,7 +12,7 @@ from typing import Iterable, Literal
 
 from pydantic import BaseModel
 
-from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
+from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry, VersionAsked
 from core.explain.value_headline import period_loaded, period_verdict, value_headline, when
 from core.resolve.freshness import age_text
 
@@ -228,6 +228,8 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     model = next((s for s in env.selected if s.role_in_answer == "model"), None)
     if "model" in env.asked and model and "definition" not in env.asked:  # "what model backs it?"
         return f"{name} is backed by {_short(model.title, 5)} {when}".strip()
+    if env.version_asked is not None:
+        return _in_force(env, env.version_asked, definition, label, name, when)
     if env.reporting_date:
         plain = f"{name} applies {when}"
     elif env.period_start:
@@ -249,6 +251,23 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
         # the headline (the status line then says which sources, worst first)
         return f"{plain}; {_data_verdict(env)}"
     return plain
+
+
+def _in_force(env: Envelope, asked: VersionAsked, definition: EvidenceRef, label: str, name: str, when: str) -> str:
+    """"was the draft of X in force in Q3?", "did v7 of X apply?": No when the role can see no such version, said
+    plainly before what did apply; a draft is never in force, named whole; a real version, Yes or No."""
+    applies = f"{name} applies {when}".strip()
+    if not asked.exists:
+        return f"No: {label} has no {asked.said} you can see; {applies}"
+    if asked.said == "draft":
+        # The draft by its whole title when the headline has room for it, never cut: the status line names it too.
+        governs = f"{name} governs {when}".strip()
+        draft = next((c for c in env.conflicts if c.evidence_id == asked.evidence_id), None)
+        named = f"No: {' '.join(draft.title.split())} is a draft, never in force; {governs}" if draft else ""
+        return named if named and len(named.split()) <= MAX_WORDS else f"No: a draft is never in force; {governs}"
+    if asked.evidence_id == definition.evidence_id:
+        return f"Yes: {applies}"
+    return f"No: {applies}, not {asked.said}"
 
 
 def _data_verdict(env: Envelope) -> str:

@@ -571,6 +571,17 @@ CHANGE_ASKED = re.compile(
     r"\bwhat(?:'s|\s+is|\s+has|\s+was)?\s+(?:changed|new|different)\b|\bhistory\b|\bover time\b", re.I)
 
 
+# Whether something was in force, asked yes or no: "was the draft of X in force in Q3?", "did v2 of X apply on ...?",
+# "is X's draft what governed then?". The question opens with its verb; "what applied" asks which, not whether.
+IN_FORCE_ASKED = re.compile(
+    r"^\W*(?:so\s+|and\s+|ok\s+)?(?:was|were|is|are|did|does|do|has|had)\b[^?;]{0,120}?\b(?:in\s+force|in\s+effect|"
+    r"effective|in\s+use|valid|appl(?:y|ies|ied)|govern(?:s|ed|ing)?)\b", re.I)
+
+
+def asks_in_force(question: str) -> bool:
+    return bool(IN_FORCE_ASKED.search(question))
+
+
 def asks_beyond_owner(question: str) -> bool:
     """Whether the words also ask what only the definition flow answers beside an owner: where it comes from,
     which model backs it, what it is."""
