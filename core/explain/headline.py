@@ -466,6 +466,9 @@ def headline(env: Envelope) -> str:
         text = said
     elif b is Behavior.answer:
         text = _intent(env) or _answer(env)
+    elif b is Behavior.clarify and env.clarify and env.freshness and "freshness_status" in env.asked:
+        # "what is X, and is its data fresh?" asked back for a date: the freshness half is answered all the same
+        text = f"{env.clarify.question.split('. ')[0].rstrip('.')}; {_data_verdict(env)}"
     elif b is Behavior.clarify and env.clarify:
         text = env.clarify.question
     elif b is Behavior.split:
