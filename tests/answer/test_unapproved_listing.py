@@ -53,3 +53,10 @@ def test_metrics_lacking_approval_are_the_metrics_with_a_draft(ask_orchard, text
 def test_drafts_of_a_subject_stay_what_is_coming(ask_orchard):
     env = ask_orchard("any drafts about bruise rate?", "packer")
     assert env.intent != "discover", env.verdict
+
+
+@pytest.mark.parametrize("text", ["what are the drafts saying about bruise rate?", "list drafts of cider share",
+                                  "show me the drafts of harvest yield"])
+def test_drafts_said_of_a_subject_are_no_listing(ask_orchard, text):
+    env = ask_orchard(text, "grower")
+    assert env.intent != "discover", (text, env.verdict)

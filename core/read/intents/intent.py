@@ -453,7 +453,10 @@ _LIST_LEAD = r"\b(?:list|show(?:\s+me)?|give\s+me|which|what(?:\s+are)?)\s+(?:al
 DRAFTS_LISTED = Gated(
     _LIST_LEAD + r"(?:" + _LIST_NOUN + r"|drafts)\s+(?:(?:that|which)\s+)?" + STILL_OPT + r"(?:(?:are|is|were|was)\s+)?"
     + STILL_OPT + r"(?:" + DRAFT_WORDS + r")\b|"
-    + _LIST_LEAD + r"drafts\b(?!\s+(?:about|for|on|of|to|regarding|concerning)\b)", re.I, needs=r"draft|approv|sign|ratif")
+    # the drafts themselves, asked for whole: "list the drafts", "which drafts are there?", "what drafts can I see?"
+    + _LIST_LEAD + r"drafts\b(?=\s*(?:$|[?.!;]|(?:are\s+)?there\b|exist|(?:do|can|could|may)\s+(?:i|we|you)\b|"
+    r"(?:i|we|you)\s+(?:can|may)\s+see\b|(?:are\s+)?(?:open|outstanding|pending|in\s+progress)\b))", re.I,
+    needs=r"draft|approv|sign|ratif")
 # A comparison asked only by "differ"/"different" ("do any pages differ from how churn is defined?"): with a question
 # whether anything disagrees, it asks that, not for two versions side by side.
 _DIFFER_CUE = re.compile(r"\s*(?:diff|differ|differs|difference|differences|different)\s*", re.I)
