@@ -11,6 +11,7 @@ import streamlit as st
 
 from core.catalog.envelope import Envelope
 from core.explain.headline import day_text
+from core.explain.intent_render import listing_heading, listing_row
 from core.explain.safe_text import md_code, md_escape, plain
 from ui.answer import LIFE, STANDING, interval
 from ui.safe import table
@@ -36,12 +37,7 @@ def _plain(value: str | None, words: dict[str, str]) -> str | None:
 
 def _discover(env: Envelope) -> None:
     li = env.listing
-    about = f" about {' '.join(li.topic)}" if li.topic else ""
-    # A condition ("are stale") lists only the ones meeting it: the heading says so and out of how many, so the
-    # table is never read as every source there is.
-    which = f" that {li.condition_many} ({len(li.items)} of {li.checked})" if li.condition_many and li.checked \
-        else f" ({len(li.items)})"
-    st.subheader(md(f"{li.kind.capitalize()}s you can see{about}{which}"))
+    st.subheader(md(listing_heading(li)))
     if "freshness_status" in env.asked:  # two dates: which objects (the day) and how fresh (the clock)
         at = env.evaluated_at
         st.caption(f"Listed as the catalog stands on {day_text(li.as_of)}; freshness checked at "
@@ -49,20 +45,17 @@ def _discover(env: Envelope) -> None:
     else:
         st.caption(f"Status as of {day_text(li.as_of)}. Only what your role may see is listed or counted.")
     if li.items:
-        table([_row(it) for it in li.items])
+        table([_row(li, it) for it in li.items])
     else:
         st.info("Nothing to list.")
     if li.not_known:  # freshness asked: sources with no recorded load are neither stale nor fresh, and shown
         st.caption("Not known: no load recorded, so neither stale nor fresh.")
-        table([_row(it) for it in li.not_known])
+        table([_row(li, it) for it in li.not_known])
 
 
-def _row(it) -> dict:
-    """One listed thing; its status says its freshness when the question asked it."""
-    return {"name": it.label, "id": it.entity_id, "owner": it.owner or "—", "status": it.status,
-            "versions": "; ".join(f"{'v' + v.version if v.version else '(unversioned)'} {_interval(v)} "
-                                  f"({_plain(v.lifecycle, LIFE)})" for v in it.versions),
-            "evidence": it.evidence_id}
+def _row(li, it) -> dict:
+    """One listed thing (core/explain/intent_render.py); its status says its freshness when the question asked it."""
+    return listing_row(li, it, _interval, lambda life: _plain(life, LIFE))
 
 
 def _compare(env: Envelope) -> None:

@@ -8,8 +8,8 @@ from datetime import date, timedelta
 
 from core.answer.intents.ownership import owned_by
 from core.catalog.entities import Entity
-from core.catalog.envelope import NOT_FOUND, Behavior, Conflict, Envelope, EvidenceRef, SearchHit
-from core.catalog.evidence import Evidence
+from core.catalog.envelope import NOT_FOUND, Behavior, Conflict, Envelope, EvidenceRef, SearchHit, VersionAsked
+from core.catalog.evidence import Evidence, Lifecycle
 from core.resolve import upcoming
 from core.resolve.choose import (
     _choose_for_period,
@@ -105,6 +105,9 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
             run.notes.append(f"{primary.label} has no version {wanted}; the answer uses {version_name(chosen)}.")
         run.step("version request", f"requested version {wanted} is not the one in effect; answered with "
                  f"{chosen.evidence_id}")
+    asked = _version_asked(run, primary, objs + named_docs, wanted, pinned)
+    if asked is not None:
+        kw["version_asked"] = asked
     day = run.day or (run.period[0] if run.period else None)
     if day is None and chosen.valid_on(run.at.date()):
         # No date: the version is expanded as of the evaluation time, not its first day, so its backing
@@ -142,6 +145,29 @@ def _resolve(run: _Run, entities: dict[str, Entity], primary: Entity, matches, t
                    else f"{verdict} But {missing}, so that part can't be answered.")
     return _finish(run, behavior, verdict, selected=selected, lineage=lineage, freshness=fresh,
                    conflicts=found, supporting=supporting, **kw)
+
+
+_DRAFT_NOUNS = {"draft", "proposal"}
+
+
+def _version_asked(run: _Run, primary: Entity, objs: list[Evidence], wanted: str | None,
+                   pinned: Evidence | None) -> VersionAsked | None:
+    """The version a yes/no question asks was in force ("was the draft of X in force in Q3?", "did v7 of X apply?"),
+    and whether the role can see one so named: a draft of a metric with none, or none visible, is said not to exist
+    in what the role can see, in the same words however it is hidden."""
+    if not run.reading.asks_in_force:
+        return None
+    if wanted:
+        return VersionAsked(said=f"v{wanted}", exists=pinned is not None,
+                            evidence_id=pinned.evidence_id if pinned else None)
+    if not run.intent.doc_nouns & _DRAFT_NOUNS:
+        return None
+    draft = next((o for o in objs if o.lifecycle is Lifecycle.draft), None)
+    if draft is None:
+        run.notes.append(f"{primary.label} has no draft you can see: a draft never governs, and the answer is the "
+                         "approved version in effect.")
+        run.step("version asked", f"a draft of {primary.entity_id} asked about; none is visible")
+    return VersionAsked(said="draft", exists=draft is not None, evidence_id=draft.evidence_id if draft else None)
 
 
 def _disagreement(run: _Run, found: list[Conflict], chosen: Evidence):

@@ -405,6 +405,14 @@ class DateReading(BaseModel):
     rule: str
 
 
+class VersionAsked(BaseModel):
+    """A version named in a question asking yes or no whether it was in force ("was the draft of X in force in Q3?",
+    "did v7 of X apply?"): whether the role can see such a version, and which one it is."""
+    said: str  # "draft", or the version as a label ("v7")
+    exists: bool  # a version so named is among what the role can see
+    evidence_id: str | None = None  # the one it names, when it exists
+
+
 class Envelope(BaseModel):
     behavior: Behavior
     role: str
@@ -459,6 +467,8 @@ class Envelope(BaseModel):
     # The moment freshness was judged at when the question named one ("was X fresh at the end of Q2 2024?", "at 6pm
     # yesterday"): the answer speaks of that moment, from the loads recorded up to it. None: the clock's now.
     moment: datetime | None = None
+    # "was the draft of X in force in Q3?": the version the question named, and whether it exists (core/answer/resolution.py)
+    version_asked: VersionAsked | None = None
 
     def evidence_ids(self) -> set[str]:
         ids = {s.evidence_id for s in self.selected} | {c.evidence_id for c in self.conflicts}

@@ -12,8 +12,9 @@ from typing import Iterable, Literal
 
 from pydantic import BaseModel
 
-from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry
+from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry, VersionAsked
 from core.explain.value_headline import period_loaded, period_verdict, value_headline, when
+from core.explain.wording import version_label
 from core.resolve.freshness import age_text
 
 MAX_WORDS = 25
@@ -228,6 +229,8 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     model = next((s for s in env.selected if s.role_in_answer == "model"), None)
     if "model" in env.asked and model and "definition" not in env.asked:  # "what model backs it?"
         return f"{name} is backed by {_short(model.title, 5)} {when}".strip()
+    if env.version_asked is not None:
+        return _in_force(env, env.version_asked, definition, label, name, when)
     if env.reporting_date:
         plain = f"{name} applies {when}"
     elif env.period_start:
@@ -237,7 +240,7 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
     challenged = [c for c in env.conflicts if c.named_in_question]
     if challenged:
         c = challenged[0]
-        no = f"No: {_short(c.title, 6)} is {_CONFLICT_WORD.get(c.label, c.label.lower())}; {name} governs {when}".strip()
+        no = _challenged(c, name, when)
         m = definition.metric
         if m and m.exclusions:
             with_excl = f"{no}, excluding {', '.join(m.exclusions[:3])}"
@@ -249,6 +252,48 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
         # the headline (the status line then says which sources, worst first)
         return f"{plain}; {_data_verdict(env)}"
     return plain
+
+
+def _in_force(env: Envelope, asked: VersionAsked, definition: EvidenceRef, label: str, name: str, when: str) -> str:
+    """"was the draft of X in force in Q3?", "did v7 of X apply?": No when the role can see no such version, said
+    plainly before what did apply; a draft is never in force, named whole; a real version, Yes or No."""
+    applies = f"{name} applies {when}".strip()
+    if not asked.exists:
+        return f"No: {label} has no {asked.said} you can see; {applies}"
+    if asked.said == "draft":
+        # The draft by its whole title when the headline has room for it, never cut: the status line names it too.
+        governs = f"{name} governs {when}".strip()
+        draft = next((c for c in env.conflicts if c.evidence_id == asked.evidence_id), None)
+        named = f"No: {' '.join(draft.title.split())} is a draft, never in force; {governs}" if draft else ""
+        return named if named and len(named.split()) <= MAX_WORDS else f"No: a draft is never in force; {governs}"
+    if asked.evidence_id == definition.evidence_id:
+        return f"Yes: {applies}"
+    return f"No: {applies}, not {asked.said}"
+
+
+def _challenged(c: Conflict, name: str, when: str) -> str:
+    """"the draft says X, is that right?": No, the document named whole when the headline has room for it, else by what
+    it is ("the draft of 2025-02-10"), never cut off mid-name (the status line and the conflicts name it in full)."""
+    word = _CONFLICT_WORD.get(c.label, c.label.lower())
+    governs = f"{name} governs {when}".strip()
+    whole = f"No: {' '.join(c.title.split())} is {word}; {governs}"
+    if len(whole.split()) <= MAX_WORDS:
+        return whole
+    return f"No: {_document_ref(c)} is {'unapproved' if c.label == 'DRAFT' else word}; {governs}"
+
+
+def _document_ref(c: Conflict | EvidenceRef) -> str:
+    """A document the headline has no room to name whole, by what it is: "the draft of 2025-02-10"."""
+    said = version_label(c.version)
+    if c.lifecycle == "draft":
+        return f"the {said}" if said.startswith("draft of ") else "the draft you name"
+    return "the note you name" if c.kind == "note" else "the page you name"
+
+
+def _fits_whole(title: str, words: int) -> str | None:
+    """`title` whole, spaces tidied, when it has at most `words` words; None when it would have to be cut."""
+    parts = title.split()
+    return " ".join(parts) if len(parts) <= words else None
 
 
 def _data_verdict(env: Envelope) -> str:
@@ -277,6 +322,7 @@ def _disagreement(env: Envelope, name: str, when: str) -> str:
     d = env.disagreement
     governs = f"{name} governs {when}" if when else f"{name} is the approved definition"
     titles = {c.evidence_id: c.title for c in env.conflicts}
+    refs = {c.evidence_id: c for c in env.conflicts}
     kind = {c.evidence_id: "draft" if c.lifecycle == "draft" else "note" if c.kind == "note" else "document"
             for c in env.conflicts}
 
@@ -287,15 +333,20 @@ def _disagreement(env: Envelope, name: str, when: str) -> str:
         return _KIND_NOUN[same.pop()] if len(same) == 1 and "document" not in same else ("document", "documents")
 
     def named(ids: list[str], lead: str, tail: str) -> str:
-        """`lead`, as many of the items' titles as the headline has words for (each cut short), then `tail`."""
+        """`lead`, as many of the items' titles, each whole, as the headline has words for, then `tail`: a title is
+        never cut mid-name ("and N more" counts the rest, which the answer lists in full)."""
         room = MAX_WORDS - len(lead.split()) - len(tail.split())
         shown: list[str] = []
         for k, i in enumerate(ids):
-            fits = min(8, room - (3 if k < len(ids) - 1 else 0))  # room kept for "and N more"
-            if fits < 3:
+            fits = room - (3 if k < len(ids) - 1 else 0)  # room kept for "and N more"
+            # A title with no room whole is a draft by its date ("the draft of 2026-01"), or counted in "N more"
+            short = _document_ref(refs[i]) if i in refs else ""
+            whole = _fits_whole(titles.get(i, i), fits) or (
+                short if short.startswith("the draft of") and len(short.split()) <= fits else None)
+            if whole is None:
                 break
-            shown.append(_title(titles.get(i, i), fits))
-            room -= len(shown[-1].split())
+            shown.append(whole)
+            room -= len(whole.split())
         if not shown:
             return f"{lead.rstrip(':')}{tail}"
         rest = len(ids) - len(shown)
@@ -403,7 +454,8 @@ def _changed(env: Envelope, label: str) -> str:
     if c.left.evidence_id == c.right.evidence_id:  # one version throughout: never "v2 and v2 are the same"
         return f"{label} {_version(c.left)} is in effect throughout: nothing changed".strip()
     if c.right.lifecycle == "draft":  # a draft against the version that governs (core/answer/intents/compare.py)
-        pair = f"{label} {_version(c.left)} and the draft “{_title(c.right.title, 8)}”".strip()
+        whole = _fits_whole(c.right.title, 10)
+        pair = f"{label} {_version(c.left)} and {f'the draft “{whole}”' if whole else _document_ref(c.right)}".strip()
     else:
         pair = (f"{label} and {c.right_label}" if c.right_label else
                 f"{label} {_version(c.left)} and {_version(c.right)}".strip())
@@ -447,6 +499,9 @@ def headline(env: Envelope) -> str:
         text = said
     elif b is Behavior.answer:
         text = _intent(env) or _answer(env)
+    elif b is Behavior.clarify and env.clarify and env.freshness and "freshness_status" in env.asked:
+        # "what is X, and is its data fresh?" asked back for a date: the freshness half is answered all the same
+        text = f"{env.clarify.question.split('. ')[0].rstrip('.')}; {_data_verdict(env)}"
     elif b is Behavior.clarify and env.clarify:
         text = env.clarify.question
     elif b is Behavior.split:

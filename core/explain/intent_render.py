@@ -3,13 +3,48 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from core.catalog.envelope import Envelope
+from core.catalog.envelope import Envelope, ListedEntity, Listing
+from core.explain.wording import version_label
 
 
 def _interval(v) -> str:
     start = v.valid_from or "…"
     end = (v.valid_to - timedelta(days=1)) if v.valid_to else "open"
     return f"{start} → {end}"
+
+
+# Listings whose rows are one object each (a page, a draft): the row's id is the object's own, not the entity's.
+_OWN_ROWS = ("document", "draft")
+
+
+def listed_id(listing: Listing, item: ListedEntity) -> str:
+    """The id a listed row is shown with: a draft filed under a metric is not the metric."""
+    return item.evidence_id if listing.kind in _OWN_ROWS else item.entity_id
+
+
+def listing_heading(listing: Listing) -> str:
+    """The listing table's heading: what is listed, and with a condition, out of how many ("Documents and versions you
+    can see that are drafts (3 of 31)", never "Drafts ... that are drafts")."""
+    what = "Documents and versions" if listing.kind == "draft" else f"{listing.kind.capitalize()}s"
+    about = f" about {' '.join(listing.topic)}" if listing.topic else ""
+    # A condition ("are stale") lists only the ones meeting it: the heading says so and out of how many, so the
+    # table is never read as every source there is.
+    which = (f" that {listing.condition_many} ({len(listing.items)} of {listing.checked})"
+             if listing.condition_many and listing.checked else f" ({len(listing.items)})")
+    return f"{what} you can see{about}{which}"
+
+
+def listing_row(listing: Listing, item: ListedEntity, interval=_interval, lifecycle=lambda v: v) -> dict:
+    """One listed thing as the app's table shows it (`interval`, `lifecycle`: the page's own words for them)."""
+    row = {"name": item.label, "id": listed_id(listing, item)}
+    if listing.kind in _OWN_ROWS:
+        row["filed under"] = item.entity_id
+    row |= {"owner": item.owner or "—", "status": item.status,
+            "versions": "; ".join(f"{version_label(v.version)} {interval(v)} ({lifecycle(v.lifecycle)})"
+                                  for v in item.versions)}
+    if listing.kind not in _OWN_ROWS:
+        row["evidence"] = item.evidence_id
+    return row
 
 
 def intent_lines(env: Envelope) -> list[str]:
@@ -20,9 +55,8 @@ def intent_lines(env: Envelope) -> list[str]:
                      + (f", about {' '.join(li.topic)}" if li.topic else "") + f": {len(li.items)}"
                      + (f" of {li.checked} checked that {li.condition}" if li.condition is not None else ""))
         for it in li.items:
-            vs = ", ".join(f"{'v' + v.version if v.version else '(unversioned)'} {_interval(v)} {v.lifecycle}"
-                          for v in it.versions)
-            lines.append(f"  - {it.label} ({it.entity_id})  owner: {it.owner or '—'}  status: {it.status}")
+            vs = ", ".join(f"{version_label(v.version)} {_interval(v)} {v.lifecycle}" for v in it.versions)
+            lines.append(f"  - {it.label} ({listed_id(li, it)})  owner: {it.owner or '—'}  status: {it.status}")
             lines.append(f"      versions: {vs}")
     if env.comparison:
         c = env.comparison

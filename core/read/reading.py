@@ -33,6 +33,7 @@ from core.read.intents.intent import (
     CHANGE_ASKED,
     Intent,
     asks_beyond_owner,
+    asks_in_force,
     downstream_kind,
     inclusion_match,
     meaning_asked,
@@ -81,6 +82,11 @@ class Reading:
     @cached_property
     def asks_stale(self) -> bool:
         return described.asks_stale(self._text)
+
+    @cached_property
+    def asks_in_force(self) -> bool:
+        """"was the draft of X in force in Q3?": whether a version applied, asked yes or no."""
+        return asks_in_force(self._text)
 
     @cached_property
     def asks_access(self) -> bool:

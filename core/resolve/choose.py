@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from core.catalog.entities import Entity, Match
-from core.catalog.envelope import Behavior, ClarifyOption, Conflict, EvidenceRef, SubPeriod
+from core.catalog.envelope import Behavior, ClarifyOption, Conflict, EvidenceRef, FreshnessEntry, SubPeriod
 from core.catalog.evidence import Evidence
 from core.resolve.outcome import _clarify, _finish
 from core.resolve.run import Run as _Run
+from core.resolve.stale import catalog_freshness, reached_sources, walk_starts
 from core.resolve.versions import backing_model, conflict_for, in_effect, interval_text, segments, version_name
 
 
@@ -81,7 +82,25 @@ def _choose_without_date(run: _Run, primary: Entity, versions: list[Evidence], p
                  + (f" from {start}" if start != date.min else "")
                  + ": on those dates a governance reviewer must decide which applies.")
     return _clarify(run, f"{missing}{primary.label} has {len(versions)} versions. For which reporting date?{clash}",
-                    options, "no reporting date and several authoritative versions exist", **kw)
+                    options, "no reporting date and several authoritative versions exist",
+                    freshness=_freshness_beside(run, versions), **kw)
+
+
+def _freshness_beside(run: _Run, versions: list[Evidence]) -> list[FreshnessEntry]:
+    """"what is X, and is its data fresh?" asked back for a date: the freshness half does not wait for it. Freshness
+    is the sources' loads judged at the clock, whichever version a date then picks: the sources the versions in
+    effect today read (every version's when none is), each once."""
+    if "freshness_status" not in run.intent.aspects:
+        return []
+    today = run.at.date()
+    walked = in_effect(versions, today) or versions
+    reach = reached_sources(run.view, {v.evidence_id: walk_starts(v, today, run.view) for v in walked}, today)
+    sources = sorted({s for r in reach.values() for s in r.sources})
+    fresh = [f for f in catalog_freshness(run.view, sources, run.at, today).values() if f]
+    run.step("freshness", "asked beside a definition asked back: "
+             + ("; ".join(f"{f.source}: {f.status}" for f in fresh) or "no source with a recorded load")
+             + f" at {run.at.isoformat()}, read by {', '.join(v.evidence_id for v in walked)}")
+    return fresh
 
 
 def _version_option(v: Evidence) -> ClarifyOption:

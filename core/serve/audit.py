@@ -64,8 +64,10 @@ def _digest(data) -> str:
 
 def envelope_hash(env: Envelope) -> str:
     """Hash of the answer: everything in the envelope except the explanation and the transaction-time note.
-    An answer without values hashes as it did before values existed, so older records still replay."""
-    return _digest(env.model_dump(mode="json", exclude=UNHASHED | ({"values"} if env.values is None else set())))
+    An answer without values (or a version asked about) hashes as it did before they existed, so older records still
+    replay."""
+    unset = {k for k in ("values", "version_asked") if getattr(env, k) is None}
+    return _digest(env.model_dump(mode="json", exclude=UNHASHED | unset))
 
 
 def governed_hash(env: Envelope) -> str:

@@ -29,14 +29,16 @@ from core.resolve.stale import (
 from core.resolve.versions import governing_versions, in_effect, retrievable, version_name
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source, Kind.freshness_policy],
-         "document": [Kind.documentation, Kind.note], "exposure": [Kind.model, Kind.documentation]}
+         "document": [Kind.documentation, Kind.note], "exposure": [Kind.model, Kind.documentation],
+         # "show me the drafts": a draft may be a page or a version of a metric or model, each listed on its own
+         "draft": [Kind.documentation, Kind.note, Kind.metric_definition, Kind.model]}
 NOUNS = {"exposure": ("dashboard or report", "dashboards or reports"),
          "metric": ("metric", "metrics"), "model": ("model", "models"), "source": ("source", "sources"),
-         "document": ("document", "documents")}
+         "document": ("document", "documents"), "draft": ("document or version", "documents and versions")}
 # Words naming what is listed, not what it is about.
 KIND_WORDS = set(words("metric metrics kpi kpis measure measures model models source sources table tables "
                        "dataset datasets document documents doc docs page pages dashboard dashboards exposure "
-                       "exposures report reports data feed feeds load loads pipeline pipelines extract extracts "
+                       "exposures report reports draft drafts data feed feeds load loads pipeline pipelines extract extracts "
                        "anything everything something input inputs upstream upstreams"))
 MAX_ITEMS = 200
 # What reads loaded data: asked whether stale, each is answered through its upstream lineage to the sources.
@@ -116,6 +118,8 @@ def answer(run) -> Envelope | None:
     """The listing, or None for a freshness question about one named thing (`names_a_subject`)."""
     day = as_of(run)
     cond = run.reading.listing
+    if run.intent.listing == "draft" and cond is None:  # "list the drafts": the noun is the condition
+        cond = Condition("lifecycle", "draft", (0, 0))
     if names_a_subject(run, cond):
         run.step("discover", "the freshness question names a visible object: answered about it, not as a listing")
         return None
@@ -183,7 +187,7 @@ def _rows(run, kind: str, day: date, topic: list[str]) -> tuple[list[ListedEntit
     # dbt exposures (the dashboards, notebooks and apps that read the project) are stored as models: they are
     # listed as what they are, never as models.
     objs = [o for o in objs if (o.authority_class == "dbt_exposure") == (kind == "exposure")]
-    if kind in ("document", "exposure"):
+    if kind in ("document", "exposure", "draft"):
         for o in objs:
             row = _document_row(o, day)
             if _about(row, entities[o.entity_id].names if o.entity_id in entities else [], topic):

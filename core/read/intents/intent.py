@@ -20,6 +20,7 @@ from core.read.intents.disagreement import asks_disagreement
 from core.read.intents.gated import Gated
 from core.read.intents.listing_filter import (
     CONDITION_WORDS,
+    DRAFT_WORDS,
     FRESHNESS_WORDS,
     NOT_LOADED,
     OWNER_NAMED,
@@ -415,8 +416,8 @@ def value_reading(question: str, dates: list[DateMention], inclusion: re.Match |
 # Questions the catalog answers without a definition: what can I see, how do two versions differ, who owns it,
 # what reads it, what a document says, what is about to change. Checked in this order; the first match wins.
 _LIST_NOUN = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages|dashboards|exposures|reports)"
-_NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report)s\b",
-                   re.I)
+_NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report|"
+                   r"draft)s\b", re.I)
 _ONE_NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report)\b",
                        re.I)
 _DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide|export|faq|readme|spec|post|message)s?"
@@ -445,6 +446,17 @@ _STALE_READERS = (
 # defined?") they name what disagrees, and the question is not read as upcoming (which would answer as of today, with
 # notes about "upcoming" nobody asked for).
 DRAFTS_ASKED = re.compile(r"\b(proposals?|any drafts?|drafts? (?:about|for|on|of|to))\b", re.I)
+# Drafts listed, or things listed by the approval they lack: "show me the drafts that haven't been approved yet", "list
+# the drafts", "which documents are awaiting approval?", "show me the documents that are drafts". Drafts of a subject
+# ("drafts about revenue", "drafts of churn") stay what is coming (DRAFTS_ASKED).
+_LIST_LEAD = r"\b(?:list|show(?:\s+me)?|give\s+me|which|what(?:\s+are)?)\s+(?:all\s+(?:of\s+)?)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?"
+DRAFTS_LISTED = Gated(
+    _LIST_LEAD + r"(?:" + _LIST_NOUN + r"|drafts)\s+(?:(?:that|which)\s+)?" + STILL_OPT + r"(?:(?:are|is|were|was)\s+)?"
+    + STILL_OPT + r"(?:" + DRAFT_WORDS + r")\b|"
+    # the drafts themselves, asked for whole: "list the drafts", "which drafts are there?", "what drafts can I see?"
+    + _LIST_LEAD + r"drafts\b(?=\s*(?:$|[?.!;]|(?:are\s+)?there\b|exist|(?:do|can|could|may)\s+(?:i|we|you)\b|"
+    r"(?:i|we|you)\s+(?:can|may)\s+see\b|(?:are\s+)?(?:open|outstanding|pending|in\s+progress)\b))", re.I,
+    needs=r"draft|approv|sign|ratif")
 # A comparison asked only by "differ"/"different" ("do any pages differ from how churn is defined?"): with a question
 # whether anything disagrees, it asks that, not for two versions side by side.
 _DIFFER_CUE = re.compile(r"\s*(?:diff|differ|differs|difference|differences|different)\s*", re.I)
@@ -455,6 +467,8 @@ INTENTS: list[tuple[str, re.Pattern | Gated]] = [
     ("discover", OWNER_NAMED),
     # "models whose name starts with fct_", "fct_* models": listed by how their names are written.
     ("discover", name_pattern.LISTED),
+    # Before a document is asked for by a word for it: "show me the drafts that haven't been approved yet" lists them.
+    ("discover", DRAFTS_LISTED),
     ("compare", re.compile(
         r"\b(compare|comparison|contrast|diff|difference|differences|differ|what changed|what has changed|what's changed|vs\.?|versus|"
         r"what(?:'?s| is| was) (?:different|changed)|how (?:is|was|are|were) .{1,40} different|what(?:'?s| is) new (?:in|about|with)|"
@@ -519,7 +533,8 @@ fed feed sit downstream uses break impact changing compare comparison diff diffe
 change changes top gets anything everything redefined revised been has have had did any""".split())
 _LISTING = {"dashboard": "exposure", "exposure": "exposure", "report": "exposure",
             "metric": "metric", "kpi": "metric", "measure": "metric", "model": "model", "source": "source",
-            "table": "source", "dataset": "source", "document": "document", "doc": "document", "page": "document"}
+            "table": "source", "dataset": "source", "document": "document", "doc": "document", "page": "document",
+            "draft": "draft"}
 
 
 def _intent_match(question: str, disagreement: bool | None = None) -> tuple[str | None, str | None, tuple[int, int] | None]:
@@ -557,6 +572,17 @@ CHANGE_ASKED = re.compile(
     r"\b(?:when|how|whether|if)\s+(?:did|has|have|had|was|were)\b[^,;?.]{0,60}?\b(?:chang(?:e|ed)|redefined|revised)\b|"
     r"\b(?:has|have|had|did|was|were)\b[^,;?.]{1,60}?\b(?:chang(?:e|ed)|redefined|revised)\b|"
     r"\bwhat(?:'s|\s+is|\s+has|\s+was)?\s+(?:changed|new|different)\b|\bhistory\b|\bover time\b", re.I)
+
+
+# Whether something was in force, asked yes or no: "was the draft of X in force in Q3?", "did v2 of X apply on ...?",
+# "is X's draft what governed then?". The question opens with its verb; "what applied" asks which, not whether.
+IN_FORCE_ASKED = re.compile(
+    r"^\W*(?:so\s+|and\s+|ok\s+)?(?:was|were|is|are|did|does|do|has|had)\b[^?;]{0,120}?\b(?:in\s+force|in\s+effect|"
+    r"effective|in\s+use|valid|appl(?:y|ies|ied)|govern(?:s|ed|ing)?)\b", re.I)
+
+
+def asks_in_force(question: str) -> bool:
+    return bool(IN_FORCE_ASKED.search(question))
 
 
 def asks_beyond_owner(question: str) -> bool:

@@ -46,8 +46,25 @@ _STILL_AFTER = re.compile(r"\A\s+" + STILL + r"\b", re.I)
 # A lifecycle said with "in": "which documents are (still) in draft?", "metrics in draft status".
 _IN_DRAFT = r"in\s+drafts?(?:\s+(?:status|state|form|stage))?"
 
+# A draft said by the approval it still lacks: "not (yet) approved", "haven't been approved", "unapproved", "awaiting
+# approval", "pending sign-off", "yet to be signed off". Only a draft lacks approval, so each is the draft lifecycle,
+# as "still drafts" is; "approved" alone is no condition.
+_APPROVED = r"(?:approved|signed[- ]?off|ratified)"
+_APPROVAL = r"(?:approval|sign[- ]?off|ratification)"
+UNAPPROVED = (r"unapproved|(?:(?:" + _AUX + r"\s+)?(?:not|never)|" + _AUX + r"n['\u2019]t)\s+(?:yet\s+)?(?:been\s+)?"
+              r"(?:yet\s+)?" + _APPROVED + r"|yet\s+to\s+be\s+" + _APPROVED + r"|"
+              r"(?:awaiting|pending|waiting\s+(?:for|on)|needing|in\s+need\s+of|without|lacking)\s+(?:an?\s+|any\s+)?"
+              + _APPROVAL)
+_UNAPPROVED = re.compile(r"(?:" + UNAPPROVED + r")\Z", re.I)
+# "the drafts that haven't been approved yet": the words joining a draft to its lack of approval are the condition too.
+_UNAPPROVED_AFTER = re.compile(r"\A(?:\s+(?:that|which|who|are|is|were|was|have|has|still|currently|yet)){0,3}\s+(?:"
+                               + UNAPPROVED + r")\b", re.I)
+
+# The draft lifecycle however it is said: core/read/intents/intent.py lists "the drafts that ..." by them.
+DRAFT_WORDS = _IN_DRAFT + r"|" + UNAPPROVED + r"|drafts?"
+
 # The words, as a regex fragment: core/read/intents/intent.py reads a listing question ending in one of them as discover.
-CONDITION_WORDS = (r"deprecated|" + _IN_DRAFT + r"|drafts?|superseded|retired|unowned|ownerless|"
+CONDITION_WORDS = (r"deprecated|" + _IN_DRAFT + r"|" + UNAPPROVED + r"|drafts?|superseded|retired|unowned|ownerless|"
                    + dbt_listing.DBT_CONDITION_WORDS + "|"
                    r"(?:have|has|having|with)\s+no\s+(?:\w+\s+)?owners?|without\s+(?:an?\s+|any\s+)?(?:\w+\s+)?owners?|"
                    r"(?:lack|lacks|lacking|missing)\s+(?:an?\s+)?(?:\w+\s+)?owners?|no\s+owners?|" + FRESHNESS_WORDS)
@@ -169,13 +186,27 @@ def listing_condition(question: str) -> Condition | None:
     if m is None:
         return None
     said = m.group().lower()
-    if said in LIFECYCLES or re.fullmatch(_IN_DRAFT, said):
-        return Condition("lifecycle", LIFECYCLES.get(said, "draft"), _with_still(question, m.span()))
+    if said in LIFECYCLES or re.fullmatch(_IN_DRAFT, said) or _UNAPPROVED.match(said):
+        span = m.span()
+        joined = _UNAPPROVED_AFTER.match(question[span[1]:]) if LIFECYCLES.get(said) == "draft" else None
+        if joined:
+            span = (span[0], span[1] + joined.end())
+        return Condition("lifecycle", LIFECYCLES.get(said, "draft"), _with_still(question, span))
     if re.search(r"owner|unowned", said):
         return Condition("owner", None, _with_still(question, m.span()))
     lead = _upstream_lead(question, m)
     return Condition("freshness", "stale" if _STALE.match(said) else "fresh",
                      _with_still(question, (lead.start() if lead else m.start(), m.end())))
+
+
+# Things of a kind said to lack approval: "which documents are awaiting approval?", "drafts pending sign-off". A
+# listing's condition, not a reviewer asking for the queue ("anything awaiting approval?" names no kind).
+_LACK_APPROVAL = re.compile(r"\b(?:" + _KINDS + r"|drafts)\s+(?:(?:that|which)\s+)?(?:(?:are|is|were|was)\s+)?"
+                            + STILL_OPT + r"(?:" + UNAPPROVED + r")\b", re.I)
+
+
+def lists_unapproved(question: str) -> bool:
+    return bool(_LACK_APPROVAL.search(question))
 
 
 def _with_still(question: str, span: tuple[int, int]) -> tuple[int, int]:

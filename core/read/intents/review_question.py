@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from core.catalog.text import ASKING_WORDS, GENERIC, MONTH_WORDS, Token, in_spans, normalize, tokenize
+from core.read.intents import listing_filter
 from core.read.intents.disagreement import DISAGREE, DISAGREEING
 
 # A reviewer's question names a kind of queue item: each family by the words that name it, not by one phrasing.
@@ -68,7 +69,8 @@ def asked_categories(text: str) -> list[str]:
     """The review-queue kinds a question asks about ("which drafts contradict the governing definition?"); all of
     them when it asks about the queue as a whole."""
     named = [c for c, pattern in ASKED.items() if pattern.search(text)]
-    return named or (list(ASKED) if WHOLE_QUEUE.search(text) else [])
+    # "which documents are awaiting approval?" lists the drafts of that kind (core/read/intents/listing_filter.py)
+    return named or (list(ASKED) if WHOLE_QUEUE.search(text) and not listing_filter.lists_unapproved(text) else [])
 
 
 # "do any drafts clash with the approved definition of X?": the definition a draft is set against is referred to, not
