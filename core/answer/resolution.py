@@ -152,15 +152,15 @@ _DRAFT_NOUNS = {"draft", "proposal"}
 
 def _version_asked(run: _Run, primary: Entity, objs: list[Evidence], wanted: str | None,
                    pinned: Evidence | None) -> VersionAsked | None:
-    """The version a yes/no question asks was in force ("was the draft of X in force in Q3?", "did v7 of X apply?"),
-    and whether the role can see one so named: a draft of a metric with none, or none visible, is said not to exist
+    """The version a yes/no question asks was in force ("was the draft of X in force in Q3?", "did v7 of X apply?")
+    or exists ("is there a draft for X?"), and whether the role can see one so named: a draft of a metric with none, or none visible, is said not to exist
     in what the role can see, in the same words however it is hidden."""
-    if not run.reading.asks_in_force:
+    if not (run.reading.asks_in_force or run.reading.asks_exists):
         return None
     if wanted:
         return VersionAsked(said=f"v{wanted}", exists=pinned is not None,
                             evidence_id=pinned.evidence_id if pinned else None)
-    if not run.intent.doc_nouns & _DRAFT_NOUNS:
+    if not (run.intent.doc_nouns & _DRAFT_NOUNS or run.reading.says_drafted):
         return None
     draft = next((o for o in objs if o.lifecycle is Lifecycle.draft), None)
     if draft is None:

@@ -256,10 +256,13 @@ def _part(env: Envelope, definition: EvidenceRef, label: str) -> str:
 
 def _in_force(env: Envelope, asked: VersionAsked, definition: EvidenceRef, label: str, name: str, when: str) -> str:
     """"was the draft of X in force in Q3?", "did v7 of X apply?": No when the role can see no such version, said
-    plainly before what did apply; a draft is never in force, named whole; a real version, Yes or No."""
+    plainly before what did apply; a draft is never in force, named whole; a real version, Yes or No. "is there a
+    draft for X?" asks whether it exists: Yes, with what governs beside it."""
     applies = f"{name} applies {when}".strip()
     if not asked.exists:
         return f"No: {label} has no {asked.said} you can see; {applies}"
+    if "exists" in env.asked:  # "is there a draft for X?": Yes, it exists; what governs is said beside it
+        return _exists(env, asked, definition, label, name, when)
     if asked.said == "draft":
         # The draft by its whole title when the headline has room for it, never cut: the status line names it too.
         governs = f"{name} governs {when}".strip()
@@ -269,6 +272,21 @@ def _in_force(env: Envelope, asked: VersionAsked, definition: EvidenceRef, label
     if asked.evidence_id == definition.evidence_id:
         return f"Yes: {applies}"
     return f"No: {applies}, not {asked.said}"
+
+
+def _exists(env: Envelope, asked: VersionAsked, definition: EvidenceRef, label: str, name: str, when: str) -> str:
+    """"is there a draft for X?", "is there a v1 of X?": Yes, the one that exists named (a draft whole when the
+    headline has room, else by its date), then what governs or applies."""
+    governs = f"{name} governs {when}".strip()
+    if asked.said != "draft":
+        applies = f"{name} applies {when}".strip()
+        return f"Yes: {applies}" if asked.evidence_id == definition.evidence_id else \
+            f"Yes: {label} {asked.said} exists; {applies}"
+    found = next((c for c in env.conflicts if c.evidence_id == asked.evidence_id), None)
+    if found is None:
+        return f"Yes: {label} has a draft; {governs}"
+    named = f"Yes: {' '.join(found.title.split())} is an unapproved draft; {governs}"
+    return named if len(named.split()) <= MAX_WORDS else f"Yes: {_document_ref(found)} is unapproved; {governs}"
 
 
 def _challenged(c: Conflict, name: str, when: str) -> str:

@@ -33,11 +33,13 @@ from core.read.intents.intent import (
     CHANGE_ASKED,
     Intent,
     asks_beyond_owner,
+    asks_exists,
     asks_in_force,
     downstream_kind,
     inclusion_match,
     meaning_asked,
     parse_intent,
+    says_drafted,
     value_reading,
 )
 from core.read.names import made_up, named, ranker, subject
@@ -87,6 +89,15 @@ class Reading:
     def asks_in_force(self) -> bool:
         """"was the draft of X in force in Q3?": whether a version applied, asked yes or no."""
         return asks_in_force(self._text)
+
+    @cached_property
+    def asks_exists(self) -> bool:
+        """"is there a draft for X?", "does X have a draft?": whether such a version or document exists, yes or no."""
+        return asks_exists(self._text)
+
+    @cached_property
+    def says_drafted(self) -> bool:
+        return says_drafted(self._text)
 
     @cached_property
     def asks_access(self) -> bool:

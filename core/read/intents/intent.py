@@ -585,6 +585,25 @@ def asks_in_force(question: str) -> bool:
     return bool(IN_FORCE_ASKED.search(question))
 
 
+# "is there a draft for X?", "are there any drafts of X?", "does X have a draft?", "do we have a draft of X?", "has
+# anyone drafted a change to X?": whether such a thing exists, asked yes or no (not whether it governs).
+EXISTS_ASKED = re.compile(
+    r"^\W*(?:so\s+|and\s+|ok\s+)?(?:(?:is|are)\s+there\b|(?:does|do|did)\s+[^?;]{1,80}?\bhave\b|"
+    r"(?:has|have)\s+(?:any|some)\s*(?:one|body)\s+(?:drafted|proposed|written|started)\b)", re.I)
+
+
+def asks_exists(question: str) -> bool:
+    return bool(EXISTS_ASKED.search(question))
+
+
+DRAFTED = re.compile(r"\b(?:re)?draft(?:ed|ing)\b", re.I)
+
+
+def says_drafted(question: str) -> bool:
+    """"has anyone drafted a change to X?" asks after a draft by its verb, which the document nouns do not hold."""
+    return bool(DRAFTED.search(question))
+
+
 def asks_beyond_owner(question: str) -> bool:
     """Whether the words also ask what only the definition flow answers beside an owner: where it comes from,
     which model backs it, what it is."""
