@@ -280,6 +280,9 @@ class IndexWriter:
         self._drop_removed()
         self.ids = pa.array([], pa.string())  # read by _drop_removed only: freed before the index builds
         table = self.table
+        # The vector index first: its build is the ingest's peak, and building the scalar indexes before it left the
+        # process ~100-200 MB larger when it started (a 1M ingest: 1,033 MB against 926, docs/scale.md).
+        self.report.ann = ann.build(table, ann_min_rows)
         table.create_index("acl", config=LabelList(), replace=True)
         # Every search's filter names these few-valued columns beside the ACL: with their bitmaps Lance computes the
         # whole pre-filter from indexes instead of reading three columns of every row (at 178k rows a role-filtered
@@ -288,7 +291,6 @@ class IndexWriter:
             table.create_index(column, config=Bitmap(), replace=True)
         # The next ingest looks its batches' rows up by evidence_id.
         table.create_index("evidence_id", config=BTree(), replace=True)
-        self.report.ann = ann.build(table, ann_min_rows)
         if _chunking(table) != CHUNKING:
             table.to_lance().update_schema_metadata({CHUNKING_KEY: CHUNKING})
             table.checkout_latest()
