@@ -22,9 +22,12 @@ def sidebar_date_note(env: Envelope, form_day: date | None, form_period: tuple[d
 
 def clock_note(env: Envelope, clock: datetime | None) -> str | None:
     """Freshness is read at the evaluation time, never on the reporting date: when an answer to a freshness
-    question has a reporting date too, both are named, so the two dates on the page are not read as one."""
+    question has a reporting date too, both are named, so the two dates on the page are not read as one. A question
+    that names its own moment was judged at that moment: said so, never as the sidebar's clock."""
     if "freshness_status" not in env.asked or not (env.reporting_date or env.period_start):
         return None
+    if env.moment is not None:  # "was X fresh at the end of Q2?": judged at the question's moment, not a clock's
+        return f"freshness judged as at {day_text(env.moment.date())} {env.moment:%H:%M} UTC, the moment your question names"
     at = env.evaluated_at
     whose = "this catalog's own clock" if clock is not None and at == clock else "the sidebar's clock"
     return f"freshness checked at {day_text(at.date())} {at:%H:%M} UTC ({whose}), not on the reporting date"

@@ -116,6 +116,16 @@ def test_a_sidebar_date_on_a_freshness_question_is_said_with_the_clock_it_was_ch
     assert "freshness checked at 1 Jun 2019 09:00 UTC (this catalog's own clock), not on the reporting date" in said
 
 
+@pytest.mark.parametrize("question", ["was raw_site.visits fresh at the end of Q1 2019?",
+                                      "were the site visits fresh on 31 March 2019?"])
+def test_a_moment_the_question_names_is_never_called_the_sidebars_clock(question):
+    """A stranger's pass: "was it fresh at the end of Q2 2024?" was said to be checked "(the sidebar's clock), not on
+    the reporting date" while the sidebar held no date and the moment was the question's own."""
+    said = _captions(_ask(_page(), question))
+    assert "freshness judged as at 31 Mar 2019 23:59 UTC, the moment your question names" in said, said
+    assert "sidebar's clock" not in said and "not on the reporting date" not in said, said
+
+
 def test_a_whole_catalog_freshness_table_says_which_ones_it_lists_out_of_how_many():
     at = _ask(_page(), "which sources are stale?")
     assert any(_seen(h.value) == "Sources you can see that are stale (1 of 2)" for h in at.subheader)
