@@ -164,7 +164,7 @@ ASKING_WORDS = {w for w in (
     "concerning topic on for with what which who whose how do does did is are was were the a an of in to "
     "enumerate find display know want need let lookup look up say says said state states mention mentions "
     "summarize summarise summary quote open read cover covers propose proposes tell tells track tracks tracked "
-    "report reports publish publishes maintain maintains own owns").split()}
+    "report reports publish publishes maintain maintains own owns many").split()}
 
 
 def content_words(text: str, spans: list[tuple[int, int]] = (), drop: set[str] = frozenset()) -> list[str]:

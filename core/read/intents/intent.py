@@ -449,7 +449,10 @@ DRAFTS_ASKED = re.compile(r"\b(proposals?|any drafts?|drafts? (?:about|for|on|of
 # Drafts listed, or things listed by the approval they lack: "show me the drafts that haven't been approved yet", "list
 # the drafts", "which documents are awaiting approval?", "show me the documents that are drafts". Drafts of a subject
 # ("drafts about revenue", "drafts of churn") stay what is coming (DRAFTS_ASKED).
-_LIST_LEAD = r"\b(?:list|show(?:\s+me)?|give\s+me|which|what(?:\s+are)?)\s+(?:all\s+(?:of\s+)?)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?"
+# "how many" leads a listing as "which" does ("how many drafts are there?", "how many metrics can I see?"): the
+# listing's headline says the count.
+_WHICH = r"(?:what|which|how\s+many)"
+_LIST_LEAD = r"\b(?:list|show(?:\s+me)?|give\s+me|which|how\s+many|what(?:\s+are)?)\s+(?:all\s+(?:of\s+)?)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?"
 DRAFTS_LISTED = Gated(
     _LIST_LEAD + r"(?:" + _LIST_NOUN + r"|drafts)\s+(?:(?:that|which)\s+)?" + STILL_OPT + r"(?:(?:are|is|were|was)\s+)?"
     + STILL_OPT + r"(?:" + DRAFT_WORDS + r")\b|"
@@ -493,21 +496,22 @@ INTENTS: list[tuple[str, re.Pattern | Gated]] = [
         # "list the sources behind conversion rate" asks for lineage, not a listing
         + r"(?!\s+(?:behind|feeding|that (?:feed|back|build|use|read|depend|consume)|which|using|reading|upstream|into|"
         r"backing|used by|of|under)\b)|"
-        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN
+        + _WHICH + r"\s+(?:\w+\s+)?" + _LIST_NOUN
         + r"\s+(?:(?:can|could|may) (?:i|we|you)|do (?:i|we|you) have|are (?:there|available|visible|defined)|"
         r"exist|does (?:the|this) catalog)\b|"
         r"show me (?:all |the |every |my )?(?:\w+\s+)?" + _LIST_NOUN + r"|(?:all|every) (?:the )?(?:\w+\s+)?"
         + _LIST_NOUN + r" (?:i|we) (?:can|may) see|"
         # "which metrics are about customers", "what models can marketing see", "are there any churn metrics"
-        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:are|is)\s+(?:there\s+)?(?:about|on|for|related to|"
+        + _WHICH + r"\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:are|is)\s+(?:there\s+)?(?:about|on|for|related to|"
         r"relating to|covering|concerning|regarding|around|tagged)|"
-        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:can|could|may|does|do)\s+(?:\w+\s+){1,2}?"
-        r"(?:see|access|view|read|have|get)|"
+        + _WHICH + r"\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:(?:can|could|may)\s+(?:\w+\s+){1,2}?"
+        # "which sources does net revenue read?" asks for its lineage: "does X read" is not access
+        r"(?:see|access|view|read|have|get)|(?:does|do)\s+(?:\w+\s+){1,2}?(?:see|access|view|have|get))|"
         r"are there (?:any )?(?:\w+\s+)?" + _LIST_NOUN + r"|"
         r"^\s*any (?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:about|on|for|related to|covering|around)|"
-        r"(?:what|which)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+do (?:we|i|you) (?:track|have|use|report|publish|maintain|own)|"
+        + _WHICH + r"\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+do (?:we|i|you) (?:track|have|use|report|publish|maintain|own)|"
         # "which models are deprecated?", "are any metrics without an owner?": the whole visible catalog, filtered
-        r"(?:what|which|are any|any|are there any)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+" + STILL_OPT
+        r"(?:what|which|how\s+many|are any|any|are there any)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+" + STILL_OPT
         + r"(?:(?:are|is|were|was)\s+)?" + STILL_OPT + r"(?:" + CONDITION_WORDS + r")|" + _FRESHNESS_LISTING + r"|" + _STALE_READERS + r")\b",
         re.I, needs=_LIST_NOUN + r"|" + FRESHNESS_WORDS)),
     ("upcoming", re.compile(
