@@ -2,7 +2,9 @@
 
 Below ANN_MIN_ROWS a flat (exact) scan of the role's rows is fast enough and exact, so no vector index is
 built. From there on the index gets an IVF_FLAT vector index (cosine): the rows are clustered into partitions
-and a question scans the nearest nprobes() partitions with full vectors. IVF_HNSW_SQ was measured beside it on
+and a question scans the nearest nprobes() partitions with full vectors. From RQ_MIN_ROWS the partitions keep
+RaBitQ codes of the vectors instead (IVF_RQ, 5 bits a dimension) and the search re-scores REFINE_FACTOR times the
+rows it returns with their full vectors (`kind`, `refine_factor`). IVF_HNSW_SQ was measured beside IVF_FLAT on
 the 178k rows of the synthetic 100k catalog (2 cores, under load): 212 s to build against 4.5 s, and a search
 with the role's pre-filter at p50 33 ms against 18 ms, with no recall to gain over exact distances inside the
 probed partitions. Queries keep the permission filter
@@ -41,6 +43,37 @@ COARSE_PROBE_SHARE = 0.75
 
 def wants_ann(rows: int, min_rows: int = ANN_MIN_ROWS) -> bool:
     return rows >= min_rows
+
+
+# From this many rows the partitions hold RaBitQ codes (IVF_RQ). A probed partition's rows are scanned whatever the
+# kind: at the 1M catalog's 1.78M rows the 45% probed are ~800k vectors a question, 1.2 GB of full vectors read. With
+# 5-bit codes and 10 x k candidates re-scored with their full vectors, the role-filtered vector query alone took p50 /
+# p95 41.4 / 63.9 ms against 72.6 / 111.1 (load ~4; 38.6 / 73.1 against 104.0 / 430.2 at load ~7), and found the flat
+# top 10 at least as often (hash vectors, counting equal distances as found: 1.0 against 0.999); at the 494k rows of
+# a part of that table 15.9 / 22.3 against 22.8 / 27.8 ms; at the 100k catalog's 178k rows no faster (18.1 / 42.2
+# against 16.9 / 43.2), so the threshold sits between. The index is a sixth of IVF_FLAT's size (454 MB against 2.6 GB
+# at 1M), and its segmented build peaked 725 MB above the process. IVF_PQ and IVF_SQ were slower than IVF_RQ at the
+# same recall (Lance scores PQ codes 4-7 times slower under a pre-filter than without one). benchmarks/ann_kinds.py,
+# benchmarks/results/ann_kinds_*.md, docs/scale.md "Vector index kinds at a million".
+RQ_MIN_ROWS = 400_000
+RQ_BITS = 5
+# Candidates re-scored with full vectors, as a multiple of k: the distances a hit carries are then exact (an entity's
+# vector score is compared across searches, core/catalog/entities.py) and RaBitQ's order only picks the candidates.
+# At 1M, 45% probed: 4 x k found 0.972 of the flat top 10 for the table's own rows as queries, 10 x k 0.996 (questions
+# 0.984 and 0.992), for 5 ms more. The probe share stays PROBE_SHARE: 25% probed fell to 0.991 (equal distances
+# counted as found) where IVF_FLAT at 45% found 0.999.
+REFINE_FACTOR = 10
+
+
+def kind(rows: int) -> str:
+    """The vector index kind for a table of `rows` rows."""
+    return "IVF_RQ" if rows >= RQ_MIN_ROWS else "IVF_FLAT"
+
+
+def refine_factor(index_type: str | None) -> int | None:
+    """How many times k candidates a search of an index of this kind re-scores with full vectors (None: none, its
+    distances are exact already)."""
+    return REFINE_FACTOR if index_type == "IVF_RQ" else None
 
 
 # Fewer, larger partitions below ~65k rows: k-means wants a few hundred vectors a centroid, and a partition of a
@@ -88,17 +121,28 @@ TRAIN_PER_PARTITION = 64
 
 
 def create(table, rows: int) -> None:
-    """Train and write the IVF_FLAT index of `table` (a LanceDB table) through Lance itself, whose index builder
-    takes the shuffle settings LanceDB's does not pass on; the table is then moved to the version that holds it."""
+    """Train and write the vector index of `table` (a LanceDB table, `kind(rows)`) through Lance itself, whose index
+    builder takes the shuffle settings LanceDB's does not pass on; the table is then moved to the version that
+    holds it."""
     dataset = table.to_lance()
     _give_back_memory()
     if rows <= SEGMENT_ROWS:
-        dataset.create_index(VECTOR_COLUMN, index_type="IVF_FLAT", metric="cosine",
+        dataset.create_index(VECTOR_COLUMN, index_type=kind(rows), metric="cosine",
                              num_partitions=partitions(rows), shuffle_partition_batches=SHUFFLE_BATCHES,
-                             shuffle_partition_concurrency=1, replace=True)
+                             shuffle_partition_concurrency=1, replace=True, **_quantizer(dataset, rows))
     else:
         _create_in_segments(dataset, rows)
     table.checkout_latest()
+
+
+def _quantizer(dataset, rows: int) -> dict:
+    """The build arguments of `kind(rows)`'s codes: for IVF_RQ one RaBitQ rotation, which every segment of a
+    segmented build must share for their codes to be comparable once merged."""
+    if kind(rows) != "IVF_RQ":
+        return {}
+    from lance.lance import indices
+    dim = dataset.schema.field(VECTOR_COLUMN).type.list_size
+    return {"rabitq_model": indices.build_rq_model(dimension=dim, num_bits=RQ_BITS)}
 
 
 def _create_in_segments(dataset, rows: int) -> None:
@@ -116,15 +160,16 @@ def _create_in_segments(dataset, rows: int) -> None:
     kmeans.fit(vectors)
     centroids = kmeans.centroids
     del sample, vectors, kmeans
+    quantizer = _quantizer(dataset, rows)
     uri, segments, committed = dataset.uri, [], None
     try:
         for group in _fragment_groups(dataset, SEGMENT_ROWS):
             _give_back_memory()
             # A dataset opened afresh for each segment: the one before keeps what it read cached.
             segments.append(lance.dataset(uri, version=dataset.version).create_index_uncommitted(
-                VECTOR_COLUMN, "IVF_FLAT", metric="cosine", num_partitions=count, ivf_centroids=centroids,
+                VECTOR_COLUMN, kind(rows), metric="cosine", num_partitions=count, ivf_centroids=centroids,
                 fragment_ids=group, shuffle_partition_batches=SHUFFLE_BATCHES, shuffle_partition_concurrency=1,
-                replace=True))
+                replace=True, **quantizer))
         merged = dataset.merge_existing_index_segments(segments) if len(segments) > 1 else segments[0]
         segments.append(merged)
         current = next((ix["name"] for ix in dataset.list_indices() if VECTOR_COLUMN in ix["fields"]), None)
@@ -199,8 +244,11 @@ def build(table, min_rows: int = ANN_MIN_ROWS) -> bool:
     if current is not None:
         stats = table.index_stats(current.name)
         wanted = partitions(rows)
-        trained = trained_partitions(table.to_lance().stats.index_stats(current.name))
-        if stats.num_unindexed_rows <= RETRAIN_SHARE * rows and abs(trained - wanted) <= RETRAIN_LAYOUT * wanted:
+        lance_stats = table.to_lance().stats.index_stats(current.name)
+        trained = trained_partitions(lance_stats)
+        # An index of the other kind (a catalog that crossed RQ_MIN_ROWS, or one built before the kinds) is retrained.
+        if (stats.num_unindexed_rows <= RETRAIN_SHARE * rows and abs(trained - wanted) <= RETRAIN_LAYOUT * wanted
+                and lance_stats.get("index_type") == kind(rows)):
             return True
     create(table, rows)
     return True

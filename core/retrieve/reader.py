@@ -84,14 +84,21 @@ def open_dataset(location: Path | RemoteIndex, revision: str | None, version: in
     return ds, None
 
 
-def nearest(vector, k: int, exact: bool, trained_partitions: int) -> dict:
+def nearest(vector, k: int, exact: bool, trained_partitions: int, index_type: str | None = None) -> dict:
     """The vector query for k results: flat when asked, else the share of the index's partitions ann.py says to
-    probe. On a dataset without a vector index Lance scans flat whatever is set here."""
+    probe, re-scored with full vectors where the index keeps codes (ann.refine_factor). On a dataset without a
+    vector index Lance scans flat whatever is set here."""
     query = {"column": ann.VECTOR_COLUMN, "q": vector, "k": k, "metric": "cosine"}
     if exact:
         return {**query, "use_index": False}
     probes = ann.nprobes(trained_partitions)
-    return {**query, "minimum_nprobes": probes, "maximum_nprobes": probes}
+    refine = ann.refine_factor(index_type)
+    return {**query, "minimum_nprobes": probes, "maximum_nprobes": probes, **({"refine_factor": refine} if refine else {})}
+
+
+def index_type(ds) -> str | None:
+    """The kind of the dataset's vector index ("IVF_FLAT", "IVF_RQ"); None without one."""
+    return next((i["type"] for i in ds.list_indices() if ann.VECTOR_COLUMN in i["fields"]), None)
 
 
 def trained_partitions(ds) -> int:

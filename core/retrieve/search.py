@@ -144,6 +144,11 @@ class Searcher:
         """The partition count the pinned version's vector index was trained with (how many a search probes)."""
         return reader.trained_partitions(self.dataset) if self.dataset is not None else 1
 
+    @cached_property
+    def index_type(self) -> str | None:
+        """The kind of the pinned version's vector index (whether a search re-scores its candidates)."""
+        return reader.index_type(self.dataset) if self.dataset is not None else None
+
     @property
     def available(self) -> bool:
         return self.version is not None
@@ -304,7 +309,8 @@ class Searcher:
         # Cosine search, flat below the ANN threshold (a distance then depends on the query and the row
         # alone) and through the ANN index above it; the role's filter is applied first either way.
         found = self.dataset.to_table(columns=["_distance"], with_row_id=True, filter=where, prefilter=bool(where),
-                                      nearest=reader.nearest(self.embed(query), k, self.exact, self.partitions))
+                                      nearest=reader.nearest(self.embed(query), k, self.exact, self.partitions,
+                                                             self.index_type))
         rows = self._take(self._places(found.column("_rowid").to_numpy()))
         return [self._hit(r, 1.0 - d) for r, d in zip(rows, found.column("_distance").to_pylist())]
 

@@ -130,11 +130,49 @@ def test_probes_follow_the_layout_the_index_was_trained_with(tmp_path, embedder,
     store.close()
 
 
-def test_a_large_index_is_built_in_segments_and_finds_what_flat_finds(tmp_path, embedder, monkeypatch):
-    """Above SEGMENT_ROWS the vector index is built a group of fragments at a time on centroids trained once, and the
-    segments merged: one index over every row, with the layout partitions() gives, that finds for every role what
-    the flat search finds (all its partitions probed here, so nothing may differ); a retrain replaces it the same
-    way."""
+def _index_type(db) -> str:
+    import lance
+    ds = lance.dataset(reader.dataset_uri(index_path(db))[0])
+    return next(i["type"] for i in ds.list_indices() if ann.VECTOR_COLUMN in i["fields"])
+
+
+def test_a_catalog_of_rq_min_rows_gets_rabitq_codes_and_finds_what_flat_finds(tmp_path, embedder, monkeypatch):
+    """From RQ_MIN_ROWS the index keeps RaBitQ codes (IVF_RQ) and a search re-scores its candidates with the full
+    vectors: every role still sees exactly its own rows, the top 10 and the scores are the flat search's, and the
+    answers are the same. A catalog that crosses the threshold on a re-ingest is retrained to the new kind."""
+    db = tmp_path / "demo.duckdb"
+    catalog = load_catalog(DEMO)
+    write_catalog(catalog, db)
+    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
+    assert _index_type(db) == "IVF_FLAT"
+    monkeypatch.setattr(ann, "RQ_MIN_ROWS", 1)  # as if the demo were a catalog of millions of rows
+    assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
+    assert _index_type(db) == "IVF_RQ"
+    store = Store(db)
+    approx, flat = Searcher(store, embedder), Searcher(store, embedder, exact=True)
+    assert approx.index_type == "IVF_RQ"
+    for role in sorted(r.name for r in store.roles()):
+        allowed = visible(store, role).visible_ids({row[0] for row in store.con.execute(
+            "SELECT evidence_id FROM evidence").fetchall()})
+        where = approx.role_filter(role)
+        for question in PARAPHRASES[:12]:
+            got = {h.evidence_id for h in approx.vector(question, where, k=500)}
+            assert got == {h.evidence_id for h in flat.vector(question, where, k=500)} and got <= allowed
+            top = [(h.evidence_id, round(h.score, 5)) for h in approx.vector(question, where, k=10)]
+            assert top == [(h.evidence_id, round(h.score, 5)) for h in flat.vector(question, where, k=10)]
+    for question in PARAPHRASES:
+        q = Question(role="analyst", text=question)
+        a, b = ask(store, q, searcher=approx), ask(store, q, searcher=flat)
+        assert (a.behavior, [s.evidence_id for s in a.selected]) == (b.behavior, [s.evidence_id for s in b.selected])
+    store.close()
+
+
+@pytest.mark.parametrize("kind", ["IVF_FLAT", "IVF_RQ"])
+def test_a_large_index_is_built_in_segments_and_finds_what_flat_finds(tmp_path, embedder, monkeypatch, kind):
+    """Above SEGMENT_ROWS the vector index is built a group of fragments at a time on centroids trained once (and for
+    IVF_RQ one RaBitQ rotation), and the segments merged: one index over every row, with the layout partitions()
+    gives, that finds for every role what the flat search finds (all its partitions probed here, so nothing may
+    differ); a retrain replaces it the same way."""
     import lance
 
     from core.retrieve import writer
@@ -142,6 +180,7 @@ def test_a_large_index_is_built_in_segments_and_finds_what_flat_finds(tmp_path, 
     monkeypatch.setattr(writer, "FLUSH_ROWS", 1)
     monkeypatch.setattr(ann, "SEGMENT_ROWS", 30)
     monkeypatch.setattr(ann, "partitions", lambda rows: 2)
+    monkeypatch.setattr(ann, "RQ_MIN_ROWS", 1 if kind == "IVF_RQ" else 10**9)
     built = []
     uncommitted = lance.LanceDataset.create_index_uncommitted
     monkeypatch.setattr(lance.LanceDataset, "create_index_uncommitted",
@@ -151,6 +190,7 @@ def test_a_large_index_is_built_in_segments_and_finds_what_flat_finds(tmp_path, 
     write_catalog(catalog, db)
     assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
     ds = lance.dataset(reader.dataset_uri(index_path(db))[0])
+    assert _index_type(db) == kind
     assert len(built) > 2 and sorted(f for g in built for f in g) == sorted(f.fragment_id for f in ds.get_fragments())
     # The segments merged into the index leave no files behind: every index folder is one the table lists.
     assert {p.name for p in (index_path(db) / "chunks.lance" / "_indices").iterdir()} == {
