@@ -136,6 +136,12 @@ def _index_type(db) -> str:
     return next(i["type"] for i in ds.list_indices() if ann.VECTOR_COLUMN in i["fields"])
 
 
+def _index_uuids(db) -> set[str]:
+    import lance
+    ds = lance.dataset(reader.dataset_uri(index_path(db))[0])
+    return {i["uuid"] for i in ds.list_indices() if ann.VECTOR_COLUMN in i["fields"]}
+
+
 def test_a_catalog_of_rq_min_rows_gets_rabitq_codes_and_finds_what_flat_finds(tmp_path, embedder, monkeypatch):
     """From RQ_MIN_ROWS the index keeps RaBitQ codes (IVF_RQ) and a search re-scores its candidates with the full
     vectors: every role still sees exactly its own rows, the top 10 and the scores are the flat search's, and the
@@ -148,6 +154,17 @@ def test_a_catalog_of_rq_min_rows_gets_rabitq_codes_and_finds_what_flat_finds(tm
     monkeypatch.setattr(ann, "RQ_MIN_ROWS", 1)  # as if the demo were a catalog of millions of rows
     assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
     assert _index_type(db) == "IVF_RQ"
+    trained = _index_uuids(db)
+    # A re-ingest with one object changed keeps the codes it has (the changed rows are searched beside them): a
+    # retrain at every ingest would cost a 1M catalog's 1% re-ingest a whole index build.
+    changed = catalog.model_copy(update={"evidence": [
+        e.model_copy(update={"text": e.text + " Revised.", "content_hash": None}) if i == 3 else e
+        for i, e in enumerate(catalog.evidence)]})
+    changed.evidence[3].content_hash = changed.evidence[3].compute_hash()
+    write_catalog(changed, db)
+    assert build_index(changed, db, embedder, quiet=True, ann_min_rows=1).embedded >= 1
+    assert _index_uuids(db) == trained and _index_type(db) == "IVF_RQ"
+    catalog = changed
     store = Store(db)
     approx, flat = Searcher(store, embedder), Searcher(store, embedder, exact=True)
     assert approx.index_type == "IVF_RQ"
