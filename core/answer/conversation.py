@@ -128,12 +128,17 @@ def carried(q: Question, first: Envelope, last: Turn | None, principal: str | No
                        carried=f"Comparing the two versions of {last.label} your last answer showed, "
                                f"v{pair[0]} and v{pair[1]}")
     move = words.period_move
+    today = first.evaluated_at.date()
     table = last.period or ((last.day, last.day + timedelta(days=1)) if last.day else None)
+    undated = table is None and move is not None and not move.compare
+    if undated:
+        # An answer given with no date was read as of today (its note says so): "and the year before?" moves from
+        # today, as it does after a metric whose several versions put today's date in the headline.
+        table = (today, today + timedelta(days=1))
     # "and the year before?", "vs last year?": read against the period on the table, not the clock, even where the
     # date reader read the same words against the clock ("last year")
     inside = move is not None and all(d.text.lower() in move.words.lower() for d in first.dates_read)
     if move is not None and table is not None and inside and q.day is None and q.period is None:
-        today = first.evaluated_at.date()
         running = move.compare and table[0] <= today < table[1] - timedelta(days=1)
         if running:
             # "vs last year?" of a period still running (2026 so far): set beside the same days of the other one,
@@ -145,7 +150,7 @@ def carried(q: Question, first: Envelope, last: Turn | None, principal: str | No
         # what applied on 31 Dec 2025, as "the year before" asks of 31 Dec 2023 (not a period of one day).
         day = there[0] if last.period is None and pair is None else None
         span = f"{there[0].isoformat()} to {(there[1] - timedelta(days=1)).isoformat()}"
-        was = _when(last).strip().removeprefix("for ").removeprefix("on ")
+        was = _when(last).strip().removeprefix("for ").removeprefix("on ") or f"today, {today.isoformat()}"
         how = (f"{said}: {was} beside {span} ('{move.words}' of it)" if pair
                else f"{said} on {day.isoformat()} ('{move.words}' {was})" if day
                else f"{said} for {span} ('{move.words}' {was})")
