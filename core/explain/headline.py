@@ -285,19 +285,21 @@ def _exists(env: Envelope, asked: VersionAsked, definition: EvidenceRef, label: 
     found = next((c for c in env.conflicts if c.evidence_id == asked.evidence_id), None)
     if found is None:
         return f"Yes: {label} has a draft; {governs}"
-    named = f"Yes: {' '.join(found.title.split())} is an unapproved draft; {governs}"
-    return named if len(named.split()) <= MAX_WORDS else f"Yes: {_document_ref(found)} is unapproved; {governs}"
+    return _named_or_ref("Yes:", found, "an unapproved draft", "unapproved", governs)
 
 
 def _challenged(c: Conflict, name: str, when: str) -> str:
     """"the draft says X, is that right?": No, the document named whole when the headline has room for it, else by what
     it is ("the draft of 2025-02-10"), never cut off mid-name (the status line and the conflicts name it in full)."""
     word = _CONFLICT_WORD.get(c.label, c.label.lower())
-    governs = f"{name} governs {when}".strip()
-    whole = f"No: {' '.join(c.title.split())} is {word}; {governs}"
-    if len(whole.split()) <= MAX_WORDS:
-        return whole
-    return f"No: {_document_ref(c)} is {'unapproved' if c.label == 'DRAFT' else word}; {governs}"
+    return _named_or_ref("No:", c, word, "unapproved" if c.label == "DRAFT" else word, f"{name} governs {when}".strip())
+
+
+def _named_or_ref(lead: str, c: Conflict, word: str, short: str, governs: str) -> str:
+    """`lead`, the document named whole and what it `word` is when the headline has room, else by what it is ("the
+    draft of 2025-02-10") and `short`; then what governs."""
+    whole = f"{lead} {' '.join(c.title.split())} is {word}; {governs}"
+    return whole if len(whole.split()) <= MAX_WORDS else f"{lead} {_document_ref(c)} is {short}; {governs}"
 
 
 def _document_ref(c: Conflict | EvidenceRef) -> str:
