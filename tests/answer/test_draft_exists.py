@@ -15,7 +15,7 @@ from core.explain.render import render_text
 
 EXISTS = ["is there a draft for bruise rate?", "are there any drafts of bruise rate?", "does bruise rate have a draft?",
           "do we have a draft of bruise rate?", "has anyone drafted a change to bruise rate?",
-          "is there a proposal for bruise rate?"]
+          "is there a proposal for bruise rate?", "any drafts pending for bruise rate?"]
 ON = " on 30 Sep 2028"
 
 

@@ -589,10 +589,10 @@ def asks_in_force(question: str) -> bool:
     return bool(IN_FORCE_ASKED.search(question))
 
 
-# "is there a draft for X?", "are there any drafts of X?", "does X have a draft?", "do we have a draft of X?", "has
+# "is there a draft for X?", "any drafts pending for X?", "does X have a draft?", "do we have a draft of X?", "has
 # anyone drafted a change to X?": whether such a thing exists, asked yes or no (not whether it governs).
 EXISTS_ASKED = re.compile(
-    r"^\W*(?:so\s+|and\s+|ok\s+)?(?:(?:is|are)\s+there\b|(?:does|do|did)\s+[^?;]{1,80}?\bhave\b|"
+    r"^\W*(?:so\s+|and\s+|ok\s+)?(?:(?:is|are)\s+there\b|any\s+(?:\w+\s+)?(?:drafts?|proposals?)\b|(?:does|do|did)\s+[^?;]{1,80}?\bhave\b|"
     r"(?:has|have)\s+(?:any|some)\s*(?:one|body)\s+(?:drafted|proposed|written|started)\b)", re.I)
 
 
