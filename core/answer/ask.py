@@ -210,8 +210,8 @@ def _authorize(store: Store, q: Question, now: datetime | None, searcher: Search
     at = q.at or now or store.now()
     if at.tzinfo is None:
         at = at.replace(tzinfo=timezone.utc)
-    reading = read(q, at.date(), store.fiscal_year_start_month)
     view = visible(store, q.role, q.grants)
+    reading = read(q, at.date(), store.fiscal_year_start_month).cues_outside_names(view)
     run = _Run(q=q, view=view, reading=reading, intent=reading.intent, revision=view.revision, at=at,
                searcher=searcher if searcher and searcher.available else None)
     if run.searcher:

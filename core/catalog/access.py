@@ -315,6 +315,16 @@ class Visible:
             return self._docs("kind = ANY(?::VARCHAR[]) AND authority_class = ?", [list(kinds), authority_class])
         return self._docs("kind = ANY(?::VARCHAR[])", [list(kinds)])
 
+    def tables_with_columns(self, names: list[str]) -> list[Evidence]:
+        """Visible models and sources with a column (listed or described) whose lower case is one of `names`, found in
+        SQL: parsing every table to read its columns took ~10 s at a million objects."""
+        if not names:
+            return []
+        columns = ("coalesce(CAST(json_extract(doc, '$.model.columns') AS VARCHAR[]), []) || "
+                   "coalesce(CAST(json_extract(doc, '$.model.column_details[*].name') AS VARCHAR[]), [])")
+        return self._docs(f"kind IN ('model', 'source') AND list_has_any(list_transform({columns}, lambda c: lower(c)), "
+                          "?::VARCHAR[])", [names])
+
     def listed(self, kinds: list[str]) -> list[Listed | Evidence]:
         """Every visible object of these kinds as a listing row reads it, by evidence id: its columns, not the parsed
         object (a whole-catalog listing reads thousands; parsing them took about a second at 100,000 objects). One

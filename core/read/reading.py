@@ -224,6 +224,25 @@ class Reading:
         """Phrase matches of visible names, outside `spans` (default: the intent's dates and versions)."""
         return match_entities(self._text, entities, phrases, self.intent.excluded_spans if spans is None else spans)
 
+    def cues_outside_names(self, view) -> Reading:
+        """This reading, with a table's make-up asked only by words outside the visible names: in "where does upsell
+        contract revenue come from?" "contract" is part of a metric's name and asks for no dbt contract. A cue inside a
+        name is read again with the role's names set aside (another cue outside them still asks) and given back to
+        the names. Read once the role's view is known, as only its names can tell."""
+        cues = self.intent.kind_spans
+        if not cues:
+            return self
+        kept = [s for s in self.intent.excluded_spans if s not in cues]
+        found, toks = match_entities(self._text, view.entities, view.phrases, kept)
+        names = [(toks[m.start].start, toks[m.end - 1].end) for m in found]
+        if not any(a <= s and e <= b for s, e in cues for a, b in names):
+            return self
+        masked = list(self._text)
+        for a, b in names:
+            masked[a:b] = " " * (b - a)
+        kind, spans = table_words.table_facts_asked("".join(masked))
+        return replace(self, intent=replace(self.intent, kind=kind, kind_spans=spans, excluded_spans=kept + spans))
+
     def named_objects(self, view) -> list[named.Reference]:
         return named.named_objects(self._text, view)
 
@@ -242,6 +261,10 @@ class Reading:
 
     def named_columns(self, columns: list[str]) -> list[str]:
         return table_words.named_columns(self._text, columns)
+
+    @cached_property
+    def column_candidates(self) -> list[str]:
+        return table_words.column_candidates(self._text)
 
     def review_subjects(self, view, near: bool = False) -> set[str]:
         """The visible metrics, models and sources a review question names (review_question.named_subjects)."""

@@ -58,7 +58,7 @@ def table_of(objs: list[Evidence], versions: list[Evidence], day) -> Evidence | 
 def _by_column(run, asked: str, read: Envelope | None = None) -> Envelope | None:
     """"is customer_type tested?": the visible tables holding a column the question names, when it names no table."""
     holders = []
-    for ev in run.view.of_kinds([Kind.model.value, Kind.source.value]):
+    for ev in run.view.tables_with_columns(run.reading.column_candidates):
         if ev.model and ev.governs and ev.valid_on(run.at.date()) and run.reading.named_columns(_names(ev)):
             holders.append(ev)
     if not holders:

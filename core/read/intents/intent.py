@@ -251,6 +251,9 @@ class Intent:
     restate_previous: bool = False
     # "under v2", "under version 1" written with no "definition": a restatement when a number is asked of a period
     under_version: bool = False
+    # The asking words of a table's make-up ("tags", "contract", "tested"): a word that may be part of a name instead,
+    # which only the role's names can tell (Reading.cues_outside_names)
+    kind_spans: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def timestamps(self) -> list[DateMention]:
@@ -307,9 +310,10 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
         kind = col_kind
         spans += col_spans
     facts, fact_spans = table_facts_asked(question)
+    kind_spans: list[tuple[int, int]] = []
     if facts and kind is None:
         # "which tests run on X?", "what columns does X have?": the table's own make-up (core/answer/intents/table_facts.py).
-        kind = facts
+        kind, kind_spans = facts, fact_spans
         spans += fact_spans
     # Asked beside lineage or what a definition includes, a change is that question's ("what feeds X, and did they
     # change?"): the definition flow answers it, with no yes or no of its own.
@@ -337,7 +341,7 @@ def parse_intent(question: str, today=None, fy_start: int = 1) -> Intent:
     return Intent(dates=dates, aspects=aspects, versions=versions, overrides=overrides, doc_nouns=nouns,
                   names_conflict=bool(nouns and CONFLICT_CUES.search(question)) or bool(nouns & {"draft", "wiki"}),
                   excluded_spans=spans, column=next((v for v in col.groupdict().values() if v), None) if col else None,
-                  kind=kind, listing=listing, includes=included[0] if included else None,
+                  kind=kind, kind_spans=kind_spans, listing=listing, includes=included[0] if included else None,
                   changes=changes_asked(question, [d.span[0] for d in dates]),
                   moment=bool(PAST_FRESHNESS.search(question)), **value_reading(question, dates, inc))
 

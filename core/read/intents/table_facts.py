@@ -73,6 +73,17 @@ def named_columns(question: str, columns: list[str]) -> list[str]:
     return out
 
 
+def column_candidates(question: str) -> list[str]:
+    """Every name `named_columns` could find in the question, lower case: each word as written ("customer_type") and
+    each run of up to MAX_COLUMN_WORDS words joined by underscores ("customer type"). What a catalog-wide search for
+    the tables holding a column the question names looks for, instead of reading every table's columns."""
+    written = re.sub(r"[^a-z0-9_]+", " ", question.lower()).split()
+    spaced = " ".join(written).replace("_", " ").split()
+    runs = ("_".join(spaced[i:i + n]) for n in range(2, MAX_COLUMN_WORDS + 1) for i in range(len(spaced) - n + 1))
+    return list(dict.fromkeys([*written, *runs]))
+
+
+MAX_COLUMN_WORDS = 6
 # "is X tested?" is answered yes or no first.
 YES_NO = re.compile(r"\s*(?:is|are|was|were|does|do|did|has|have)\b", re.I)
 
