@@ -325,6 +325,16 @@ class Visible:
         return self._docs(f"kind IN ('model', 'source') AND list_has_any(list_transform({columns}, lambda c: lower(c)), "
                           "?::VARCHAR[])", [names])
 
+    def metrics_mentioning(self, terms: list[str]) -> list[Evidence]:
+        """Visible metric definitions whose stored document holds one of `terms`, case aside: the few whose formula,
+        mentions or links may read those ids, found in SQL (parsing every metric took ~7 s at a million objects).
+        The caller reads each one's formula and links itself; this only narrows which are parsed."""
+        terms = sorted({t.lower() for t in terms if t})
+        if not terms:
+            return []
+        held = " OR ".join("contains(lower(doc), ?)" for _ in terms)
+        return self._docs(f"kind = 'metric_definition' AND ({held})", terms)
+
     def listed(self, kinds: list[str]) -> list[Listed | Evidence]:
         """Every visible object of these kinds as a listing row reads it, by evidence id: its columns, not the parsed
         object (a whole-catalog listing reads thousands; parsing them took about a second at 100,000 objects). One

@@ -98,11 +98,11 @@ def walk(run, primary, chosen: list[Evidence], day) -> Walked:
     readers, seen = [], set(reach) | {primary.entity_id}
     queue = deque([(primary.entity_id, starts, 0)] + [(found[n].entity_id, [n], d) for n, (d, _) in reach.items()
                                                       if n in found and _kind(found[n])[0] == "metric"])
-    # The metrics in effect that day, read once for the whole walk.
-    metrics = [ev for ev in run.view.of_kinds([Kind.metric_definition.value])
-               if ev.governs and ev.valid_on(day) and ev.metric]
     while queue:
         eid, from_ids, depth = queue.popleft()
+        # The metrics in effect that day whose document names what was reached: only they can read it.
+        metrics = [ev for ev in run.view.metrics_mentioning([eid.split(".")[-1], eid, *from_ids])
+                   if ev.governs and ev.valid_on(day) and ev.metric]
         for ev in _formula_readers(metrics, eid, from_ids, seen):
             seen |= {ev.entity_id, ev.evidence_id}
             readers.append(ev)

@@ -196,7 +196,7 @@ def rank_question(question: str, intent, view, searcher=None, role: str | None =
                       rule=f"the question names a document, {title!r}, which is about {eid}")
 
     taken = {k for m in matches for k in range(m.start, m.end)}
-    fuzzy = sorted(fuzzy_candidates(question, toks, entities, vocab, taken),
+    fuzzy = sorted(fuzzy_candidates(question, toks, entities, vocab, taken, view),
                    key=lambda c: (-c.features["fuzzy"], ROLE_PRIORITY.get(entities[c.entity_id].role, 9), c.entity_id))
     if fuzzy:
         return _decide_fuzzy(question, intent, view, fuzzy, toks, base)
