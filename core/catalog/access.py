@@ -454,6 +454,12 @@ class Visible:
         return [r for i in self.store.rows.freshness_ids(source)
                 if (r := facts.freshness(i, self.role, self.grants)) is not None]
 
+    def freshness_of(self, sources: list[str]) -> dict[str, list[FreshnessRecord]]:
+        """freshness_objects of many sources at once (a whole-catalog freshness question)."""
+        facts = catalog_facts(self.store)
+        return {s: [r for i in ids if (r := facts.freshness(i, self.role, self.grants)) is not None]
+                for s, ids in self.store.rows.freshness_ids_of(list(dict.fromkeys(sources))).items()}
+
     def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
         return self.store.upstream_closure(starts, self.role, day, depth, grants=self.grants)
 

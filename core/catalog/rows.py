@@ -133,6 +133,24 @@ class SqlRows:
         return sorted({i for (i,) in con.execute(
             f"SELECT evidence_id FROM freshness WHERE {in_list('source', names)}").fetchall()})
 
+    def freshness_ids_of(self, sources: list[str]) -> dict[str, list[str]]:
+        """freshness_ids of many sources in three scans, not three lookups each: a whole-catalog freshness question
+        at a million objects asks it of 62,000 sources (~4 ms a lookup, four minutes)."""
+        con = self._cursor()
+        names: dict[str, set[str]] = {s: {s} for s in sources}
+        for asked, other in con.execute(
+                "SELECT e.entity_id, e.evidence_id FROM evidence e JOIN unnest(?::VARCHAR[]) s(id) ON e.entity_id = s.id "
+                "UNION ALL SELECT e.evidence_id, e.entity_id FROM evidence e JOIN unnest(?::VARCHAR[]) s(id) "
+                "ON e.evidence_id = s.id", [list(names), list(names)]).fetchall():
+            names[asked].add(other)
+        found: dict[str, set[str]] = {}
+        every = sorted({n for ns in names.values() for n in ns})
+        for source, evidence_id in con.execute(
+                "SELECT f.source, f.evidence_id FROM freshness f JOIN unnest(?::VARCHAR[]) s(id) ON f.source = s.id",
+                [every]).fetchall():
+            found.setdefault(source, set()).add(evidence_id)
+        return {s: sorted({i for n in ns for i in found.get(n, ())}) for s, ns in names.items()}
+
 
 class MemoryRows:
     """The rows of one opened catalog file, read once."""
@@ -180,6 +198,9 @@ class MemoryRows:
         by_node = self._edges[end]  # KeyError for anything but upstream / downstream
         return sorted((e for n in set(nodes) for e in by_node.get(n, ()) if self._sees(e.evidence_id, e.acl, role, grants)),
                       key=_order)
+
+    def freshness_ids_of(self, sources: list[str]) -> dict[str, list[str]]:
+        return {s: self.freshness_ids(s) for s in sources}
 
     def freshness_ids(self, source: str) -> list[str]:
         names = {source, *self._by_entity.get(source, ())}

@@ -33,7 +33,8 @@ def standing(entry: FreshnessEntry | None) -> str:
 
 def catalog_freshness(view, sources: list[str], at: datetime, day: date) -> dict[str, FreshnessEntry | None]:
     """Each visible source's freshness at `at` (None: nothing recorded that the role may see)."""
-    return {s: source_freshness(s, view.freshness_objects(s), at, day) for s in sources}
+    records = view.freshness_of(sources)
+    return {s: source_freshness(s, records[s], at, day) for s in sources}
 
 
 def freshness_text(entry: FreshnessEntry | None) -> str:

@@ -1,6 +1,6 @@
 """A catalog too large to hold its rows (core/catalog/store.py MEMORY_ROWS_UP_TO) reads them by key through SQL, and
 every answer, for every role, is the one a Store holding its rows gives: definitions, lineage both ways, freshness,
-owners, listings, a past date."""
+owners, listings, a past date, whole-catalog freshness, a misspelt name."""
 from conftest import DEMO_AT
 
 from core.answer.ask import Question, ask
@@ -12,7 +12,8 @@ from core.retrieve.search import Searcher
 QUESTIONS = ["What does net revenue mean?", "What was net revenue on 2023-06-30?", "who owns contribution margin?",
              "what depends on fct_orders?", "Which raw sources feed the refund rate, and are they fresh?",
              "Is the payments source fresh?", "which documents are drafts?", "list the models",
-             "What is the lineage of active customers?", "compare the versions of net revenue"]
+             "What is the lineage of active customers?", "compare the versions of net revenue",
+             "which sources are stale?", "what does net reveune mean?", "what uses net revenue?"]
 
 
 def _answers(db, embedder, at) -> dict:
