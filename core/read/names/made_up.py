@@ -134,9 +134,22 @@ def _unexplained_spans(question: str, intent, view) -> list[tuple[int, int]]:
         # a visible name; a visible word at the end of a longer identifier ("int_x__joined_refunds") is not.
         parts = m.group().lower().split(".")
         readings = [tuple(normalize(w) for w in re.findall(r"[a-z0-9]+", ".".join(parts[i:]))) for i in range(len(parts))]
-        if not any(_contains(n, readings[0]) or n in readings[1:] for n in view.phrases if n):
+        if not _visible_reading(readings, view):
             out.append(m.span())
     return out
+
+
+def _visible_reading(readings: list[tuple[str, ...]], view) -> bool:
+    """Is the whole identifier (readings[0]) inside a visible name, or what follows one of its dots a visible name?
+    Looked up first (a name said whole, a word no name has); only what is left reads every name."""
+    phrases = view.phrases
+    if any(r in phrases for r in readings):
+        return True
+    if not readings[0]:
+        return bool(phrases)
+    if not set(readings[0]) <= view.name_words:
+        return False
+    return any(_contains(n, readings[0]) for n in phrases if n)
 
 
 def _partial_identifier(question: str, intent, view) -> Choice | None:
