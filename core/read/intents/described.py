@@ -13,10 +13,11 @@ import math
 import re
 import weakref
 from dataclasses import dataclass
+from functools import lru_cache
 
-from core.catalog.evidence import Kind
 from core.catalog.text import STOPWORDS, normalize, tokenize, words
 from core.read.intents.listing_filter import FRESH_WORDS, STALE_WORDS
+from core.settings import budget
 
 DESCRIBED_MIN = 0.8  # share of the question's (IDF-weighted) words the best entity's words must cover
 DESCRIBED_MARGIN = 0.2  # ... and its lead over the next entity
@@ -43,6 +44,8 @@ class _Bags:
     tables: set[str]  # the models and sources: what a description may name
     idf: dict[str, float]
     unseen: float  # the rarity of a word no visible entity uses
+    holders: dict[str, set[str]]  # word -> the entities whose bag holds it: a question is scored on those alone
+    ordered_tables: list[str]  # `tables` by id
 
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -78,7 +81,16 @@ def entity_words(view, entity_id: str) -> set[str]:
 
 def shared_by_one(view, said: set[str]) -> bool:
     """Does some visible entity's words hold every word of `said`?"""
-    return any(said <= bag for bag in _bags(view).bags.values())
+    return bool(holding_all(view, said))
+
+
+def holding_all(view, said) -> set[str]:
+    """The visible topic entities whose words hold every word of `said`, found by word, not by reading every bag."""
+    b = _bags(view)
+    if not said:
+        return set(b.bags)
+    found = sorted((b.holders.get(w, set()) for w in set(said)), key=len)
+    return set(found[0]).intersection(*found[1:])
 
 
 def _inside(words_: tuple[str, ...], ident: tuple[str, ...]) -> bool:
@@ -95,51 +107,74 @@ def _bags(view) -> _Bags:
         return _CACHE[view]
     except (KeyError, TypeError):
         pass
+    # Built once per view on its first use, not counted in that question's budget, as the view's name indexes are
+    # (core/catalog/access.py per_view). Not built by the warm-up: at a million objects a role's bags took 49 s and
+    # 1.5 GB (docs/scale.md), paid only by a role that asks a question naming nothing it can see.
+    with budget.not_counted():
+        out = _build(view)
+    try:
+        _CACHE[view] = out
+    except TypeError:
+        pass
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _text_words(text: str) -> tuple[tuple[str, ...], frozenset[tuple[str, ...]], frozenset[tuple[str, str]]]:
+    """A title's, description's or alias's words (stemmed), the identifiers in it and its adjacent describing words.
+    Pure: a catalog generated from templates repeats its texts, and a title is read again for each version."""
+    seq = tuple(_stem(w) for w in words(text))
+    # An identifier in the text (a measure "food_orders", a column) is a name, not prose saying words side by side:
+    # it is kept apart, and a question made of its words names it.
+    idents = frozenset(tuple(_stem(w) for w in _split(ident)) for ident in IDENT.findall(text))
+    said = frozenset(_adjacent(_describing([_stem(w) for w in words(IDENT.sub(" identifier_ ", text))])))
+    return seq, idents, said
+
+
+@lru_cache(maxsize=1 << 16)
+def _column_words(column: str) -> tuple[str, ...]:
+    return tuple(_stem(w) for w in _split(column))
+
+
+def _build(view) -> _Bags:
     bags: dict[str, set[str]] = {}
     pairs: dict[str, set[tuple[str, str]]] = {}
     prose: dict[str, set[tuple[str, str]]] = {}
     columns: dict[str, set[tuple[str, ...]]] = {}
     grouped: dict[str, list] = {}
     # One read of the view (never one query per entity: a 1,000-model project has 1,300 entities).
-    for ev in view.of_kinds([k.value for k in Kind if k is not Kind.lineage]):
-        grouped.setdefault(ev.entity_id, []).append(ev)
+    for row in view.described_rows():
+        grouped.setdefault(row[0], []).append(row)
     for eid, ent in view.entities.items():
         if not ent.is_topic:
             continue
         bag = {_stem(w) for n in ent.names for w in n}
         pair = {p for n in ent.names for p in _adjacent(_describing(list(n)))}
         said: set[tuple[str, str]] = set()
-        for ev in grouped.get(eid, []):
+        for _, title, description, aliases, cols in grouped.get(eid, []):
             # The description (dbt's) or the body (a hand-written catalog's), the title, aliases and columns.
-            for text in (ev.title, ev.description or ev.text or "", *ev.aliases):
-                seq = [_stem(w) for w in words(text)]
+            for text in (title, description, *aliases):
+                seq, idents, adjacent = _text_words(text)
                 bag.update(seq)
-                # An identifier in the text (a measure "food_orders", a column) is a name, not prose saying words
-                # side by side: it is kept apart, and a question made of its words names it.
-                for ident in IDENT.findall(text):
-                    columns.setdefault(eid, set()).add(tuple(_stem(w) for w in _split(ident)))
-                said |= _adjacent(_describing([_stem(w) for w in words(IDENT.sub(" identifier_ ", text))]))
-            if ev.model:
-                for col in ev.model.columns:
-                    seq = [_stem(w) for w in _split(col)]
-                    columns.setdefault(eid, set()).add(tuple(seq))
-                    bag.update(seq)
-                    pair |= _adjacent(_describing(seq))
+                if idents:
+                    columns.setdefault(eid, set()).update(idents)
+                said |= adjacent
+            for col in cols:
+                seq = _column_words(col)
+                columns.setdefault(eid, set()).add(seq)
+                bag.update(seq)
+                pair |= _adjacent(_describing(list(seq)))
         bags[eid] = bag - STOPWORDS
         pairs[eid] = pair | said
         prose[eid] = said
     n = max(len(bags), 1)
-    df: dict[str, int] = {}
-    for bag in bags.values():
+    holders: dict[str, set[str]] = {}
+    for eid, bag in bags.items():
         for w in bag:
-            df[w] = df.get(w, 0) + 1
+            holders.setdefault(w, set()).add(eid)
     tables = {e for e, ent in view.entities.items() if e in bags and ent.role in ("model", "source")}
-    out = _Bags(bags, pairs, prose, columns, tables, {w: math.log(1 + n / c) for w, c in df.items()}, math.log(1 + n))
-    try:
-        _CACHE[view] = out
-    except TypeError:
-        pass
-    return out
+    return _Bags(bags, pairs, prose, columns, tables, {w: math.log(1 + n / len(c)) for w, c in holders.items()},
+                 math.log(1 + n), holders, sorted(tables))
 
 
 def question_words(question: str, excluded: list[tuple[int, int]] = ()) -> list[str]:
@@ -187,11 +222,15 @@ def described_entity(question: str, view, excluded: list[tuple[int, int]] = ()) 
         return None
     b = _bags(view)
     # Tables (models, sources) are what a description names: a policy or a page that mentions the words in passing
-    # ("standard revenue" in a rebate policy) does not stand in for a metric the role cannot see.
-    scored = sorted(((coverage(view, eid, asked), eid) for eid in b.tables), key=lambda x: (-x[0], x[1]))
+    # ("standard revenue" in a rebate policy) does not stand in for a metric the role cannot see. Only a table holding
+    # an asked word can cover any; the others all score 0, and the first of them by id is the runner-up if need be.
+    holding = {e for w in asked for e in b.holders.get(w, ())} & b.tables
+    scored = sorted(((coverage(view, eid, asked), eid) for eid in holding), key=lambda x: (-x[0], x[1]))
     if not scored or scored[0][0] == 0:
         return None
     (best, eid), rest = scored[0], scored[1:]
+    if not rest or rest[0][0] == 0:
+        rest = [(0.0, e) for e in b.ordered_tables if e not in holding][:1] or rest
     nxt = rest[0] if rest else (0.0, None)
     # "what is order cost?", "food orders": the words are (part of) a column's or a measure's name (order_cost,
     # is_food_order), so a column or a metric of that name is asked about, not the table that has it.
@@ -241,7 +280,7 @@ def subject_tables(question: str, view, excluded: list[tuple[int, int]] = ()) ->
         return SubjectTables(said, [], [])
     b = _bags(view)
     entities = view.entities
-    holding = [e for e in sorted(b.tables) if set(said) <= b.bags.get(e, set())]
+    holding = sorted(holding_all(view, said) & b.tables)
     holding.sort(key=lambda e: not names_hold(view, e, said))
     return SubjectTables(said, [e for e in holding if entities[e].role == "source"],
                          [e for e in holding if entities[e].role == "model"])

@@ -49,7 +49,7 @@ from core.read.intents.described import (
     DESCRIBED_MARGIN,
     coverage,
     described_entity,
-    entity_words,
+    holding_all,
     names_hold,
     question_words,
     said_together,
@@ -352,7 +352,7 @@ def _said_of_phrase(question: str, toks: list[Token], view) -> Choice | None:
         end = max(k for k in range(i, len(norms)) if norms[k] in thing) + 1
         phrase = question[toks[i].start:toks[end - 1].end]
         said = question_words(" ".join([head, *thing])) + _acronyms(question, toks[i + 1:end])
-        holding = sorted((e for e, ent in view.entities.items() if ent.is_topic and set(said) <= entity_words(view, e)),
+        holding = sorted((e for e in holding_all(view, said) if view.entities[e].is_topic),
                          key=lambda e: (ROLE_PRIORITY.get(view.entities[e].role, 9), e))
         named = [e for e in holding if names_hold(view, e, said)]
         how = {}  # entity -> how its description says the thing: 2 as what it is, 1 in passing
