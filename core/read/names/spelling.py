@@ -95,7 +95,7 @@ def fuzzy_candidates(question: str, toks: list[Token], entities: dict[str, Entit
                     if sim >= FUZZY_MIN and sim > out.get(ent.entity_id, Candidate("")).features.get("fuzzy", 0):
                         out[ent.entity_id] = Candidate(ent.entity_id, {"fuzzy": sim}, (i, i + k),
                                                        read_as=question[toks[i].start:toks[i + k - 1].end])
-    for cand in acronym_candidates(question, toks, entities, vocab, taken):
+    for cand in acronym_candidates(question, toks, view, vocab, taken):
         if cand.features["fuzzy"] > out.get(cand.entity_id, Candidate("")).features.get("fuzzy", 0):
             out[cand.entity_id] = cand
     return list(out.values())
@@ -132,18 +132,19 @@ def _after_prefix(view) -> dict[str, set[str]]:
     return found
 
 
-def acronym_candidates(question: str, toks: list[Token], entities: dict[str, Entity], vocab: set[str],
-                       taken: set[int]) -> list[Candidate]:
+def acronym_candidates(question: str, toks: list[Token], view, vocab: set[str], taken: set[int]) -> list[Candidate]:
     """"CAC" for Customer Acquisition Cost: one question word spelling the initials of a visible name of
-    three or more words. Shorter acronyms ("nr") are too often something else; they need an alias."""
+    three or more words. Shorter acronyms ("nr") are too often something else; they need an alias. Only the visible
+    topic names whose first word begins with the acronym's first letter are read (view.names_by_first)."""
     out = []
+    firsts = view.names_by_first
     for k, t in enumerate(toks):
         w = question[t.start:t.end].lower()
         if k in taken or len(w) < 3 or not w.isalpha() or w in vocab or w in GENERIC:
             continue
-        for ent in entities.values():
-            if ent.is_topic and any(len(n) == len(w) and "".join(x[0] for x in n) == w for n in ent.names):
-                out.append(Candidate(ent.entity_id, {"fuzzy": ABBREVIATION}, (k, k + 1), read_as=question[t.start:t.end]))
+        spelt = {e for first in firsts if first[:1] == w[0]
+                 for e, n in firsts[first] if len(n) == len(w) and "".join(x[0] for x in n) == w}
+        out += [Candidate(e, {"fuzzy": ABBREVIATION}, (k, k + 1), read_as=question[t.start:t.end]) for e in sorted(spelt)]
     return out
 
 
