@@ -235,7 +235,8 @@ class Reading:
         kept = [s for s in self.intent.excluded_spans if s not in cues]
         found, toks = match_entities(self._text, view.entities, view.phrases, kept)
         names = [(toks[m.start].start, toks[m.end - 1].end) for m in found]
-        if not any(a <= s and e <= b for s, e in cues for a, b in names):
+        # Only a name longer than the cue: a model named `contracts` does not make "does X have a contract?" a name.
+        if not any(a <= s and e <= b and b - a > e - s for s, e in cues for a, b in names):
             return self
         masked = list(self._text)
         for a, b in names:
