@@ -467,15 +467,17 @@ class Visible:
 
     def freshness_objects(self, source: str) -> list[FreshnessRecord]:
         """The visible freshness records of a source (named by its entity id or a dbt node id), by evidence id."""
-        facts = catalog_facts(self.store)
-        return [r for i in self.store.rows.freshness_ids(source)
-                if (r := facts.freshness(i, self.role, self.grants)) is not None]
+        return self._freshness_records(self.store.rows.freshness_ids(source))
 
     def freshness_of(self, sources: list[str]) -> dict[str, list[FreshnessRecord]]:
-        """freshness_objects of many sources at once (a whole-catalog freshness question)."""
+        """freshness_objects of many sources at once (a whole-catalog freshness question): the ids in one batch, where
+        one source's are found by indexed lookups."""
+        found = self.store.rows.freshness_ids_of(list(dict.fromkeys(sources)))
+        return {s: self._freshness_records(ids) for s, ids in found.items()}
+
+    def _freshness_records(self, ids: list[str]) -> list[FreshnessRecord]:
         facts = catalog_facts(self.store)
-        return {s: [r for i in ids if (r := facts.freshness(i, self.role, self.grants)) is not None]
-                for s, ids in self.store.rows.freshness_ids_of(list(dict.fromkeys(sources))).items()}
+        return [r for i in ids if (r := facts.freshness(i, self.role, self.grants)) is not None]
 
     def upstream(self, starts: list[str], day: date | None, depth: int = 25) -> list[tuple]:
         return self.store.upstream_closure(starts, self.role, day, depth, grants=self.grants)

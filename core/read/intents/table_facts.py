@@ -61,9 +61,15 @@ def table_facts_asked(question: str) -> tuple[str | None, list[tuple[int, int]]]
 IDENTIFIER = re.compile(r"`?([A-Za-z_][A-Za-z0-9_]*)`?")
 
 
+def _as_written(question: str) -> str:
+    """The question's words as a column name is compared with them: lower case, anything but letters, digits and
+    underscores a space."""
+    return re.sub(r"[^a-z0-9_]+", " ", question.lower())
+
+
 def named_columns(question: str, columns: list[str]) -> list[str]:
     """The columns of `columns` the question names, as written or with spaces for underscores ("customer type")."""
-    text = " " + re.sub(r"[^a-z0-9_]+", " ", question.lower()) + " "
+    text = " " + _as_written(question) + " "
     spaced = text.replace("_", " ")
     out = []
     for col in dict.fromkeys(columns):
@@ -77,7 +83,7 @@ def column_candidates(question: str) -> list[str]:
     """Every name `named_columns` could find in the question, lower case: each word as written ("customer_type") and
     each run of up to MAX_COLUMN_WORDS words joined by underscores ("customer type"). What a catalog-wide search for
     the tables holding a column the question names looks for, instead of reading every table's columns."""
-    written = re.sub(r"[^a-z0-9_]+", " ", question.lower()).split()
+    written = _as_written(question).split()
     spaced = " ".join(written).replace("_", " ").split()
     runs = ("_".join(spaced[i:i + n]) for n in range(2, MAX_COLUMN_WORDS + 1) for i in range(len(spaced) - n + 1))
     return list(dict.fromkeys([*written, *runs]))
