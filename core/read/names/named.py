@@ -90,20 +90,23 @@ _DOCUMENT_NAMES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _CATALOG_TITLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _catalog_titles(store) -> dict[str, list]:
-    """First word -> [(title words, evidence id, title)] of every object whose title can name it (two words or more,
-    two of them no stopword), whoever may see it: read only through `_titles_at`, which checks the view.
+def _catalog_titles(store) -> tuple[dict[tuple, tuple], tuple[int, ...]]:
+    """Title words -> ((title words, evidence id, title), ...) of every object whose title can name it (two words or
+    more, two of them no stopword), whoever may see it, and the title lengths in words there are: read only through
+    `_titles_at`, which checks the view. Keyed by the whole title so that a word of the question costs a lookup per
+    title length: at a million objects a common first word ("net", "upsell") starts thousands of titles, and
+    comparing each with the question took ~5 ms of every answer.
 
     Read from the table's (id, title) columns: a cold process answering one question does not parse every object to
     find the few it names (a sixth of a cold `ask` on a 1,000-model project, docs/scale.md); and held once for the
     catalog, not once a role (a million objects' titles a role, docs/scale.md "Answering at a million")."""
-    titles: dict[str, list] = {}
+    titles: dict[tuple, tuple] = {}
     for evidence_id, title in store.con.execute("SELECT evidence_id, title FROM evidence ORDER BY evidence_id").fetchall():
         # As the question is read ("w/" is "with"); without "w/", tokenize's norms are words' (one Token less a word).
         words_ = tuple(t.norm for t in tokenize(title)) if "w/" in title.lower() else tuple(words(title))
         if len(words_) >= 2 and sum(w not in STOPWORDS for w in words_) >= 2:
-            titles.setdefault(words_[0], []).append((words_, evidence_id, title))
-    return titles
+            titles[words_] = titles.get(words_, ()) + ((words_, evidence_id, title),)
+    return titles, tuple(sorted({len(w) for w in titles}))
 
 
 def _document_names(view) -> dict[str, list]:
@@ -132,8 +135,8 @@ def _titles_at(view, norms: list[str], i: int) -> list[tuple]:
     def written(entries):
         return [e for e in entries if tuple(norms[i:i + len(e[0])]) == e[0]]
     facts = view.facts
-    titles = [e for e in written(_per_view(_CATALOG_TITLES, view.store, _catalog_titles).get(norms[i], ()))
-              if e[1] in facts]
+    titles, lengths = _per_view(_CATALOG_TITLES, view.store, _catalog_titles)
+    titles = [e for n in lengths if i + n <= len(norms) for e in titles.get(tuple(norms[i:i + n]), ()) if e[1] in facts]
     return titles + written(_per_view(_DOCUMENT_NAMES, view, _document_names).get(norms[i], ()))
 
 
