@@ -124,6 +124,29 @@ def test_the_owner_alone_is_still_the_owner_answer(ask_visits, text):
     assert env.intent == "owner" and env.ownership.owner == "Commercial Analytics (Mina Sato)", text
 
 
+# ---- 4. the kind asked is in the asking words, not in the subject's own noun ----------------------------------
+
+@pytest.mark.parametrize("text", ["which metrics use the fct_bookings model?", "what metrics read the fct_bookings model",
+                                  "any metric depending on the fct_bookings model?", "Metrics built on the fct_bookings model?"])
+def test_the_readers_asked_for_are_listed_whatever_the_subject_is_called(ask_visits, text):
+    env = ask_visits(text)
+    assert env.intent == "downstream" and env.downstream.asked == "metric", (text, env.intent)
+    assert {"metric.bookings.v1", "metric.reservation_lead_time.v1"} <= _read_by(env)
+    assert headline(env).startswith("2 metrics you can see use fct_bookings"), headline(env)
+
+
+@pytest.mark.parametrize("text", ["what reads the fct_bookings model?", "what does the fct_bookings model feed?"])
+def test_the_subjects_own_noun_asks_for_no_kind(ask_visits, text):
+    env = ask_visits(text)
+    assert env.downstream.asked is None, text
+    assert not headline(env).startswith("No "), headline(env)
+
+
+def test_a_kind_asked_that_reads_nothing_is_still_said(ask_visits):
+    env = ask_visits("is the fct_bookings model used by any dashboard?")
+    assert headline(env).startswith("No dashboard or report you can see uses fct_bookings"), headline(env)
+
+
 # ---- permissions: a hidden subject reads as a made-up one ---------------------------------------------------
 
 @pytest.mark.parametrize("wording", [

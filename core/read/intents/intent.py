@@ -56,10 +56,11 @@ OWNER_ASKED = re.compile(
 # of X", "what breaks if X changes". Word order decides the direction: "what is built on X" reads X, "what is X built
 # on" is read by X (no name follows "on"), and "which models does X use" is X's own reading ("do/does/did").
 DOWNSTREAM_ASKED = re.compile(
-    r"\b((?:which|what) (?:dashboards?|reports?|exposures?|models?|metrics?|assets?|things|objects|consumers?|"
-    r"downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b(?:use|uses|using|read|reads|reading|depend|depends|consume|consumes|"
+    r"\b((?:(?:which|what|any) |^\s*)(?:dashboards?|reports?|exposures?|models?|metrics?|kpis?|assets?|things|objects|"
+    r"consumers?|downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b(?:use|uses|using|read|reads|reading|depend|depends|"
+    r"depending|consume|consumes|consuming|"
     r"(?:built on|build on|rel(?:y|ies) on|fed by|feed off|sit on)(?=\s+\w)|downstream)|downstream of|"
-    r"what (?:uses|reads|depends on|consumes|rel(?:y|ies) on)|"
+    r"what (?:uses|reads|depends on|consumes|rel(?:y|ies) on)|used (?:by|in) (?:any|which|what|some)\b|"
     # "what does X feed?", "where does it feed into?", "what does it flow into?": X is the one feeding
     r"(?:what|where|which\s+\w+)\s+(?:does|do|did|will|would)\s+(?:(?![?;]).){1,60}?\b(?:feed|flow)(?:\s+into)?"
     r"(?!\s+(?:from|off|on)\b)(?=\s*(?:[?.;]|$))|"
@@ -624,5 +625,15 @@ DOWNSTREAM_ASKED_KINDS = [
     ("model", re.compile(r"\bmodels?\b", re.I)), ("metric", re.compile(r"\b(metrics?|kpis?)\b", re.I))]
 
 
+# A kind is asked by the words that ask ("which metrics", "any dashboard", "list the reports", "how many other
+# models"), or first in a clause ("dashboards using X?"). Elsewhere a kind word is the subject's own: "which metrics use
+# the fct_orders model?" asks for metrics, and "what reads the fct_orders model?" for anything.
+_KIND_ASKED_BY = re.compile(
+    r"(?:^|[,;:?!.]|\band|\b(?:which|what|any|every|all|how many|list|show|name|are there|is there)"
+    r"(?:\s+(?:of|the|other|downstream|\w+(?=\s*$)))*)\s*$", re.I)
+
+
 def downstream_kind(question: str) -> str | None:
-    return next((k for k, p in DOWNSTREAM_ASKED_KINDS if p.search(question)), None)
+    asked = [(m.start(), k) for k, p in DOWNSTREAM_ASKED_KINDS for m in p.finditer(question)
+             if _KIND_ASKED_BY.search(question[:m.start()])]
+    return min(asked)[1] if asked else None
