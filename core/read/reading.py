@@ -31,6 +31,7 @@ from core.read.intents import (
 from core.read.intents import table_facts as table_words
 from core.read.intents.intent import (
     CHANGE_ASKED,
+    COUNT_WORDS,
     Intent,
     asks_beyond_owner,
     asks_exists,
@@ -103,6 +104,11 @@ class Reading:
     def asks_access(self) -> bool:
         """"who can see X?": X's access list (core/read/intents/access.py)."""
         return access.asks_access(self._text)
+
+    @cached_property
+    def count_spans(self) -> list[tuple[int, int]]:
+        """Where a count is asked in other words than "how many" ("in total", "the number of"): no topic."""
+        return [m.span() for m in COUNT_WORDS.finditer(self._text)]
 
     @cached_property
     def roles_named(self) -> tuple[str, ...]:

@@ -17,7 +17,17 @@ SAME = [("how many drafts are there?", "which drafts are there?"),
         ("how many metrics do we have?", "which metrics do we have?"),
         ("how many documents are still drafts?", "which documents are still drafts?"),
         ("how many models are there?", "what models are there?"),
-        ("how many sources are stale?", "which sources are stale?")]
+        ("how many sources are stale?", "which sources are stale?"),
+        # A count in other words is no topic ("total" beside a kind, "in total", "the number of"), and the asker as
+        # reader is access, not lineage ("can I read" is "can I see").
+        ("how many metrics are there in total?", "which metrics are there?"),
+        ("how many metrics can I see altogether?", "which metrics can I see?"),
+        ("what is the total number of metrics I can see?", "which metrics can I see?"),
+        ("number of models?", "what models are there?"),
+        ("the count of sources", "which sources are there?"),
+        ("how many total models do we have?", "which models do we have?"),
+        ("which metrics can I read?", "which metrics can I see?"),
+        ("what metrics can we use?", "which metrics can I see?")]
 
 
 @pytest.mark.parametrize("role", ROLES)

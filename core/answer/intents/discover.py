@@ -139,7 +139,8 @@ def answer(run) -> Envelope | None:
     roles = {normalize(w): r.name for r in run.view.store.roles() for w in words(r.name)}
     askers = {w for w in run.reading.roles_named if normalize(w) in roles}
     # The condition's words ("deprecated", "have no owner") say which rows, not what they are about.
-    topic = run.reading.content_words([d.span for d in run.intent.dates] + ([cond.span] if cond else []),
+    topic = run.reading.content_words([d.span for d in run.intent.dates] + ([cond.span] if cond else [])
+                                      + run.reading.count_spans,
                                       KIND_WORDS | {normalize(a) for a in askers})
     others = sorted({roles[normalize(a)] for a in askers} - {run.q.role})
     if others:

@@ -57,7 +57,9 @@ OWNER_ASKED = re.compile(
 # on" is read by X (no name follows "on"), and "which models does X use" is X's own reading ("do/does/did").
 DOWNSTREAM_ASKED = re.compile(
     r"\b((?:(?:which|what|any) |^\s*)(?:dashboards?|reports?|exposures?|models?|metrics?|kpis?|assets?|things|objects|"
-    r"consumers?|downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b(?:use|uses|using|read|reads|reading|depend|depends|"
+    r"consumers?|downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b"
+    # "which metrics can I read?" asks what the asker may see: the reader is no object of the catalog
+    r"(?<!\bi )(?<!\bwe )(?<!\byou )(?:use|uses|using|read|reads|reading|depend|depends|"
     r"depending|consume|consumes|consuming|"
     r"(?:built on|build on|rel(?:y|ies) on|fed by|feed off|sit on)(?=\s+\w)|downstream)|downstream of|"
     r"what (?:uses|reads|depends on|consumes|rel(?:y|ies) on)|used (?:by|in) (?:any|which|what|some)\b|"
@@ -457,6 +459,12 @@ DRAFTS_ASKED = re.compile(r"\b(proposals?|any drafts?|drafts? (?:about|for|on|of
 # "how many" leads a listing as "which" does ("how many drafts are there?", "how many metrics can I see?"): the
 # listing's headline says the count.
 _WHICH = r"(?:what|which|how\s+many)"
+# A count asked in other words: "the total number of metrics", "how many models are there in total?". They say how
+# many, never what about: a listing's topic is read without them ("total" only beside a kind: "total revenue" is a name).
+_COUNTED = r"\s+(?:the\s+|all\s+(?:the\s+)?|our\s+|my\s+)?(?:\w+\s+)?" + _LIST_NOUN + r"\b"
+_COUNT_OF = r"(?:the\s+)?(?:total\s+)?(?:number|count)\s+of"
+COUNT_WORDS = re.compile(r"\b(?:in\s+total|in\s+all|altogether|all\s+told|" + _COUNT_OF + r"(?=" + _COUNTED + r")|"
+                         r"total(?=\s+" + _LIST_NOUN + r"\b))", re.I)
 _LIST_LEAD = r"\b(?:list|show(?:\s+me)?|give\s+me|which|how\s+many|what(?:\s+are)?)\s+(?:all\s+(?:of\s+)?)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?"
 DRAFTS_LISTED = Gated(
     _LIST_LEAD + r"(?:" + _LIST_NOUN + r"|drafts)\s+(?:(?:that|which)\s+)?" + STILL_OPT + r"(?:(?:are|is|were|was)\s+)?"
@@ -512,7 +520,7 @@ INTENTS: list[tuple[str, re.Pattern | Gated]] = [
         + _WHICH + r"\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:(?:can|could|may)\s+(?:\w+\s+){1,2}?"
         # "which sources does net revenue read?" asks for its lineage: "does X read" is not access
         r"(?:see|access|view|read|have|get)|(?:does|do)\s+(?:\w+\s+){1,2}?(?:see|access|view|have|get))|"
-        r"are there (?:any )?(?:\w+\s+)?" + _LIST_NOUN + r"|"
+        r"are there (?:any )?(?:\w+\s+)?" + _LIST_NOUN + r"|" + _COUNT_OF + _COUNTED + r"|"
         r"^\s*any (?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:about|on|for|related to|covering|around)|"
         + _WHICH + r"\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+do (?:we|i|you) (?:track|have|use|report|publish|maintain|own)|"
         # "which models are deprecated?", "are any metrics without an owner?": the whole visible catalog, filtered
