@@ -156,6 +156,12 @@ class Reading:
         return dbt_facts.yes_no_property(self._text) if self.intent.kind == "properties" else None
 
     @cached_property
+    def properties_named(self) -> list[str]:
+        """The recorded properties the question names by word (tags, meta, materialized, contract, access, group),
+        and "tests" when it names those too."""
+        return dbt_facts.properties_named(self._text) if self.intent.kind == "properties" else []
+
+    @cached_property
     def asked_column(self) -> str | None:
         """One column asked about (core/read/intents/column_question.py): the column word of "what does column X of Y
         mean?", or the property of "which column of Y is deprecated?" (deprecated | pii | key)."""

@@ -118,6 +118,30 @@ def test_tags_meta_and_configuration(spoke):
     assert _ask(spoke[0], "is legacy_tariffs disabled?").verdict.startswith("Yes: legacy_tariffs is disabled")
 
 
+@pytest.mark.parametrize("q, starts", [
+    ("does dock_utilization have a contract?", "Yes: dock_utilization's contract is enforced."),
+    ("is dock_utilization contracted?", "Yes: dock_utilization's contract is enforced."),
+    ("does ride_sessions have a contract?", "No: no contract is recorded for ride_sessions."),
+    ("does ride_sessions have tags?", "Yes: ride_sessions has tags."),
+    ("is legacy_tariffs tagged?", "No: no tags are recorded for legacy_tariffs.")])
+def test_a_contract_or_tags_asked_yes_or_no_is_answered_yes_or_no(spoke, q, starts):
+    assert _ask(spoke[0], q).verdict.startswith(starts), (q, _ask(spoke[0], q).verdict)
+
+
+def test_every_property_named_is_answered_even_when_not_recorded(spoke):
+    """A stranger asked "what tags and contract does X have?" and read tags and meta only: silence about the contract
+    reads as if it had not been asked."""
+    env = _ask(spoke[0], "what tags and contract does ride_sessions have?")
+    assert "tags: core, hourly" in env.verdict and "no contract recorded" in env.verdict, env.verdict
+    assert "no contract" not in _ask(spoke[0], "what tags and contract does dock_utilization have?").verdict
+    grouped = _ask(spoke[0], "what group and access level is rider_payments in?", role="finance")
+    assert "no group recorded" in grouped.verdict and "no access level recorded" in grouped.verdict, grouped.verdict
+    both = _ask(spoke[0], "what are the tags and the tests on dock_utilization?")
+    assert "tags: finance" in both.verdict
+    assert "2 data tests run on dock_utilization: unique on dock_id; not_null on utilization" in both.verdict, \
+        both.verdict
+
+
 def test_a_hidden_models_results_read_as_a_model_never_written(spoke):
     for q in ("did the tests on rider_payments pass?", "when did rider_payments last run?",
               "what are rider_payments' tags?"):

@@ -91,8 +91,16 @@ def _value(v) -> str:
     return "true" if v is True else "false" if v is False else "(empty)" if v is None else str(v)
 
 
-def properties_verdict(label: str, spec: ModelSpec, asked: tuple[str, str] | None) -> str:
-    """Its tags, meta and configuration; a yes/no question about one of them is answered yes or no first."""
+# A property asked for by name and not recorded, said so: silence would read as if it had not been asked.
+_NOT_RECORDED = {"materialized": "no materialization recorded", "access": "no access level recorded",
+                 "contract": "no contract recorded", "group": "no group recorded"}
+
+
+def properties_verdict(label: str, spec: ModelSpec, asked: tuple[str, str] | None, named: list[str] = (),
+                       from_dbt: bool = True) -> str:
+    """Its tags, meta and configuration, with each property the question names and the catalog does not record said
+    to be missing; a yes/no question about one of them is answered yes or no first. Only a table a dbt project
+    described is said to be "in dbt"."""
     facts = []
     facts.append(f"tags: {', '.join(spec.tags)}" if spec.tags else "no tags")
     if spec.meta:
@@ -107,9 +115,14 @@ def properties_verdict(label: str, spec: ModelSpec, asked: tuple[str, str] | Non
         facts.append(f"access {spec.access}")
     if spec.contract:
         facts.append("contract enforced")
+    elif spec.contract is False and "contract" in named:
+        facts.append("contract not enforced")
     if spec.group:
         facts.append(f"group {spec.group}")
-    said = f"{label} in dbt: " + "; ".join(facts) + "."
+    present = {"materialized": spec.materialized, "access": spec.access, "contract": spec.contract is not None,
+               "group": spec.group}
+    facts += [_NOT_RECORDED[n] for n in named if n in _NOT_RECORDED and not present[n]]
+    said = f"{label} {'in dbt' if from_dbt else 'as the catalog records it (not from dbt)'}: " + "; ".join(facts) + "."
     answer = _yes_no(label, spec, asked)
     return f"{answer} {said}" if answer else said
 
@@ -129,6 +142,14 @@ def _yes_no(label: str, spec: ModelSpec, asked: tuple[str, str] | None) -> str |
         if not spec.access:
             return f"Not known: no access level is recorded for {label}."
         return ("Yes:" if spec.access == value else "No:") + f" {label}'s access is {spec.access}."
+    if field == "contract":
+        return (f"Yes: {label}'s contract is enforced." if spec.contract
+                else f"No: {label}'s contract is not enforced." if spec.contract is False
+                else f"No: no contract is recorded for {label}.")
+    if field in ("tags", "meta"):
+        held = spec.tags if field == "tags" else spec.meta
+        return f"Yes: {label} has {field}." if held else f"No: no {field} are recorded for {label}." if field == "tags" \
+            else f"No: no meta is recorded for {label}."
     if field == "pii":
         keys = {k: v for k, v in spec.meta.items() if "pii" in k.lower() or "personal" in k.lower()}
         if not keys:

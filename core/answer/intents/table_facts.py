@@ -104,7 +104,11 @@ def _answer(run, asked: str, table: Evidence, entity_id: str, label: str, throug
     elif asked == "last_run":
         verdict = last_run_verdict(name, spec)
     elif asked == "properties":
-        verdict = properties_verdict(name, spec, run.reading.property_asked)
+        named = run.reading.properties_named
+        verdict = properties_verdict(name, spec, run.reading.property_asked, named,
+                                     from_dbt=table.authority_class.startswith("dbt"))
+        if "tests" in named:  # "what are the tests and the contract on X?": both
+            verdict += " " + _tests_verdict(name, tests, column)
     elif asked == "tests":
         verdict = _tests_verdict(name, tests, column)
     else:

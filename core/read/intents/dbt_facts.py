@@ -29,7 +29,7 @@ LAST_RUN_ASKED = re.compile(
 _CLOSES = r"(?=\s*(?:$|[?.,;!]|(?:in|on|for|as|now|today|at\s+the\s+moment)\b))"
 _MATERIALIZATIONS = r"(?:incremental|ephemeral|a\s+view|a\s+table|a\s+snapshot|materiali[sz]ed\s+as\s+\w+)"
 PROPERTIES_ASKED = re.compile(
-    r"\btags?\b|\btagged\b|\bmeta(?:data)?\b|\bmateriali[sz](?:ed|ation)\b|\bcontracts?\b|"
+    r"\btags?\b|\btagged\b|\bmeta(?:data)?\b|\bmateriali[sz](?:ed|ation)\b|\bcontract(?:s|ed)?\b|"
     r"\baccess\s+(?:level|modifier)\b|\b(?:is|are)\s+(?:it\s+|they\s+)?(?:public|private|protected)\b|"
     # Asked yes or no, the state closing the clause: "is X incremental?", "is X disabled in dbt?", never "what is the
     # disabled model?" (an adjective naming something) nor "is there a PII model?".
@@ -44,7 +44,7 @@ CUE_WORDS = {"test", "tests", "dbt", "data", "generic", "singular", "schema", "q
              "latest", "most", "recent", "previous", "run", "runs", "ran", "build", "builds", "built", "rebuilt",
              "execution", "executed", "when", "how", "long", "take", "took", "takes", "time", "duration", "tags",
              "tag", "tagged", "meta", "metadata", "materialized", "materialised", "materialization", "materialisation",
-             "contract", "contracts", "access", "level", "modifier", "public", "private", "protected", "incremental",
+             "contract", "contracts", "contracted", "access", "level", "modifier", "public", "private", "protected", "incremental",
              "ephemeral", "view", "table", "snapshot", "disabled", "enabled", "pii", "personal", "personally",
              "identifiable", "which", "what", "did", "does", "do", "is", "are", "was", "were", "its", "the", "any",
              "successfully", "fine", "of", "on", "have", "has"}
@@ -67,12 +67,30 @@ PII_SAID = re.compile(r"\b(pii|personal\s+data|personally\s+identifiable)\b", re
 YES_NO = re.compile(r"\s*(?:is|are|was|were|does|do|did|has|have)\b", re.I)
 
 
+# The recorded properties a question names, so that one asked for and not recorded is said to be missing ("what tags
+# and contract does X have?" is answered "no contract recorded", not silence), and the tests when asked beside them.
+NAMED = (("tags", re.compile(r"\btag(?:s|ged)?\b", re.I)), ("meta", re.compile(r"\bmeta(?:data)?\b", re.I)),
+         ("materialized", re.compile(r"\bmateriali[sz](?:ed|ation)\b", re.I)),
+         ("contract", re.compile(r"\bcontract(?:s|ed)?\b", re.I)),
+         ("access", re.compile(r"\baccess\s+(?:level|modifier)\b", re.I)), ("group", re.compile(r"\bgroups?\b", re.I)),
+         ("tests", re.compile(_TESTS, re.I)))
+_HAS = re.compile(r"\s*(?:does|do|did|has|have|is|are)\b", re.I)
+
+
+def properties_named(question: str) -> list[str]:
+    return [name for name, pattern in NAMED if pattern.search(question)]
+
+
 def yes_no_property(question: str) -> tuple[str, str] | None:
-    """A yes/no question about one recorded property: ("materialized", "incremental"), ("pii", ""), or None."""
+    """A yes/no question about one recorded property: ("materialized", "incremental"), ("pii", ""), ("contract", "")
+    for "does X have a contract?", ("tags", "") for "is X tagged?", or None."""
     if not YES_NO.match(question):
         return None
     if PII_SAID.search(question):
         return "pii", ""
+    named = [n for n in properties_named(question) if n in ("contract", "tags", "meta")]
+    if len(named) == 1 and _HAS.match(question):
+        return named[0], ""
     m = MATERIALIZED_SAID.search(question)
     if m:
         return "materialized", m.group(1).lower()
