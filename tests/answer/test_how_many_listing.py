@@ -27,7 +27,11 @@ SAME = [("how many drafts are there?", "which drafts are there?"),
         ("the count of sources", "which sources are there?"),
         ("how many total models do we have?", "which models do we have?"),
         ("which metrics can I read?", "which metrics can I see?"),
-        ("what metrics can we use?", "which metrics can I see?")]
+        ("what metrics can we use?", "which metrics can I see?"),
+        # "every" or "each" with one kind in the singular lists them all
+        ("list every metric", "which metrics can I see?"),
+        ("show me each model", "what models are there?"),
+        ("list each source", "which sources are there?")]
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -47,7 +51,8 @@ def test_the_drafts_counted_are_the_roles_own(ask_orchard, role):
     assert env.verdict.startswith(f"{len(DRAFTS[role])} of the"), env.verdict
 
 
-@pytest.mark.parametrize("text", ["how many sources does harvest yield read?", "which sources does harvest yield read?"])
+@pytest.mark.parametrize("text", ["how many sources does harvest yield read?", "which sources does harvest yield read?",
+                                  "show me the sources behind harvest yield", "list every source behind harvest yield"])
 def test_sources_a_metric_reads_are_its_lineage_not_a_listing(ask_orchard, text):
     env = ask_orchard(text + " on 2027-09-30", "grower")
     assert env.intent != "discover" and env.entity_id == "metric.harvest_yield", (text, env.intent, env.verdict)

@@ -17,7 +17,8 @@ DOCUMENTS_UNAPPROVED = ["which documents haven't been approved yet?", "which doc
                         "show me the documents that have not been approved", "which pages aren't signed off yet?"]
 DRAFTS_LISTED = ["show me the drafts that haven't been approved yet", "list the drafts", "which drafts are there?",
                  "show me all drafts awaiting approval", "which drafts are still unapproved?",
-                 "give me the drafts pending sign-off"]
+                 "give me the drafts pending sign-off", "list every draft", "list every draft not approved",
+                 "show me each draft awaiting approval"]
 
 
 def _titles(env) -> set[str]:

@@ -21,6 +21,7 @@ from core.read.intents.gated import Gated
 from core.read.intents.listing_filter import (
     CONDITION_WORDS,
     DRAFT_WORDS,
+    EVERY_ONE,
     FRESHNESS_WORDS,
     NOT_LOADED,
     OWNER_NAMED,
@@ -423,10 +424,14 @@ def value_reading(question: str, dates: list[DateMention], inclusion: re.Match |
 # Questions the catalog answers without a definition: what can I see, how do two versions differ, who owns it,
 # what reads it, what a document says, what is about to change. Checked in this order; the first match wins.
 _LIST_NOUN = r"(?:metrics|kpis|measures|models|sources|tables|datasets|documents|docs|pages|dashboards|exposures|reports)"
+_LISTED_NOUN = r"(?:" + _LIST_NOUN + r"|" + EVERY_ONE + r")"
+# "list (or show me) the sources behind conversion rate" asks for lineage, not a listing.
+_NOT_LINEAGE = (r"(?!\s+(?:behind|feeding|that (?:feed|back|build|use|read|depend|consume)|which|using|reading|upstream|"
+                r"into|backing|used by|of|under)\b)")
 _NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report|"
                    r"draft)s\b", re.I)
-_ONE_NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report)\b",
-                       re.I)
+_ONE_NOUN = re.compile(r"\b(metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|exposure|report|"
+                       r"draft)\b", re.I)
 _DOC_WORD = r"(?:memo|wiki|page|doc|document|handbook|note|deck|draft|proposal|glossary|thread|email|slide|export|faq|readme|spec|post|message)s?"
 # Freshness asked of the whole catalog, whatever it calls the loaded things: "is anything stale?", "what data is
 # late?", "are all the feeds up to date?", "any stale tables?". A question naming one thing ("is the churn data
@@ -465,12 +470,13 @@ _COUNTED = r"\s+(?:the\s+|all\s+(?:the\s+)?|our\s+|my\s+)?(?:\w+\s+)?" + _LIST_N
 _COUNT_OF = r"(?:the\s+)?(?:total\s+)?(?:number|count)\s+of"
 COUNT_WORDS = re.compile(r"\b(?:in\s+total|in\s+all|altogether|all\s+told|" + _COUNT_OF + r"(?=" + _COUNTED + r")|"
                          r"total(?=\s+" + _LIST_NOUN + r"\b))", re.I)
-_LIST_LEAD = r"\b(?:list|show(?:\s+me)?|give\s+me|which|how\s+many|what(?:\s+are)?)\s+(?:all\s+(?:of\s+)?)?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?"
+_LIST_LEAD = (r"\b(?:list|show(?:\s+me)?|give\s+me|which|how\s+many|what(?:\s+are)?)\s+"
+              r"(?:all\s+(?:of\s+)?|(?:every|each)\s+(?=\w+\b(?!\s+(?:of|in)\b)))?(?:the\s+|our\s+|my\s+)?(?:\w+\s+)?")
 DRAFTS_LISTED = Gated(
-    _LIST_LEAD + r"(?:" + _LIST_NOUN + r"|drafts)\s+(?:(?:that|which)\s+)?" + STILL_OPT + r"(?:(?:are|is|were|was)\s+)?"
+    _LIST_LEAD + r"(?:" + _LISTED_NOUN + r"|drafts)\s+(?:(?:that|which)\s+)?" + STILL_OPT + r"(?:(?:are|is|were|was)\s+)?"
     + STILL_OPT + r"(?:" + DRAFT_WORDS + r")\b|"
     # the drafts themselves, asked for whole: "list the drafts", "which drafts are there?", "what drafts can I see?"
-    + _LIST_LEAD + r"drafts\b(?=\s*(?:$|[?.!;]|(?:are\s+)?there\b|exist|(?:do|can|could|may)\s+(?:i|we|you)\b|"
+    + _LIST_LEAD + r"(?:drafts|(?:(?<=every )|(?<=each ))draft)\b(?=\s*(?:$|[?.!;]|(?:are\s+)?there\b|exist|(?:do|can|could|may)\s+(?:i|we|you)\b|"
     r"(?:i|we|you)\s+(?:can|may)\s+see\b|(?:are\s+)?(?:open|outstanding|pending|in\s+progress)\b))", re.I,
     needs=r"draft|approv|sign|ratif")
 # A comparison asked only by "differ"/"different" ("do any pages differ from how churn is defined?"): with a question
@@ -505,14 +511,11 @@ INTENTS: list[tuple[str, re.Pattern | Gated]] = [
     ("discover", Gated(r"\b" + _LIST_NOUN + r"\b(?:(?![?.;]).){0,50}?(?:" + DBT_CONDITION_WORDS + r")|(?:"
                        + DBT_CONDITION_WORDS + r")\s+(?:\w+\s+)?" + _LIST_NOUN + r"\b", re.I, needs=_LIST_NOUN)),
     ("discover", Gated(
-        r"\b((?:list|enumerate)\b.{0,40}?\b" + _LIST_NOUN
-        # "list the sources behind conversion rate" asks for lineage, not a listing
-        + r"(?!\s+(?:behind|feeding|that (?:feed|back|build|use|read|depend|consume)|which|using|reading|upstream|into|"
-        r"backing|used by|of|under)\b)|"
+        r"\b((?:list|enumerate)\b.{0,40}?\b" + _LISTED_NOUN + _NOT_LINEAGE + r"|"
         + _WHICH + r"\s+(?:\w+\s+)?" + _LIST_NOUN
         + r"\s+(?:(?:can|could|may) (?:i|we|you)|do (?:i|we|you) have|are (?:there|available|visible|defined)|"
         r"exist|does (?:the|this) catalog)\b|"
-        r"show me (?:all |the |every |my )?(?:\w+\s+)?" + _LIST_NOUN + r"|(?:all|every) (?:the )?(?:\w+\s+)?"
+        r"show me (?:all |the |every |each |my )?(?:\w+\s+)?" + _LISTED_NOUN + _NOT_LINEAGE + r"|(?:all|every) (?:the )?(?:\w+\s+)?"
         + _LIST_NOUN + r" (?:i|we) (?:can|may) see|"
         # "which metrics are about customers", "what models can marketing see", "are there any churn metrics"
         + _WHICH + r"\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+(?:are|is)\s+(?:there\s+)?(?:about|on|for|related to|"
@@ -526,7 +529,7 @@ INTENTS: list[tuple[str, re.Pattern | Gated]] = [
         # "which models are deprecated?", "are any metrics without an owner?": the whole visible catalog, filtered
         r"(?:what|which|how\s+many|are any|any|are there any)\s+(?:\w+\s+)?" + _LIST_NOUN + r"\s+" + STILL_OPT
         + r"(?:(?:are|is|were|was)\s+)?" + STILL_OPT + r"(?:" + CONDITION_WORDS + r")|" + _FRESHNESS_LISTING + r"|" + _STALE_READERS + r")\b",
-        re.I, needs=_LIST_NOUN + r"|" + FRESHNESS_WORDS)),
+        re.I, needs=_LIST_NOUN + r"|" + FRESHNESS_WORDS + r"|\bevery\b|\beach\b")),
     ("upcoming", re.compile(
         r"\b(upcoming|planned|pending|proposed|coming|future|next version|will .{1,40} change|"
         r"going to change|about to change|not yet in effect)\b", re.I)),

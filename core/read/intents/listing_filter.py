@@ -201,7 +201,10 @@ def listing_condition(question: str) -> Condition | None:
 
 # Things of a kind said to lack approval: "which documents are awaiting approval?", "drafts pending sign-off". A
 # listing's condition, not a reviewer asking for the queue ("anything awaiting approval?" names no kind).
-_LACK_APPROVAL = re.compile(r"\b(?:" + _KINDS + r"|drafts)\s+(?:(?:that|which)\s+)?(?:(?:are|is|were|was)\s+)?"
+# One of a kind after "every" or "each" is all of them: "list every document not approved", "show me each model".
+EVERY_ONE = (r"(?:(?<=every )|(?<=each ))(?:metric|kpi|measure|model|source|table|dataset|document|doc|page|dashboard|"
+             r"exposure|report|draft)\b")
+_LACK_APPROVAL = re.compile(r"\b(?:" + _KINDS + r"|drafts|" + EVERY_ONE + r")\s+(?:(?:that|which)\s+)?(?:(?:are|is|were|was)\s+)?"
                             + STILL_OPT + r"(?:" + UNAPPROVED + r")\b", re.I)
 
 
