@@ -131,8 +131,10 @@ def _filter(role: str) -> str:
     return f"array_has(acl, '{role}') AND part = 'body'"
 
 
-def make_queries(ds, objects: int, n_questions: int, n_rows: int) -> list[dict]:
-    """(set, role, vector) of every query: the bench's questions, then table rows."""
+def make_queries(ds, objects: int, n_questions: int, n_rows: int, embedder: str = "hash") -> list[dict]:
+    """(set, role, vector) of every query: the bench's questions, then table rows. The questions are embedded as the
+    table's rows were: `hash` as bench.py --embedder hash does, `model` by the model through the encoder a searcher
+    of this table uses (the precision its rows record: a table written by bench.py --embedder replay)."""
     import numpy as np
     import pyarrow.compute as pc
     from bench import HashEmbedder, questions, synth_catalog
@@ -140,7 +142,13 @@ def make_queries(ds, objects: int, n_questions: int, n_rows: int) -> list[dict]:
     out = []
     if n_questions:
         qs = questions(synth_catalog(objects), n_questions)
-        vectors = HashEmbedder().encode([q["question"] for q in qs])
+        if embedder == "model":
+            from core.retrieve.embed import Embedder
+            from core.retrieve.reader import precision
+            encoder = Embedder().for_precision(precision(ds))
+        else:
+            encoder = HashEmbedder()
+        vectors = encoder.encode([q["question"] for q in qs])
         out += [{"set": "questions", "role": q["role"], "q": v} for q, v in zip(qs, vectors)]
     if n_rows:
         rng = random.Random(5)
@@ -319,6 +327,8 @@ def main() -> None:
     parser.add_argument("--build-only", action="store_true")
     parser.add_argument("--objects", type=int, default=1_000_000, help="the bench catalog whose questions are asked")
     parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--embedder", choices=("hash", "model"), default="hash",
+                        help="how the questions are embedded: as the table's rows were (model: a replayed table)")
     parser.add_argument("--rows", type=int, default=50, help="table rows used as queries")
     parser.add_argument("--shares", nargs="+", type=float, default=[0.05, 0.1, 0.25, 0.45])
     parser.add_argument("--refine", nargs="+", type=int, default=[0, 10])
@@ -336,7 +346,7 @@ def main() -> None:
         return
     import lance
     ds = lance.dataset(args.table, version=state["asis"]["version"])
-    queries = make_queries(ds, args.objects, args.questions, args.rows)
+    queries = make_queries(ds, args.objects, args.questions, args.rows, args.embedder)
     flat = flat_results(args.table, ds, queries)
     configs = configurations(state, args.kinds, args.shares, args.refine, args.post)
     results = measure(args.table, state, configs, queries, flat, args.rounds)

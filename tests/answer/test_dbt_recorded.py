@@ -150,3 +150,18 @@ def test_a_hidden_models_results_read_as_a_model_never_written(spoke):
         assert hidden.behavior.value == "not_found_or_not_authorized", hidden.verdict
         assert (made_up.behavior, made_up.verdict) == (hidden.behavior, hidden.verdict)
         assert "rider_payments" not in render_text(hidden)
+
+
+def test_a_table_no_dbt_project_described_is_not_said_to_be_in_dbt(tmp_path_factory, embedder):
+    """A model written by hand into the catalog (a warehouse registry's) has what the catalog records, not dbt's."""
+    from conftest import asker
+    model = {"evidence_id": "model.kiln_batches.v1", "entity_id": "model.kiln_batches", "kind": "model",
+             "title": "kiln_batches", "version": "1", "authority": "authoritative", "lifecycle": "current",
+             "authority_class": "warehouse_registry", "valid_from": "2026-01-01", "acl": ["potter"],
+             "text": "kiln_batches: one row per firing.", "model": {"relation": "ceramics.kiln_batches",
+                                                                    "tags": ["daily"], "columns": ["batch_id"]}}
+    ask_kiln = asker(tmp_path_factory, embedder, "kiln", ["potter"], [model], AT)
+    env = ask_kiln("what tags and contract does kiln_batches have?", "potter")
+    assert env.intent == "properties", (env.intent, env.verdict)
+    assert env.verdict.startswith("kiln_batches as the catalog records it (not from dbt): tags: daily"), env.verdict
+    assert "in dbt" not in env.verdict and "no contract recorded" in env.verdict
