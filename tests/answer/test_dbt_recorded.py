@@ -122,7 +122,7 @@ def test_tags_meta_and_configuration(spoke):
     ("does dock_utilization have a contract?", "Yes: dock_utilization's contract is enforced."),
     ("is dock_utilization contracted?", "Yes: dock_utilization's contract is enforced."),
     ("does ride_sessions have a contract?", "No: no contract is recorded for ride_sessions."),
-    ("does ride_sessions have tags?", "Yes: ride_sessions has tags."),
+    ("does ride_sessions have tags?", "Yes: ride_sessions has tags: core, hourly."),
     ("is legacy_tariffs tagged?", "No: no tags are recorded for legacy_tariffs.")])
 def test_a_contract_or_tags_asked_yes_or_no_is_answered_yes_or_no(spoke, q, starts):
     assert _ask(spoke[0], q).verdict.startswith(starts), (q, _ask(spoke[0], q).verdict)

@@ -146,10 +146,10 @@ def _yes_no(label: str, spec: ModelSpec, asked: tuple[str, str] | None) -> str |
         return (f"Yes: {label}'s contract is enforced." if spec.contract
                 else f"No: {label}'s contract is not enforced." if spec.contract is False
                 else f"No: no contract is recorded for {label}.")
-    if field in ("tags", "meta"):
-        held = spec.tags if field == "tags" else spec.meta
-        return f"Yes: {label} has {field}." if held else f"No: no {field} are recorded for {label}." if field == "tags" \
-            else f"No: no meta is recorded for {label}."
+    if field == "tags":
+        return f"Yes: {label} has tags: {', '.join(spec.tags)}." if spec.tags else f"No: no tags are recorded for {label}."
+    if field == "meta":
+        return f"Yes: {label} has meta." if spec.meta else f"No: no meta is recorded for {label}."
     if field == "pii":
         keys = {k: v for k, v in spec.meta.items() if "pii" in k.lower() or "personal" in k.lower()}
         if not keys:
