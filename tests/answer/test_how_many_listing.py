@@ -31,7 +31,10 @@ SAME = [("how many drafts are there?", "which drafts are there?"),
         # "every" or "each" with one kind in the singular lists them all
         ("list every metric", "which metrics can I see?"),
         ("show me each model", "what models are there?"),
-        ("list each source", "which sources are there?")]
+        ("list each source", "which sources are there?"),
+        # every document the asker may see is a listing, never a request to step outside the rules
+        ("list every document", "which documents can I see?"),
+        ("list all documents", "which documents can I see?")]
 
 
 @pytest.mark.parametrize("role", ROLES)

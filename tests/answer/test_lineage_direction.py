@@ -127,7 +127,8 @@ def test_the_owner_alone_is_still_the_owner_answer(ask_visits, text):
 # ---- 4. the kind asked is in the asking words, not in the subject's own noun ----------------------------------
 
 @pytest.mark.parametrize("text", ["which metrics use the fct_bookings model?", "what metrics read the fct_bookings model",
-                                  "any metric depending on the fct_bookings model?", "Metrics built on the fct_bookings model?"])
+                                  "any metric depending on the fct_bookings model?", "Metrics built on the fct_bookings model?",
+                                  "which metrics used fct_bookings on 2026-06-30?"])
 def test_the_readers_asked_for_are_listed_whatever_the_subject_is_called(ask_visits, text):
     env = ask_visits(text)
     assert env.intent == "downstream" and env.downstream.asked == "metric", (text, env.intent)

@@ -60,7 +60,7 @@ DOWNSTREAM_ASKED = re.compile(
     r"\b((?:(?:which|what|any) |^\s*)(?:dashboards?|reports?|exposures?|models?|metrics?|kpis?|assets?|things|objects|"
     r"consumers?|downstream \w+)\b(?!\s+(?:do|does|did)\b).{0,40}\b"
     # "which metrics can I read?" asks what the asker may see: the reader is no object of the catalog
-    r"(?<!\bi )(?<!\bwe )(?<!\byou )(?:use|uses|using|read|reads|reading|depend|depends|"
+    r"(?<!\bi )(?<!\bwe )(?<!\byou )(?:use|uses|using|used(?!\s+(?:by|in|for)\b)|read|reads|reading|depend|depends|"
     r"depending|consume|consumes|consuming|"
     r"(?:built on|build on|rel(?:y|ies) on|fed by|feed off|sit on)(?=\s+\w)|downstream)|downstream of|"
     r"what (?:uses|reads|depends on|consumes|rel(?:y|ies) on)|used (?:by|in) (?:any|which|what|some)\b|"
@@ -219,7 +219,8 @@ OVERRIDES: dict[str, re.Pattern] = {
     "follow_document": re.compile(
         r"\b(follow|obey|execute|apply|do what)\b[\w\s,'-]{0,40}?\b(note|notes|instructions?|document|memo|page|says)\b", re.I),
     "reveal_restricted": re.compile(
-        r"\b((reveal|show|leak|expose|dump|list|print|give)\b[\w\s,'-]{0,40}?\b(restricted|confidential|private|hidden|secret|all (the )?documents|every document|other roles?)|"
+        # Not "list every document": a listing is of the asker's view whatever it asks for, so it steps outside nothing.
+        r"\b((reveal|show|leak|expose|dump|list|print|give)\b[\w\s,'-]{0,40}?\b(restricted|confidential|private|hidden|secret|other roles?)|"
         r"(pretend|act|answer)\b[\w\s,'-]{0,20}?\b(as|like)\b[\w\s,'-]{0,12}?\b(admin|finance|root|superuser)|"
         r"as if i (were|was|am)\b|even (if|though) i('m| am)? (not|can't|cannot)\b)", re.I),
 }
