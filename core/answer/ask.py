@@ -182,9 +182,12 @@ def _say_widened(store: Store, q: Question, env: Envelope) -> None:
     anything the role's own ACL leaves out: every renderer shows the note, and a replay reproduces it."""
     beyond = sorted(env.evidence_ids() & q.grants - visible(store, q.role).visible_ids(set(q.grants)))
     if beyond:
-        what = f"{len(beyond)} objects" if len(beyond) > 1 else beyond[0]
-        env.notes.append(f"{STEWARD_VIEW}: this answer shows {what} from your review queue that role {q.role}'s "
-                         "ACL leaves out; nothing outside the queue is shown")
+        # Said in a reader's words ("ACL" was jargon to a stranger), with why a steward's lists and counts can be
+        # shorter than another role's: outside the queue the role sees only its own objects.
+        what = f"{len(beyond)} objects shown here come" if len(beyond) > 1 else f"{beyond[0]} comes"
+        env.notes.append(f"{STEWARD_VIEW}: {what} from your review queue, which role {q.role} may not otherwise "
+                         f"see; everything else is only what role {q.role} may see, so lists and counts can be "
+                         "shorter than another role's")
 
 
 def _ask(store: Store, q: Question, now: datetime | None, searcher: Searcher | None,

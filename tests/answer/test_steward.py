@@ -150,7 +150,9 @@ def test_a_widened_answer_says_steward_view(demo_store):
     scope = steward_scope(demo_store, "governance", TODAY)
     env, _ = ask_as_steward(demo_store, Question(role="governance", text="What is net revenue on 2025-03-31?",
                                                  at=DEMO_AT), scope)
-    assert any(n.startswith("Steward view (read-only): this answer shows") for n in env.notes)
+    # Why a steward sees less than an analyst elsewhere is said in words a reader knows (no "ACL").
+    assert any(n.startswith("Steward view (read-only):") and "from your review queue" in n and "ACL" not in n
+               and "lists and counts can be shorter" in n for n in env.notes)
 
 
 def test_a_queue_object_nobody_may_see_opens_for_the_steward_only(demo_store):

@@ -108,7 +108,7 @@ def test_a_steward_asks_as_in_the_app(db):
     r = cli("ask", "--db", db, "--role", "governance", "--date", "2025-03-31", "What is net revenue?")
     assert r.returncode == 0
     assert "role: governance" in r.stdout and "metric.net_revenue.v2" in r.stdout
-    assert "note: Steward view (read-only): this answer shows" in r.stdout
+    assert "note: Steward view (read-only):" in r.stdout and "from your review queue" in r.stdout
     r = cli("ask", "--db", db, "--role", "governance", "--json", "which metrics use net revenue?")
     assert "contribution_margin" not in r.stdout and "cogs_usd" not in r.stdout
     r = cli("ask", "--db", db, "--role", "governance", "--json", "What does contribution margin mean on 2025-03-31?")
