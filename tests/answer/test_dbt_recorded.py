@@ -160,8 +160,16 @@ def test_a_table_no_dbt_project_described_is_not_said_to_be_in_dbt(tmp_path_fact
              "authority_class": "warehouse_registry", "valid_from": "2026-01-01", "acl": ["potter"],
              "text": "kiln_batches: one row per firing.", "model": {"relation": "ceramics.kiln_batches",
                                                                     "tags": ["daily"], "columns": ["batch_id"]}}
-    ask_kiln = asker(tmp_path_factory, embedder, "kiln", ["potter"], [model], AT)
+    said = {**model, "evidence_id": "model.glaze_lots.v1", "entity_id": "model.glaze_lots", "title": "glaze_lots",
+            "text": "Glaze lots by kiln. Contracted model: its columns are fixed.",
+            "model": {"relation": "ceramics.glaze_lots", "columns": ["lot_id"]}}
+    ask_kiln = asker(tmp_path_factory, embedder, "kiln", ["potter"], [model, said], AT)
     env = ask_kiln("what tags and contract does kiln_batches have?", "potter")
     assert env.intent == "properties", (env.intent, env.verdict)
     assert env.verdict.startswith("kiln_batches as the catalog records it (not from dbt): tags: daily"), env.verdict
     assert "in dbt" not in env.verdict and "no contract recorded" in env.verdict
+    # A contract the table's own description speaks of, not recorded as a property, is quoted, never denied.
+    quoted = ask_kiln("does glaze_lots have a contract?", "potter")
+    assert quoted.verdict.startswith("Not recorded: no contract is recorded in glaze_lots's properties, though its "
+                                     "description says \u201cContracted model: its columns are fixed.\u201d"), quoted.verdict
+    assert ask_kiln("does kiln_batches have a contract?", "potter").verdict.startswith("No: no contract is recorded")

@@ -6,6 +6,8 @@ The rule that matters: a result is said only when run_results.json recorded one.
 """
 from __future__ import annotations
 
+import re
+
 from core.catalog.envelope import TableTest
 from core.catalog.evidence import ModelSpec, RunResult
 
@@ -97,10 +99,11 @@ _NOT_RECORDED = {"materialized": "no materialization recorded", "access": "no ac
 
 
 def properties_verdict(label: str, spec: ModelSpec, asked: tuple[str, str] | None, named: list[str] = (),
-                       from_dbt: bool = True) -> str:
+                       from_dbt: bool = True, text: str = "") -> str:
     """Its tags, meta and configuration, with each property the question names and the catalog does not record said
     to be missing; a yes/no question about one of them is answered yes or no first. Only a table a dbt project
-    described is said to be "in dbt"."""
+    described is said to be "in dbt". `text` is the table's own description: a contract it speaks of that is not
+    recorded is quoted, never denied."""
     facts = []
     facts.append(f"tags: {', '.join(spec.tags)}" if spec.tags else "no tags")
     if spec.meta:
@@ -123,11 +126,20 @@ def properties_verdict(label: str, spec: ModelSpec, asked: tuple[str, str] | Non
                "group": spec.group}
     facts += [_NOT_RECORDED[n] for n in named if n in _NOT_RECORDED and not present[n]]
     said = f"{label} {'in dbt' if from_dbt else 'as the catalog records it (not from dbt)'}: " + "; ".join(facts) + "."
-    answer = _yes_no(label, spec, asked)
+    answer = _yes_no(label, spec, asked, text)
     return f"{answer} {said}" if answer else said
 
 
-def _yes_no(label: str, spec: ModelSpec, asked: tuple[str, str] | None) -> str | None:
+_CONTRACT_SAID = re.compile(r"[^.!?]*\bcontract(?:s|ed)?\b[^.!?]*[.!?]?", re.I)
+
+
+def _said_in_text(text: str) -> str | None:
+    """The sentence of a table's own description that speaks of a contract, as written."""
+    m = _CONTRACT_SAID.search(text or "")
+    return m.group().strip() if m else None
+
+
+def _yes_no(label: str, spec: ModelSpec, asked: tuple[str, str] | None, text: str = "") -> str | None:
     if asked is None:
         return None
     field, value = asked
@@ -143,6 +155,10 @@ def _yes_no(label: str, spec: ModelSpec, asked: tuple[str, str] | None) -> str |
             return f"Not known: no access level is recorded for {label}."
         return ("Yes:" if spec.access == value else "No:") + f" {label}'s access is {spec.access}."
     if field == "contract":
+        said = _said_in_text(text) if spec.contract is None else None
+        if said:  # "Contracted model version 2." on the card: a bare "No" would contradict what the reader sees
+            return (f"Not recorded: no contract is recorded in {label}'s properties, though its description says "
+                    f"\u201c{said}\u201d.")
         return (f"Yes: {label}'s contract is enforced." if spec.contract
                 else f"No: {label}'s contract is not enforced." if spec.contract is False
                 else f"No: no contract is recorded for {label}.")

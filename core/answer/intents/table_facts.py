@@ -106,7 +106,7 @@ def _answer(run, asked: str, table: Evidence, entity_id: str, label: str, throug
     elif asked == "properties":
         named = run.reading.properties_named
         verdict = properties_verdict(name, spec, run.reading.property_asked, named,
-                                     from_dbt=table.authority_class.startswith("dbt"))
+                                     from_dbt=table.authority_class.startswith("dbt"), text=table.text)
         if "tests" in named:  # "what are the tests and the contract on X?": both
             verdict += " " + _tests_verdict(name, tests, column)
     elif asked == "tests":
