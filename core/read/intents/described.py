@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+
+import numpy as np
 
 from core.catalog.text import STOPWORDS, normalize, tokenize, words
 from core.read.intents.listing_filter import FRESH_WORDS, STALE_WORDS
@@ -22,6 +24,7 @@ from core.settings import budget
 DESCRIBED_MIN = 0.8  # share of the question's (IDF-weighted) words the best entity's words must cover
 DESCRIBED_MARGIN = 0.2  # ... and its lead over the next entity
 MIN_WORDS = 2  # one word is a name, or too little to describe anything by
+_SCORED_AT_ONCE = 64  # entities whose own words one read fetches while the best two are sought
 # Words that ask or describe how a table is put, never what it holds: they count for no entity and against none.
 ASKING = {normalize(w) for w in """
 what which where who whom how is are was were does do did the a an model models table tables mart marts
@@ -36,16 +39,57 @@ IDENT = re.compile(r"[A-Za-z0-9]+(?:_+[A-Za-z0-9]+)+")
 
 
 @dataclass
+class _Own:
+    """One entity's words, read on first use: a question needs them for the few entities it scores."""
+    bag: set[str]  # its words (names, description, columns), stemmed, stop words aside
+    pairs: set[tuple[str, str]]  # its adjacent describing words ("customer overview")
+    prose: set[tuple[str, str]]  # ... said in its description or title, not only in a column name
+    columns: set[tuple[str, ...]]  # the words of its column names and identifiers
+
+
+@dataclass
 class _Bags:
-    bags: dict[str, set[str]]  # entity id -> its words (names, description, columns)
-    pairs: dict[str, set[tuple[str, str]]]  # entity id -> its adjacent describing words ("customer overview")
-    prose: dict[str, set[tuple[str, str]]]  # ... said in its description or title, not only in a column name
-    columns: dict[str, set[tuple[str, ...]]]  # entity id -> the words of its column names and identifiers
-    tables: set[str]  # the models and sources: what a description may name
-    idf: dict[str, float]
-    unseen: float  # the rarity of a word no visible entity uses
-    holders: dict[str, set[str]]  # word -> the entities whose bag holds it: a question is scored on those alone
-    ordered_tables: list[str]  # `tables` by id
+    """A view's word index: for each word, the topic entities whose words hold it. An entity is its position in
+    `ids` (sorted, so position order is id order); the index holds arrays of positions, not sets of ids, as a role
+    at a million objects sees 500,000 entities with ~20 words each."""
+    ids: list[str]
+    table: np.ndarray  # per position: a model or source, what a description may name
+    rows: dict[str, int]  # word -> its row: the entities holding it are positions[starts[row]:starts[row + 1]]
+    starts: np.ndarray
+    positions: np.ndarray
+    view: object = field(repr=False, default=None)
+    own: dict[str, _Own] = field(default_factory=dict, repr=False)
+
+    @property
+    def n(self) -> int:
+        return max(len(self.ids), 1)
+
+    def holding(self, word: str) -> np.ndarray:
+        """The sorted positions of the entities whose words hold `word`."""
+        row = self.rows.get(word)
+        return _NONE if row is None else self.positions[self.starts[row]:self.starts[row + 1]]
+
+    def idf(self, word: str) -> float:
+        """How rare a word is among the view's entities; a word none uses is rarest."""
+        held = len(self.holding(word))
+        return math.log(1 + self.n / held) if held else math.log(1 + self.n)
+
+    def words_of(self, entity_ids) -> dict[str, _Own]:
+        """The entities' own words, each entity's rows read once (one query for all those not read before)."""
+        missing = [e for e in dict.fromkeys(entity_ids) if e not in self.own]
+        if missing:
+            grouped: dict[str, list] = {}
+            for row in self.view.described_rows(missing):
+                grouped.setdefault(row[0], []).append(row)
+            entities = self.view.entities
+            for eid in missing:
+                ent = entities.get(eid)
+                self.own[eid] = (_own_words(ent, grouped.get(eid, [])) if ent is not None and ent.is_topic
+                                 else _Own(set(), set(), set(), set()))
+        return {e: self.own[e] for e in entity_ids}
+
+
+_NONE = np.zeros(0, np.int32)
 
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -69,14 +113,14 @@ def _describing(seq: list[str]) -> list[str]:
 def said_together(view, entity_id: str, asked: list[str]) -> bool:
     """Are at least half of the asked words' adjacent pairs said side by side in the entity's description or
     title (not inside an identifier such as order_cost)?"""
-    prose = _bags(view).prose.get(entity_id, set())
+    prose = _bags(view).words_of([entity_id])[entity_id].prose
     pairs = list(zip(asked, asked[1:]))
     return 2 * sum(p in prose for p in pairs) >= len(pairs)
 
 
 def entity_words(view, entity_id: str) -> set[str]:
     """The words of a visible entity's names, description and columns."""
-    return _bags(view).bags.get(entity_id, set())
+    return _bags(view).words_of([entity_id])[entity_id].bag
 
 
 def shared_by_one(view, said: set[str]) -> bool:
@@ -84,13 +128,20 @@ def shared_by_one(view, said: set[str]) -> bool:
     return bool(holding_all(view, said))
 
 
+def _holding_all(b: _Bags, said) -> np.ndarray:
+    if not said:
+        return np.arange(len(b.ids))
+    found = sorted((b.holding(w) for w in set(said)), key=len)
+    out = found[0]
+    for other in found[1:]:
+        out = np.intersect1d(out, other, assume_unique=True)
+    return out
+
+
 def holding_all(view, said) -> set[str]:
     """The visible topic entities whose words hold every word of `said`, found by word, not by reading every bag."""
     b = _bags(view)
-    if not said:
-        return set(b.bags)
-    found = sorted((b.holders.get(w, set()) for w in set(said)), key=len)
-    return set(found[0]).intersection(*found[1:])
+    return {b.ids[i] for i in _holding_all(b, said)}
 
 
 def _inside(words_: tuple[str, ...], ident: tuple[str, ...]) -> bool:
@@ -108,8 +159,8 @@ def _bags(view) -> _Bags:
     except (KeyError, TypeError):
         pass
     # Built once per view on its first use, not counted in that question's budget, as the view's name indexes are
-    # (core/catalog/access.py per_view). Not built by the warm-up: at a million objects a role's bags took 49 s and
-    # 1.5 GB (docs/scale.md), paid only by a role that asks a question naming nothing it can see.
+    # (core/catalog/access.py per_view). Not built by the warm-up: paid only by a role that asks a question naming
+    # nothing it can see (docs/scale.md has its cost at a million objects).
     with budget.not_counted():
         out = _build(view)
     try:
@@ -136,45 +187,74 @@ def _column_words(column: str) -> tuple[str, ...]:
     return tuple(_stem(w) for w in _split(column))
 
 
+def _own_words(ent, rows) -> _Own:
+    """An entity's words from its names and its visible rows (described_rows)."""
+    bag = {_stem(w) for n in ent.names for w in n}
+    pair = {p for n in ent.names for p in _adjacent(_describing(list(n)))}
+    said: set[tuple[str, str]] = set()
+    columns: set[tuple[str, ...]] = set()
+    for _, title, description, aliases, cols in rows:
+        # The description (dbt's) or the body (a hand-written catalog's), the title, aliases and columns.
+        for text in (title, description, *aliases):
+            seq, idents, adjacent = _text_words(text)
+            bag.update(seq)
+            columns |= idents
+            said |= adjacent
+        for col in cols:
+            seq = _column_words(col)
+            columns.add(seq)
+            bag.update(seq)
+            pair |= _adjacent(_describing(list(seq)))
+    return _Own(bag - STOPWORDS, pair | said, said, columns)
+
+
 def _build(view) -> _Bags:
-    bags: dict[str, set[str]] = {}
-    pairs: dict[str, set[tuple[str, str]]] = {}
-    prose: dict[str, set[tuple[str, str]]] = {}
-    columns: dict[str, set[tuple[str, ...]]] = {}
-    grouped: dict[str, list] = {}
-    # One read of the view (never one query per entity: a 1,000-model project has 1,300 entities).
-    for row in view.described_rows():
-        grouped.setdefault(row[0], []).append(row)
-    for eid, ent in view.entities.items():
-        if not ent.is_topic:
-            continue
-        bag = {_stem(w) for n in ent.names for w in n}
-        pair = {p for n in ent.names for p in _adjacent(_describing(list(n)))}
-        said: set[tuple[str, str]] = set()
-        for _, title, description, aliases, cols in grouped.get(eid, []):
-            # The description (dbt's) or the body (a hand-written catalog's), the title, aliases and columns.
-            for text in (title, description, *aliases):
-                seq, idents, adjacent = _text_words(text)
-                bag.update(seq)
-                if idents:
-                    columns.setdefault(eid, set()).update(idents)
-                said |= adjacent
-            for col in cols:
-                seq = _column_words(col)
-                columns.setdefault(eid, set()).add(seq)
-                bag.update(seq)
-                pair |= _adjacent(_describing(list(seq)))
-        bags[eid] = bag - STOPWORDS
-        pairs[eid] = pair | said
-        prose[eid] = said
-    n = max(len(bags), 1)
-    holders: dict[str, set[str]] = {}
-    for eid, bag in bags.items():
-        for w in bag:
-            holders.setdefault(w, set()).add(eid)
-    tables = {e for e, ent in view.entities.items() if e in bags and ent.role in ("model", "source")}
-    return _Bags(bags, pairs, prose, columns, tables, {w: math.log(1 + n / len(c)) for w, c in holders.items()},
-                 math.log(1 + n), holders, sorted(tables))
+    entities = view.entities
+    ids = sorted(e for e, ent in entities.items() if ent.is_topic)
+    codes: dict[str, int] = {}  # word -> its number in this index
+
+    def code(word: str) -> int:
+        return -1 if word in STOPWORDS else codes.setdefault(word, len(codes))
+
+    # (word, entity) pairs from three places, made distinct at the end: each entity's names, the rows SQL splits into
+    # words (one row per distinct token, with every entity holding it), and the few rows it cannot split as Python does.
+    word_parts: list[np.ndarray] = []
+    pos_parts: list[np.ndarray] = []
+    name_words, counts = [], []
+    for eid in ids:
+        words_ = [w for n in entities[eid].names for w in n]
+        name_words += words_
+        counts.append(len(words_))
+    coded = {w: code(_stem(w)) for w in dict.fromkeys(name_words)}
+    word_parts.append(np.array([coded[w] for w in name_words], np.int64))
+    pos_parts.append(np.repeat(np.arange(len(ids), dtype=np.int64), counts))
+    tokens, others = view.described_tokens(ids)
+    positions = tokens.column("positions").combine_chunks()
+    token_codes = np.array([code(_stem(normalize(t))) for t in tokens.column("tok").to_pylist()], np.int64)
+    word_parts.append(np.repeat(token_codes, np.diff(positions.offsets.to_numpy())))
+    pos_parts.append(positions.flatten().to_numpy().astype(np.int64))
+    position = {e: i for i, e in enumerate(ids)} if others else {}
+    extra_words, extra_pos = [], []
+    for eid, title, description, aliases, cols in others:
+        i = position[eid]
+        for text in (title, description, *aliases):
+            extra_words += [code(w) for w in _text_words(text)[0]]
+        for col in cols:
+            extra_words += [code(w) for w in _column_words(col)]
+        extra_pos += [i] * (len(extra_words) - len(extra_pos))
+    word_parts.append(np.array(extra_words, np.int64))
+    pos_parts.append(np.array(extra_pos, np.int64))
+    word, pos = np.concatenate(word_parts), np.concatenate(pos_parts)
+    keep = word >= 0
+    n = max(len(ids), 1)
+    keys = np.sort(word[keep] * n + pos[keep])  # by word, then by entity position
+    keys = keys[np.diff(keys, prepend=-1) != 0]  # each (word, entity) once (np.unique hashes: 7 times slower here)
+    word, pos = keys // n, (keys % n).astype(np.int32)
+    starts = np.flatnonzero(np.diff(word, prepend=-1))  # where each word's run of entities begins
+    by_code = {c: w for w, c in codes.items()}
+    rows = {by_code[int(c)]: k for k, c in enumerate(word[starts])}
+    table = np.array([entities[e].role in ("model", "source") for e in ids], bool)
+    return _Bags(ids, table, rows, np.append(starts, len(pos)), pos, view)
 
 
 def question_words(question: str, excluded: list[tuple[int, int]] = ()) -> list[str]:
@@ -199,19 +279,35 @@ class Described:
                 and not self.names_a_column)
 
 
+def _may_say(b: _Bags, word: str) -> np.ndarray:
+    """Per entity: could one of its pairs of describing words hold `word`? Its pairs are its own words as
+    _describing reads them: a word it holds, or one it holds cut of "ing" once more (a word ending in "inging" is held
+    cut once and paired cut twice), a number word it holds ("one" is paired as "1"), or the placeholder of an
+    identifier in its prose. An upper bound: the pairs themselves are read only for the entities scored."""
+    if word == "identifier" or word in STOPWORDS:
+        return np.ones(len(b.ids), bool)
+    out = np.zeros(len(b.ids), bool)
+    for held in (word, word + "ing", *(k for k, v in NUMBER_WORDS.items() if v == word)):
+        out[b.holding(held)] = True
+    return out
+
+
 def coverage(view, entity_id: str, asked: list[str]) -> float:
     """The IDF-weighted share of the asked words in the entity's words, averaged with the share of the asked
     words' adjacent pairs that the entity says side by side too ("customer overview" is the customers mart's,
     though the orders mart mentions a customer and an overview)."""
     b = _bags(view)
-    total = sum(b.idf.get(w, b.unseen) for w in asked)
-    bag = b.bags.get(entity_id, set())
-    words_ = sum(b.idf.get(w, b.unseen) for w in asked if w in bag) / total if total else 0.0
+    own = b.words_of([entity_id])[entity_id]
+    total = sum(b.idf(w) for w in asked)
+    words_ = sum(b.idf(w) for w in asked if w in own.bag) / total if total else 0.0
+    return _with_pairs(words_, own, asked)
+
+
+def _with_pairs(words_: float, own: _Own, asked: list[str]) -> float:
     asked_pairs = list(zip(asked, asked[1:]))
     if not asked_pairs:
         return words_
-    have = b.pairs.get(entity_id, set())
-    return (words_ + sum(p in have for p in asked_pairs) / len(asked_pairs)) / 2
+    return (words_ + sum(p in own.pairs for p in asked_pairs) / len(asked_pairs)) / 2
 
 
 def described_entity(question: str, view, excluded: list[tuple[int, int]] = ()) -> Described | None:
@@ -224,18 +320,47 @@ def described_entity(question: str, view, excluded: list[tuple[int, int]] = ()) 
     # Tables (models, sources) are what a description names: a policy or a page that mentions the words in passing
     # ("standard revenue" in a rebate policy) does not stand in for a metric the role cannot see. Only a table holding
     # an asked word can cover any; the others all score 0, and the first of them by id is the runner-up if need be.
-    holding = {e for w in asked for e in b.holders.get(w, ())} & b.tables
-    scored = sorted(((coverage(view, eid, asked), eid) for eid in holding), key=lambda x: (-x[0], x[1]))
-    if not scored or scored[0][0] == 0:
+    total = sum(b.idf(w) for w in asked)
+    weight = np.zeros(len(b.ids))  # the IDF-weighted asked words each entity holds, added in the order asked
+    held = np.zeros(len(b.ids), bool)
+    for w in asked:
+        at = b.holding(w)
+        weight[at] += b.idf(w)
+        held[at] = True
+    holding = np.flatnonzero(held & b.table)
+    if not len(holding):
         return None
-    (best, eid), rest = scored[0], scored[1:]
-    if not rest or rest[0][0] == 0:
-        rest = [(0.0, e) for e in b.ordered_tables if e not in holding][:1] or rest
-    nxt = rest[0] if rest else (0.0, None)
+    share = weight[holding] / total
+    # The pairs are an entity's own words, read per entity: entities are scored in order of the best each could
+    # reach (every asked pair whose two words it may say, said), ties by id, until none left can reach the best two.
+    pairs = list(zip(asked, asked[1:]))
+    may = {w: _may_say(b, w)[holding] for w in asked}
+    said = sum((may[x] & may[y]).astype(int) for x, y in pairs) / len(pairs)
+    best_reach = (share + said) / 2
+    order = holding[np.lexsort((holding, -best_reach))]
+    reach = dict(zip(holding.tolist(), best_reach.tolist()))
+    words_of = dict(zip(holding.tolist(), share.tolist()))
+    top: list[tuple[float, int]] = []  # the best two so far, as (-coverage, position)
+    for start in range(0, len(order), _SCORED_AT_ONCE):
+        chunk = order[start:start + _SCORED_AT_ONCE].tolist()
+        if len(top) == 2 and (-reach[chunk[0]], chunk[0]) > top[1]:
+            break
+        owns = b.words_of([b.ids[i] for i in chunk])
+        for i in chunk:
+            if len(top) == 2 and (-reach[i], i) > top[1]:
+                break
+            top = sorted([*top, (-_with_pairs(words_of[i], owns[b.ids[i]], asked), i)])[:2]
+    (best, i) = top[0]
+    if len(top) > 1:
+        nxt = (-top[1][0], b.ids[top[1][1]])
+    else:
+        others = np.flatnonzero(b.table & ~held)
+        nxt = (0.0, b.ids[others[0]]) if len(others) else (0.0, None)
+    eid = b.ids[i]
     # "what is order cost?", "food orders": the words are (part of) a column's or a measure's name (order_cost,
     # is_food_order), so a column or a metric of that name is asked about, not the table that has it.
-    column = any(_inside(tuple(asked), ident) for ident in b.columns.get(eid, set()))
-    return Described(eid, best, nxt[1], nxt[0], asked, column)
+    column = any(_inside(tuple(asked), ident) for ident in b.own[eid].columns)
+    return Described(eid, -best, nxt[1], nxt[0], asked, column)
 
 
 # ---- what a freshness question is about ------------------------------------------------------------------------------
@@ -280,7 +405,7 @@ def subject_tables(question: str, view, excluded: list[tuple[int, int]] = ()) ->
         return SubjectTables(said, [], [])
     b = _bags(view)
     entities = view.entities
-    holding = sorted(holding_all(view, said) & b.tables)
+    holding = [b.ids[i] for i in _holding_all(b, said) if b.table[i]]
     holding.sort(key=lambda e: not names_hold(view, e, said))
     return SubjectTables(said, [e for e in holding if entities[e].role == "source"],
                          [e for e in holding if entities[e].role == "model"])
