@@ -1,7 +1,8 @@
 """A listing longer than it shows (discover.MAX_ITEMS): the count is of every visible row, the rows shown are the
 first by label, whatever shortcut builds them (only the first labels' rows are built when no topic filters them).
 On a seed bank's catalog of its own: 240 seed lots, two of them with the same label at the cut, one re-versioned,
-and 15 lots only the curator may see."""
+and 15 lots only the curator may see; 230 pages of lot notes, a fifth of them drafts, two owners, some only the curator
+may see. A document is a row of its own: the rows a condition keeps are the only ones built, the count is of all."""
 from datetime import datetime, timezone
 
 import pytest
@@ -36,9 +37,25 @@ def _lots() -> list[dict]:
     return out
 
 
+def _notes() -> list[dict]:
+    out = []
+    for i in range(230):
+        draft = i % 5 == 0
+        out.append({"evidence_id": f"wiki.lot_note_{i:03d}", "entity_id": f"doc.lot_note_{i:03d}",
+                    "kind": "documentation", "title": f"Germination note {(i * 7) % 230:03d}",
+                    "version": "draft" if draft else "1", "authority": "non_authoritative",
+                    "lifecycle": "draft" if draft else "current", "authority_class": "wiki",
+                    "valid_from": "2025-01-01", "acl": ["curator"] if i % 9 == 0 else ["keeper", "curator"],
+                    "owner": "Seed Bank (Ines Amaro)" if i % 2 else "Vault (Tomas Reis)",
+                    "text": f"Germination notes on lot {i:03d}: sowing depth and chilling."})
+    # Two notes with the same title where the listing is cut.
+    out[1]["title"] = out[2]["title"] = f"Germination note {SHOWN - 1:03d}"
+    return out
+
+
 @pytest.fixture(scope="module")
 def ask_seeds(tmp_path_factory, embedder):
-    return asker(tmp_path_factory, embedder, "seed_bank", ["keeper", "curator"], _lots(), AT)
+    return asker(tmp_path_factory, embedder, "seed_bank", ["keeper", "curator"], _lots() + _notes(), AT)
 
 
 @pytest.mark.parametrize("role", ["keeper", "curator"])
@@ -57,3 +74,26 @@ def test_a_long_listing_counts_every_row_and_shows_the_first_by_label(ask_seeds,
     assert labels == sorted(labels, key=str.lower)
     lot5 = next(r for r in env.listing.items if r.entity_id == "metric.lot_005")
     assert lot5.evidence_id == "metric.lot_005.v2" and [v.version for v in lot5.versions] == ["1", "2"]
+
+
+@pytest.mark.parametrize("role", ["keeper", "curator"])
+def test_a_long_document_listing_counts_every_page_and_keeps_what_a_condition_asks(ask_seeds, role):
+    notes = [n for n in _notes() if role in n["acl"]]
+    env = ask_seeds("which documents can I see?", role)
+    whole = ask_seeds("which documents are about germination?", role)  # every note holds the word: each row built
+    assert whole.intent == "discover" and whole.listing.topic == ["germination"], (whole.intent, whole.verdict)
+    assert env.verdict.startswith(f"You can see {len(notes)} documents: "), env.verdict
+    assert len(whole.listing.items) == SHOWN
+    assert [r.model_dump() for r in env.listing.items] == [r.model_dump() for r in whole.listing.items]
+    first = sorted((n["title"].lower(), n["evidence_id"]) for n in notes)[:SHOWN]
+    assert [(r.label.lower(), r.evidence_id) for r in env.listing.items] == first
+    # A condition: the pages that meet it, out of every page the role may see.
+    drafts = ask_seeds("which documents are drafts?", role)
+    want = sorted((n["title"].lower(), n["evidence_id"]) for n in notes if n["lifecycle"] == "draft")
+    assert [(r.label.lower(), r.evidence_id) for r in drafts.listing.items] == want, drafts.verdict
+    assert drafts.listing.checked == len(notes)
+    assert drafts.verdict.startswith(f"{len(want)} of the {len(notes)} documents you can see are drafts"), drafts.verdict
+    owned = ask_seeds("which documents does Tomas Reis own?", role)
+    want = sorted((n["title"].lower(), n["evidence_id"]) for n in notes if "Tomas" in n["owner"])
+    assert [(r.label.lower(), r.evidence_id) for r in owned.listing.items] == want, owned.verdict
+    assert owned.listing.checked == len(notes) and len(want) < len(notes)

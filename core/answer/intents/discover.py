@@ -7,6 +7,7 @@ every topic word is in its names and aliases, or in the description of the versi
 from __future__ import annotations
 
 from datetime import date
+from typing import NamedTuple
 
 from core.answer.intents import dbt_listing
 from core.answer.run import as_of, not_found
@@ -80,7 +81,21 @@ def _document_row(ev: Obj, day: date) -> ListedEntity:
                         versions=[summary(ev, day)])
 
 
-def _about(row: ListedEntity, names: list[tuple[str, ...]], topic: list[str]) -> bool:
+class _Document(NamedTuple):
+    """What a topic or a condition reads of a document's row (`_document_row`), without building the row: a
+    whole-catalog listing checks every visible document (267,488 at a million objects) and shows a few hundred."""
+    entity_id: str
+    label: str
+    title: str
+    owner: str | None
+    description: str
+
+
+def _document(ev: Obj) -> _Document:
+    return _Document(ev.entity_id, ev.title, ev.title, ev.owner, ev.text[:300])
+
+
+def _about(row: ListedEntity | _Document, names: list[tuple[str, ...]], topic: list[str]) -> bool:
     if not topic:
         return True
     # The owner says which team's metric it is: "the finance metrics" are Finance's.
@@ -88,7 +103,7 @@ def _about(row: ListedEntity, names: list[tuple[str, ...]], topic: list[str]) ->
     return set(topic) <= bag or set(topic) <= set(words(row.description))
 
 
-def _meets(cond: Condition, row: ListedEntity, objs: list[Obj]) -> bool:
+def _meets(cond: Condition, row: ListedEntity | _Document, objs: list[Obj]) -> bool:
     """Does a listed entity meet the question's condition? Owner: the row's owner (the version in effect on the day,
     else the latest visible one) is the one named, or no owner is recorded on any visible version when none is named;
     lifecycle: some visible, retrievable version carries it (dbt's passed deprecation date is `deprecated`)."""
@@ -150,18 +165,18 @@ def answer(run) -> Envelope | None:
         # An owner the role sees on nothing reads like a made-up name: "none of yours is owned by X" would tell the
         # role that X exists (on objects it may not see). Decided before anything is listed.
         return not_found(run)
-    rows, members, total = _rows(run, kind, day, topic, None if cond else MAX_ITEMS)
+    rows, members, total = _rows(run, kind, day, topic, None if cond else MAX_ITEMS, cond)
     if cond and cond.field == "owner" and cond.value and not run.intent.listing \
             and not any(_meets(cond, r, members[r.evidence_id]) for r in rows):
         # "what does Sam Okafor own?" names no kind: the first kind in which the role sees something of theirs (a
         # source's owner owns no metric); metrics still when they own nothing the role sees of any kind.
         for other in ("model", "source", "document"):
-            found, held, _ = _rows(run, other, day, topic)
+            found, held, checked = _rows(run, other, day, topic, None, cond)
             if any(_meets(cond, r, held[r.evidence_id]) for r in found):
-                kind, rows, members = other, found, held
+                kind, rows, members, total = other, found, held, checked
                 break
     if cond:
-        return _filtered(run, kind, day, topic, cond, rows, members)
+        return _filtered(run, kind, day, topic, cond, rows, members, total)
     listing = Listing(kind=kind, topic=topic, as_of=day, items=rows[:MAX_ITEMS])
     one, many = NOUNS[kind]
     noun = one if total == 1 else many
@@ -177,12 +192,13 @@ def answer(run) -> Envelope | None:
     return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)
 
 
-def _rows(run, kind: str, day: date, topic: list[str], first: int | None = None,
+def _rows(run, kind: str, day: date, topic: list[str], first: int | None = None, cond: Condition | None = None,
           ) -> tuple[list[ListedEntity], dict[str, list[Obj]], int]:
     """The role's visible, retrievable entities (or documents) of one kind about the topic, by label, per row the
     objects a condition is checked on, and how many there are. With `first` and no topic only the first rows by label
     are built: a listing shows MAX_ITEMS of them, and building a row reads the entity's versions (62,213 metrics at a
-    million objects took 4 s of rows to show 200)."""
+    million objects took 4 s of rows to show 200). Documents are rows of one object each: with `cond` (not
+    freshness nor dbt facts, which no document has) only the rows that meet it are built, the count is of all."""
     entities = run.view.entities
     objs = [o for o in run.view.listed([k.value for k in KINDS[kind]]) if retrievable(o, day)]
     rows: list[ListedEntity] = []
@@ -191,11 +207,18 @@ def _rows(run, kind: str, day: date, topic: list[str], first: int | None = None,
     # listed as what they are, never as models.
     objs = [o for o in objs if (o.authority_class == "dbt_exposure") == (kind == "exposure")]
     if kind in ("document", "exposure", "draft"):
-        for o in objs:
-            row = _document_row(o, day)
-            if _about(row, entities[o.entity_id].names if o.entity_id in entities else [], topic):
-                rows.append(row)
-                members[row.evidence_id] = [o]
+        about = [o for o in objs if _about(_document(o), entities[o.entity_id].names if o.entity_id in entities
+                                           else [], topic)] if topic else objs
+        if cond is not None and cond.field in ("lifecycle", "owner", "name"):
+            shown = [o for o in about if _meets(cond, _document(o), [o])]
+        elif cond is None and first is not None and len(about) > first:
+            shown = sorted(about, key=lambda o: (o.title.lower(), o.evidence_id))[:first]
+        else:
+            shown = about
+        rows = [_document_row(o, day) for o in shown]
+        members = {row.evidence_id: [o] for row, o in zip(rows, shown)}
+        rows.sort(key=lambda r: (r.label.lower(), r.evidence_id))
+        return rows, members, len(about)
     else:
         grouped: dict[str, list[Obj]] = {}
         for o in objs:
@@ -221,11 +244,11 @@ def _rows(run, kind: str, day: date, topic: list[str], first: int | None = None,
 
 
 def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows: list[ListedEntity],
-              members: dict[str, list[Obj]]) -> Envelope:
-    """A whole-catalog question with a condition: the visible rows that meet it, and how many were checked.
-    "None" is an answer that says what was checked; every count is of the asker's view only. A yes/no question
-    ("is anything stale?", "are all sources fresh?") is answered yes or no first."""
-    checked = len(rows)
+              members: dict[str, list[Obj]], checked: int) -> Envelope:
+    """A whole-catalog question with a condition: the visible rows that meet it, and how many were checked (`rows`
+    may hold only those that meet it, `_rows`). "None" is an answer that says what was checked; every count is of
+    the asker's view only. A yes/no question ("is anything stale?", "are all sources fresh?") is answered yes or no
+    first."""
     one, many = NOUNS[kind]
     about = f" about {' '.join(topic)}" if topic else ""
     phrase = cond.phrase if cond.field != "freshness" or kind == "source" else _reads_phrase(cond)
