@@ -74,15 +74,19 @@ def answer(run) -> Envelope:
     for o in objs:
         grouped.setdefault(o.entity_id, []).append(o)
     ents = run.view.entities
-    rows, checked, versions_said = [], 0, []
+    rows, versions_said = [], []
 
     def inside(d) -> bool:
         return d is not None and start <= d < end
-    for entity_id, group in sorted(grouped.items()):
-        ent = ents.get(entity_id)
+    # Only an entity with an object starting or recorded in the span (or a draft, for what is coming) can have
+    # changed: the versions of the others are never read (186,639 definitions at a million objects).
+    moved = {o.entity_id for o in objs if inside(o.valid_from) or inside(o.recorded_at.date() if o.recorded_at else None)
+             or (changes.coming and o.lifecycle.value == "draft")}
+    checked = sum(1 for e in grouped if e in ents and ents[e].role in kinds)
+    for entity_id in sorted(moved):
+        ent, group = ents.get(entity_id), grouped[entity_id]
         if ent is None or ent.role not in kinds:
             continue
-        checked += 1
         approved = governing_versions(group, ent.role)
         changed, shown = [], []
         for i, v in enumerate(approved):
