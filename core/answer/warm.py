@@ -9,6 +9,7 @@ index is built once).
 """
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 
@@ -24,6 +25,7 @@ def warm(store: Store, searcher: Searcher | None = None, stop: threading.Event |
     searcher its index state and each role's search filter, then the index's rows and their words counted. `stop`
     set (the process is exiting) ends it at the next step, so whoever joins this thread waits one step at most."""
     stop = stop or threading.Event()
+    gc.unfreeze()  # what an earlier warm-up set aside (a revision no longer served) is collectable again
     _ = store.rows  # read on this thread, not the first question's
     catalog_facts(store)  # every role's facts and written ids, one copy for the catalog
     for role in store.roles():
@@ -38,6 +40,18 @@ def warm(store: Store, searcher: Searcher | None = None, stop: threading.Event |
     if searcher is not None and searcher.available and not stop.is_set():
         # After the views, which matter more to a first answer: the index's rows and their words (~5 s at 100k).
         _ = searcher.terms
+    if not stop.is_set():
+        _set_aside()
+
+
+def _set_aside() -> None:
+    """Take what the warm-up built out of the cyclic collector's walks. The views live as long as their catalog
+    revision is served, and at a million objects they are ~4 million objects: every full collection walked them
+    all, a 1.1 s pause in whichever answer set it off (one in every few whole-catalog listings); set aside, a full
+    collection took 11-112 ms (docs/scale.md). They are still freed when dropped; only garbage in reference cycles
+    among them waits for the next warm-up's gc.unfreeze."""
+    gc.collect()
+    gc.freeze()
 
 
 def warm_quietly(store: Store, searcher: Searcher | None = None, stop: threading.Event | None = None) -> None:

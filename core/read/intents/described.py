@@ -57,7 +57,7 @@ class _Bags:
     rows: dict[str, int]  # word -> its row: the entities holding it are positions[starts[row]:starts[row + 1]]
     starts: np.ndarray
     positions: np.ndarray
-    view: object = field(repr=False, default=None)
+    # Not the view: _CACHE is keyed by it weakly, and a value holding its key would keep both alive for good.
     own: dict[str, _Own] = field(default_factory=dict, repr=False)
 
     @property
@@ -74,14 +74,15 @@ class _Bags:
         held = len(self.holding(word))
         return math.log(1 + self.n / held) if held else math.log(1 + self.n)
 
-    def words_of(self, entity_ids) -> dict[str, _Own]:
-        """The entities' own words, each entity's rows read once (one query for all those not read before)."""
+    def words_of(self, view, entity_ids) -> dict[str, _Own]:
+        """The entities' own words in `view` (the one this index is of), each entity's rows read once (one query for
+        all those not read before)."""
         missing = [e for e in dict.fromkeys(entity_ids) if e not in self.own]
         if missing:
             grouped: dict[str, list] = {}
-            for row in self.view.described_rows(missing):
+            for row in view.described_rows(missing):
                 grouped.setdefault(row[0], []).append(row)
-            entities = self.view.entities
+            entities = view.entities
             for eid in missing:
                 ent = entities.get(eid)
                 self.own[eid] = (_own_words(ent, grouped.get(eid, [])) if ent is not None and ent.is_topic
@@ -113,14 +114,14 @@ def _describing(seq: list[str]) -> list[str]:
 def said_together(view, entity_id: str, asked: list[str]) -> bool:
     """Are at least half of the asked words' adjacent pairs said side by side in the entity's description or
     title (not inside an identifier such as order_cost)?"""
-    prose = _bags(view).words_of([entity_id])[entity_id].prose
+    prose = _bags(view).words_of(view, [entity_id])[entity_id].prose
     pairs = list(zip(asked, asked[1:]))
     return 2 * sum(p in prose for p in pairs) >= len(pairs)
 
 
 def entity_words(view, entity_id: str) -> set[str]:
     """The words of a visible entity's names, description and columns."""
-    return _bags(view).words_of([entity_id])[entity_id].bag
+    return _bags(view).words_of(view, [entity_id])[entity_id].bag
 
 
 def shared_by_one(view, said: set[str]) -> bool:
@@ -254,7 +255,7 @@ def _build(view) -> _Bags:
     by_code = {c: w for w, c in codes.items()}
     rows = {by_code[int(c)]: k for k, c in enumerate(word[starts])}
     table = np.array([entities[e].role in ("model", "source") for e in ids], bool)
-    return _Bags(ids, table, rows, np.append(starts, len(pos)), pos, view)
+    return _Bags(ids, table, rows, np.append(starts, len(pos)), pos)
 
 
 def question_words(question: str, excluded: list[tuple[int, int]] = ()) -> list[str]:
@@ -297,7 +298,7 @@ def coverage(view, entity_id: str, asked: list[str]) -> float:
     words' adjacent pairs that the entity says side by side too ("customer overview" is the customers mart's,
     though the orders mart mentions a customer and an overview)."""
     b = _bags(view)
-    own = b.words_of([entity_id])[entity_id]
+    own = b.words_of(view, [entity_id])[entity_id]
     total = sum(b.idf(w) for w in asked)
     words_ = sum(b.idf(w) for w in asked if w in own.bag) / total if total else 0.0
     return _with_pairs(words_, own, asked)
@@ -339,17 +340,17 @@ def described_entity(question: str, view, excluded: list[tuple[int, int]] = ()) 
     best_reach = (share + said) / 2
     order = holding[np.lexsort((holding, -best_reach))]
     reach = dict(zip(holding.tolist(), best_reach.tolist()))
-    words_of = dict(zip(holding.tolist(), share.tolist()))
+    shares = dict(zip(holding.tolist(), share.tolist()))
     top: list[tuple[float, int]] = []  # the best two so far, as (-coverage, position)
     for start in range(0, len(order), _SCORED_AT_ONCE):
         chunk = order[start:start + _SCORED_AT_ONCE].tolist()
         if len(top) == 2 and (-reach[chunk[0]], chunk[0]) > top[1]:
             break
-        owns = b.words_of([b.ids[i] for i in chunk])
+        owns = b.words_of(view, [b.ids[i] for i in chunk])
         for i in chunk:
             if len(top) == 2 and (-reach[i], i) > top[1]:
                 break
-            top = sorted([*top, (-_with_pairs(words_of[i], owns[b.ids[i]], asked), i)])[:2]
+            top = sorted([*top, (-_with_pairs(shares[i], owns[b.ids[i]], asked), i)])[:2]
     (best, i) = top[0]
     if len(top) > 1:
         nxt = (-top[1][0], b.ids[top[1][1]])
