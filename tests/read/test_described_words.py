@@ -99,6 +99,18 @@ def _python_bags(view) -> dict[str, set[str]]:
     return bags
 
 
+def _role_views(stores, name: str):
+    """(role, its view, its entities' words as the Python tokenizer reads them) for every role of a catalog."""
+    store, roles = stores[name]
+    for role in roles:
+        view = visible(store, role)
+        yield role, view, _python_bags(view)
+
+
+def _tables(view, bags) -> list[str]:
+    return sorted(e for e in bags if view.entities[e].role in ("model", "source"))
+
+
 def _index(view) -> dict[str, set[str]]:
     b = described._bags(view)
     return {w: {b.ids[i] for i in b.holding(w)} for w in b.rows}
@@ -106,10 +118,7 @@ def _index(view) -> dict[str, set[str]]:
 
 @pytest.mark.parametrize("name", ["demo", "jaffle", "lighthouse"])
 def test_the_index_holds_what_the_python_tokenizer_reads(stores, name):
-    store, roles = stores[name]
-    for role in roles:
-        view = visible(store, role)
-        bags = _python_bags(view)
+    for role, view, bags in _role_views(stores, name):
         holders: dict[str, set[str]] = {}
         for eid, bag in bags.items():
             for w in bag:
@@ -134,11 +143,10 @@ def test_rows_sql_cannot_split_alike_are_read_in_python(stores):
     assert {"model.foghorn_soundings", "metric.foghorn_blasts", "metric.storm_alarm_rate"} <= _index(keeper)["foghorn"]
 
 
-def _scored(view, asked: list[str]) -> tuple[tuple[float, str], tuple[float, str | None]]:
+def _scored(view, bags, asked: list[str]) -> tuple[tuple[float, str], tuple[float, str | None]]:
     """The best table and the runner-up as scoring every visible table that holds an asked word gives them (ties by
     id), the runner-up else the first other table by id, at 0."""
-    bags = _python_bags(view)
-    tables = sorted(e for e in bags if view.entities[e].role in ("model", "source"))
+    tables = _tables(view, bags)
     holding = [e for e in tables if bags[e] & set(asked)]
     scored = sorted(((described.coverage(view, e, asked), e) for e in holding), key=lambda x: (-x[0], x[1]))
     others = [e for e in tables if e not in holding]
@@ -148,11 +156,8 @@ def _scored(view, asked: list[str]) -> tuple[tuple[float, str], tuple[float, str
 
 @pytest.mark.parametrize("name", ["demo", "jaffle", "lighthouse"])
 def test_the_table_a_description_names_is_the_best_of_every_table_scored(stores, name):
-    store, roles = stores[name]
-    for role in roles:
-        view = visible(store, role)
-        bags = _python_bags(view)
-        tables = sorted(e for e in bags if view.entities[e].role in ("model", "source"))
+    for role, view, bags in _role_views(stores, name):
+        tables = _tables(view, bags)
         # Questions made of each table's own words, in its order and reversed (pairs said and not said), and
         # words shared by many tables.
         said = [sorted(bags[e] - {"v1", "v2"})[:3] for e in tables]
@@ -166,7 +171,7 @@ def test_the_table_a_description_names_is_the_best_of_every_table_scored(stores,
             if len(asked) < described.MIN_WORDS or not any(bags[e] & set(asked) for e in tables):
                 assert described.described_entity(q, view) is None, (role, q)
                 continue
-            (best, eid), (nxt, nid) = _scored(view, asked)
+            (best, eid), (nxt, nid) = _scored(view, bags, asked)
             got = described.described_entity(q, view)
             assert (got.entity_id, got.coverage, got.next_id, got.next_coverage) == (eid, best, nid, nxt), (role, q)
             checked += 1
