@@ -116,7 +116,7 @@ def _near_first_words(norms: list[str], taken: set[int], view) -> set[str]:
 
 
 # A view's topic entities whose name has a layer prefix, by the word after it: built once per view, as the view's
-# names_by_first is (core/read/intents/described.py keeps its word bags the same way).
+# names_by_first is (core/read/intents/described.py keeps its word index the same way).
 _AFTER_PREFIX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
