@@ -50,8 +50,8 @@ class _Own:
 @dataclass
 class _Bags:
     """A view's word index: for each word, the topic entities whose words hold it. An entity is its position in
-    `ids` (sorted, so position order is id order); the index holds arrays of positions, not sets of ids, as a role
-    at a million objects sees 500,000 entities with ~20 words each."""
+    `ids` (sorted, so position order is id order); the index holds arrays of positions, not sets of ids: at a million
+    objects a role sees ~190,000 entities with ~21 words each."""
     ids: list[str]
     table: np.ndarray  # per position: a model or source, what a description may name
     rows: dict[str, int]  # word -> its row: the entities holding it are positions[starts[row]:starts[row + 1]]
