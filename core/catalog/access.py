@@ -365,15 +365,18 @@ class Visible:
         described_rows gives them, for the caller to split in Python."""
         topic = pa.table({"entity_id": pa.array(entity_ids, pa.string()),
                           "pos": pa.array(range(len(entity_ids)), pa.int32())})
-        name = f"_topic_{id(topic):x}"
+        name = "described_entities"
         said = (f"concat_ws(' ', title, {_DESCRIBED_TEXT}, array_to_string({_DESCRIBED_ALIASES}, ' '), "
                 f"array_to_string({_DESCRIBED_COLUMNS}, ' '))")
         plain = f"NOT {_NAMES_OTHERS} AND NOT regexp_matches(said, '[^\\x01-\\x7f]|''')"
         rows_of = (f"SELECT entity_id, pos, evidence_id, doc, title, text, {said} AS said FROM evidence JOIN {name} "
                    f"USING (entity_id) WHERE {acl_sql()} AND kind <> 'lineage'")
-        con = self.con
-        con.register(name, topic)
+        # A connection of its own for the registered table: registering on this thread's cursor fails while an
+        # earlier read on it has rows left unfetched.
+        con = self.con.cursor()
         try:
+            con.execute("USE catalog")
+            con.register(name, topic)
             tokens = con.sql(
                 f"""SELECT tok, list(DISTINCT pos ORDER BY pos) AS positions
                     FROM (SELECT pos, unnest(regexp_extract_all(lower(said), '[a-z0-9]+')) AS tok
@@ -384,7 +387,7 @@ class Visible:
                            {_NAMES_OTHERS}
                     FROM ({rows_of}) WHERE NOT ({plain}) ORDER BY evidence_id""", self._acl).fetchall()
         finally:
-            con.unregister(name)
+            con.close()
         return tokens, self._described(rows)
 
     def metrics_mentioning(self, terms: list[str]) -> list[Evidence]:
