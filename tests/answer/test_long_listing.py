@@ -2,10 +2,12 @@
 first by label, whatever shortcut builds them (only the first labels' rows are built when no topic filters them).
 On a seed bank's catalog of its own: 240 seed lots, two of them with the same label at the cut, one re-versioned,
 and 15 lots only the curator may see; 230 pages of lot notes, a fifth of them drafts, two owners, some only the curator
-may see. A document is a row of its own: the rows a condition keeps are the only ones built, the count is of all."""
+may see; 400 seed vaults (sources), three in four stale. A document is a row of its own: the rows a condition keeps
+are the only ones built, the count is of all; a source's row is built only when shown or named."""
 from datetime import datetime, timezone
 
 import pytest
+from builders import watched_source
 from conftest import asker
 
 from core.answer.intents.discover import MAX_ITEMS
@@ -55,7 +57,7 @@ def _notes() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def ask_seeds(tmp_path_factory, embedder):
-    return asker(tmp_path_factory, embedder, "seed_bank", ["keeper", "curator"], _lots() + _notes(), AT)
+    return asker(tmp_path_factory, embedder, "seed_bank", ["keeper", "curator"], _lots() + _notes() + _vaults(), AT)
 
 
 @pytest.mark.parametrize("role", ["keeper", "curator"])
@@ -97,3 +99,45 @@ def test_a_long_document_listing_counts_every_page_and_keeps_what_a_condition_as
     want = sorted((n["title"].lower(), n["evidence_id"]) for n in notes if "Tomas" in n["owner"])
     assert [(r.label.lower(), r.evidence_id) for r in owned.listing.items] == want, owned.verdict
     assert owned.listing.checked == len(notes) and len(want) < len(notes)
+
+
+def _vaults() -> list[dict]:
+    """400 seed vaults (sources): three in four loaded three days before the clock (stale), one in eight an hour
+    before (fresh), one in eight never loaded (not known); every ninth only the curator may see."""
+    out = []
+    for i in range(VAULTS):
+        loaded = {3: "2027-06-01T08:00:00Z", 7: None}.get(i % 8, "2027-05-29T09:00:00Z")
+        out += watched_source(_vault(i), _vault_acl(i), loaded, owner="Vault (Tomas Reis)", since="2025-01-01",
+                              text=f"Seed vault {i:03d} readings.")
+    return out
+
+
+VAULTS = 400
+
+
+def _vault(i: int) -> str:
+    return f"vault_{(i * 7) % VAULTS:03d}"
+
+
+def _vault_acl(i: int) -> list[str]:
+    return ["curator"] if i % 9 == 0 else ["keeper", "curator"]
+
+
+@pytest.mark.parametrize("role", ["keeper", "curator"])
+def test_a_long_freshness_listing_counts_every_source_and_shows_the_first_by_label(ask_seeds, role):
+    seen = [i for i in range(VAULTS) if role in _vault_acl(i)]
+    stale = sorted(_vault(i) for i in seen if i % 8 not in (3, 7))
+    unknown = [i for i in seen if i % 8 == 7]
+    assert len(stale) > SHOWN
+    env = ask_seeds("which sources are stale?", role)
+    whole = ask_seeds("which vault sources are stale?", role)  # a topic every source holds: each row built
+    assert whole.listing.topic == ["vault"], whole.verdict
+    assert env.listing.checked == len(seen) and whole.listing.checked == len(seen)
+    assert env.verdict.startswith(f"{len(stale)} of the {len(seen)} sources you can see are stale: "), env.verdict
+    assert [r.label for r in env.listing.items] == [r.label for r in whole.listing.items] == stale[:SHOWN]
+    assert [r.model_dump() for r in env.listing.items] == [r.model_dump() for r in whole.listing.items]
+    assert all(r.status.startswith("stale") and r.freshness is not None for r in env.listing.items)
+    assert len(env.listing.not_known) == len(unknown) and "Not known for " in env.verdict
+    fresh = ask_seeds("are all sources fresh?", role)
+    assert fresh.verdict.startswith("No: "), fresh.verdict
+    assert f"Stale: {', '.join(stale[:1])}" in fresh.verdict, fresh.verdict
