@@ -98,24 +98,25 @@ def _document(ev: Obj) -> _Document:
 
 
 class _Rows(Sequence):
-    """Entity rows in a listing's order (label, then evidence id), each built when first read. A listing shows
+    """Listing rows in their order (label, then evidence id), each built when first read. A listing shows
     MAX_ITEMS of them and a verdict names a dozen: at a million objects the 62,213 source rows of "which sources are
     stale?" took 2.4 s to build, for 200 shown. Rows are built a label at a time (rows with the same label sort by
     their evidence id, which only the built row knows)."""
 
     def __init__(self, entries: list[tuple[str, str, object]], build: Callable[[object], ListedEntity]):
-        # (label in lower case, entity id, what `build` makes its row of): by label, then by entity id (unique)
+        # (label in lower case, a unique id: the entity's, or a document's evidence id, what `build` makes its row
+        # of): by label, then by that id
         self._entries = sorted(entries, key=lambda e: (e[0], e[1]))
         self._labels = [e[0] for e in self._entries]
         self._build = build
         self._built: list[ListedEntity] = []
 
     @property
-    def entity_ids(self) -> list[str]:
+    def ids(self) -> list[str]:
         return [e[1] for e in self._entries]
 
     def where(self, keep: Callable[[str], bool], then: Callable[[ListedEntity], ListedEntity]) -> "_Rows":
-        """The rows of the entities `keep` keeps, each passed through `then` when built (which keeps its label)."""
+        """The rows whose id `keep` keeps, each passed through `then` when built (which keeps its label)."""
         build = self._build
         return _Rows([e for e in self._entries if keep(e[1])], lambda made_of: then(build(made_of)))
 
@@ -208,13 +209,13 @@ def answer(run) -> Envelope | None:
         # An owner the role sees on nothing reads like a made-up name: "none of yours is owned by X" would tell the
         # role that X exists (on objects it may not see). Decided before anything is listed.
         return not_found(run)
-    rows, members, total = _rows(run, kind, day, topic, None if cond else MAX_ITEMS, cond)
+    rows, members, total = _rows(run, kind, day, topic, cond)
     if cond and cond.field == "owner" and cond.value and not run.intent.listing \
             and not any(_meets(cond, r, members[r.evidence_id]) for r in rows):
         # "what does Sam Okafor own?" names no kind: the first kind in which the role sees something of theirs (a
         # source's owner owns no metric); metrics still when they own nothing the role sees of any kind.
         for other in ("model", "source", "document"):
-            found, held, checked = _rows(run, other, day, topic, None, cond)
+            found, held, checked = _rows(run, other, day, topic, cond)
             if any(_meets(cond, r, held[r.evidence_id]) for r in found):
                 kind, rows, members, total = other, found, held, checked
                 break
@@ -235,13 +236,13 @@ def answer(run) -> Envelope | None:
     return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)
 
 
-def _rows(run, kind: str, day: date, topic: list[str], first: int | None = None, cond: Condition | None = None,
+def _rows(run, kind: str, day: date, topic: list[str], cond: Condition | None = None,
           ) -> tuple[Sequence[ListedEntity], dict[str, list[Obj]], int]:
     """The role's visible, retrievable entities (or documents) of one kind about the topic, by label, per row the
-    objects a condition is checked on (filled as rows are built), and how many there are. An entity's row is built
-    when read (`_Rows`): building one reads the entity's versions, and 62,213 metrics at a million objects took 4 s
-    of rows to show 200. Documents are rows of one object each: with `cond` (not freshness nor dbt facts, which no
-    document has) only the rows that meet it are built, with `first` only the first, and the count is of all."""
+    objects a condition is checked on (filled as rows are built), and how many there are. A row is built when read
+    (`_Rows`): building one reads the entity's versions, and 62,213 metrics at a million objects took 4 s of rows to
+    show 200. Documents are rows of one object each: with `cond` (not freshness nor dbt facts, which no document
+    has) only the rows that meet it are listed, and the count is of all."""
     entities = run.view.entities
     objs = [o for o in run.view.listed([k.value for k in KINDS[kind]]) if retrievable(o, day)]
     members: dict[str, list[Obj]] = {}  # row evidence id -> the objects the condition is checked on
@@ -253,14 +254,13 @@ def _rows(run, kind: str, day: date, topic: list[str], first: int | None = None,
                                            else [], topic)] if topic else objs
         if cond is not None and cond.field in ("lifecycle", "owner", "name"):
             shown = [o for o in about if _meets(cond, _document(o), [o])]
-        elif cond is None and first is not None and len(about) > first:
-            shown = sorted(about, key=lambda o: (o.title.lower(), o.evidence_id))[:first]
         else:
             shown = about
-        rows = [_document_row(o, day) for o in shown]
-        members = {row.evidence_id: [o] for row, o in zip(rows, shown)}
-        rows.sort(key=lambda r: (r.label.lower(), r.evidence_id))
-        return rows, members, len(about)
+
+        def document_row(o: Obj) -> ListedEntity:
+            members[o.evidence_id] = [o]
+            return _document_row(o, day)
+        return _Rows([(o.title.lower(), o.evidence_id, o) for o in shown], document_row), members, len(about)
     else:
         grouped: dict[str, list[Obj]] = {}
         for o in objs:
@@ -281,7 +281,7 @@ def _rows(run, kind: str, day: date, topic: list[str], first: int | None = None,
     return rows, members, len(rows)
 
 
-def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows: list[ListedEntity],
+def _filtered(run, kind: str, day: date, topic: list[str], cond: Condition, rows: Sequence[ListedEntity],
               members: dict[str, list[Obj]], checked: int) -> Envelope:
     """A whole-catalog question with a condition: the visible rows that meet it, and how many were checked (`rows`
     may hold only those that meet it, `_rows`). "None" is an answer that says what was checked; every count is of
@@ -361,7 +361,7 @@ def _by_freshness(run, rows: _Rows, day: date, asked: str) -> tuple[_Rows, _Rows
     """The source rows whose standing is the one asked (stale or fresh), those not known, and the others, each row
     with its freshness as a question about that source alone reads it, said in its status. Every source's freshness
     is read (one pass for all); only the rows read are built."""
-    found = catalog_freshness(run.view, rows.entity_ids, run.at, day)
+    found = catalog_freshness(run.view, rows.ids, run.at, day)
 
     def said(row: ListedEntity) -> ListedEntity:
         entry = found[row.entity_id]
