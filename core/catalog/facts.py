@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from core.catalog.evidence import GOVERNING_KINDS, Authority, Evidence, Freshness, Kind, Lifecycle
+from core.catalog.rows import sees as _sees
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +60,6 @@ class FreshnessRecord:
 
 
 FETCH_ROWS = 50_000
-
-
-def _sees(evidence_id: str, acl: frozenset[str], role: str, grants: frozenset[str]) -> bool:
-    """acl_sql's rule (core/catalog/rows.py), read off one object."""
-    return role in acl or evidence_id in grants
 
 
 class CatalogFacts:
@@ -119,6 +115,11 @@ class CatalogFacts:
     def carried(self, i: str, role: str, grants: frozenset[str]) -> bool:
         """Whether an object the role may see carries `i` as its evidence id or its entity id."""
         return self.sees(i, role, grants) or any(self.sees(e, role, grants) for e in self._by_entity.get(i, ()))
+
+    def carriers(self, ids, role: str, grants: frozenset[str]) -> dict[str, bool]:
+        """For each of these ids that some object carries (as its evidence id or entity id): whether an object the
+        role may see carries it (Store.carriers). Ids no object carries are left out."""
+        return {i: self.carried(i, role, grants) for i in set(ids) if i in self._facts or i in self._by_entity}
 
     def get(self, evidence_id: str, role: str, grants: frozenset[str]) -> Facts | None:
         held = self._facts.get(evidence_id)

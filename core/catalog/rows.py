@@ -1,6 +1,7 @@
 """The rows an answer reads by key: objects by evidence id or entity id, which visible objects carry an id,
-lineage edges at a node, a source's freshness records. Two readers give the same rows: `MemoryRows` for a
-catalog file opened by a Store, `SqlRows` for a past state read through views (core/catalog/history.py).
+lineage edges at a node, a source's freshness records. Three readers give the same rows: `MemoryRows` for a catalog
+file opened by a Store, `LargeRows` for one too large to hold (core/catalog/store.py MEMORY_ROWS_UP_TO), `SqlRows` for
+a past state read through views (core/catalog/history.py).
 
 Why memory: at 100,000 objects a keyed DuckDB read costs 3-10 ms however narrow (it decompresses a block of the
 JSON column to return one row), and an answer made about fifteen of them, ~90 ms of a 160 ms answer (cProfile of
@@ -9,7 +10,7 @@ benchmarks/bench.py's questions). The file is read-only while a Store has it ope
 catalog itself, not a cache of anything shown: nothing leaves a reader unless the asking view may see it.
 
 The ACL predicate is acl_sql's, applied row by row: the role is in the row's ACL, or the row's object is granted
-to the view by id (a steward's review queue). tests/catalog/test_rows.py compares both readers on every key, for
+to the view by id (a steward's review queue). tests/catalog/test_rows.py compares the readers on every key, for
 every role and a steward's grants, and each with a scan of the table.
 """
 from __future__ import annotations
@@ -154,6 +155,25 @@ class SqlRows:
         return {s: sorted({i for n in ns for i in found.get(n, ())}) for s, ns in names.items()}
 
 
+class LargeRows(SqlRows):
+    """The rows of an opened catalog file too large to hold them: read by key through SQL, except which objects carry
+    an id, read off the catalog's facts (core/catalog/facts.py, one copy per file, which every answer at that size
+    reads anyway). Through SQL that was four reads of 4-9 ms an answer at a million objects, two of them after the
+    searches. Edges and freshness records stay in SQL: held, they took +487 MB at a million objects (docs/scale.md)."""
+
+    def __init__(self, cursor: Callable, facts: Callable):
+        super().__init__(cursor)
+        self._facts = facts  # the store's CatalogFacts, read on first use
+
+    def carriers(self, ids: Iterable[str], role: str, grants: frozenset[str]) -> dict[str, bool]:
+        return self._facts().carriers(ids, role, grants)
+
+
+def sees(evidence_id: str, acl: frozenset[str], role: str, grants: frozenset[str]) -> bool:
+    """acl_sql's rule, read off one row."""
+    return role in acl or evidence_id in grants
+
+
 class MemoryRows:
     """The rows of one opened catalog file, read once."""
 
@@ -175,9 +195,6 @@ class MemoryRows:
         for evidence_id, source in con.execute("SELECT evidence_id, source FROM freshness").fetchall():
             self._freshness.setdefault(source, set()).add(evidence_id)
 
-    def _sees(self, evidence_id: str, acl: frozenset[str], role: str, grants: frozenset[str]) -> bool:
-        return role in acl or evidence_id in grants
-
     def docs(self, column: str, ids: Iterable[str], role: str, grants: frozenset[str]) -> list[str]:
         if column == "evidence_id":
             found = {i for i in ids if i in self._objects}
@@ -186,19 +203,19 @@ class MemoryRows:
         else:
             raise ValueError(f"objects are not looked up by {column!r}")
         rows = self._objects
-        return [rows[e][2] for e in sorted(found) if self._sees(e, rows[e][1], role, grants)]
+        return [rows[e][2] for e in sorted(found) if sees(e, rows[e][1], role, grants)]
 
     def carriers(self, ids: Iterable[str], role: str, grants: frozenset[str]) -> dict[str, bool]:
         found = {}
         for i in set(ids):
             carrying = ([i] if i in self._objects else []) + self._by_entity.get(i, [])
             if carrying:
-                found[i] = any(self._sees(e, self._objects[e][1], role, grants) for e in carrying)
+                found[i] = any(sees(e, self._objects[e][1], role, grants) for e in carrying)
         return found
 
     def edges(self, end: str, nodes: Iterable[str], role: str, grants: frozenset[str]) -> list[Edge]:
         by_node = self._edges[end]  # KeyError for anything but upstream / downstream
-        return sorted((e for n in set(nodes) for e in by_node.get(n, ()) if self._sees(e.evidence_id, e.acl, role, grants)),
+        return sorted((e for n in set(nodes) for e in by_node.get(n, ()) if sees(e.evidence_id, e.acl, role, grants)),
                       key=_order)
 
     def freshness_ids_of(self, sources: list[str]) -> dict[str, list[str]]:

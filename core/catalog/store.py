@@ -27,7 +27,8 @@ import pyarrow as pa
 
 from core.catalog.bulk import collector_paused
 from core.catalog.evidence import Catalog, Evidence, Role, evidence_keys
-from core.catalog.rows import MemoryRows, SqlRows, acl_sql
+from core.catalog.facts import catalog_facts
+from core.catalog.rows import LargeRows, MemoryRows, acl_sql
 from core.catalog.spilled import unflagged_runs
 from core.catalog.walk import walk
 from core.settings import budget
@@ -545,8 +546,8 @@ def undeclared(con: duckdb.DuckDBPyConnection) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-# Above this many objects a Store reads its rows by key through SQL rather than holding them (MemoryRows): held,
-# they cost ~3.9 KB an object (385 MB and 1.4 s at 100,000 objects, docs/scale.md
+# Above this many objects a Store reads its documents by key through SQL rather than holding them (LargeRows, not
+# MemoryRows): held, they cost ~3.9 KB an object (385 MB and 1.4 s at 100,000 objects, docs/scale.md
 # "Answering at a million"), ~4 GB at 1M, where a keyed read costs a few ms (2-7 ms measured at 2,440 objects).
 MEMORY_ROWS_UP_TO = 250_000
 
@@ -618,21 +619,20 @@ class Store:
                                 f"{f' and {len(extra) - 5} more' if len(extra) > 5 else ''}")
 
     @property
-    def rows(self) -> MemoryRows | SqlRows:
+    def rows(self) -> MemoryRows | LargeRows:
         """The rows answers read by key (core/catalog/rows.py), read from this file on first use, outside the asking
         question's time budget: like loading the embedding model (about 1 s at 100,000 objects). Read once per
         Store however many threads ask at first, and never while holding a lock another Store needs.
-        From MEMORY_ROWS_UP_TO objects on, every read goes through SQL instead: the same rows, a few ms a read."""
+        From MEMORY_ROWS_UP_TO objects on, documents are read through SQL instead: the same rows, a few ms a read."""
         rows = self.__dict__.get("_rows")
         if rows is None:
             with self._rows_lock:
                 rows = self.__dict__.get("_rows")
                 if rows is None:
-                    if int(self._meta.get("object_count") or 0) > MEMORY_ROWS_UP_TO:
-                        rows = self.__dict__["_rows"] = SqlRows(lambda: self.con)
-                    else:
-                        with budget.not_counted():
-                            rows = self.__dict__["_rows"] = MemoryRows(self.con)
+                    with budget.not_counted():
+                        rows = self.__dict__["_rows"] = (
+                            LargeRows(lambda: self.con, lambda: catalog_facts(self))
+                            if int(self._meta.get("object_count") or 0) > MEMORY_ROWS_UP_TO else MemoryRows(self.con))
         return rows
 
     # The file is opened read-only, so meta and roles are read once, in __init__, not on every question.

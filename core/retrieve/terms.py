@@ -74,7 +74,7 @@ class TermIndex:
             holds[rows] = True
         matched = np.flatnonzero(holds)
         avgdl = int(self.lengths[matched].sum()) / len(matched) or 1.0
-        n = max(int(within.sum()), len(matched))
+        n = max(int(np.count_nonzero(within)), len(matched))
         score = np.zeros(len(self.lengths))
         for rows, tf in found:  # in the terms' order, as a score adds up term by term
             df = len(rows)

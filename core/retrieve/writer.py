@@ -21,6 +21,7 @@ import time
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,18 @@ BATCH_OBJECTS = 1000
 FLUSH_ROWS = 20_000
 # Ids per delete predicate (LanceDB parses the IN list as SQL).
 DELETE_IDS = 2_000
+# Each commit of rows is a fragment of its own: a first ingest of a million objects left 85 of ~21,000 rows. Where a
+# search reads rows by their place (from ann.RQ_MIN_ROWS rows on: the IVF_RQ index re-scores its candidates with their
+# full vectors, and above search.HELD_ROWS_UP_TO a hit's columns are read so), each fragment touched costs a read of
+# its own: 300 rows took 13-20 ms from those 85 fragments and 7 ms from 6 of ~300,000; an answer at a million objects
+# took 87.6 against 100.4 ms at the median in fragments of 100,000 rows (docs/scale.md, "Fewer, larger fragments").
+# So an ingest that leaves more than SMALL_FRAGMENTS fragments under COMPACT_ROWS rows in such a table rewrites them
+# into fragments of COMPACT_ROWS (about 20 s at a million objects, before the vector index is built); a re-ingest
+# adding a few leaves them as they are. The rewrite's working memory grows with the fragment it writes: at a million
+# objects +480 MB for fragments of 100,000 rows against +720-760 for 250,000 (one-off), about the vector index build's
+# that follows, the ingest's peak (1,465 MB with it, 1,440 before; 1,687 with fragments of 250,000).
+COMPACT_ROWS = 100_000
+SMALL_FRAGMENTS = 16
 
 # What rows an object makes (core/retrieve/index.py `chunks_of`, `embedded_text`): bump it with any change there. An
 # index written under this value lets a re-ingest pass over an object whose content hash and ACL revision every row
@@ -280,6 +293,7 @@ class IndexWriter:
         self._drop_removed()
         self.ids = pa.array([], pa.string())  # read by _drop_removed only: freed before the index builds
         table = self.table
+        _compact(table, fresh=self.start is None)
         # The vector index first: its build is the ingest's peak, and building the scalar indexes before it left the
         # process ~100-200 MB larger when it started (a 1M ingest: 1,033 MB against 926, docs/scale.md).
         self.report.ann = ann.build(table, ann_min_rows)
@@ -319,6 +333,25 @@ class IndexWriter:
             pass
         finally:
             self.chunker.close()
+
+
+def _compact(table, fresh: bool) -> None:
+    """Rewrite the table's small fragments into fragments of COMPACT_ROWS rows, where searches read rows by place. In a
+    table this ingest created (`fresh`) no version is tagged for any catalog revision yet, so the files of its rows as
+    first written are removed rather than doubling the index on disk. (A reader that opened the table while it was
+    being built, pinned to an untagged version, loses its rows then and answers from the catalog alone with a notice,
+    as for any index that fails mid-question: core/retrieve/search.py `_guarded`.)"""
+    dataset = table.to_lance()
+    if dataset.count_rows() < ann.RQ_MIN_ROWS:
+        return
+    # Rows as written, as Lance's own plan counts them: a fragment that lost a few rows to a re-ingest is not small.
+    if sum(1 for f in dataset.get_fragments() if f.metadata.physical_rows < COMPACT_ROWS) <= SMALL_FRAGMENTS:
+        return
+    # One thread, batches of 256 rows: +930 MB at a million objects with Lance's defaults (two threads, 1,024 rows).
+    dataset.optimize.compact_files(target_rows_per_fragment=COMPACT_ROWS, num_threads=1, batch_size=256)
+    table.checkout_latest()
+    if fresh:
+        table.to_lance().cleanup_old_versions(older_than=timedelta(0))
 
 
 def _matrix(column) -> np.ndarray:

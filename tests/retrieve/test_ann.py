@@ -5,6 +5,8 @@ serves a 100k catalog. For every role, every question of the paraphrase set and 
 results are the role's own objects only, the visible sets of ANN and flat search are identical, and the
 top results agree (recall against flat; the 100k figures are in benchmarks/results/bench.md).
 """
+from pathlib import Path
+
 import pytest
 import yaml
 from conftest import DEMO, ROOT, SUITES
@@ -142,6 +144,17 @@ def _index_uuids(db) -> set[str]:
     return {i["uuid"] for i in ds.list_indices() if ann.VECTOR_COLUMN in i["fields"]}
 
 
+def _reingest_one_changed(catalog, db, embedder):
+    """Ingest the catalog again with one object's text changed; the changed catalog."""
+    changed = catalog.model_copy(update={"evidence": [
+        e.model_copy(update={"text": e.text + " Revised.", "content_hash": None}) if i == 3 else e
+        for i, e in enumerate(catalog.evidence)]})
+    changed.evidence[3].content_hash = changed.evidence[3].compute_hash()
+    write_catalog(changed, db)
+    assert build_index(changed, db, embedder, quiet=True, ann_min_rows=1).embedded >= 1
+    return changed
+
+
 def test_a_catalog_of_rq_min_rows_gets_rabitq_codes_and_finds_what_flat_finds(tmp_path, embedder, monkeypatch):
     """From RQ_MIN_ROWS the index keeps RaBitQ codes (IVF_RQ) and a search re-scores its candidates with the full
     vectors: every role still sees exactly its own rows, the top 10 and the scores are the flat search's, and the
@@ -157,12 +170,7 @@ def test_a_catalog_of_rq_min_rows_gets_rabitq_codes_and_finds_what_flat_finds(tm
     trained = _index_uuids(db)
     # A re-ingest with one object changed keeps the codes it has (the changed rows are searched beside them): a
     # retrain at every ingest would cost a 1M catalog's 1% re-ingest a whole index build.
-    changed = catalog.model_copy(update={"evidence": [
-        e.model_copy(update={"text": e.text + " Revised.", "content_hash": None}) if i == 3 else e
-        for i, e in enumerate(catalog.evidence)]})
-    changed.evidence[3].content_hash = changed.evidence[3].compute_hash()
-    write_catalog(changed, db)
-    assert build_index(changed, db, embedder, quiet=True, ann_min_rows=1).embedded >= 1
+    changed = _reingest_one_changed(catalog, db, embedder)
     assert _index_uuids(db) == trained and _index_type(db) == "IVF_RQ"
     catalog = changed
     store = Store(db)
@@ -195,6 +203,7 @@ def test_a_large_index_is_built_in_segments_and_finds_what_flat_finds(tmp_path, 
     from core.retrieve import writer
     monkeypatch.setattr(writer, "BATCH_OBJECTS", 8)  # a fragment of every 8 objects
     monkeypatch.setattr(writer, "FLUSH_ROWS", 1)
+    monkeypatch.setattr(writer, "SMALL_FRAGMENTS", 10**9)  # left as written, so there are fragments to group
     monkeypatch.setattr(ann, "SEGMENT_ROWS", 30)
     monkeypatch.setattr(ann, "partitions", lambda rows: 2)
     monkeypatch.setattr(ann, "RQ_MIN_ROWS", 1 if kind == "IVF_RQ" else 10**9)
@@ -233,3 +242,62 @@ def test_a_large_index_is_built_in_segments_and_finds_what_flat_finds(tmp_path, 
     assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
     assert len(built) > 2
     check(3)
+
+
+def test_an_ingest_leaving_many_small_fragments_rewrites_them_and_finds_the_same(tmp_path, embedder, monkeypatch):
+    """A table written a commit at a time is many small fragments; where searches read rows by their place (an IVF_RQ
+    index re-scores its candidates) the ingest rewrites them into fragments of COMPACT_ROWS rows before the vector
+    index is built. The rows, every role's results and scores, and the answers are those of the table as written; a
+    re-ingest that adds a fragment or two leaves the table's fragments as they are."""
+    import lance
+
+    from core.retrieve import writer
+    monkeypatch.setattr(writer, "BATCH_OBJECTS", 4)  # a fragment of every 4 objects
+    monkeypatch.setattr(writer, "FLUSH_ROWS", 1)
+    monkeypatch.setattr(writer, "COMPACT_ROWS", 40)
+    monkeypatch.setattr(writer, "SMALL_FRAGMENTS", 3)
+    monkeypatch.setattr(ann, "RQ_MIN_ROWS", 1)  # as if the demo were a catalog of millions of rows
+    catalog = load_catalog(DEMO)
+
+    def ingest(name, catalog):
+        db = tmp_path / name / "demo.duckdb"
+        db.parent.mkdir(exist_ok=True)
+        write_catalog(catalog, db)
+        assert build_index(catalog, db, embedder, quiet=True, ann_min_rows=1).ann
+        return db, lance.dataset(reader.dataset_uri(index_path(db))[0])
+
+    db, ds = ingest("compacted", catalog)
+    with monkeypatch.context() as m:
+        m.setattr(writer, "SMALL_FRAGMENTS", 10**9)
+        written_db, written = ingest("as_written", catalog)
+    rows = ds.count_rows()
+    assert len(written.get_fragments()) > 10
+    assert len(ds.get_fragments()) <= -(-rows // 40) and sum(f.count_rows() for f in ds.get_fragments()) == rows
+    # The table was created by this ingest: the files of its rows as first written are gone.
+    assert {p.name for p in (Path(ds.uri) / "data").iterdir()} == {
+        f.path for fragment in ds.get_fragments() for f in fragment.data_files()}
+    columns = ["chunk_id", "evidence_id", "part", "text", "acl", "vector"]
+    assert ds.to_table(columns=columns).sort_by("chunk_id") == written.to_table(columns=columns).sort_by("chunk_id")
+
+    store, other = Store(db), Store(written_db)
+    searchers = [Searcher(store, embedder), Searcher(other, embedder)]
+    assert searchers[0].index_type == "IVF_RQ"
+    for role in sorted(r.name for r in store.roles()):
+        where = searchers[0].role_filter(role)
+        for question in PARAPHRASES[:10]:
+            found = [[(h.evidence_id, h.part, h.text, round(h.score, 5)) for h in s.vector(question, where, k=k)]
+                     for s in searchers for k in (10, 500)]
+            assert found[:2] == found[2:], (role, question)
+            assert [h.evidence_id for h in searchers[0].text(question, where, k=10)] == \
+                [h.evidence_id for h in searchers[1].text(question, where, k=10)]
+    for question in PARAPHRASES:
+        q = Question(role="analyst", text=question)
+        a, b = ask(store, q, searcher=searchers[0]), ask(other, q, searcher=searchers[1])
+        assert (a.behavior, [s.evidence_id for s in a.selected]) == (b.behavior, [s.evidence_id for s in b.selected])
+    store.close()
+    other.close()
+
+    before = len(ds.get_fragments())
+    _reingest_one_changed(catalog, db, embedder)
+    after = lance.dataset(reader.dataset_uri(index_path(db))[0])
+    assert before < len(after.get_fragments()) <= before + 2
