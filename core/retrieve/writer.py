@@ -6,22 +6,26 @@ next batch is read. Nothing here holds every row, vector or chunk id: what stays
 waiting to be written (at most FLUSH_ROWS), and the set of the catalog's evidence ids (to delete the rows of
 objects it no longer has).
 
-One revision, published whole: the batches are LanceDB versions no reader opens (readers check out the version
-tagged with the catalog revision they opened, core/retrieve/index.py `open_table`); the tag is set only after
-the last batch and the indexes. A failure part-way restores the table to the version it started from (a new
-table is dropped), so the latest version is the previous revision again; a process killed part-way leaves
-untagged versions that the next ingest writes over, row by row, as it would any other difference.
+A new table (or every row of one written again) is written by Lance as the batches are embedded, a file of
+FILE_ROWS rows to a commit (`_Stream`); a re-ingest commits its changed rows FLUSH_ROWS at a time. One revision,
+published whole: those commits are LanceDB versions no reader opens (readers check out the version tagged with the
+catalog revision they opened, core/retrieve/index.py `open_table`); the tag is set only after the last batch and
+the indexes. A failure part-way restores the table to
+the version it started from (a new table is removed), so the latest version is the previous revision again. A
+process killed part-way leaves untagged versions that the next ingest writes over, row by row, as it would any
+other difference.
 """
 from __future__ import annotations
 
 import os
+import queue
 import shutil
 import sys
+import threading
 import time
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +49,7 @@ from core.retrieve.index import (
     revision_tag,
     schema,
 )
+from core.retrieve.reader import dataset_uri
 
 # Objects read, chunked and embedded at a time: ~1,800 chunk rows of the synthetic catalogs, a few MB of rows and
 # vectors; large enough that the encoder's length-sorted batches pad little and a LanceDB commit is not per row.
@@ -54,16 +59,18 @@ BATCH_OBJECTS = 1000
 FLUSH_ROWS = 20_000
 # Ids per delete predicate (LanceDB parses the IN list as SQL).
 DELETE_IDS = 2_000
-# Each commit of rows is a fragment of its own: a first ingest of a million objects left 85 of ~21,000 rows. Where a
-# search reads rows by their place (from ann.RQ_MIN_ROWS rows on: the IVF_RQ index re-scores its candidates with their
-# full vectors, and above search.HELD_ROWS_UP_TO a hit's columns are read so), each fragment touched costs a read of
-# its own: 300 rows took 13-20 ms from those 85 fragments and 7 ms from 6 of ~300,000; an answer at a million objects
-# took 87.6 against 100.4 ms at the median in fragments of 100,000 rows (docs/scale.md, "Fewer, larger fragments").
-# So an ingest that leaves more than SMALL_FRAGMENTS fragments under COMPACT_ROWS rows in such a table rewrites them
-# into fragments of COMPACT_ROWS (about 20 s at a million objects, before the vector index is built); a re-ingest
-# adding a few leaves them as they are. The rewrite's working memory grows with the fragment it writes: at a million
-# objects +480 MB for fragments of 100,000 rows against +720-760 for 250,000 (one-off), about the vector index build's
-# that follows, the ingest's peak (1,465 MB with it, 1,440 before; 1,687 with fragments of 250,000).
+# Each commit of rows is a fragment of its own: a first ingest of a million objects committed a batch at a time left 85
+# of ~21,000 rows. Where a search reads rows by their place (from ann.RQ_MIN_ROWS rows on: the IVF_RQ index re-scores
+# its candidates with their full vectors, and above search.HELD_ROWS_UP_TO a hit's columns are read so), each
+# fragment touched costs a read of its own: 300 rows took 13-20 ms from those 85 fragments and 7 ms from 6 of
+# ~300,000 (docs/scale.md, "Fewer, larger fragments"). So a new table is written a file of FILE_ROWS rows to a commit
+# (ann.SEGMENT_ROWS: one file a segment of the vector index build). Lance writes a file as its rows arrive, so the
+# write's memory does not grow with the file (one-off, 600,000 rows: the same peak for files of 100,000 and 600,000).
+FILE_ROWS = 250_000
+# Re-ingests still add a fragment each. One that leaves more than SMALL_FRAGMENTS fragments under COMPACT_ROWS rows
+# in a table searched by place rewrites them into fragments of COMPACT_ROWS (about 20 s at a million objects, before
+# the vector index is built). The rewrite's working memory grows with the fragment it writes: at a million objects
+# +480 MB for fragments of 100,000 rows against +720-760 for 250,000 (one-off).
 COMPACT_ROWS = 100_000
 SMALL_FRAGMENTS = 16
 
@@ -123,6 +130,69 @@ def _quoted(ids: Iterable[str]) -> str:
     return ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
 
 
+class _Stream:
+    """One Lance write of a new table's rows (a file of them, IndexWriter._stream), on a thread of its own: Lance
+    encodes and writes a batch while the next is embedded, and commits once, when `close` ends the rows. `put` waits while one batch is queued, so the rows
+    held stay a few batches (one queued, one Lance reads, one being built) however large the table."""
+
+    _END = object()
+    _STOP = object()
+
+    def __init__(self, uri: str, fields: pa.Schema, mode: str):
+        self.uri = uri
+        self.queue: queue.Queue = queue.Queue(maxsize=1)
+        self.failed: BaseException | None = None
+        self.thread = threading.Thread(target=self._write, args=(fields, mode), name="asof-index-write", daemon=True)
+        self.thread.start()
+
+    def _rows(self) -> Iterator[pa.RecordBatch]:
+        while (rows := self.queue.get()) is not self._END:
+            if rows is self._STOP:
+                raise RuntimeError("ingest stopped")  # Lance then fails the write: nothing is committed
+            yield from rows.to_batches()
+
+    def _write(self, fields: pa.Schema, mode: str) -> None:
+        import lance
+        try:
+            lance.write_dataset(pa.RecordBatchReader.from_batches(fields, self._rows()), self.uri, schema=fields,
+                                mode=mode, max_rows_per_file=FILE_ROWS)
+        except BaseException as exc:  # noqa: BLE001 (raised on the ingest's thread, by put or close)
+            self.failed = exc
+
+    def put(self, rows) -> None:
+        while self.thread.is_alive():
+            try:
+                self.queue.put(rows, timeout=0.5)
+                return
+            except queue.Full:
+                continue
+        raise self._error() from self.failed
+
+    def close(self) -> None:
+        """End the rows and wait for Lance to commit them."""
+        self.put(self._END)
+        self.thread.join()
+        if self.failed is not None:
+            raise self._error() from self.failed
+
+    def abort(self) -> None:
+        """End the write without a commit."""
+        while self.thread.is_alive():
+            try:
+                self.queue.get_nowait()  # room for the stop, where a batch waits
+            except queue.Empty:
+                pass
+            try:
+                self.queue.put(self._STOP, timeout=0.5)
+                break
+            except queue.Full:
+                continue
+        self.thread.join()
+
+    def _error(self) -> OSError:
+        return OSError(f"writing the search index {self.uri} failed: {self.failed or 'the write ended early'}")
+
+
 @dataclass
 class _Pending:
     """Rows waiting to be written and chunk ids whose old rows go, flushed together."""
@@ -159,6 +229,9 @@ class IndexWriter:
             and index_precision(table) == chunker.precision
         self.overwrite = table is not None and not self.reuse
         self.pending = _Pending([], [])
+        self.fresh = table is None or self.overwrite  # every row is new: written by _stream
+        self.stream: _Stream | None = None
+        self.streamed = 0  # rows put to the stream since its last commit
         self.report = IndexReport(chunks=0, embedded=0, reused=0, deleted=0)
         self.ids = pa.array([], pa.string())  # every evidence id of the catalog (write_index sets it from the keys)
 
@@ -251,16 +324,39 @@ class IndexWriter:
         return pa.Table.from_arrays(arrays, schema=self.fields)
 
     def _stage(self, rows: pa.Table, replaced: list[str]) -> None:
-        if self.table is None or self.overwrite:
-            # The first rows of a new table, or of the new version that replaces every row of an old one.
-            self.table = self.db.create_table(TABLE, data=rows, mode="overwrite" if self.overwrite else "create")
-            self.overwrite = False
+        if self.fresh:
+            # The rows of a new table, or of the new version that replaces every row of an old one.
+            self._stream(rows)
             return
         self.pending.rows.append(rows)
         self.pending.replaced += replaced
         self.pending.count += rows.num_rows
         if self.pending.count >= FLUSH_ROWS or len(self.pending.replaced) >= FLUSH_ROWS:
             self._flush()
+
+    def _stream(self, rows: pa.Table) -> None:
+        """Write a new table's rows FILE_ROWS to a commit, each commit one file: an ingest killed part-way leaves
+        what it committed for the next to reuse (its vectors), as a re-ingest's commits do."""
+        at = 0
+        while at < rows.num_rows:
+            if self.stream is None:
+                mode = "overwrite" if self.overwrite else "create" if self.table is None else "append"
+                self.stream, self.streamed = _Stream(dataset_uri(self.path)[0], self.fields, mode), 0
+            part = rows.slice(at, FILE_ROWS - self.streamed)
+            self.stream.put(part)
+            self.streamed += part.num_rows
+            at += part.num_rows
+            if self.streamed == FILE_ROWS:
+                self._commit_stream()
+
+    def _commit_stream(self) -> None:
+        stream, self.stream = self.stream, None
+        stream.close()
+        if self.table is None:
+            self.table = self.db.open_table(TABLE)
+        else:
+            self.table.checkout_latest()
+        self.overwrite = False
 
     def _flush(self) -> None:
         pending, self.pending = self.pending, _Pending([], [])
@@ -287,13 +383,17 @@ class IndexWriter:
         """Write what is pending, delete removed objects' rows, build the indexes and tag the version."""
         from lancedb.index import Bitmap, BTree, LabelList
 
+        if self.stream is not None:
+            self._commit_stream()
         if self.table is None or self.overwrite:  # a catalog with no indexed rows still gets an (empty) table
-            self._stage(self._arrow([], []), [])
+            self.table = self.db.create_table(TABLE, data=self._arrow([], []),
+                                              mode="overwrite" if self.overwrite else "create")
+            self.overwrite = False
         self._flush()
         self._drop_removed()
         self.ids = pa.array([], pa.string())  # read by _drop_removed only: freed before the index builds
         table = self.table
-        _compact(table, fresh=self.start is None)
+        _compact(table)
         # The vector index first: its build is the ingest's peak, and building the scalar indexes before it left the
         # process ~100-200 MB larger when it started (a 1M ingest: 1,033 MB against 926, docs/scale.md).
         self.report.ann = ann.build(table, ann_min_rows)
@@ -322,12 +422,20 @@ class IndexWriter:
     def abort(self) -> None:
         """Leave the index as this ingest found it: the latest version is the previous revision's again."""
         try:
+            if self.stream is not None:
+                self.stream.abort()
+            uri = dataset_uri(self.path)[0]
             if self.start is not None:
-                if self.table is not None and self.table.version != self.start:
-                    self.table.restore(self.start)
+                if self.table is not None:
+                    self.table.checkout_latest()  # a stream's commit is not seen by the table object opened before
+                    if self.table.version != self.start:
+                        self.table.restore(self.start)
             elif self.table is not None:
                 self.db.drop_table(TABLE)
-            if self.aside is not None and not self.path.exists():
+            elif not Path(uri, "_versions").exists():
+                shutil.rmtree(uri, ignore_errors=True)  # a new table's first write, stopped before its commit
+            if self.aside is not None:
+                shutil.rmtree(self.path, ignore_errors=True)  # what this ingest wrote in its place
                 os.replace(self.aside, self.path)
         except Exception:  # noqa: BLE001 (the error being reported is the one that stopped the ingest)
             pass
@@ -335,12 +443,9 @@ class IndexWriter:
             self.chunker.close()
 
 
-def _compact(table, fresh: bool) -> None:
-    """Rewrite the table's small fragments into fragments of COMPACT_ROWS rows, where searches read rows by place. In a
-    table this ingest created (`fresh`) no version is tagged for any catalog revision yet, so the files of its rows as
-    first written are removed rather than doubling the index on disk. (A reader that opened the table while it was
-    being built, pinned to an untagged version, loses its rows then and answers from the catalog alone with a notice,
-    as for any index that fails mid-question: core/retrieve/search.py `_guarded`.)"""
+def _compact(table) -> None:
+    """Rewrite the table's small fragments into fragments of COMPACT_ROWS rows, where searches read rows by place. The
+    rows as written before stay on disk for readers of earlier revisions (each revision's version is tagged)."""
     dataset = table.to_lance()
     if dataset.count_rows() < ann.RQ_MIN_ROWS:
         return
@@ -350,8 +455,6 @@ def _compact(table, fresh: bool) -> None:
     # One thread, batches of 256 rows: +930 MB at a million objects with Lance's defaults (two threads, 1,024 rows).
     dataset.optimize.compact_files(target_rows_per_fragment=COMPACT_ROWS, num_threads=1, batch_size=256)
     table.checkout_latest()
-    if fresh:
-        table.to_lance().cleanup_old_versions(older_than=timedelta(0))
 
 
 def _matrix(column) -> np.ndarray:
