@@ -10,10 +10,9 @@ A new table (or every row of one written again) is written by Lance as the batch
 FILE_ROWS rows to a commit (`_Stream`); a re-ingest commits its changed rows FLUSH_ROWS at a time. One revision,
 published whole: those commits are LanceDB versions no reader opens (readers check out the version tagged with the
 catalog revision they opened, core/retrieve/index.py `open_table`); the tag is set only after the last batch and
-the indexes. A failure part-way restores the table to
-the version it started from (a new table is removed), so the latest version is the previous revision again. A
-process killed part-way leaves untagged versions that the next ingest writes over, row by row, as it would any
-other difference.
+the indexes. A failure part-way restores the table to the version it started from (a new table is removed), so the
+latest version is the previous revision again. A process killed part-way leaves untagged versions that the next
+ingest writes over, row by row, as it would any other difference.
 """
 from __future__ import annotations
 
@@ -132,8 +131,9 @@ def _quoted(ids: Iterable[str]) -> str:
 
 class _Stream:
     """One Lance write of a new table's rows (a file of them, IndexWriter._stream), on a thread of its own: Lance
-    encodes and writes a batch while the next is embedded, and commits once, when `close` ends the rows. `put` waits while one batch is queued, so the rows
-    held stay a few batches (one queued, one Lance reads, one being built) however large the table."""
+    encodes and writes a batch while the next is embedded, and commits once, when `close` ends the rows. `put` waits
+    while one batch is queued, so the rows held stay a few batches (one queued, one Lance reads, one being built)
+    however large the table."""
 
     _END = object()
     _STOP = object()
