@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 from functools import lru_cache
 
-from core.catalog.evidence import DOCUMENT_KINDS, GOVERNING_KINDS, Kind
+from core.catalog.evidence import DOCUMENT_KINDS, GOVERNING_KINDS, KIND, Kind
 from core.catalog.text import STOPWORDS, Token, in_spans, is_object_qualifier, is_qualifier, tokenize, words
 
 KIND_PREFIXES = {"metric", "model", "source", "lineage", "doc", "docs", "policy", "freshness", "note", "notes",
@@ -114,7 +114,7 @@ def build_entity_index(rows) -> dict[str, Entity]:
     for row in rows:
         grouped.setdefault(row[1], []).append(row)
     out: dict[str, Entity] = {}
-    roles = {entity_id: _role({Kind(r[2]) for r in objs}) for entity_id, objs in grouped.items()}
+    roles = {entity_id: _role({KIND[r[2]] for r in objs}) for entity_id, objs in grouped.items()}
     # An identifier is the catalog's own name for one entity: a title that only matches it once its
     # parenthesis is cut ("Orders (Fill nulls with 0)") names another entity of that kind, not this one.
     own = {(roles[e], id_phrases(e)[0]): e for e in grouped}
@@ -125,7 +125,7 @@ def build_entity_index(rows) -> dict[str, Entity]:
             _, _, kind, title, _, _, aliases = row[:7]
             # A display name is matched whole: cut of its parenthesis, "Orders (Fill nulls with 0)" would name Orders.
             names += [_phrase(a) for a in aliases] + [_phrase(x) for x in row[7:8] if x]
-            if role == "document" or Kind(kind) not in DOCUMENT_KINDS:
+            if role == "document" or KIND[kind] not in DOCUMENT_KINDS:
                 cleaned = _clean_title(title)
                 name = _phrase(cleaned)
                 if cleaned == title or name == _phrase(title) or own.get((role, name), entity_id) == entity_id:
@@ -133,7 +133,7 @@ def build_entity_index(rows) -> dict[str, Entity]:
         names = [n for n in dict.fromkeys(names) if n and any(w not in STOPWORDS for w in n)]
         main = next((r for r in objs if r[4] == "authoritative" and r[5] not in ("draft", "retired")), objs[0])
         governed = any(r[4] == "authoritative" and r[5] not in ("draft", "retired")
-                       and Kind(r[2]) in GOVERNING_KINDS for r in objs)
+                       and KIND[r[2]] in GOVERNING_KINDS for r in objs)
         # A display name the catalog gives (`label`) is what people call it; else one read from the title.
         shown = main[7] if len(main) > 7 and main[7] else next((r[7] for r in objs if len(r) > 7 and r[7]), None)
         out[entity_id] = Entity(entity_id, role, names, head=id_phrases(entity_id)[0][-1],

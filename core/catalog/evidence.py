@@ -106,6 +106,12 @@ class Lifecycle(str, Enum):
     retired = "retired"
 
 
+# Members by value: `Kind(value)` goes through Enum.__call__ (255 ns against 12 for a dict lookup), and a
+# whole-catalog listing at a million objects reads three of them for each of 280,000 rows.
+KIND = {k.value: k for k in Kind}
+AUTHORITY = {a.value: a for a in Authority}
+LIFECYCLE = {c.value: c for c in Lifecycle}
+
 # Kinds that may govern an answer about their entity. Documentation and notes never govern;
 # lineage and freshness objects support the chain but are not "the definition".
 GOVERNING_KINDS = {Kind.metric_definition, Kind.model, Kind.source, Kind.freshness_policy, Kind.policy}

@@ -18,7 +18,17 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import date
 
-from core.catalog.evidence import GOVERNING_KINDS, Authority, Evidence, Freshness, Kind, Lifecycle
+from core.catalog.evidence import (
+    AUTHORITY,
+    GOVERNING_KINDS,
+    KIND,
+    LIFECYCLE,
+    Authority,
+    Evidence,
+    Freshness,
+    Kind,
+    Lifecycle,
+)
 from core.catalog.rows import sees as _sees
 
 
@@ -102,7 +112,7 @@ class CatalogFacts:
                         self._by_lower.setdefault(said.lower(), []).append(r[0])
         # The field parsed by the model that parses the object, so every value (a load's time zone) is the same.
         self._freshness = {
-            r[0]: FreshnessRecord(r[0], Kind(r[1]), Authority(r[2]), Lifecycle(r[3]), r[4], r[5],
+            r[0]: FreshnessRecord(r[0], KIND[r[1]], AUTHORITY[r[2]], LIFECYCLE[r[3]], r[4], r[5],
                                   Freshness.model_validate_json(r[6]))
             for r in con.execute("""SELECT evidence_id, kind, authority, lifecycle, valid_from, valid_to,
                                            doc -> '$.freshness' FROM evidence

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from core.answer.intents.discover import KIND_WORDS, NOUNS, summary
+from core.answer.intents.discover import KIND_WORDS, MAX_ITEMS, NOUNS, summary
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing
 from core.catalog.evidence import Kind
 from core.catalog.text import words
@@ -69,20 +69,21 @@ def answer(run) -> Envelope:
     start, end, said = _span(run)
     changes = run.intent.changes
     kinds = [changes.kind] if changes.kind else list(KINDS)
-    objs = [o for o in run.view.listed([k.value for kind in kinds for k in KINDS[kind]])]
+    values = [k.value for kind in kinds for k in KINDS[kind]]
+    # Only an entity with an object starting or recorded in the span (or a draft, for what is coming) can have
+    # changed: the objects of the others are never read (186,639 definitions at a million objects).
+    objs = run.view.dated_between(values, start, None if end == date.max else end, changes.coming)
     grouped: dict[str, list] = {}
     for o in objs:
         grouped.setdefault(o.entity_id, []).append(o)
     ents = run.view.entities
-    rows, versions_said = [], []
+    rows, versions_said, moved_rows = [], [], 0
 
     def inside(d) -> bool:
         return d is not None and start <= d < end
-    # Only an entity with an object starting or recorded in the span (or a draft, for what is coming) can have
-    # changed: the versions of the others are never read (186,639 definitions at a million objects).
     moved = {o.entity_id for o in objs if inside(o.valid_from) or inside(o.recorded_at.date() if o.recorded_at else None)
              or (changes.coming and o.lifecycle.value == "draft")}
-    checked = sum(1 for e in grouped if e in ents and ents[e].role in kinds)
+    checked = sum(1 for e in run.view.entity_ids(values) if e in ents and ents[e].role in kinds)
     for entity_id in sorted(moved):
         ent, group = ents.get(entity_id), grouped[entity_id]
         if ent is None or ent.role not in kinds:
@@ -110,13 +111,16 @@ def answer(run) -> Envelope:
                         and (o.valid_from is None or o.valid_from >= start)]
         if not changed:
             continue
-        main = changed[-1][0]
-        rows.append(ListedEntity(entity_id=entity_id, label=ent.label, role=ent.role, owner=main.owner,
-                                 status="; ".join(h for _, h in changed), evidence_id=main.evidence_id,
-                                 title=main.title, description=main.text[:300],
-                                 # every version the row names, so its sentences may name them (and the table shows them)
-                                 versions=[summary(o, run.at.date()) for o in
-                                           {o.evidence_id: o for o in shown + [v for v, _ in changed]}.values()]))
+        moved_rows += 1
+        if len(rows) < MAX_ITEMS:  # a listing shows its first MAX_ITEMS rows: only those are built
+            main = changed[-1][0]
+            rows.append(ListedEntity(entity_id=entity_id, label=ent.label, role=ent.role, owner=main.owner,
+                                     status="; ".join(h for _, h in changed), evidence_id=main.evidence_id,
+                                     title=main.title, description=main.text[:300],
+                                     # every version the row names, so its sentences may name them (and the table
+                                     # shows them)
+                                     versions=[summary(o, run.at.date()) for o in
+                                               {o.evidence_id: o for o in shown + [v for v, _ in changed]}.values()]))
         versions_said += [f"{ent.label} {h}" for _, h in changed]
     kind = changes.kind or "definition"
     one, many = NOUNS_HERE[kind]
@@ -124,12 +128,14 @@ def answer(run) -> Envelope:
     phrase = f"{'will ' if changes.coming else ''}{verb if changes.coming else 'changed'} {said}"
     listing = Listing(kind=kind, as_of=min(end - timedelta(days=1), run.at.date()) if end != date.max else run.at.date(),
                       items=rows, condition=phrase, condition_many=phrase, checked=checked)
-    run.step("catalog changes", f"{len(rows)} of {checked} visible {many} with a version starting or recorded {said}")
+    run.step("catalog changes", f"{moved_rows} of {checked} visible {many} with a version starting or recorded {said}")
     seen = f"the {checked} {one if checked == 1 else many} you can see"
     if not rows:
         verdict = f"None of {seen} {phrase}: no version starts or was recorded in that span."
     else:
-        verdict = (f"{len(rows)} of {seen} {phrase}: " + "; ".join(versions_said[:12])
+        verdict = (f"{moved_rows} of {seen} {phrase}: " + "; ".join(versions_said[:12])
                    + (f" and {len(versions_said) - 12} more" if len(versions_said) > 12 else "") + ".")
+    if moved_rows > MAX_ITEMS:
+        run.notes.append(f"Only the first {MAX_ITEMS} are listed; add a date or a kind to narrow the list.")
     run.period = (start, end) if end != date.max else None
     return run.envelope(Behavior.answer, verdict, intent="discover", listing=listing)
