@@ -14,8 +14,8 @@ from pydantic import BaseModel
 
 from core.catalog.envelope import Behavior, Conflict, Envelope, EvidenceRef, FreshnessEntry, VersionAsked
 from core.explain.value_headline import period_loaded, period_verdict, value_headline, when
-from core.explain.wording import version_label
 from core.resolve.freshness import age_text
+from core.resolve.versions import version_label
 
 MAX_WORDS = 25
 Level = Literal["error", "warning", "info", "ok"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from core.catalog.envelope import Envelope, ListedEntity, Listing
-from core.explain.wording import version_label
+from core.resolve.versions import version_label
 
 
 def _interval(v) -> str:

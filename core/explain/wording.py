@@ -2,7 +2,6 @@
 (intent_prose): counts in words, version names, intervals, lists."""
 from __future__ import annotations
 
-import re
 from datetime import date, timedelta
 
 from core.catalog.envelope import Conflict, EvidenceRef
@@ -18,17 +17,6 @@ def _version(version: str | None) -> str:
     if not version:
         return ""
     return f"v{version}" if version[:1].isdigit() else version
-
-
-def version_label(version: str | None) -> str:
-    """A version as a reader says it: "v2"; a draft's "draft-2026-01" as "draft of 2026-01" (never "vdraft-2026-01");
-    any other label as written."""
-    if not version:
-        return "(unversioned)"
-    if version[:1].isdigit():
-        return f"v{version}"
-    draft = re.fullmatch(r"draft[-_ ]+(.+)", version, re.I)
-    return f"draft of {draft.group(1)}" if draft else version
 
 
 def _interval(valid_from: date | None, valid_to: date | None) -> str:

@@ -6,6 +6,7 @@ here; search and the LLM never decide it.
 """
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 from typing import NamedTuple
 
@@ -194,6 +195,17 @@ def interval_text(ev: Evidence) -> str:
     start = str(ev.valid_from) if ev.valid_from else "the beginning"
     end = f"through {last_day(ev)}" if ev.valid_to else "onward (open)"
     return f"from {start} {end}"
+
+
+def version_label(version: str | None) -> str:
+    """A version as a reader says it: "v2"; a draft's "draft-2026-01" as "draft of 2026-01" (never "vdraft-2026-01");
+    any other label as written."""
+    if not version:
+        return "(unversioned)"
+    if version[:1].isdigit():
+        return f"v{version}"
+    draft = re.fullmatch(r"draft[-_ ]+(.+)", version, re.I)
+    return f"draft of {draft.group(1)}" if draft else version
 
 
 def version_name(ev: Evidence) -> str:

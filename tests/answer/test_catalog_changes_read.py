@@ -36,9 +36,10 @@ def _gauges() -> list[dict]:
         elif i % 23 == 3:  # a version still to come, and a draft proposing another
             out += [_version(key, "1", "2025-01-01", "2027-06-01", acl), _version(key, "2", "2027-06-01", acl=acl),
                     {**_version(key, "3", "2027-09-01", acl=acl), "lifecycle": "draft"}]
-        elif i % 23 == 4:  # a draft with no start
-            out += [_version(key, "1", "2025-01-01", acl=acl), {**_version(key, "2", "2025-01-01", acl=acl),
-                                                                "lifecycle": "draft", "valid_from": None}]
+        elif i % 23 == 4:  # a draft with no start (one of them versioned by its name)
+            out += [_version(key, "1", "2025-01-01", acl=acl),
+                    {**_version(key, "draft-2027-09" if i == 4 else "2", "2025-01-01", acl=acl), "lifecycle": "draft",
+                     "valid_from": None}]
         elif i % 23 == 5:  # recorded at 01:30 on 1 March 2026 in UTC+05:00: 28 February in UTC
             out.append(_version(key, "1", "2025-01-01", acl=acl, recorded_at="2026-03-01T01:30:00+05:00"))
         else:
@@ -85,6 +86,8 @@ def test_the_changes_are_those_read_from_every_object(ask_tides, role, monkeypat
         return sum(1 for i in range(230) if i % 23 in kinds_of_change and (i % 16 or role == "hydrologist"))
     coming = asked["what changes are coming?"][1]  # versions from June 2027, drafts
     assert coming.startswith(f"{seen(3, 4)} of the "), coming
+    assert "Tide level 003 draft v3 proposed from 1 Sep 2027" in coming
+    assert "Tide level 004 draft of 2027-09 proposed;" in coming and "vdraft" not in coming
     february = asked["what changed in February 2026?"][1]
     assert "Tide level 005 v1 recorded on 28 Feb 2026" in february and february.startswith(f"{seen(5)} of the "), february
     assert asked["what changed in March 2026?"][1].startswith("None of the "), asked["what changed in March 2026?"]

@@ -11,7 +11,7 @@ from orchard_catalog import CIDER_DRAFT, ask_orchard  # noqa: F401  (ask_orchard
 from core.explain.headline import headline
 from core.explain.intent_render import listing_heading, listing_row
 from core.explain.render import render_text
-from core.explain.wording import version_label
+from core.resolve.versions import version_label
 
 
 @pytest.mark.parametrize("version, said", [("2", "v2"), ("1.1", "v1.1"), ("draft-2028-05", "draft of 2028-05"),

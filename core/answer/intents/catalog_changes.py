@@ -13,7 +13,7 @@ from core.answer.intents.discover import KIND_WORDS, MAX_ITEMS, NOUNS, summary
 from core.catalog.envelope import Behavior, Envelope, ListedEntity, Listing
 from core.catalog.evidence import Kind
 from core.catalog.text import words
-from core.resolve.versions import governing_versions
+from core.resolve.versions import governing_versions, version_label
 
 KINDS = {"metric": [Kind.metric_definition], "model": [Kind.model], "source": [Kind.source]}
 RECENT_DAYS = 30  # "what changed?" with no date: the last month up to the clock's day
@@ -26,6 +26,12 @@ SPAN_WORDS = set(words("catalog definition definitions change changes changed ch
 
 def _day(d: date) -> str:
     return f"{d.day} {d:%b %Y}"
+
+
+def _draft_name(draft) -> str:
+    """"draft v3"; a version named as a draft ("draft-2026-09") as a reader says it ("draft of 2026-09")."""
+    name = version_label(draft.version)
+    return name if name.startswith("draft") else f"draft {name}"
 
 
 def asked(run) -> bool:
@@ -106,7 +112,7 @@ def answer(run) -> Envelope:
                 changed.append((v, f"v{v.version} recorded on {_day(recorded)}" if v.version
                                 else f"recorded on {_day(recorded)}"))
         if changes.coming:  # drafts propose what is not approved yet
-            changed += [(o, f"draft v{o.version} proposed" + (f" from {_day(o.valid_from)}" if o.valid_from else ""))
+            changed += [(o, f"{_draft_name(o)} proposed" + (f" from {_day(o.valid_from)}" if o.valid_from else ""))
                         for o in group if o.lifecycle.value == "draft" and o.kind in KINDS[ent.role]
                         and (o.valid_from is None or o.valid_from >= start)]
         if not changed:
